@@ -1,0 +1,247 @@
+"""The CSR graph every layer of graphferry works on.
+
+A :class:`Graph` holds out-edges in compressed sparse row form:
+
+* ``offsets``: int64, ``n + 1`` entries; the out-edges of vertex ``v`` are
+  ``indices[offsets[v]:offsets[v + 1]]``. 64-bit offsets are used throughout so
+  graphs of more than 2**32 edges are representable (Subway overflowed at 6.4 B).
+* ``indices``: int32 when ``n < 2**31``, else int64.
+* ``weights``: float32, optional, parallel to ``indices``.
+
+Undirected graphs are stored symmetrised (each edge once in each direction), so
+``m`` counts directed arcs. The transpose (in-edges, used by pull-direction
+kernels) is built lazily and cached; an undirected graph is its own transpose.
+
+The arrays may be in-memory numpy arrays or read-only memory maps from a graph
+store (:mod:`graphferry.store`): a partition's edges are then one contiguous
+byte range of the file.
+
+Example:
+    >>> import numpy as np
+    >>> from graphferry.graph import Graph
+    >>> g = Graph.from_edges(np.array([0, 0, 1]), np.array([1, 2, 2]), n=3)
+    >>> g.n, g.m, g.out_degree.tolist(), g.in_degree.tolist()
+    (3, 3, [2, 1, 0], [0, 1, 2])
+    >>> g.transpose().neighbors(2).tolist()
+    [0, 1]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+INDEX32_LIMIT = 2**31
+
+
+def index_dtype_for(n: int) -> np.dtype:
+    """int32 vertex ids while they fit (half the edge bytes), int64 beyond."""
+    return np.dtype(np.int32) if n < INDEX32_LIMIT else np.dtype(np.int64)
+
+
+def offsets_from_degrees(degrees: np.ndarray) -> np.ndarray:
+    """Exclusive prefix sum of degrees as int64 offsets (``n + 1`` entries).
+
+    The sum is carried out in int64 whatever the input dtype, so degree arrays
+    of int32 whose total exceeds 2**31 (or 2**32) do not wrap.
+    """
+    offsets = np.empty(len(degrees) + 1, dtype=np.int64)
+    offsets[0] = 0
+    np.cumsum(degrees, dtype=np.int64, out=offsets[1:])
+    return offsets
+
+
+def csr_from_edges(
+    src: np.ndarray,
+    dst: np.ndarray,
+    n: int,
+    weights: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Build CSR arrays from an in-memory edge list (stable: keeps input order per row)."""
+    src = np.asarray(src)
+    dst = np.asarray(dst)
+    offsets = offsets_from_degrees(np.bincount(src, minlength=n) if len(src) else np.zeros(n, np.int64))
+    order = np.argsort(src, kind="stable")
+    indices = dst[order].astype(index_dtype_for(n), copy=False)
+    w = None if weights is None else np.asarray(weights, dtype=np.float32)[order]
+    return offsets, indices, w
+
+
+@dataclass(eq=False)
+class Graph:
+    """A directed or undirected graph in CSR form (see module docstring)."""
+
+    offsets: np.ndarray
+    indices: np.ndarray
+    weights: np.ndarray | None = None
+    directed: bool = True
+    original_ids: np.ndarray | None = None
+    name: str = "graph"
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.offsets.dtype != np.int64:
+            raise TypeError(f"offsets must be int64, got {self.offsets.dtype}")
+        if self.offsets.ndim != 1 or len(self.offsets) < 1:
+            raise ValueError("offsets must be a 1-d array of n + 1 entries")
+        if self.indices.dtype not in (np.int32, np.int64):
+            raise TypeError(f"indices must be int32 or int64, got {self.indices.dtype}")
+        if int(self.offsets[-1]) != len(self.indices):
+            raise ValueError(
+                f"offsets[-1] = {int(self.offsets[-1])} but there are {len(self.indices)} indices"
+            )
+        if self.weights is not None:
+            if self.weights.dtype != np.float32:
+                raise TypeError(f"weights must be float32, got {self.weights.dtype}")
+            if len(self.weights) != len(self.indices):
+                raise ValueError("weights and indices differ in length")
+        if self.original_ids is not None and len(self.original_ids) != self.n:
+            raise ValueError("original_ids must have one entry per vertex")
+        self._transpose: Graph | None = None
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def from_edges(
+        cls,
+        src: np.ndarray,
+        dst: np.ndarray,
+        weights: np.ndarray | None = None,
+        *,
+        n: int | None = None,
+        directed: bool = True,
+        drop_self_loops: bool = False,
+        drop_duplicates: bool = False,
+        name: str = "graph",
+    ) -> "Graph":
+        """Build a graph from 0-based edge arrays.
+
+        For ``directed=False`` each given edge is stored in both directions
+        (a self-loop once). ``drop_duplicates`` keeps the first of repeated
+        ``(src, dst)`` pairs (after symmetrisation for undirected graphs).
+        """
+        src = np.asarray(src, dtype=np.int64).ravel()
+        dst = np.asarray(dst, dtype=np.int64).ravel()
+        if src.shape != dst.shape:
+            raise ValueError("src and dst differ in length")
+        if weights is not None:
+            weights = np.asarray(weights, dtype=np.float32).ravel()
+            if weights.shape != src.shape:
+                raise ValueError("weights and src differ in length")
+        if len(src) and (src.min() < 0 or dst.min() < 0):
+            raise ValueError("vertex ids must be non-negative")
+        if n is None:
+            n = int(max(src.max(initial=-1), dst.max(initial=-1))) + 1
+        elif len(src) and max(int(src.max()), int(dst.max())) >= n:
+            raise ValueError(f"an edge names vertex >= n = {n}")
+        if drop_self_loops:
+            keep = src != dst
+            src, dst = src[keep], dst[keep]
+            weights = None if weights is None else weights[keep]
+        if not directed:
+            loops = src == dst
+            rs, rd = dst[~loops], src[~loops]
+            src, dst = np.concatenate([src, rs]), np.concatenate([dst, rd])
+            if weights is not None:
+                weights = np.concatenate([weights, weights[~loops]])
+        if drop_duplicates and len(src):
+            key = src * np.int64(n) + dst if n < 2**31 else None
+            if key is not None:
+                _, first = np.unique(key, return_index=True)
+            else:
+                _, first = np.unique(np.stack([src, dst], 1), axis=0, return_index=True)
+            first.sort()
+            src, dst = src[first], dst[first]
+            weights = None if weights is None else weights[first]
+        offsets, indices, w = csr_from_edges(src, dst, n, weights)
+        return cls(offsets, indices, w, directed=directed, name=name)
+
+    # ------------------------------------------------------------ properties
+    @property
+    def n(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def m(self) -> int:
+        """Number of stored (directed) arcs."""
+        return int(self.offsets[-1])
+
+    @property
+    def weighted(self) -> bool:
+        return self.weights is not None
+
+    @cached_property
+    def out_degree(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @cached_property
+    def in_degree(self) -> np.ndarray:
+        if not self.directed:
+            return self.out_degree
+        return np.bincount(self.indices, minlength=self.n).astype(np.int64)
+
+    @property
+    def edge_bytes(self) -> int:
+        """Bytes of per-edge data (indices plus weights) that an engine must move."""
+        per_edge = self.indices.itemsize + (4 if self.weights is not None else 0)
+        return self.m * per_edge
+
+    @property
+    def nbytes(self) -> int:
+        return self.offsets.nbytes + self.edge_bytes
+
+    def neighbors(self, v: int) -> np.ndarray:
+        return self.indices[self.offsets[v] : self.offsets[v + 1]]
+
+    def edge_weights(self, v: int) -> np.ndarray | None:
+        if self.weights is None:
+            return None
+        return self.weights[self.offsets[v] : self.offsets[v + 1]]
+
+    def edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """All arcs as (src, dst) int64 arrays (materialises m entries)."""
+        src = np.repeat(np.arange(self.n, dtype=np.int64), self.out_degree)
+        return src, self.indices.astype(np.int64)
+
+    def transpose(self) -> "Graph":
+        """The in-edge CSR (cached). An undirected graph returns itself."""
+        if not self.directed:
+            return self
+        if self._transpose is None:
+            src, dst = self.edges()
+            offsets, indices, w = csr_from_edges(dst, src, self.n, self.weights)
+            self._transpose = Graph(offsets, indices, w, directed=True, name=f"{self.name}^T")
+            self._transpose._transpose = self
+        return self._transpose
+
+    def to_scipy(self):
+        """The adjacency as ``scipy.sparse.csr_array`` (weights, or 1.0 per edge)."""
+        import scipy.sparse as sp
+
+        data = self.weights if self.weights is not None else np.ones(self.m, dtype=np.float32)
+        return sp.csr_array((data, self.indices, self.offsets), shape=(self.n, self.n))
+
+    def to_original_ids(self, vertex_ids: np.ndarray) -> np.ndarray:
+        """Map internal 0..n-1 ids to the ids of the input file (identity if not renumbered)."""
+        if self.original_ids is None:
+            return np.asarray(vertex_ids)
+        return self.original_ids[np.asarray(vertex_ids)]
+
+    def to_internal_id(self, original_id: Any) -> int:
+        """Map an id of the input file to the internal id; raises KeyError if absent."""
+        if self.original_ids is None:
+            v = int(original_id)
+            if not 0 <= v < self.n:
+                raise KeyError(f"vertex {original_id} is not in the graph (n = {self.n})")
+            return v
+        hits = np.flatnonzero(self.original_ids == np.asarray(original_id, dtype=self.original_ids.dtype))
+        if len(hits) == 0:
+            raise KeyError(f"vertex {original_id} is not in the graph")
+        return int(hits[0])
+
+    def __repr__(self) -> str:
+        kind = "directed" if self.directed else "undirected"
+        w = ", weighted" if self.weighted else ""
+        return f"Graph({self.name!r}, n={self.n}, m={self.m}, {kind}{w})"
