@@ -1,0 +1,158 @@
+"""What every backend provides: memory, transfers, bitmaps and compiled programs.
+
+A backend is *where kernels run* (``cpu`` or ``cuda``). Engines and the
+runtime talk to it only through :class:`Backend`, so the same engine code runs
+against the GPU or against the CPU's simulated device arena (real copies into
+separate buffers, with byte counters), which is how CI checks every engine path
+without a GPU.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import DeviceMemoryError
+
+
+@dataclass
+class PartitionView:
+    """One partition's edges as the kernels read them (the same for every engine).
+
+    Row ``r`` has edges ``offsets[r] - edge_base .. offsets[r + 1] - edge_base``
+    of ``indices``/``weights`` and is vertex ``vertex_ids[r]`` (compacted view)
+    or ``lo + r`` (range view).
+    """
+
+    offsets: Any
+    indices: Any
+    weights: Any | None
+    vertex_ids: Any | None
+    lo: int
+    rows: int
+    edge_base: int
+
+
+class CompiledProgram(ABC):
+    """A program compiled for one backend and vertex-id type."""
+
+    @abstractmethod
+    def push(self, tables, view: PartitionView, row_list, in_bits, out_bits) -> None: ...
+
+    @abstractmethod
+    def pull(self, tables, view: PartitionView, row_list, in_bits, out_bits) -> None: ...
+
+    @abstractmethod
+    def vertex_map(self, fn: str, tables, lo: int, hi: int, ids, in_bits, out_bits) -> None: ...
+
+    @abstractmethod
+    def neighbor_map(self, fn: str, tables, graph, transpose, lo: int, hi: int, out_bits) -> None: ...
+
+
+class Backend(ABC):
+    """Where kernels run. ``xp`` is the array module (numpy or cupy)."""
+
+    name: str = "?"
+    xp: Any = np
+    is_device: bool = False  # True when edge data must cross a bus to be read
+
+    @abstractmethod
+    def compile(self, program, vid_dtype: np.dtype) -> CompiledProgram: ...
+
+    # --- memory -----------------------------------------------------------
+    def asarray(self, host: np.ndarray) -> Any:
+        return self.xp.asarray(host)
+
+    def to_host(self, arr: Any) -> np.ndarray:
+        return np.asarray(arr)
+
+    def empty(self, shape, dtype) -> Any:
+        return self.xp.empty(shape, dtype=dtype)
+
+    def zeros(self, shape, dtype) -> Any:
+        return self.xp.zeros(shape, dtype=dtype)
+
+    def pointer(self, arr: Any | None) -> int:
+        if arr is None:
+            return 0
+        return int(arr.ctypes.data)
+
+    def synchronize(self) -> None:
+        pass
+
+    def free_device_bytes(self) -> int:
+        """Bytes the device could still allocate (the host's free memory on the CPU)."""
+        import os
+
+        try:
+            return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError):  # pragma: no cover
+            return 1 << 40
+
+    # --- host to device ----------------------------------------------------
+    @abstractmethod
+    def copy_h2d(self, dst: Any, src: np.ndarray) -> None:
+        """Copy host ``src`` into the device buffer ``dst`` (same length, dtype)."""
+
+    def host_view(self, host: np.ndarray) -> Any:
+        """A device-readable alias of host memory (zero-copy) or a plain view on the CPU."""
+        return host
+
+    # --- bitmaps ----------------------------------------------------------
+    @staticmethod
+    def bitmap_words(n: int) -> int:
+        return (n + 31) // 32
+
+    def new_bitmap(self, n: int) -> Any:
+        return self.zeros(self.bitmap_words(n), np.uint32)
+
+    def ids_from_bits(self, bits: Any, n: int) -> Any:
+        xp = self.xp
+        flags = xp.unpackbits(bits.view(xp.uint8), bitorder="little")[:n]
+        return xp.flatnonzero(flags).astype(xp.int64)
+
+    def bits_from_ids(self, ids: Any, n: int) -> Any:
+        xp = self.xp
+        flags = xp.zeros(self.bitmap_words(n) * 32, dtype=xp.uint8)
+        flags[ids] = 1
+        return xp.packbits(flags, bitorder="little").view(xp.uint32)
+
+    def popcount(self, bits: Any) -> int:
+        return int(np.bitwise_count(bits).sum())
+
+
+class DeviceArena:
+    """Device memory for edge data, bounded by a budget in bytes.
+
+    Engines allocate their partition buffers here. On the CPU backend the arena
+    is separate host memory, so transfers are real copies with real counts.
+    """
+
+    def __init__(self, backend: Backend, budget_bytes: int):
+        if budget_bytes <= 0:
+            raise ValueError(f"device-memory budget must be positive, got {budget_bytes} bytes")
+        self.backend = backend
+        self.budget_bytes = int(budget_bytes)
+        self.used_bytes = 0
+        self.peak_bytes = 0
+
+    def alloc(self, count: int, dtype, what: str = "buffer") -> Any:
+        nbytes = int(count) * np.dtype(dtype).itemsize
+        if self.used_bytes + nbytes > self.budget_bytes:
+            raise DeviceMemoryError(
+                f"{what} needs {nbytes} bytes but only {self.budget_bytes - self.used_bytes} of the "
+                f"{self.budget_bytes}-byte device budget are free"
+            )
+        self.used_bytes += nbytes
+        self.peak_bytes = max(self.peak_bytes, self.used_bytes)
+        return self.backend.empty(int(count), dtype)
+
+    def release(self, arr: Any) -> None:
+        self.used_bytes -= int(arr.nbytes)
+
+    @property
+    def free_bytes(self) -> int:
+        return self.budget_bytes - self.used_bytes

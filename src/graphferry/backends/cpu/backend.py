@@ -1,0 +1,113 @@
+"""The CPU backend: programs compiled with the system C++ compiler and OpenMP.
+
+This is a real backend (HyPar's and Lux's CPU side), not a stand-in: edge_map
+runs in parallel with real atomics. Its "device" is a separate arena of host
+memory, so the transfer engines make real copies with real byte counts.
+
+Example:
+    >>> from graphferry.backends.cpu.backend import CpuBackend
+    >>> b = CpuBackend()
+    >>> bits = b.bits_from_ids([1, 33], 40)
+    >>> b.ids_from_bits(bits, 40).tolist(), b.popcount(bits)
+    ([1, 33], 2)
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from ..base import Backend, CompiledProgram, PartitionView
+from .compiler import compile_library
+
+_P = ctypes.c_void_p
+_I = ctypes.c_int64
+_EDGE_ARGTYPES = [_P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _P, _I, _P, _P]
+_VMAP_ARGTYPES = [_P, _P, _P, _I, _I, _P, _I, _P, _P]
+_NMAP_ARGTYPES = [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _P]
+
+
+def _ptr(a) -> int:
+    return 0 if a is None else int(a.ctypes.data)
+
+
+class CpuProgram(CompiledProgram):
+    def __init__(self, program, vid_dtype: np.dtype):
+        vid_ctype = "int32_t" if np.dtype(vid_dtype) == np.int32 else "int64_t"
+        src = program.translation_unit(vid_ctype, "gf_cpu_kernels.h")
+        self.lib = compile_library(src, label=f"{program.name}-{vid_ctype[:-2]}")
+        self.program = program
+        self._fns: dict[str, ctypes._CFuncPtr] = {}
+
+    def _fn(self, name: str, argtypes):
+        f = self._fns.get(name)
+        if f is None:
+            f = getattr(self.lib, name)
+            f.argtypes = argtypes
+            f.restype = None
+            self._fns[name] = f
+        return f
+
+    def _edge(self, kind, tables, view: PartitionView, row_list, in_bits, out_bits):
+        A, F, I = tables
+        nlist = 0 if row_list is None else len(row_list)
+        self._fn(kind, _EDGE_ARGTYPES)(
+            _ptr(A), _ptr(F), _ptr(I),
+            _ptr(view.offsets), _ptr(view.indices), _ptr(view.weights), _ptr(view.vertex_ids),
+            view.lo, view.rows, view.edge_base,
+            _ptr(row_list), nlist, _ptr(in_bits), _ptr(out_bits),
+        )
+
+    def push(self, tables, view, row_list, in_bits, out_bits):
+        self._edge("gf_push", tables, view, row_list, in_bits, out_bits)
+
+    def pull(self, tables, view, row_list, in_bits, out_bits):
+        self._edge("gf_pull", tables, view, row_list, in_bits, out_bits)
+
+    def vertex_map(self, fn, tables, lo, hi, ids, in_bits, out_bits):
+        A, F, I = tables
+        nids = 0 if ids is None else len(ids)
+        self._fn(f"gf_vmap_{fn}", _VMAP_ARGTYPES)(
+            _ptr(A), _ptr(F), _ptr(I), lo, hi, _ptr(ids), nids, _ptr(in_bits), _ptr(out_bits)
+        )
+
+    def neighbor_map(self, fn, tables, graph, transpose, lo, hi, out_bits):
+        A, F, I = tables
+        self._fn(f"gf_nmap_{fn}", _NMAP_ARGTYPES)(
+            _ptr(A), _ptr(F), _ptr(I),
+            _ptr(graph.offsets), _ptr(graph.indices), _ptr(graph.weights),
+            _ptr(transpose.offsets), _ptr(transpose.indices), _ptr(transpose.weights),
+            graph.n, lo, hi, _ptr(out_bits),
+        )
+
+    def num_threads(self) -> int:
+        f = self.lib.gf_num_threads
+        f.restype = ctypes.c_int
+        return int(f())
+
+
+class CpuBackend(Backend):
+    name = "cpu"
+    xp = np
+    is_device = False
+
+    def __init__(self):
+        self._programs: dict[tuple, CpuProgram] = {}
+
+    def compile(self, program, vid_dtype):
+        key = (program.fingerprint(), np.dtype(vid_dtype).str)
+        if key not in self._programs:
+            self._programs[key] = CpuProgram(program, vid_dtype)
+        return self._programs[key]
+
+    def asarray(self, host):
+        return np.array(host, copy=True)
+
+    def copy_h2d(self, dst, src):
+        np.copyto(dst, src, casting="no")
+
+    def device_description(self) -> str:
+        import os
+
+        return f"CPU ({os.cpu_count()} logical cores)"

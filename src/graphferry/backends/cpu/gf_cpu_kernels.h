@@ -1,0 +1,103 @@
+// CPU kernels (OpenMP) around a program's functions. Included after the program text.
+//
+// Every engine hands these kernels the same kind of partition view:
+//   offsets[r] - edge_base .. offsets[r+1] - edge_base  are row r's edges in indices/weights,
+//   row r is vertex vertex_ids[r] (compacted view) or lo + r (range view).
+// One kernel per direction (push / pull), never per engine.
+#pragma once
+#include <omp.h>
+
+#define GF_EXPORT extern "C" __attribute__((visibility("default")))
+
+static inline void gf_set_bit(uint32_t* bits, int64_t v) {
+    __atomic_fetch_or(&bits[v >> 5], 1u << (v & 31), __ATOMIC_RELAXED);
+}
+
+GF_EXPORT int gf_num_threads() { return omp_get_max_threads(); }
+
+#if GF_HAS_PUSH
+// Push: every active row scatters along its out-edges with update_atomic.
+// row_list (optional) names the active rows; otherwise all rows, filtered by
+// in_bits when given. Heavy rows are fine with dynamic scheduling on a CPU.
+GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
+                       const eid_t* offsets, const vid_t* indices, const float* weights,
+                       const vid_t* vertex_ids, int64_t lo, int64_t rows, int64_t edge_base,
+                       const int64_t* row_list, int64_t nlist,
+                       const uint32_t* in_bits, uint32_t* out_bits) {
+    const State S = gf_state(A, F, I);
+    const int64_t count = row_list ? nlist : rows;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t k = 0; k < count; ++k) {
+        const int64_t r = row_list ? row_list[k] : k;
+        const vid_t v = vertex_ids ? vertex_ids[r] : (vid_t)(lo + r);
+        if (!row_list && in_bits && !gf_bit(in_bits, v)) continue;
+        const eid_t b = offsets[r] - edge_base, e = offsets[r + 1] - edge_base;
+        for (eid_t j = b; j < e; ++j) {
+            const vid_t d = indices[j];
+            const float w = weights ? weights[j] : 1.0f;
+            if (cond(S, d) && update_atomic(S, v, d, w)) {
+                if (out_bits) gf_set_bit(out_bits, d);
+            }
+        }
+    }
+}
+#endif
+
+#if GF_HAS_PULL
+// Pull: rows are destinations (in-edge view); one thread owns each row, so
+// update needs no atomics; stop early once cond(d) turns false (Ligra).
+GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
+                       const eid_t* offsets, const vid_t* indices, const float* weights,
+                       const vid_t* vertex_ids, int64_t lo, int64_t rows, int64_t edge_base,
+                       const int64_t* row_list, int64_t nlist,
+                       const uint32_t* in_bits, uint32_t* out_bits) {
+    const State S = gf_state(A, F, I);
+    const int64_t count = row_list ? nlist : rows;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t k = 0; k < count; ++k) {
+        const int64_t r = row_list ? row_list[k] : k;
+        const vid_t d = vertex_ids ? vertex_ids[r] : (vid_t)(lo + r);
+        if (!cond(S, d)) continue;
+        bool changed = false;
+        const eid_t b = offsets[r] - edge_base, e = offsets[r + 1] - edge_base;
+        for (eid_t j = b; j < e; ++j) {
+            const vid_t s = indices[j];
+            if (in_bits && !gf_bit(in_bits, s)) continue;
+            const float w = weights ? weights[j] : 1.0f;
+            if (update(S, s, d, w)) changed = true;
+            if (!cond(S, d)) break;
+        }
+        if (changed && out_bits) gf_set_bit(out_bits, d);
+    }
+}
+#endif
+
+// vertex_map over ids (if given) or [lo, hi) filtered by in_bits; true sets out bit.
+#define GF_VERTEX_KERNEL(fn)                                                            \
+    GF_EXPORT void gf_vmap_##fn(void* const* A, const double* F, const int64_t* I,      \
+                                int64_t lo, int64_t hi, const int64_t* ids, int64_t nids, \
+                                const uint32_t* in_bits, uint32_t* out_bits) {          \
+        const State S = gf_state(A, F, I);                                              \
+        const int64_t count = ids ? nids : hi - lo;                                     \
+        _Pragma("omp parallel for schedule(static)")                                    \
+        for (int64_t k = 0; k < count; ++k) {                                           \
+            const int64_t v = ids ? ids[k] : lo + k;                                    \
+            if (!ids && in_bits && !gf_bit(in_bits, v)) continue;                      \
+            if (fn(S, (vid_t)v) && out_bits) gf_set_bit(out_bits, v);                   \
+        }                                                                               \
+    }
+
+// neighbor_map over [lo, hi): the function may read the whole graph and its transpose.
+#define GF_NEIGHBOR_KERNEL(fn)                                                           \
+    GF_EXPORT void gf_nmap_##fn(void* const* A, const double* F, const int64_t* I,       \
+                                const eid_t* go, const vid_t* gi, const float* gw,       \
+                                const eid_t* to, const vid_t* ti, const float* tw,       \
+                                int64_t n, int64_t lo, int64_t hi, uint32_t* out_bits) { \
+        const State S = gf_state(A, F, I);                                               \
+        GfGraph G{go, gi, gw, n};                                                        \
+        GfGraph GT{to, ti, tw, n};                                                       \
+        _Pragma("omp parallel for schedule(dynamic, 64)")                                \
+        for (int64_t v = lo; v < hi; ++v) {                                              \
+            if (fn(S, G, GT, (vid_t)v) && out_bits) gf_set_bit(out_bits, v);             \
+        }                                                                                \
+    }

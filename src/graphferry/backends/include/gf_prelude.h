@@ -1,0 +1,147 @@
+// graphferry program prelude: the vocabulary a program's C++ text may use.
+//
+// The same program text is compiled by the system C++ compiler with OpenMP (CPU
+// backend) and by NVRTC (CUDA backend). This header hides the difference:
+//   GF_FN              qualifier for program functions (inline / __device__)
+//   vid_t, eid_t       vertex id (int32 or int64, chosen per graph) and edge offset (int64)
+//   gf_atomic_min(p,v) atomic p = min(*p, v); true if *p decreased
+//   gf_atomic_max(p,v) likewise for max
+//   gf_atomic_add(p,v) atomic *p += v (int32/int64/float/double)
+//   gf_cas(p,e,d)      compare-and-swap; true if *p was e and is now d
+//   gf_load(p)         a read of a value other threads may be writing
+//   GfGraph            whole-graph CSR access for neighbourhood functions
+#pragma once
+
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+#define GF_CUDA 1
+#define GF_FN __device__ __forceinline__
+#define GF_MEMBER __device__ __forceinline__
+#if defined(__CUDACC_RTC__)
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+#endif
+#define GF_INF_F (__int_as_float(0x7f800000))
+#define GF_INF_D (__longlong_as_double(0x7ff0000000000000LL))
+#else
+#define GF_CPU 1
+#include <cstdint>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <algorithm>
+#define GF_FN static inline
+#define GF_MEMBER inline
+#define GF_INF_F (std::numeric_limits<float>::infinity())
+#define GF_INF_D (std::numeric_limits<double>::infinity())
+#endif
+
+#ifndef GF_VID_T
+#define GF_VID_T int32_t
+#endif
+typedef GF_VID_T vid_t;
+typedef int64_t eid_t;
+
+// ------------------------------------------------------------------ atomics
+#if defined(GF_CUDA)
+GF_FN bool gf_atomic_min(int32_t* p, int32_t v) { return atomicMin(p, v) > v; }
+GF_FN bool gf_atomic_min(int64_t* p, int64_t v) {
+    return atomicMin((long long*)p, (long long)v) > (long long)v;
+}
+GF_FN bool gf_atomic_max(int32_t* p, int32_t v) { return atomicMax(p, v) < v; }
+GF_FN bool gf_atomic_min(float* p, float v) {
+    // Non-negative floats order like their int bit patterns; negative ones reversed.
+    int* ip = (int*)p;
+    int old = *ip;
+    while (__int_as_float(old) > v) {
+        int prev = atomicCAS(ip, old, __float_as_int(v));
+        if (prev == old) return true;
+        old = prev;
+    }
+    return false;
+}
+GF_FN bool gf_atomic_min(double* p, double v) {
+    unsigned long long* ip = (unsigned long long*)p;
+    unsigned long long old = *ip;
+    while (__longlong_as_double((long long)old) > v) {
+        unsigned long long prev = atomicCAS(ip, old, (unsigned long long)__double_as_longlong(v));
+        if (prev == old) return true;
+        old = prev;
+    }
+    return false;
+}
+GF_FN void gf_atomic_add(int32_t* p, int32_t v) { atomicAdd(p, v); }
+GF_FN void gf_atomic_add(int64_t* p, int64_t v) { atomicAdd((unsigned long long*)p, (unsigned long long)v); }
+GF_FN void gf_atomic_add(float* p, float v) { atomicAdd(p, v); }
+GF_FN void gf_atomic_add(double* p, double v) { atomicAdd(p, v); }
+GF_FN bool gf_cas(int32_t* p, int32_t e, int32_t d) { return atomicCAS(p, e, d) == e; }
+GF_FN bool gf_cas(int64_t* p, int64_t e, int64_t d) {
+    return atomicCAS((unsigned long long*)p, (unsigned long long)e, (unsigned long long)d) == (unsigned long long)e;
+}
+template <typename T> GF_FN T gf_load(const T* p) { return *(const volatile T*)p; }
+#else
+template <typename T> GF_FN bool gf_atomic_min(T* p, T v) {
+    T old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v < old) {
+        if (__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return true;
+    }
+    return false;
+}
+template <typename T> GF_FN bool gf_atomic_max(T* p, T v) {
+    T old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v > old) {
+        if (__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return true;
+    }
+    return false;
+}
+// Floating-point min/add through compare-and-swap on the bit pattern.
+template <typename F, typename I> GF_FN bool gf_atomic_min_fp(F* p, F v) {
+    I* ip = reinterpret_cast<I*>(p);
+    I old_bits = __atomic_load_n(ip, __ATOMIC_RELAXED);
+    for (;;) {
+        F old; std::memcpy(&old, &old_bits, sizeof(F));
+        if (!(v < old)) return false;
+        I new_bits; std::memcpy(&new_bits, &v, sizeof(F));
+        if (__atomic_compare_exchange_n(ip, &old_bits, new_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return true;
+    }
+}
+template <typename F, typename I> GF_FN void gf_atomic_add_fp(F* p, F v) {
+    I* ip = reinterpret_cast<I*>(p);
+    I old_bits = __atomic_load_n(ip, __ATOMIC_RELAXED);
+    for (;;) {
+        F old; std::memcpy(&old, &old_bits, sizeof(F));
+        F sum = old + v;
+        I new_bits; std::memcpy(&new_bits, &sum, sizeof(F));
+        if (__atomic_compare_exchange_n(ip, &old_bits, new_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
+    }
+}
+GF_FN bool gf_atomic_min(float* p, float v) { return gf_atomic_min_fp<float, uint32_t>(p, v); }
+GF_FN bool gf_atomic_min(double* p, double v) { return gf_atomic_min_fp<double, uint64_t>(p, v); }
+template <typename T> GF_FN void gf_atomic_add(T* p, T v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+GF_FN void gf_atomic_add(float* p, float v) { gf_atomic_add_fp<float, uint32_t>(p, v); }
+GF_FN void gf_atomic_add(double* p, double v) { gf_atomic_add_fp<double, uint64_t>(p, v); }
+template <typename T> GF_FN bool gf_cas(T* p, T e, T d) {
+    return __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+template <typename T> GF_FN T gf_load(const T* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+#endif
+
+// ------------------------------------------------------- whole-graph access
+// Neighbourhood functions (triangles, LCC, CDLP) read any vertex's adjacency;
+// they run where the whole CSR is addressable (host memory, or resident/mapped
+// on the GPU).
+struct GfGraph {
+    const eid_t* offsets;
+    const vid_t* indices;
+    const float* weights;   // may be null
+    int64_t n;
+    GF_MEMBER eid_t begin(vid_t v) const { return offsets[v]; }
+    GF_MEMBER eid_t end(vid_t v) const { return offsets[v + 1]; }
+    GF_MEMBER int64_t degree(vid_t v) const { return offsets[v + 1] - offsets[v]; }
+};
+
+// Bitmap frontier helpers (bit v of word v/32, little-endian bit order).
+GF_FN bool gf_bit(const uint32_t* bits, int64_t v) { return (bits[v >> 5] >> (v & 31)) & 1u; }

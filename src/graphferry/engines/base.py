@@ -1,0 +1,110 @@
+"""Transfer engines: how one partition's edges become readable by the device.
+
+An engine turns ``(partition, active rows)`` into a :class:`PartitionView` the
+kernels read, and says how many bytes crossed host-to-device to make it. It
+knows nothing about algorithms; the runtime asks it once per active partition
+per iteration, so engines can be chosen per partition per iteration later.
+
+Engines (HyTGraph sec. II-III, EMOGI, Subway, the UVM study):
+
+* ``host``: kernels read host memory directly (the CPU backend's natural mode).
+* ``resident``: the whole edge side copied once into device memory.
+* ``filter`` (ExpTM-filter): each active partition copied whole.
+* ``compaction`` (ExpTM-compaction, Subway's SubCSR): active rows gathered on the
+  CPU into a staging buffer, then one copy.
+* ``zerocopy`` (ImpTM-zero-copy, EMOGI): kernels read mapped host memory; cost is
+  the 128-byte lines the active rows touch.
+* ``unified`` (ImpTM-unified-memory): managed memory, pages migrate on demand.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..backends.base import Backend, DeviceArena, PartitionView
+from ..partition import Partition, partition_by_bytes
+
+
+@dataclass
+class EdgeSide:
+    """One direction's CSR (out-edges for push, in-edges for pull) and its partitions."""
+
+    offsets: np.ndarray
+    indices: np.ndarray
+    weights: np.ndarray | None
+    partitions: list[Partition]
+    bounds: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        self.bounds = np.array([p.lo for p in self.partitions] + [len(self.offsets) - 1], dtype=np.int64)
+
+    @classmethod
+    def of(cls, graph, partition_bytes: int, use_weights: bool) -> "EdgeSide":
+        w = graph.weights if use_weights else None
+        per_edge = graph.indices.itemsize + (4 if w is not None else 0)
+        return cls(graph.offsets, graph.indices, w, partition_by_bytes(graph.offsets, per_edge, partition_bytes))
+
+    @property
+    def n(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def bytes_per_edge(self) -> int:
+        return self.indices.itemsize + (4 if self.weights is not None else 0)
+
+    @property
+    def edge_bytes(self) -> int:
+        return int(self.offsets[-1]) * self.bytes_per_edge
+
+    def max_partition_edges(self) -> int:
+        return max((p.num_edges for p in self.partitions), default=0)
+
+
+@dataclass
+class Loaded:
+    """What an engine hands the kernel for one partition."""
+
+    view: PartitionView
+    row_list: Any | None        # device array of active rows, or None
+    use_bits: bool              # True: the kernel filters rows by the frontier bitmap
+    bytes_h2d: int              # bytes that crossed (or would cross) host-to-device
+    compact_seconds: float = 0.0
+    copy_seconds: float = 0.0
+
+
+class Engine(ABC):
+    name = "?"
+
+    def __init__(self, side: EdgeSide, backend: Backend, arena: DeviceArena):
+        self.side = side
+        self.backend = backend
+        self.arena = arena
+
+    @abstractmethod
+    def load(self, part: Partition, active: np.ndarray | None) -> Loaded:
+        """Make ``part`` readable. ``active``: sorted global ids of its active
+        vertices (host), or None when every row must be considered (dense)."""
+
+    def done(self, loaded: Loaded) -> None:
+        """The kernel that used ``loaded`` has been issued."""
+
+    def close(self) -> None:
+        """Give back every device buffer."""
+
+    # ---- helpers shared by engines -------------------------------------
+    def range_view(self, part: Partition, offsets, indices, weights, edge_base: int) -> PartitionView:
+        return PartitionView(offsets, indices, weights, None, part.lo, part.num_vertices, edge_base)
+
+    def rows_of(self, part: Partition, active: np.ndarray | None):
+        """Active rows of ``part`` relative to ``part.lo`` on the device, or None."""
+        if active is None:
+            return None
+        return self.backend.asarray((active - part.lo).astype(np.int64))
+
+
+def active_edge_count(offsets: np.ndarray, ids: np.ndarray) -> int:
+    return int((offsets[ids + 1] - offsets[ids]).sum())

@@ -1,0 +1,27 @@
+"""The ``host`` engine: kernels read the edge arrays where they lie, nothing moves.
+
+This is how the CPU backend computes on a graph in host memory (or memory-mapped
+from a store); on a device backend it is refused, since the device cannot read
+ordinary host memory (use ``zerocopy`` for mapped reads).
+"""
+
+from __future__ import annotations
+
+from .base import Engine, Loaded
+
+
+class HostEngine(Engine):
+    name = "host"
+
+    def __init__(self, side, backend, arena):
+        if backend.is_device:
+            raise ValueError("engine 'host' reads host memory directly; on a GPU use 'zerocopy'")
+        super().__init__(side, backend, arena)
+
+    def load(self, part, active):
+        s = self.side
+        view = self.range_view(part, s.offsets[part.lo : part.hi + 1],
+                               s.indices[part.edge_lo : part.edge_hi],
+                               None if s.weights is None else s.weights[part.edge_lo : part.edge_hi],
+                               part.edge_lo)
+        return Loaded(view, self.rows_of(part, active), active is None, 0)

@@ -1,0 +1,90 @@
+"""Frontiers: the active vertices, as a sorted id list or a bitmap, converted lazily.
+
+Example:
+    >>> from graphferry.backends.cpu.backend import CpuBackend
+    >>> from graphferry.runtime.frontier import Frontier
+    >>> f = Frontier.from_ids(CpuBackend(), 10, [3, 7])
+    >>> len(f), f.bits.tolist(), f.ids.tolist()
+    (2, [136], [3, 7])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class Frontier:
+    """Active vertices of an ``n``-vertex graph on one backend.
+
+    ``ids`` (sorted int64, device array) and ``bits`` (uint32 words, bit ``v`` of
+    word ``v // 32``) are produced from each other on first use and cached.
+    ``is_all`` marks the frontier of every vertex without materialising it.
+    """
+
+    def __init__(self, backend, n: int, *, ids: Any = None, bits: Any = None, is_all: bool = False):
+        self.backend = backend
+        self.n = n
+        self._ids = ids
+        self._bits = bits
+        self.is_all = is_all
+        self._count: int | None = n if is_all else (len(ids) if ids is not None else None)
+        self._host_ids: np.ndarray | None = None
+
+    @classmethod
+    def from_ids(cls, backend, n: int, ids) -> "Frontier":
+        host = np.unique(np.asarray(ids, dtype=np.int64))
+        if len(host) and (host[0] < 0 or host[-1] >= n):
+            raise ValueError(f"frontier names a vertex outside 0..{n - 1}")
+        return cls(backend, n, ids=backend.asarray(host))
+
+    @classmethod
+    def all(cls, backend, n: int) -> "Frontier":
+        return cls(backend, n, is_all=True)
+
+    @classmethod
+    def empty(cls, backend, n: int) -> "Frontier":
+        return cls(backend, n, ids=backend.asarray(np.empty(0, np.int64)))
+
+    @property
+    def ids(self) -> Any:
+        if self._ids is None:
+            if self.is_all:
+                self._ids = self.backend.xp.arange(self.n, dtype=np.int64)
+            else:
+                self._ids = self.backend.ids_from_bits(self._bits, self.n)
+            self._count = len(self._ids)
+        return self._ids
+
+    @property
+    def bits(self) -> Any:
+        if self._bits is None:
+            if self.is_all:
+                bits = np.full(self.backend.bitmap_words(self.n), 0xFFFFFFFF, dtype=np.uint32)
+                if self.n % 32:
+                    bits[-1] = (1 << (self.n % 32)) - 1
+                self._bits = self.backend.asarray(bits)
+            else:
+                self._bits = self.backend.bits_from_ids(self._ids, self.n)
+        return self._bits
+
+    def host_ids(self) -> np.ndarray:
+        """Sorted ids on the host (engines that compact on the CPU need them)."""
+        if self._host_ids is None:
+            self._host_ids = self.backend.to_host(self.ids)
+        return self._host_ids
+
+    def __len__(self) -> int:
+        if self._count is None:
+            self._count = self.backend.popcount(self._bits)
+        return self._count
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def out_edges(self, out_degree: np.ndarray) -> int:
+        """Sum of the out-degrees of the active vertices (for the push/pull choice)."""
+        if self.is_all:
+            return int(out_degree.sum())
+        return int(out_degree[self.host_ids()].sum())

@@ -1,0 +1,157 @@
+"""Vertex programs: per-edge and per-vertex logic written once as C++ text.
+
+A :class:`Program` names its vertex-state arrays and scalars and carries a few
+C++ functions (Ligra's update / updateAtomic / cond, Lux's init / compute /
+update):
+
+* ``cond(S, d)``: may vertex ``d`` still change? (skips finished destinations)
+* ``update(S, s, d, w)``: pull direction, one thread owns ``d``: no atomics
+* ``update_atomic(S, s, d, w)``: push direction, many sources hit ``d`` at once
+* vertex functions ``f(S, v) -> bool`` run by ``vertex_map`` (true = keep ``v`` active)
+* neighbourhood functions ``f(S, G, GT, v) -> bool`` run by ``neighbor_map``
+  with read access to the whole graph ``G`` and its transpose ``GT``.
+
+``S`` is a generated ``State`` struct whose fields are the arrays (pointers) and
+scalars declared here, in order. The same text is compiled for the CPU (C++ and
+OpenMP) and for CUDA (NVRTC); ``gf_prelude.h`` supplies the shared vocabulary
+(``GF_FN``, ``vid_t``, ``gf_atomic_min``, ``gf_cas``, ...).
+
+Example:
+    >>> from graphferry.runtime.program import Program
+    >>> p = Program("touch", arrays={"seen": "int32"},
+    ...     source="GF_FN bool cond(const State& S, vid_t d) { return S.seen[d] == 0; }\\n"
+    ...            "GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w)"
+    ...            " { return gf_cas(&S.seen[d], 0, 1); }")
+    >>> p.has_push, p.has_pull
+    (True, False)
+    >>> "int32_t* seen;" in p.state_struct()
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+INCLUDE_DIR = Path(__file__).resolve().parent.parent / "backends" / "include"
+
+# C++ spelling of the dtypes a program may declare. "vid" is the graph's vertex id type.
+_CTYPES = {
+    "int8": "int8_t",
+    "uint8": "uint8_t",
+    "int32": "int32_t",
+    "uint32": "uint32_t",
+    "int64": "int64_t",
+    "uint64": "uint64_t",
+    "float32": "float",
+    "float64": "double",
+    "vid": "vid_t",
+}
+_SCALAR_CTYPES = {"int64": "int64_t", "float64": "double"}
+
+
+def _defines(source: str, name: str) -> bool:
+    return re.search(rf"\b{name}\s*\(\s*const\s+State\s*&", source) is not None
+
+
+@dataclass(frozen=True)
+class Program:
+    """A vertex program (see module docstring)."""
+
+    name: str
+    source: str
+    arrays: dict[str, str] = field(default_factory=dict)
+    scalars: dict[str, str] = field(default_factory=dict)
+    vertex_functions: tuple[str, ...] = ()
+    neighbor_functions: tuple[str, ...] = ()
+    uses_weights: bool = False  # False: engines move no weight bytes, kernels see w = 1
+
+    def __post_init__(self) -> None:
+        for a, t in self.arrays.items():
+            if t not in _CTYPES:
+                raise ValueError(f"program {self.name}: array {a!r} has unsupported dtype {t!r}")
+        for s, t in self.scalars.items():
+            if t not in _SCALAR_CTYPES:
+                raise ValueError(f"program {self.name}: scalar {s!r} must be int64 or float64, got {t!r}")
+        for f in self.vertex_functions + self.neighbor_functions:
+            if not _defines(self.source, f):
+                raise ValueError(f"program {self.name}: function {f}(const State& ...) is not defined")
+
+    @property
+    def has_push(self) -> bool:
+        return _defines(self.source, "update_atomic") and _defines(self.source, "cond")
+
+    @property
+    def has_pull(self) -> bool:
+        return _defines(self.source, "update") and _defines(self.source, "cond")
+
+    def array_dtype(self, name: str, vid_dtype: np.dtype) -> np.dtype:
+        t = self.arrays[name]
+        return np.dtype(vid_dtype) if t == "vid" else np.dtype(t)
+
+    def state_struct(self) -> str:
+        """C++ text of the ``State`` struct and of ``gf_state`` that fills it.
+
+        Arrays arrive as a table of pointers, scalars as one double table and one
+        int64 table, so every backend passes the same three arguments.
+        """
+        lines = ["struct State {"]
+        lines += [f"    {_CTYPES[t]}* {a};" for a, t in self.arrays.items()]
+        lines += [f"    {_SCALAR_CTYPES[t]} {s};" for s, t in self.scalars.items()]
+        lines.append("    int gf_unused;")
+        lines.append("};")
+        lines.append(
+            "GF_FN State gf_state(void* const* A, const double* F, const int64_t* I) {"
+        )
+        lines.append("    State S;")
+        for k, (a, t) in enumerate(self.arrays.items()):
+            lines.append(f"    S.{a} = ({_CTYPES[t]}*)A[{k}];")
+        fi = ii = 0
+        for s, t in self.scalars.items():
+            if t == "float64":
+                lines.append(f"    S.{s} = F[{fi}];")
+                fi += 1
+            else:
+                lines.append(f"    S.{s} = I[{ii}];")
+                ii += 1
+        lines.append("    S.gf_unused = 0; (void)F; (void)I; (void)A;")
+        lines.append("    return S;")
+        lines.append("}")
+        return "\n".join(lines)
+
+    def translation_unit(self, vid_ctype: str, kernels_header: str) -> str:
+        """Full source: prelude, State, program text, then the backend's kernels."""
+        parts = [
+            f"#define GF_VID_T {vid_ctype}",
+            f"#define GF_HAS_PUSH {int(self.has_push)}",
+            f"#define GF_HAS_PULL {int(self.has_pull)}",
+            '#include "gf_prelude.h"',
+            self.state_struct(),
+            f"// ---- program {self.name}",
+            self.source,
+            f'#include "{kernels_header}"',
+        ]
+        for f in self.vertex_functions:
+            parts.append(f"GF_VERTEX_KERNEL({f})")
+        for f in self.neighbor_functions:
+            parts.append(f"GF_NEIGHBOR_KERNEL({f})")
+        return "\n".join(parts) + "\n"
+
+    def fingerprint(self) -> str:
+        h = hashlib.sha256()
+        h.update(repr((self.name, self.source, self.arrays, self.scalars,
+                       self.vertex_functions, self.neighbor_functions, self.uses_weights)).encode())
+        return h.hexdigest()[:16]
+
+    def pack_scalars(self, values: dict[str, float | int]) -> tuple[np.ndarray, np.ndarray]:
+        """The scalar tables (float64, int64) in declaration order."""
+        f, i = [], []
+        for s, t in self.scalars.items():
+            if s not in values:
+                raise KeyError(f"program {self.name}: scalar {s!r} has no value")
+            (f if t == "float64" else i).append(values[s])
+        return (np.array(f + [0.0], dtype=np.float64), np.array(i + [0], dtype=np.int64))

@@ -1,0 +1,91 @@
+"""The run record: what each iteration did, which engine served each partition, bytes moved.
+
+Example:
+    >>> from graphferry.runtime.record import RunRecord
+    >>> r = RunRecord(algorithm="bfs", backend="cpu", engine="host")
+    >>> it = r.begin("edge_map", "push", active_vertices=1, active_edges=3)
+    >>> it.add_partition(0, "host", 0, rows=1)
+    >>> r.end(it); r.iterations, r.bytes_h2d
+    (1, 0)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class PartitionStep:
+    partition: int
+    engine: str
+    bytes_h2d: int
+    rows: int
+
+
+@dataclass
+class IterationRecord:
+    index: int
+    op: str
+    direction: str
+    active_vertices: int
+    active_edges: int
+    seconds: float = 0.0
+    compact_seconds: float = 0.0
+    copy_seconds: float = 0.0
+    kernel_seconds: float = 0.0
+    next_active: int | None = None
+    partitions: list[PartitionStep] = field(default_factory=list)
+    _t0: float = 0.0
+
+    def add_partition(self, partition: int, engine: str, bytes_h2d: int, rows: int) -> None:
+        self.partitions.append(PartitionStep(partition, engine, bytes_h2d, rows))
+
+    @property
+    def bytes_h2d(self) -> int:
+        return sum(p.bytes_h2d for p in self.partitions)
+
+
+@dataclass
+class RunRecord:
+    algorithm: str
+    backend: str
+    engine: str
+    steps: list[IterationRecord] = field(default_factory=list)
+    setup_seconds: float = 0.0
+    total_seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def begin(self, op: str, direction: str, *, active_vertices: int, active_edges: int) -> IterationRecord:
+        it = IterationRecord(len(self.steps), op, direction, active_vertices, active_edges)
+        it._t0 = time.perf_counter()
+        return it
+
+    def end(self, it: IterationRecord) -> None:
+        it.seconds = time.perf_counter() - it._t0
+        self.steps.append(it)
+
+    @property
+    def edge_steps(self) -> list[IterationRecord]:
+        return [s for s in self.steps if s.op == "edge_map"]
+
+    @property
+    def iterations(self) -> int:
+        return len(self.edge_steps)
+
+    @property
+    def bytes_h2d(self) -> int:
+        return sum(s.bytes_h2d for s in self.steps)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        for s in d["steps"]:
+            s.pop("_t0", None)
+        return d
+
+    def summary(self) -> str:
+        pushes = sum(1 for s in self.edge_steps if s.direction == "push")
+        return (f"{self.algorithm}: {self.iterations} iterations ({pushes} push, "
+                f"{self.iterations - pushes} pull), {self.total_seconds:.4f} s, "
+                f"{self.bytes_h2d / 2**20:.1f} MiB host-to-device, engine {self.engine} on {self.backend}")

@@ -1,0 +1,306 @@
+"""The runtime: edge_map, vertex_map and neighbor_map over partitions and engines.
+
+An algorithm binds a :class:`~graphferry.runtime.program.Program` to a graph
+with :meth:`Runtime.start`, then loops over ``edge_map`` / ``vertex_map`` on
+frontiers. The runtime picks the direction (one place:
+:mod:`graphferry.runtime.direction`), walks the active partitions, asks the
+engine for each partition's view, launches the backend's kernel and records
+what happened. Algorithms never name an engine, a direction or a device.
+
+Example:
+    >>> import numpy as np
+    >>> from graphferry import Graph
+    >>> from graphferry.runtime import Runtime, Program
+    >>> reach = Program("reach", arrays={"seen": "int32"}, source='''
+    ... GF_FN bool cond(const State& S, vid_t d) { return S.seen[d] == 0; }
+    ... GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { return gf_cas(&S.seen[d], 0, 1); }
+    ... ''')
+    >>> g = Graph.from_edges(np.array([0, 1, 3]), np.array([1, 2, 4]), n=5)
+    >>> with Runtime(g, backend="cpu") as rt:
+    ...     st = rt.start(reach, arrays={"seen": np.array([1, 0, 0, 0, 0], np.int32)})
+    ...     f = rt.frontier([0])
+    ...     while f:
+    ...         f = st.edge_map(f)
+    ...     st.host("seen").tolist()
+    [1, 1, 1, 0, 0]
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..backends import get_backend
+from ..backends.base import Backend, DeviceArena
+from ..engines.base import EdgeSide, Engine
+from ..engines.registry import engine_class
+from ..graph import Graph
+from ..partition import DEFAULT_PARTITION_BYTES
+from .direction import DEFAULT_PULL_FRACTION, choose_direction
+from .frontier import Frontier
+from .program import Program
+from .record import RunRecord
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, "RunRecord"], None]
+
+
+@dataclass
+class RunOptions:
+    """Options every algorithm accepts and passes through to the runtime."""
+
+    backend: str | Backend = "auto"
+    engine: str = "auto"
+    budget: int | None = None          # bytes of device memory for edge data
+    partition_bytes: int = DEFAULT_PARTITION_BYTES
+    direction: str = "auto"
+    pull_fraction: float = DEFAULT_PULL_FRACTION
+    progress: Progress | None = None
+
+
+@dataclass
+class GraphArrays:
+    offsets: Any
+    indices: Any
+    weights: Any
+    n: int
+
+
+class Runtime:
+    """Binds a graph to a backend, a device-memory budget and an engine."""
+
+    def __init__(self, graph: Graph, *, backend: str | Backend = "auto", engine: str = "auto",
+                 budget: int | None = None, partition_bytes: int = DEFAULT_PARTITION_BYTES,
+                 direction: str = "auto", pull_fraction: float = DEFAULT_PULL_FRACTION,
+                 progress: Progress | None = None, algorithm: str = "?"):
+        if partition_bytes <= 0:
+            raise ValueError(f"partition_bytes must be positive, got {partition_bytes}")
+        self.graph = graph
+        self.backend = get_backend(backend)
+        self.partition_bytes = int(partition_bytes)
+        self.direction = direction
+        self.pull_fraction = pull_fraction
+        self.progress = progress
+        if budget is None:
+            budget = self._default_budget()
+        self.arena = DeviceArena(self.backend, int(budget))
+        self.engine_name = self._resolve_engine(engine)
+        engine_class(self.engine_name)  # fail early on a bad name
+        self._sides: dict[tuple[str, bool], tuple[EdgeSide, Engine]] = {}
+        self._whole: dict[bool, tuple[GraphArrays, GraphArrays]] = {}
+        self.record = RunRecord(algorithm=algorithm, backend=self.backend.name, engine=self.engine_name)
+        self._t0 = time.perf_counter()
+
+    @classmethod
+    def from_options(cls, graph: Graph, options: RunOptions, algorithm: str) -> "Runtime":
+        return cls(graph, backend=options.backend, engine=options.engine, budget=options.budget,
+                   partition_bytes=options.partition_bytes, direction=options.direction,
+                   pull_fraction=options.pull_fraction, progress=options.progress, algorithm=algorithm)
+
+    # ------------------------------------------------------------ set-up
+    def _default_budget(self) -> int:
+        g = self.graph
+        need = 2 * (g.m * (g.indices.itemsize + 4)) + (1 << 20)  # both directions, weights
+        if self.backend.is_device:
+            return max(1 << 20, int(self.backend.free_device_bytes() * 0.8))
+        return need
+
+    def _resolve_engine(self, engine: str) -> str:
+        if engine != "auto":
+            return engine
+        if not self.backend.is_device:
+            return "host"
+        return "resident" if 2 * self.graph.edge_bytes <= self.arena.budget_bytes else "filter"
+
+    def side(self, direction: str, use_weights: bool) -> tuple[EdgeSide, Engine]:
+        """The edge side (out-edges for push, in-edges for pull) and its engine, built once."""
+        use_weights = use_weights and self.graph.weighted
+        key = (direction, use_weights)
+        if key not in self._sides:
+            g = self.graph if direction == "push" else self.graph.transpose()
+            if not self.graph.directed:
+                # one physical edge side serves both directions of an undirected graph
+                other = ("pull" if direction == "push" else "push", use_weights)
+                if other in self._sides:
+                    self._sides[key] = self._sides[other]
+                    return self._sides[key]
+            side = EdgeSide.of(g, self.partition_bytes, use_weights)
+            eng = engine_class(self.engine_name)(side, self.backend, self.arena)
+            log.debug("%s side: %d partitions, engine %s", direction, len(side.partitions), self.engine_name)
+            self._sides[key] = (side, eng)
+        return self._sides[key]
+
+    def whole_graph(self, use_weights: bool) -> tuple[GraphArrays, GraphArrays]:
+        """Device-readable whole graph and transpose (for neighbourhood functions)."""
+        use_weights = use_weights and self.graph.weighted
+        if use_weights not in self._whole:
+            b = self.backend
+            out = []
+            for g in (self.graph, self.graph.transpose()):
+                out.append(GraphArrays(b.asarray(g.offsets) if b.is_device else g.offsets,
+                                       b.host_view(g.indices),
+                                       b.host_view(g.weights) if use_weights else None, g.n))
+            self._whole[use_weights] = (out[0], out[1])
+        return self._whole[use_weights]
+
+    # ------------------------------------------------------------ frontiers
+    def frontier(self, ids) -> Frontier:
+        return Frontier.from_ids(self.backend, self.graph.n, ids)
+
+    def all_vertices(self) -> Frontier:
+        return Frontier.all(self.backend, self.graph.n)
+
+    # ------------------------------------------------------------ programs
+    def start(self, program: Program, arrays: dict[str, Any] | None = None,
+              scalars: dict[str, float | int] | None = None) -> "ProgramState":
+        return ProgramState(self, program, arrays or {}, scalars or {})
+
+    def finish(self) -> RunRecord:
+        self.record.total_seconds = time.perf_counter() - self._t0
+        self.record.extra.setdefault("budget_bytes", self.arena.budget_bytes)
+        self.record.extra.setdefault("peak_device_edge_bytes", self.arena.peak_bytes)
+        return self.record
+
+    def close(self) -> None:
+        for side, eng in {id(v[1]): v for v in self._sides.values()}.values():
+            eng.close()
+        self._sides.clear()
+
+    def __enter__(self) -> "Runtime":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.finish()
+        self.close()
+
+
+class ProgramState:
+    """A program's vertex state on the backend, and the operators over it."""
+
+    def __init__(self, rt: Runtime, program: Program, arrays: dict[str, Any], scalars: dict[str, Any]):
+        self.rt = rt
+        self.program = program
+        self.kernels = rt.backend.compile(program, rt.graph.indices.dtype)
+        n = rt.graph.n
+        self.arrays: dict[str, Any] = {}
+        for name in program.arrays:
+            dtype = program.array_dtype(name, rt.graph.indices.dtype)
+            init = arrays.get(name, 0)
+            if np.isscalar(init):
+                host = np.full(n, init, dtype=dtype)
+            else:
+                host = np.asarray(init)
+                if host.shape != (n,):
+                    raise ValueError(f"array {name!r} must have {n} entries, got shape {host.shape}")
+                host = host.astype(dtype, copy=False)
+            self.arrays[name] = rt.backend.asarray(host)
+        unknown = set(arrays) - set(program.arrays)
+        if unknown:
+            raise ValueError(f"program {program.name} has no arrays {sorted(unknown)}")
+        self.scalars: dict[str, float | int] = {s: 0 for s in program.scalars}
+        self.scalars.update(scalars)
+        self._tables_key: tuple | None = None
+        self._tables: tuple | None = None
+
+    # ------------------------------------------------------------ state access
+    def host(self, name: str) -> np.ndarray:
+        return self.rt.backend.to_host(self.arrays[name])
+
+    def swap(self, a: str, b: str) -> None:
+        """Exchange two arrays of the same dtype (double buffering, e.g. PageRank)."""
+        self.arrays[a], self.arrays[b] = self.arrays[b], self.arrays[a]
+
+    def _tables_now(self):
+        b = self.rt.backend
+        ptrs = tuple(b.pointer(self.arrays[a]) for a in self.program.arrays)
+        f, i = self.program.pack_scalars(self.scalars)
+        key = (ptrs, f.tobytes(), i.tobytes())
+        if key != self._tables_key:
+            self._tables = (b.asarray(np.array(ptrs + (0,), dtype=np.uint64)), b.asarray(f), b.asarray(i))
+            self._tables_key = key
+        return self._tables
+
+    # ------------------------------------------------------------ operators
+    def edge_map(self, frontier: Frontier, *, direction: str | None = None) -> Frontier:
+        """Apply the program along the edges of the active vertices; return the new frontier."""
+        rt, g, b = self.rt, self.rt.graph, self.rt.backend
+        fsize = len(frontier)
+        fedges = frontier.out_edges(g.out_degree)
+        d = choose_direction(self.program, fsize, fedges, g.m, force=direction or rt.direction,
+                             pull_fraction=rt.pull_fraction)
+        side, engine = rt.side(d, self.program.uses_weights)
+        out = b.new_bitmap(g.n)
+        it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)
+        tables = self._tables_now()
+        kernel = self.kernels.push if d == "push" else self.kernels.pull
+        src_bits = None if frontier.is_all else frontier.bits
+        for part, active in self._work(side, frontier, d):
+            loaded = engine.load(part, active)
+            if d == "push":
+                in_bits = src_bits if loaded.use_bits else None
+            else:
+                in_bits = src_bits
+            t = time.perf_counter()
+            kernel(tables, loaded.view, loaded.row_list, in_bits, out)
+            it.kernel_seconds += time.perf_counter() - t
+            it.compact_seconds += loaded.compact_seconds
+            it.copy_seconds += loaded.copy_seconds
+            rows = loaded.view.rows if active is None else len(active)
+            it.add_partition(part.index, engine.name, loaded.bytes_h2d, rows)
+            engine.done(loaded)
+        b.synchronize()
+        nxt = Frontier(b, g.n, bits=out)
+        it.next_active = len(nxt)
+        rt.record.end(it)
+        if rt.progress is not None:
+            rt.progress("edge_map", it.index, rt.record)
+        return nxt
+
+    @staticmethod
+    def _work(side: EdgeSide, frontier: Frontier, direction: str):
+        """(partition, active ids or None) for each partition that has work."""
+        if direction == "pull" or frontier.is_all:
+            for p in side.partitions:
+                if p.num_edges:
+                    yield p, None
+            return
+        ids = frontier.host_ids()
+        cuts = np.searchsorted(ids, side.bounds)
+        for p in side.partitions:
+            a, z = cuts[p.index], cuts[p.index + 1]
+            if z > a and p.num_edges:
+                yield p, ids[a:z]
+
+    def vertex_map(self, fn: str, frontier: Frontier | None = None) -> Frontier:
+        """Run vertex function ``fn`` on every vertex (or the frontier's); return those it kept."""
+        if fn not in self.program.vertex_functions:
+            raise ValueError(f"program {self.program.name} has no vertex function {fn!r}")
+        rt, b, n = self.rt, self.rt.backend, self.rt.graph.n
+        out = b.new_bitmap(n)
+        it = rt.record.begin("vertex_map", "-", active_vertices=n if frontier is None else len(frontier),
+                             active_edges=0)
+        ids = None if frontier is None or frontier.is_all else frontier.ids
+        self.kernels.vertex_map(fn, self._tables_now(), 0, n, ids, None, out)
+        b.synchronize()
+        nxt = Frontier(b, n, bits=out)
+        rt.record.end(it)
+        return nxt
+
+    def neighbor_map(self, fn: str) -> Frontier:
+        """Run neighbourhood function ``fn`` on every vertex with the whole graph readable."""
+        if fn not in self.program.neighbor_functions:
+            raise ValueError(f"program {self.program.name} has no neighbourhood function {fn!r}")
+        rt, b, n = self.rt, self.rt.backend, self.rt.graph.n
+        g, gt = rt.whole_graph(self.program.uses_weights)
+        out = b.new_bitmap(n)
+        it = rt.record.begin("neighbor_map", "-", active_vertices=n, active_edges=rt.graph.m)
+        self.kernels.neighbor_map(fn, self._tables_now(), g, gt, 0, n, out)
+        b.synchronize()
+        nxt = Frontier(b, n, bits=out)
+        rt.record.end(it)
+        return nxt
