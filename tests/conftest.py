@@ -1,0 +1,39 @@
+"""Shared test fixtures: paths to the team's shared data (optional) and GPU detection."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("GRAPHFERRY_SHARED", REPO.parent / "shared"))
+LDBC_GRAPHS = SHARED / "conformance" / "ldbc" / "graphs"
+DATASETS = SHARED / "datasets"
+
+ENGINES = ["host", "resident", "filter", "compaction", "zerocopy", "unified"]
+
+
+def _has_gpu() -> bool:
+    from graphferry.backends import cuda_available
+
+    return cuda_available()
+
+
+HAS_GPU = _has_gpu()
+
+
+def pytest_collection_modifyitems(config, items):
+    if HAS_GPU:
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU and CuPy")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+def tiny_budget_options(engine: str) -> dict:
+    """Options that split even a 100-vertex graph into many partitions."""
+    return {"backend": "cpu", "engine": engine, "partition_bytes": 256,
+            "budget": None if engine == "resident" else 64 * 1024}
