@@ -1,0 +1,54 @@
+"""The algorithms, one file each. Every function takes a Graph plus run options
+(``backend=``, ``engine=``, ``budget=``, ``partition_bytes=``, ``direction=``)
+and returns a :class:`~graphferry.algorithms._common.Result`.
+
+Example:
+    >>> import numpy as np
+    >>> import graphferry.algorithms as alg
+    >>> from graphferry import Graph
+    >>> g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=3)
+    >>> alg.bfs(g, 0, backend="cpu").levels.tolist()
+    [0, 1, 2]
+"""
+
+from __future__ import annotations
+
+import importlib
+
+# public name -> module that defines it (imported on first use, keeps `import graphferry` light)
+_WHERE = {
+    "bfs": "bfs",
+    "verify_bfs": "bfs",
+    "sssp": "sssp",
+    "verify_sssp": "sssp",
+    "pagerank": "pagerank",
+    "pagerank_ldbc": "pagerank",
+    "verify_pagerank": "pagerank",
+    "wcc": "wcc",
+    "verify_wcc": "wcc",
+    "cdlp": "cdlp",
+    "verify_cdlp": "cdlp",
+    "lcc": "lcc",
+    "verify_lcc": "lcc",
+    "triangle_count": "triangles",
+    "verify_triangles": "triangles",
+}
+
+# the names the CLI and the LDBC runner accept
+ALGORITHMS = ("bfs", "sssp", "pagerank", "pagerank_ldbc", "wcc", "cdlp", "lcc", "triangle_count")
+
+__all__ = list(_WHERE) + ["ALGORITHMS", "get"]
+
+
+def get(name: str):
+    """The algorithm function called ``name`` (a clear error for unknown names)."""
+    if name not in _WHERE:
+        raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
+    module = importlib.import_module(f"{__name__}.{_WHERE[name]}")
+    return getattr(module, name)
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        return get(name)
+    raise AttributeError(name)
