@@ -351,13 +351,10 @@ class _InMemoryBuilder:
                                 drop_self_loops=self.drop_self_loops,
                                 drop_duplicates=self.drop_duplicates)
 
-    def finish_store(self, path, name=None) -> Graph:
+    def finish_store(self, path, name=None, overwrite=False) -> Graph:
         from .store import open_store, write_store
 
-        g = self.finish()
-        if name is not None:
-            g.name = name
-        write_store(g, path)
+        write_store(self.finish(), path, overwrite=overwrite, name=name)
         return open_store(path)
 
 
@@ -381,6 +378,7 @@ def build_graph(
     drop_self_loops: bool = True,
     drop_duplicates: bool = True,
     store: str | os.PathLike | None = None,
+    overwrite: bool = False,
     name: str = "graph",
     source: str | None = None,
     progress: ProgressFn | None = None,
@@ -389,6 +387,8 @@ def build_graph(
 
     ``progress(k)`` is called after each chunk with the number of samples it
     held (the CLI draws a progress bar with it; this layer never prints).
+    ``overwrite`` lets ``store`` replace an existing store (atomically: the old
+    one stays until the new one is complete).
     """
     if weight_kind not in ("int", "float"):
         raise ValueError(f"weight kind must be 'int' or 'float', got {weight_kind!r}")
@@ -417,7 +417,12 @@ def build_graph(
             last_log = now
     log.info("%s: %d edge samples generated in %.1f s; building CSR", name, done,
              time.perf_counter() - t0)
-    graph = builder.finish_store(Path(store), name=name) if store is not None else builder.finish()
+    if store is None:
+        graph = builder.finish()
+    elif overwrite:
+        graph = builder.finish_store(Path(store), name=name, overwrite=True)
+    else:
+        graph = builder.finish_store(Path(store), name=name)
     graph.name = name
     log.info("%s: n=%d m=%d built in %.1f s total", name, graph.n, graph.m, time.perf_counter() - t0)
     return graph
@@ -437,6 +442,7 @@ def kronecker_graph(
     drop_self_loops: bool = True,
     drop_duplicates: bool = True,
     store: str | os.PathLike | None = None,
+    overwrite: bool = False,
     chunk_edges: int = DEFAULT_CHUNK_EDGES,
     threads: int | None = None,
     progress: ProgressFn | None = None,
@@ -453,7 +459,8 @@ def kronecker_graph(
 
     With ``store=path`` the CSR is streamed into a graph store at ``path`` and
     the returned graph is memory-mapped from it (scale 26 fits in 24 GiB this
-    way); otherwise it is built in memory.
+    way; ``overwrite=True`` replaces an existing store); otherwise it is built
+    in memory.
 
     Example:
         >>> g = kronecker_graph(8, 4, seed=2, weighted=True)
@@ -467,8 +474,8 @@ def kronecker_graph(
     source = f"kronecker(scale={scale}, edge_factor={edge_factor}, a={a}, b={b}, c={c}, seed={seed})"
     return build_graph(chunks, 1 << scale, directed=directed, weighted=weighted,
                        weight_kind=weight_kind, seed=seed, drop_self_loops=drop_self_loops,
-                       drop_duplicates=drop_duplicates, store=store, name=name,
-                       source=source, progress=progress)
+                       drop_duplicates=drop_duplicates, store=store, overwrite=overwrite,
+                       name=name, source=source, progress=progress)
 
 
 def uniform_graph(
@@ -484,6 +491,7 @@ def uniform_graph(
     drop_self_loops: bool = True,
     drop_duplicates: bool = True,
     store: str | os.PathLike | None = None,
+    overwrite: bool = False,
     chunk_edges: int = DEFAULT_CHUNK_EDGES,
     threads: int | None = None,
     progress: ProgressFn | None = None,
@@ -504,5 +512,5 @@ def uniform_graph(
     chunks = uniform_random_edges(n, m, seed=seed, chunk_edges=chunk_edges, threads=threads)
     return build_graph(chunks, n, directed=directed, weighted=weighted, weight_kind=weight_kind,
                        seed=seed, drop_self_loops=drop_self_loops,
-                       drop_duplicates=drop_duplicates, store=store, name=name,
-                       source=f"uniform(n={n}, m={m}, seed={seed})", progress=progress)
+                       drop_duplicates=drop_duplicates, store=store, overwrite=overwrite,
+                       name=name, source=f"uniform(n={n}, m={m}, seed={seed})", progress=progress)

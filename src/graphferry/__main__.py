@@ -1,0 +1,8 @@
+"""``python -m graphferry ...`` runs the command line (see :mod:`graphferry.cli`)."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,644 @@
+"""The ``graphferry`` command line (also ``python -m graphferry``).
+
+Commands::
+
+    graphferry generate kronecker --scale 20 out.store   # Graph500 Kronecker graph
+    graphferry generate uniform --scale 20 out.store     # uniform random graph
+    graphferry convert web.mtx web.store                 # any readable format -> store
+    graphferry info web.store [--json]                   # sizes, degrees, partitions
+    graphferry demo                                      # the main job on a built-in graph
+
+This is the one layer that talks to people: options are validated here, long
+work draws rich progress bars on stderr, and every error a user can cause
+(missing or malformed file, bad option value) ends the process with a non-zero
+status and a single ``error: ...`` line on stderr, never a traceback. Set
+``GRAPHFERRY_DEBUG=1`` to get tracebacks of unexpected errors.
+
+Example:
+    >>> from typer.testing import CliRunner
+    >>> r = CliRunner().invoke(app, ["info", "--help"])
+    >>> r.exit_code
+    0
+    >>> parse_size("32MiB"), parse_size("1GB"), parse_size("4096")
+    (33554432, 1000000000, 4096)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from . import __version__
+from .errors import GraphferryError
+from .graph import Graph
+from .partition import DEFAULT_PARTITION_BYTES, partition_by_bytes
+
+try:  # typer >= 0.2x carries its own copy of click
+    from typer._click import exceptions as _cx
+except ImportError:  # pragma: no cover - older typer on top of click
+    from click import exceptions as _cx
+
+log = logging.getLogger(__name__)
+
+# Exit statuses: 1 for a failed run, 2 for a command line that makes no sense
+# (click's convention), 130 for Ctrl-C, 70 (EX_SOFTWARE) for a bug.
+EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_INTERNAL = 1, 2, 130, 70
+
+# Errors that a user can cause and fix: reported as one line.
+USER_ERRORS: tuple[type[BaseException], ...] = (GraphferryError, OSError, MemoryError)
+
+
+# --------------------------------------------------------------------- sizes
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgtp]?)(i?)(b?)\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str | int) -> int:
+    """Bytes from ``"32MiB"``, ``"1GB"``, ``"512k"`` or a plain integer.
+
+    ``KiB/MiB/GiB/TiB`` and bare ``K/M/G/T`` are powers of 1024, ``kB/MB/GB/TB``
+    powers of 1000 (the convention of ``dd``). Raises ``ValueError`` for
+    anything else, zero or negative sizes included.
+
+    Example:
+        >>> parse_size("1.5KiB"), parse_size("2k"), parse_size("3 MB")
+        (1536, 2048, 3000000)
+    """
+    if isinstance(text, int):
+        value = text
+    else:
+        match = _SIZE_RE.match(text)
+        if not match:
+            raise ValueError(f"not a size: {text!r} (use e.g. 32MiB, 1GB or a number of bytes)")
+        number, prefix, binary, byte = match.groups()
+        power = "kmgtp".index(prefix.lower()) + 1 if prefix else 0
+        if binary and not prefix:
+            raise ValueError(f"not a size: {text!r}")
+        base = 1000 if (prefix and byte and not binary) else 1024
+        value = round(float(number) * base**power)
+    if value <= 0:
+        raise ValueError(f"size must be positive, got {text!r}")
+    return int(value)
+
+
+def _size_param(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+def format_bytes(n: int) -> str:
+    """``1536 -> '1.5 KiB'`` (binary units, as the partition sizes are)."""
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    raise AssertionError("unreachable")
+
+
+# ---------------------------------------------------------- error reporting
+def _one_line(message: str) -> str:
+    return " ".join(str(message).split()) or "unknown error"
+
+
+def _report(message: str) -> None:
+    typer.echo(f"error: {_one_line(message)}", err=True)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:
+        return f"{exc.filename}: {exc.strerror}"
+    if isinstance(exc, MemoryError):
+        return f"out of memory{': ' + str(exc) if str(exc) else ''}"
+    return str(exc) or type(exc).__name__
+
+
+class _Group(typer.core.TyperGroup):
+    """Top-level group that turns every failure into one ``error:`` line.
+
+    click (and typer's rich formatting) would print usage boxes and
+    tracebacks; running click non-standalone and catching here gives one place
+    that decides what a user sees. ``CliRunner.invoke(app, ...)`` goes through
+    this too, so tests see what users see.
+    """
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        debug = os.environ.get("GRAPHFERRY_DEBUG", "") not in ("", "0")
+        try:
+            rv = super().main(args=args, prog_name=prog_name or "graphferry",
+                              complete_var=complete_var, standalone_mode=False, **extra)
+            code = rv if isinstance(rv, int) else 0
+        except _cx.NoArgsIsHelpError as exc:
+            typer.echo(exc.ctx.get_help())
+            code = 0
+        except _cx.UsageError as exc:
+            hint = ""
+            if exc.ctx is not None and exc.ctx.command_path:
+                hint = f" (see '{exc.ctx.command_path} --help')"
+            _report(exc.format_message() + hint)
+            code = EXIT_USAGE
+        except _cx.ClickException as exc:
+            _report(exc.format_message())
+            code = exc.exit_code
+        except typer.Abort:
+            _report("aborted")
+            code = EXIT_FAILURE
+        except KeyboardInterrupt:
+            _report("interrupted")
+            code = EXIT_INTERRUPTED
+        except USER_ERRORS as exc:
+            if debug:
+                raise
+            _report(_describe(exc))
+            code = EXIT_FAILURE
+        except Exception as exc:  # a bug: still no traceback unless asked for
+            if debug:
+                raise
+            _report(f"internal error: {type(exc).__name__}: {exc} "
+                    "(set GRAPHFERRY_DEBUG=1 for the traceback)")
+            code = EXIT_INTERNAL
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+# ------------------------------------------------------------------ the app
+app = typer.Typer(
+    cls=_Group,
+    name="graphferry",
+    help="Graph analytics on GPUs for graphs whose edges do not fit in GPU memory.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+generate_app = typer.Typer(help="Generate a synthetic graph into a graph store.",
+                           no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(generate_app, name="generate")
+
+
+@dataclass
+class _Settings:
+    quiet: bool = False
+
+
+_settings = _Settings()
+
+
+def _stderr() -> Console:
+    # Made per call, not at import: CliRunner and callers swap sys.stderr.
+    return Console(file=sys.stderr, stderr=True)
+
+
+def _stdout() -> Console:
+    return Console(file=sys.stdout)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"graphferry {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    verbose: Annotated[int, typer.Option("--verbose", "-v", count=True,
+                                         help="Log progress (-v) or debug details (-vv) to stderr.")] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    _settings.quiet = quiet
+    if verbose:
+        from rich.logging import RichHandler
+
+        level = logging.INFO if verbose == 1 else logging.DEBUG
+        root = logging.getLogger("graphferry")
+        root.setLevel(level)
+        if not any(isinstance(h, RichHandler) for h in root.handlers):
+            root.addHandler(RichHandler(console=_stderr(), show_path=False))
+
+
+# ----------------------------------------------------------------- progress
+@contextlib.contextmanager
+def _progress(total: int, what: str, then: str) -> Iterator[Callable[[int], None]]:
+    """A bar over ``total`` items (on stderr), then a spinner for the ``then`` phase.
+
+    Yields the callback the library layer advances (it knows nothing of rich).
+    """
+    if _settings.quiet:
+        yield lambda k: None
+        return
+    console = _stderr()
+    # Not a terminal (a log file, CI): a bar would only leave noise behind.
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                   MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+                   console=console, transient=True, disable=not console.is_terminal)
+    with bar:
+        task = bar.add_task(what, total=total)
+        state = {"done": 0}
+
+        def advance(k: int) -> None:
+            state["done"] += k
+            bar.advance(task, k)
+            if state["done"] >= total:
+                bar.add_task(then, total=None)
+
+        if total == 0:
+            bar.add_task(then, total=None)
+        yield advance
+
+
+@contextlib.contextmanager
+def _spinner(what: str) -> Iterator[None]:
+    if _settings.quiet:
+        yield
+        return
+    with _stderr().status(what):
+        yield
+
+
+# ----------------------------------------------------------- store helpers
+def _is_store(path: Path) -> bool:
+    return path.is_dir() and (path / "manifest.json").is_file()
+
+
+def _check_output(path: Path, force: bool) -> None:
+    """Fail before hours of work, not after: the target must be free or (with --force) a store.
+
+    The store layer re-checks and replaces atomically (the old store stays until
+    the new one is complete), so nothing is deleted here.
+    """
+    if not path.exists():
+        return
+    if not force:
+        raise GraphferryError(f"{path} already exists (use --force to replace it)")
+    # A typo'd argument must never cost someone a directory: only a store (or
+    # an empty directory) may be replaced.
+    if not (_is_store(path) or (path.is_dir() and not any(path.iterdir()))):
+        raise GraphferryError(f"{path} exists and is not a graph store; not replacing it")
+
+
+def _open_store(path: Path) -> Graph:
+    from .store import open_store
+
+    return open_store(path)
+
+
+def _load(path: Path, fmt: str = "auto", **kwargs: Any) -> Graph:
+    """A store (directory) is memory-mapped; anything else goes through the readers."""
+    if path.is_dir():
+        return _open_store(path)
+    from .io import read_graph
+
+    return read_graph(path, format=fmt, **kwargs)
+
+
+# -------------------------------------------------------------------- info
+def _in_degree(graph: Graph, chunk: int = 2**26) -> np.ndarray:
+    """In-degrees without materialising an int64 copy of all indices.
+
+    ``np.bincount`` converts its input to intp, which for a memory-mapped store
+    of 2 G int32 indices would be a 16 GiB temporary; counting slice by slice
+    keeps the extra memory to one slice plus the counts.
+    """
+    if not graph.directed:
+        return graph.out_degree
+    n, idx = graph.n, graph.indices
+    counts = np.zeros(n, dtype=np.int64)
+    step = max(chunk, n)
+    for lo in range(0, len(idx), step):
+        counts += np.bincount(idx[lo:lo + step], minlength=n)
+    return counts
+
+
+def _degree_stats(deg: np.ndarray) -> dict[str, float | int]:
+    if len(deg) == 0:
+        return {"min": 0, "max": 0, "mean": 0.0, "median": 0.0}
+    return {"min": int(deg.min()), "max": int(deg.max()), "mean": float(deg.mean()),
+            "median": float(np.median(deg))}
+
+
+def graph_info(graph: Graph, partition_bytes: int = DEFAULT_PARTITION_BYTES,
+               path: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Sizes, degree statistics and partition count of a graph, as plain data.
+
+    ``partitions`` counts the ranges of consecutive vertices that
+    :func:`graphferry.partition.partition_by_bytes` cuts at ``partition_bytes``
+    of edge data (indices plus weights) each.
+
+    Example:
+        >>> import numpy as np
+        >>> g = Graph.from_edges(np.array([0, 0, 1]), np.array([1, 2, 2]), n=4)
+        >>> info = graph_info(g, partition_bytes=8)
+        >>> info["n"], info["m"], info["isolated_vertices"], info["partitions"]
+        (4, 3, 1, 2)
+        >>> info["out_degree"]["max"], info["in_degree"]["max"], info["arrays"]["indices"]["bytes"]
+        (2, 2, 12)
+    """
+    out_deg = graph.out_degree
+    in_deg = _in_degree(graph)
+    isolated = int(np.count_nonzero((out_deg == 0) & (in_deg == 0)))
+    arrays = {}
+    for name in ("offsets", "indices", "weights", "original_ids"):
+        arr = getattr(graph, name)
+        if arr is not None:
+            arrays[name] = {"dtype": str(arr.dtype), "entries": int(len(arr)), "bytes": int(arr.nbytes)}
+    bytes_per_edge = graph.indices.itemsize + (graph.weights.itemsize if graph.weighted else 0)
+    parts = partition_by_bytes(graph.offsets, bytes_per_edge, partition_bytes)
+    return {
+        "path": None if path is None else str(path),
+        "name": graph.name,
+        "n": graph.n,
+        "m": graph.m,
+        "directed": graph.directed,
+        "weighted": graph.weighted,
+        "out_degree": _degree_stats(out_deg),
+        "in_degree": _degree_stats(in_deg),
+        "isolated_vertices": isolated,
+        "arrays": arrays,
+        "total_bytes": sum(a["bytes"] for a in arrays.values()),
+        "edge_bytes": graph.edge_bytes,
+        "partition_bytes": int(partition_bytes),
+        "partitions": len(parts),
+        "largest_partition_bytes": max((p.num_edges * bytes_per_edge for p in parts), default=0),
+    }
+
+
+def print_info(info: dict[str, Any], console: Console) -> None:
+    """Render :func:`graph_info` as rich tables."""
+    head = Table(title=f"graph {info['name']}", show_header=False, title_justify="left")
+    head.add_column(style="bold")
+    head.add_column(justify="right")
+    if info.get("path"):
+        head.add_row("path", info["path"])
+    head.add_row("vertices (n)", f"{info['n']:,}")
+    head.add_row("arcs (m)", f"{info['m']:,}")
+    head.add_row("directed", "yes" if info["directed"] else "no (each edge stored both ways)")
+    head.add_row("weighted", "yes" if info["weighted"] else "no")
+    head.add_row("isolated vertices", f"{info['isolated_vertices']:,}")
+    head.add_row("size", format_bytes(info["total_bytes"]))
+    head.add_row(f"partitions of {format_bytes(info['partition_bytes'])}",
+                 f"{info['partitions']:,} (largest {format_bytes(info['largest_partition_bytes'])})")
+    console.print(head)
+
+    deg = Table(title="degrees", title_justify="left")
+    deg.add_column("")
+    deg.add_column("out", justify="right")
+    deg.add_column("in", justify="right")
+    for stat in ("min", "max", "mean", "median"):
+        fmt = (lambda x: f"{x:,.2f}") if stat in ("mean", "median") else (lambda x: f"{x:,}")
+        deg.add_row(stat, fmt(info["out_degree"][stat]), fmt(info["in_degree"][stat]))
+    console.print(deg)
+
+    arr = Table(title="arrays", title_justify="left")
+    for col, just in (("array", "left"), ("dtype", "left"), ("entries", "right"), ("bytes", "right")):
+        arr.add_column(col, justify=just)
+    for name, a in info["arrays"].items():
+        arr.add_row(name, a["dtype"], f"{a['entries']:,}", f"{a['bytes']:,} ({format_bytes(a['bytes'])})")
+    console.print(arr)
+
+
+# ---------------------------------------------------------------- options
+class InputFormat(str, Enum):
+    auto = "auto"
+    edgelist = "edgelist"
+    mtx = "mtx"
+    ldbc = "ldbc"
+    csv = "csv"
+    parquet = "parquet"
+    gr = "gr"
+
+
+class WeightKindOpt(str, Enum):
+    integer = "int"
+    real = "float"
+
+
+OutStore = Annotated[Path, typer.Argument(metavar="OUT_STORE", help="Graph store directory to create.",
+                                          show_default=False)]
+ScaleOpt = Annotated[int, typer.Option("--scale", "-s", min=0, max=40,
+                                       help="log2 of the number of vertices.")]
+EdgeFactorOpt = Annotated[int, typer.Option("--edge-factor", "-e", min=0,
+                                            help="Edge samples per vertex.")]
+SeedOpt = Annotated[int, typer.Option("--seed", min=0, help="Random seed (same seed, same graph).")]
+WeightedFlag = Annotated[bool, typer.Option("--weighted", help="Give every edge a random weight.")]
+WeightsOpt = Annotated[WeightKindOpt, typer.Option(
+    "--weights", help="Weights: integers in [1, 255] (GAPBS) or floats in [0, 1).")]
+DirectedFlag = Annotated[bool, typer.Option(
+    "--directed", help="Keep samples as directed arcs (default: undirected, as Graph500).")]
+KeepLoopsFlag = Annotated[bool, typer.Option("--keep-self-loops", help="Do not drop self-loops.")]
+KeepDupsFlag = Annotated[bool, typer.Option("--keep-duplicates", help="Do not drop repeated edges.")]
+ThreadsOpt = Annotated[int | None, typer.Option("--threads", min=1, help="Generator threads.",
+                                                show_default="all cores, up to 8")]
+ForceFlag = Annotated[bool, typer.Option("--force", "-f", help="Replace OUT_STORE if it is a store.")]
+PartitionBytesOpt = Annotated[int, typer.Option(
+    "--partition-bytes", parser=_size_param, metavar="SIZE",
+    help="Partition size for the partition count: 32MiB, 1GB, or bytes.")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
+
+
+def _generate(kind: str, out: Path, *, force: bool, **kwargs: Any) -> Graph:
+    from . import generators
+
+    _check_output(out, force)
+    scale, edge_factor = kwargs["scale"], kwargs["edge_factor"]
+    total = edge_factor << scale
+    fn = generators.kronecker_graph if kind == "kronecker" else generators.uniform_graph
+    with _progress(total, f"{kind} scale {scale}: edge samples", "building store") as advance:
+        graph = fn(store=out, overwrite=force, progress=advance, **kwargs)
+    if not _settings.quiet:
+        _stderr().print(f"wrote {out}: n={graph.n:,} m={graph.m:,}", highlight=False)
+    return graph
+
+
+def _generate_command(kind: str):
+    def command(
+        out: OutStore,
+        scale: ScaleOpt,
+        edge_factor: EdgeFactorOpt = 16,
+        seed: SeedOpt = 0,
+        weighted: WeightedFlag = False,
+        weights: WeightsOpt = WeightKindOpt.integer,
+        directed: DirectedFlag = False,
+        keep_self_loops: KeepLoopsFlag = False,
+        keep_duplicates: KeepDupsFlag = False,
+        threads: ThreadsOpt = None,
+        force: ForceFlag = False,
+    ) -> None:
+        _generate(kind, out, force=force, scale=scale, edge_factor=edge_factor, seed=seed,
+                  weighted=weighted, weight_kind=weights.value, directed=directed,
+                  drop_self_loops=not keep_self_loops, drop_duplicates=not keep_duplicates,
+                  threads=threads)
+
+    return command
+
+
+generate_app.command(
+    "kronecker",
+    help="Graph500 Kronecker graph: 2^scale vertices, edge-factor * 2^scale samples, "
+         "undirected, self-loops and duplicates dropped (unless asked otherwise).",
+)(_generate_command("kronecker"))
+generate_app.command(
+    "uniform",
+    help="Uniform random graph (Erdos-Renyi G(n, m), GAPBS -u): same options as kronecker.",
+)(_generate_command("uniform"))
+
+
+@app.command()
+def convert(
+    input: Annotated[Path, typer.Argument(metavar="INPUT", help="Graph file to read.", show_default=False)],
+    out: OutStore,
+    format: Annotated[InputFormat, typer.Option("--format", help="Input format (auto: by extension).")]
+        = InputFormat.auto,
+    directed: Annotated[bool | None, typer.Option(
+        "--directed/--undirected", help="Override the direction the format implies.",
+        show_default="as the format says")] = None,
+    weighted: Annotated[bool | None, typer.Option(
+        "--weighted/--unweighted", help="Read (or ignore) a weight column.",
+        show_default="as the format says")] = None,
+    drop_self_loops: Annotated[bool, typer.Option("--drop-self-loops")] = False,
+    drop_duplicates: Annotated[bool, typer.Option("--drop-duplicates")] = False,
+    force: ForceFlag = False,
+) -> None:
+    """Read a graph file (edge list, Matrix Market, LDBC, CSV, Parquet, Galois .gr) into a store."""
+    if not input.exists():
+        raise GraphferryError(f"{input}: no such file or directory")
+    _check_output(out, force)
+    kwargs: dict[str, Any] = {"drop_self_loops": drop_self_loops, "drop_duplicates": drop_duplicates}
+    if directed is not None:
+        kwargs["directed"] = directed
+    if weighted is not None:
+        kwargs["weighted"] = weighted
+    from .io import read_graph
+    from .store import write_store
+
+    with _spinner(f"reading {input}"):
+        graph = read_graph(input, format=format.value, **kwargs)
+    with _spinner(f"writing {out}"):
+        write_store(graph, out, overwrite=force)
+    if not _settings.quiet:
+        _stderr().print(f"wrote {out}: n={graph.n:,} m={graph.m:,}", highlight=False)
+
+
+@app.command()
+def info(
+    path: Annotated[Path, typer.Argument(metavar="STORE_OR_FILE", help="A graph store or a graph file.",
+                                         show_default=False)],
+    partition_bytes: PartitionBytesOpt = "32MiB",  # type: ignore[assignment]  (parsed to int)
+    format: Annotated[InputFormat, typer.Option("--format", help="Format, when PATH is a file.")]
+        = InputFormat.auto,
+    as_json: JsonFlag = False,
+) -> None:
+    """Vertices, arcs, degree statistics, array sizes and partition count."""
+    if not path.exists():
+        raise GraphferryError(f"{path}: no such file or directory")
+    with _spinner(f"reading {path}"):
+        graph = _load(path, format.value)
+        data = graph_info(graph, partition_bytes, path=path)
+    _emit_info(data, as_json)
+
+
+def _emit_info(data: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(data, indent=2))
+    else:
+        print_info(data, _stdout())
+
+
+# -------------------------------------------------------------------- demo
+@dataclass
+class DemoContext:
+    """What the demo steps share. A step may read and set any field."""
+
+    scale: int
+    seed: int
+    store: Path
+    as_json: bool
+    graph: Graph | None = None
+    results: dict[str, Any] = field(default_factory=dict)
+
+
+def _demo_generate(ctx: DemoContext) -> None:
+    ctx.graph = _generate("kronecker", ctx.store, force=False, scale=ctx.scale, edge_factor=16,
+                          seed=ctx.seed, weighted=False, directed=False)
+
+
+def _demo_info(ctx: DemoContext) -> None:
+    assert ctx.graph is not None
+    ctx.results["info"] = graph_info(ctx.graph, DEFAULT_PARTITION_BYTES, path=ctx.store)
+    if not ctx.as_json:
+        print_info(ctx.results["info"], _stdout())
+
+
+#: The demo runs these in order; later features (algorithm runs) append theirs.
+#: With ``--json`` the demo prints ``ctx.results`` once at the end.
+DEMO_STEPS: list[Callable[[DemoContext], None]] = [_demo_generate, _demo_info]
+
+
+@app.command()
+def demo(
+    scale: Annotated[int, typer.Option("--scale", "-s", min=1, max=30,
+                                       help="Kronecker scale of the demo graph.")] = 16,
+    seed: SeedOpt = 0,
+    keep: Annotated[Path | None, typer.Option(
+        "--keep", metavar="DIR", help="Write the store to DIR and keep it (default: a temporary one).",
+        show_default=False)] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Generate a Kronecker graph into a temporary store and show what info shows."""
+    with contextlib.ExitStack() as stack:
+        if keep is None:
+            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="graphferry-demo-")))
+            store = tmp / f"kronecker-s{scale}.store"
+        else:
+            store = keep
+        ctx = DemoContext(scale=scale, seed=seed, store=store, as_json=as_json)
+        for step in DEMO_STEPS:
+            step(ctx)
+        if as_json:
+            typer.echo(json.dumps(ctx.results, indent=2))
+        # Drop the memory maps before the temporary store is removed.
+        ctx.graph = None
+
+
+# -------------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``graphferry`` script; returns the exit status.
+
+    Example:
+        >>> main(["--version"])
+        graphferry 0.1.0
+        0
+    """
+    command = typer.main.get_command(app)
+    return command.main(args=argv, prog_name="graphferry", standalone_mode=False)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
