@@ -48,7 +48,11 @@ def get(name: str):
     return getattr(module, name)
 
 
-def __getattr__(name: str):
-    if name in _WHERE:
-        return get(name)
-    raise AttributeError(name)
+# Bind every function now: importing a submodule sets a package attribute of the
+# same name (bfs.py -> graphferry.algorithms.bfs), which would shadow the function.
+# The modules only declare program text; nothing is compiled at import.
+for _name in _WHERE:
+    try:
+        globals()[_name] = get(_name)
+    except ModuleNotFoundError:  # an algorithm whose file has not landed yet
+        pass
