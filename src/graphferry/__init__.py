@@ -1,14 +1,31 @@
 """graphferry: graph analytics on NVIDIA GPUs for graphs whose edges do not fit in GPU memory.
 
 ``import graphferry`` needs neither a GPU nor CuPy; the CUDA backend is loaded
-only when asked for (or when ``backend="auto"`` finds a GPU).
+only when asked for (or when ``backend="auto"`` finds a GPU). Submodules
+(``graphferry.algorithms``, ``graphferry.io``, ``graphferry.store``,
+``graphferry.generators``) are imported on first use.
+
+Example:
+    >>> import graphferry as gf
+    >>> g = gf.Graph.from_edges([0, 1], [1, 2], n=3, directed=False)
+    >>> gf.algorithms.bfs(g, 0, backend="cpu").levels.tolist()
+    [0, 1, 2]
 """
 
+import importlib
 import logging
 
 from .graph import Graph
 
 __version__ = "0.1.0"
-__all__ = ["Graph", "__version__"]
+__all__ = ["Graph", "__version__", "algorithms", "generators", "io", "store", "runtime"]
+
+_SUBMODULES = {"algorithms", "generators", "io", "store", "runtime", "engines", "backends", "partition"}
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'graphferry' has no attribute {name!r}")
