@@ -117,21 +117,22 @@ class Runtime:
             return "host"
         return "resident" if 2 * self.graph.edge_bytes <= self.arena.budget_bytes else "filter"
 
-    def side(self, direction: str, use_weights: bool) -> tuple[EdgeSide, Engine]:
-        """The edge side (out-edges for push, in-edges for pull) and its engine, built once."""
+    def side(self, direction: str, use_weights: bool, reverse: bool = False) -> tuple[EdgeSide, Engine]:
+        """The edge side and its engine, built once per physical CSR.
+
+        Push reads out-edges and pull reads in-edges; ``reverse`` runs the map on
+        the transposed graph (push along in-edges, pull along out-edges), which
+        is the same physical CSR as the other direction. An undirected graph
+        has one physical CSR for everything.
+        """
         use_weights = use_weights and self.graph.weighted
-        key = (direction, use_weights)
+        csr = "out" if (direction == "push") != bool(reverse) or not self.graph.directed else "in"
+        key = (csr, use_weights)
         if key not in self._sides:
-            g = self.graph if direction == "push" else self.graph.transpose()
-            if not self.graph.directed:
-                # one physical edge side serves both directions of an undirected graph
-                other = ("pull" if direction == "push" else "push", use_weights)
-                if other in self._sides:
-                    self._sides[key] = self._sides[other]
-                    return self._sides[key]
+            g = self.graph if csr == "out" else self.graph.transpose()
             side = EdgeSide.of(g, self.partition_bytes, use_weights)
             eng = engine_class(self.engine_name)(side, self.backend, self.arena)
-            log.debug("%s side: %d partitions, engine %s", direction, len(side.partitions), self.engine_name)
+            log.debug("%s-edge side: %d partitions, engine %s", csr, len(side.partitions), self.engine_name)
             self._sides[key] = (side, eng)
         return self._sides[key]
 
@@ -226,14 +227,20 @@ class ProgramState:
         return self._tables
 
     # ------------------------------------------------------------ operators
-    def edge_map(self, frontier: Frontier, *, direction: str | None = None) -> Frontier:
-        """Apply the program along the edges of the active vertices; return the new frontier."""
+    def edge_map(self, frontier: Frontier, *, direction: str | None = None,
+                 reverse: bool = False) -> Frontier:
+        """Apply the program along the edges of the active vertices; return the new frontier.
+
+        ``reverse=True`` maps over the transposed graph: ``s`` and ``d`` of the
+        program's functions are then an edge's head and tail (an undirected view
+        of a directed graph is one forward and one reverse map).
+        """
         rt, g, b = self.rt, self.rt.graph, self.rt.backend
         fsize = len(frontier)
-        fedges = frontier.out_edges(g.out_degree)
+        fedges = frontier.out_edges(g.in_degree if reverse else g.out_degree)
         d = choose_direction(self.program, fsize, fedges, g.m, force=direction or rt.direction,
                              pull_fraction=rt.pull_fraction)
-        side, engine = rt.side(d, self.program.uses_weights)
+        side, engine = rt.side(d, self.program.uses_weights, reverse)
         out = b.new_bitmap(g.n)
         it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)
         tables = self._tables_now()
