@@ -1,0 +1,77 @@
+"""WCC: every engine and direction gives scipy's weak components on graphs split into many partitions."""
+
+import numpy as np
+import pytest
+import scipy.sparse.csgraph as csgraph
+from hypothesis import given, settings, strategies as st
+
+from graphferry import Graph
+from graphferry.algorithms.wcc import same_partition, union_find_components, verify_wcc, wcc
+
+from conftest import ENGINES, tiny_budget_options
+
+
+@st.composite
+def graphs(draw, max_n=120, max_m=400):
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(0, max_m))
+    seed = draw(st.integers(0, 2**32 - 1))
+    directed = draw(st.booleans())
+    rng = np.random.default_rng(seed)
+    return Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=directed)
+
+
+def scipy_labels(g: Graph) -> np.ndarray:
+    _, lab = csgraph.connected_components(g.to_scipy(), directed=True, connection="weak")
+    return lab
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+@settings(max_examples=12, deadline=None)
+@given(g=graphs())
+def test_wcc_matches_scipy(engine, direction, g):
+    r = wcc(g, direction=direction, **tiny_budget_options(engine))
+    assert same_partition(r.labels, scipy_labels(g))
+    verify_wcc(g, r.labels)
+    assert r.components == len(np.unique(scipy_labels(g)))
+
+
+def test_long_paths_in_both_directions_span_partitions():
+    # a path whose edges alternate direction: only the undirected view connects it
+    n = 300
+    a = np.arange(n - 1)
+    src = np.where(a % 2 == 0, a, a + 1)
+    dst = np.where(a % 2 == 0, a + 1, a)
+    perm = np.random.default_rng(1).permutation(n)  # scatter the path over the partitions
+    g = Graph.from_edges(perm[src], perm[dst], n=n + 5)
+    for engine in ENGINES:
+        r = wcc(g, **tiny_budget_options(engine))
+        verify_wcc(g, r.labels)
+        assert r.components == 6
+        assert r.rounds < 20  # hooking + shortcutting: far fewer rounds than the path's length
+        assert len(r.record.steps[0].partitions) > 3
+
+
+def test_empty_and_edgeless():
+    assert wcc(Graph.from_edges([], [], n=0), backend="cpu").labels.tolist() == []
+    assert wcc(Graph.from_edges([], [], n=4), backend="cpu").labels.tolist() == [0, 1, 2, 3]
+
+
+def test_reverse_edge_map_reads_in_edges_on_every_engine():
+    # 0 -> 1 only: the forward map reaches 1 from 0; the reverse map reaches 0 from 1
+    g = Graph.from_edges(np.array([0]), np.array([1]), n=2)
+    r = wcc(g, direction="push", backend="cpu")
+    assert r.labels.tolist() == [0, 0]
+    g2 = Graph.from_edges(np.array([1]), np.array([0]), n=2)
+    for direction in ("push", "pull"):
+        assert wcc(g2, direction=direction, backend="cpu").labels.tolist() == [0, 0]
+
+
+def test_union_find_and_partition_helpers():
+    assert union_find_components(5, np.array([4, 1]), np.array([1, 3])).tolist() == [0, 1, 2, 1, 1]
+    assert same_partition(np.array([7, 7, 3]), np.array([0, 0, 1]))
+    assert not same_partition(np.array([7, 7, 3]), np.array([0, 1, 1]))
+    assert not same_partition(np.array([7, 7, 7]), np.array([0, 0, 1]))
+    with pytest.raises(AssertionError):
+        verify_wcc(Graph.from_edges(np.array([0]), np.array([1]), n=3), np.array([0, 1, 2]))
