@@ -235,13 +235,23 @@ def _root(
 ) -> None:
     _settings.quiet = quiet
     if verbose:
-        from rich.logging import RichHandler
-
-        level = logging.INFO if verbose == 1 else logging.DEBUG
         root = logging.getLogger("graphferry")
-        root.setLevel(level)
-        if not any(isinstance(h, RichHandler) for h in root.handlers):
-            root.addHandler(RichHandler(console=_stderr(), show_path=False))
+        root.setLevel(logging.INFO if verbose == 1 else logging.DEBUG)
+        console = _stderr()
+        handler: logging.Handler
+        if console.is_terminal:
+            from rich.logging import RichHandler
+
+            handler = RichHandler(console=console, show_path=False)
+        else:
+            # In a log file, rich would wrap lines at 80 columns; one record per line instead.
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.set_name("graphferry-cli")
+        # Replace, not add: a second in-process run (tests) has a new stderr.
+        for old in [h for h in root.handlers if h.get_name() == "graphferry-cli"]:
+            root.removeHandler(old)
+        root.addHandler(handler)
 
 
 # ----------------------------------------------------------------- progress

@@ -253,10 +253,13 @@ def kronecker_edges(
             np.left_shift(dst, 1, out=dst)
             np.bitwise_or(dst, jj, out=dst, casting="unsafe")
         count = min(BLOCK_EDGES, total - k * BLOCK_EDGES)
-        src, dst = src[:count], dst[:count]
-        if perm is not None:
-            return perm[src].astype(np.int64), perm[dst].astype(np.int64)
-        return src.astype(np.int64), dst.astype(np.int64)
+        src, dst = src[:count].astype(np.int64), dst[:count].astype(np.int64)
+        if perm is None:
+            return src, dst
+        # take(mode="clip") with intp indices skips the bounds check and index
+        # conversion of perm[src]: measured 2x faster (ids are < n by construction).
+        return (perm.take(src, mode="clip").astype(np.int64, copy=False),
+                perm.take(dst, mode="clip").astype(np.int64, copy=False))
 
     yield from _regroup(_ordered_blocks(make, n_blocks, threads), total, chunk_edges)
 
