@@ -81,6 +81,43 @@ GF_FN bool gf_cas(int32_t* p, int32_t e, int32_t d) { return atomicCAS(p, e, d) 
 GF_FN bool gf_cas(int64_t* p, int64_t e, int64_t d) {
     return atomicCAS((unsigned long long*)p, (unsigned long long)e, (unsigned long long)d) == (unsigned long long)e;
 }
+GF_FN bool gf_atomic_max(int64_t* p, int64_t v) {
+    return atomicMax((long long*)p, (long long)v) < (long long)v;
+}
+GF_FN bool gf_atomic_min(uint32_t* p, uint32_t v) { return atomicMin(p, v) > v; }
+GF_FN bool gf_atomic_max(uint32_t* p, uint32_t v) { return atomicMax(p, v) < v; }
+GF_FN bool gf_atomic_min(uint64_t* p, uint64_t v) {
+    return atomicMin((unsigned long long*)p, (unsigned long long)v) > (unsigned long long)v;
+}
+GF_FN bool gf_atomic_max(uint64_t* p, uint64_t v) {
+    return atomicMax((unsigned long long*)p, (unsigned long long)v) < (unsigned long long)v;
+}
+GF_FN bool gf_atomic_max(float* p, float v) {
+    int* ip = (int*)p;
+    int old = *ip;
+    while (__int_as_float(old) < v) {
+        int prev = atomicCAS(ip, old, __float_as_int(v));
+        if (prev == old) return true;
+        old = prev;
+    }
+    return false;
+}
+GF_FN bool gf_atomic_max(double* p, double v) {
+    unsigned long long* ip = (unsigned long long*)p;
+    unsigned long long old = *ip;
+    while (__longlong_as_double((long long)old) < v) {
+        unsigned long long prev = atomicCAS(ip, old, (unsigned long long)__double_as_longlong(v));
+        if (prev == old) return true;
+        old = prev;
+    }
+    return false;
+}
+GF_FN void gf_atomic_add(uint32_t* p, uint32_t v) { atomicAdd(p, v); }
+GF_FN void gf_atomic_add(uint64_t* p, uint64_t v) { atomicAdd((unsigned long long*)p, (unsigned long long)v); }
+GF_FN bool gf_cas(uint32_t* p, uint32_t e, uint32_t d) { return atomicCAS(p, e, d) == e; }
+GF_FN bool gf_cas(uint64_t* p, uint64_t e, uint64_t d) {
+    return atomicCAS((unsigned long long*)p, (unsigned long long)e, (unsigned long long)d) == (unsigned long long)e;
+}
 template <typename T> GF_FN T gf_load(const T* p) { return *(const volatile T*)p; }
 #else
 template <typename T> GF_FN bool gf_atomic_min(T* p, T v) {
