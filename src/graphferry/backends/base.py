@@ -94,12 +94,41 @@ class Backend(ABC):
 
     # --- host to device ----------------------------------------------------
     @abstractmethod
-    def copy_h2d(self, dst: Any, src: np.ndarray) -> None:
-        """Copy host ``src`` into the device buffer ``dst`` (same length, dtype)."""
+    def copy_h2d(self, dst: Any, src: np.ndarray, after: Any = None) -> Any:
+        """Copy host ``src`` into the device buffer ``dst`` (same length, dtype).
+
+        On a device the copy is asynchronous (its own stream) but ordered before
+        any later kernel. ``after`` is a :meth:`record` token the copy must wait
+        for (the last kernel that read ``dst``). Returns a token reached when the
+        copy is done, for :meth:`host_wait` before ``src`` is overwritten; the
+        CPU backend copies at once and returns None.
+        """
 
     def host_view(self, host: np.ndarray) -> Any:
         """A device-readable alias of host memory (zero-copy) or a plain view on the CPU."""
         return host
+
+    def pinned_empty(self, count: int, dtype) -> np.ndarray:
+        """A host buffer the device copies from at full speed (pinned on a GPU)."""
+        return np.empty(int(count), dtype=dtype)
+
+    def register_host(self, host: np.ndarray) -> bool:
+        """Make a large host array fast to copy from (pinned in place on a GPU); True if done."""
+        return False
+
+    # --- ordering and timing (no-ops where everything is synchronous) -------
+    def record(self) -> Any:
+        """A token for "all kernels issued so far" (see ``copy_h2d(after=)``), or None."""
+        return None
+
+    def host_wait(self, token: Any) -> None:
+        """Block the host until ``token`` (from :meth:`record` or ``copy_h2d``) is reached."""
+
+    def take_device_times(self) -> tuple[float, float] | None:
+        """(copy seconds, kernel seconds) measured on the device since the last call, after
+        :meth:`synchronize`; None when the backend has no device clock (the runtime's
+        host timers are then exact)."""
+        return None
 
     # --- bitmaps ----------------------------------------------------------
     @staticmethod

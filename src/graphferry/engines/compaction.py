@@ -5,6 +5,12 @@ the vertex list and compacted offsets), then one copy moves the compacted
 subgraph. HyTGraph formula (2): ``Tec = |E_p^a| * d / B_pcie + T_compact``: it
 moves the fewest bytes but pays the CPU gather. The gather runs in C++ with the
 GIL released. With no active list (dense pull), the whole partition is taken.
+
+Two pinned staging buffers and two device buffers alternate: the gather for
+partition ``i + 1`` runs on the host while the device still copies or computes
+partition ``i`` (the host waits only until the copy that last read the staging
+buffer is done; the copy waits only for the kernel that last read its device
+buffer).
 """
 
 from __future__ import annotations
@@ -24,31 +30,47 @@ class CompactionEngine(Engine):
     def __init__(self, side, backend, arena):
         super().__init__(side, backend, arena)
         cap = side.max_partition_edges()
-        self._idx = arena.alloc(cap, side.indices.dtype, "compaction buffer (indices)")
-        self._w = None if side.weights is None else arena.alloc(cap, np.float32, "compaction buffer (weights)")
-        self._stage_idx = backend.pinned_empty(cap, side.indices.dtype) if hasattr(backend, "pinned_empty") else np.empty(cap, side.indices.dtype)
-        self._stage_w = None
-        if side.weights is not None:
-            self._stage_w = backend.pinned_empty(cap, np.float32) if hasattr(backend, "pinned_empty") else np.empty(cap, np.float32)
+        self._bufs = []
+        for k in range(2):
+            idx = arena.alloc(cap, side.indices.dtype, f"compaction buffer {k} (indices)")
+            w = None if side.weights is None else arena.alloc(cap, np.float32, f"compaction buffer {k} (weights)")
+            stage_idx = backend.pinned_empty(cap, side.indices.dtype)
+            stage_w = None if side.weights is None else backend.pinned_empty(cap, np.float32)
+            self._bufs.append((idx, w, stage_idx, stage_w))
+        self._next = 0
+        self._last = 0
+        self._free_at = [None, None]     # token: the last kernel that read device buffer k
+        self._staged_at = [None, None]   # token: the last copy out of staging buffer k
 
     def load(self, part, active):
         s = self.side
+        buf = self._last = self._next
+        self._next ^= 1
+        d_idx, d_w, stage_idx, stage_w = self._bufs[buf]
         ids = np.arange(part.lo, part.hi, dtype=np.int64) if active is None else active
+        self.backend.host_wait(self._staged_at[buf])
         t0 = time.perf_counter()
-        coff, idx_h, w_h = gather_rows(s.offsets, s.indices, s.weights, ids, self._stage_idx, self._stage_w)
+        coff, idx_h, w_h = gather_rows(s.offsets, s.indices, s.weights, ids, stage_idx, stage_w)
         t1 = time.perf_counter()
         k = len(idx_h)
-        self.backend.copy_h2d(self._idx[:k], idx_h)
+        after = self._free_at[buf]
+        token = self.backend.copy_h2d(d_idx[:k], idx_h, after=after)
         if w_h is not None:
-            self.backend.copy_h2d(self._w[:k], w_h)
+            token = self.backend.copy_h2d(d_w[:k], w_h, after=after)
+        self._staged_at[buf] = token
         vids = self.backend.asarray(ids.astype(s.indices.dtype))
         offs = self.backend.asarray(coff)
         t2 = time.perf_counter()
-        view = PartitionView(offs, self._idx[:k], None if w_h is None else self._w[:k], vids, part.lo, len(ids), 0)
+        view = PartitionView(offs, d_idx[:k], None if w_h is None else d_w[:k], vids, part.lo, len(ids), 0)
         moved = k * s.bytes_per_edge + coff.nbytes + len(ids) * s.indices.itemsize
         return Loaded(view, None, False, moved, compact_seconds=t1 - t0, copy_seconds=t2 - t1)
 
+    def done(self, loaded):
+        self._free_at[self._last] = self.backend.record()
+
     def close(self):
-        self.arena.release(self._idx)
-        if self._w is not None:
-            self.arena.release(self._w)
+        for d_idx, d_w, _, _ in self._bufs:
+            self.arena.release(d_idx)
+            if d_w is not None:
+                self.arena.release(d_w)
+        self._bufs = []

@@ -5,7 +5,10 @@ which it holds an active vertex; transfers are sequential and so run near the
 bus's peak, at the price of moving inactive vertices' edges too. HyTGraph
 formula (1): ``Tef = |E_p| * d / B_pcie`` for a partition's edges ``E_p`` of
 ``d`` bytes each. Two device buffers alternate so the next copy can overlap the
-current kernel on a device with copy engines.
+current kernel on a device with copy engines: the copy into a buffer waits
+only for the kernel that last read it (a backend token), never for the host.
+The edge arrays are pinned in place once (``backend.register_host``) so the
+copies run at the bus's pinned speed.
 """
 
 from __future__ import annotations
@@ -27,22 +30,31 @@ class FilterEngine(Engine):
             w = None if side.weights is None else arena.alloc(cap, side.weights.dtype, f"filter buffer {k} (weights)")
             self._bufs.append((idx, w))
         self._next = 0
+        self._free_at = [None, None]  # per buffer: token of the last kernel that read it
         self._offsets = backend.asarray(side.offsets)
+        backend.register_host(side.indices)
+        if side.weights is not None:
+            backend.register_host(side.weights)
 
     def load(self, part, active):
         s = self.side
-        idx, w = self._bufs[self._next]
+        buf = self._last = self._next
+        idx, w = self._bufs[buf]
         self._next ^= 1
         k = part.num_edges
         t = time.perf_counter()
-        self.backend.copy_h2d(idx[:k], s.indices[part.edge_lo : part.edge_hi])
+        after = self._free_at[buf]
+        self.backend.copy_h2d(idx[:k], s.indices[part.edge_lo : part.edge_hi], after=after)
         if w is not None:
-            self.backend.copy_h2d(w[:k], s.weights[part.edge_lo : part.edge_hi])
+            self.backend.copy_h2d(w[:k], s.weights[part.edge_lo : part.edge_hi], after=after)
         secs = time.perf_counter() - t
         view = self.range_view(part, self._offsets[part.lo : part.hi + 1], idx[:k],
                                None if w is None else w[:k], part.edge_lo)
         return Loaded(view, self.rows_of(part, active), active is None, k * s.bytes_per_edge,
                       copy_seconds=secs)
+
+    def done(self, loaded):
+        self._free_at[self._last] = self.backend.record()
 
     def close(self):
         for idx, w in self._bufs:

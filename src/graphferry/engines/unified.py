@@ -72,6 +72,8 @@ class UnifiedEngine(Engine):
         moved = self._touch(pages) * PAGE_BYTES
         if self._real is not None:
             indices, weights = self._real.prepare(part, pages)
+            if self._real.last_bytes is not None:  # prefetched (or already resident): exact
+                moved = self._real.last_bytes
         else:
             indices, weights = s.indices, s.weights
         view = self.range_view(part, self._offsets[part.lo : part.hi + 1],

@@ -261,6 +261,9 @@ class ProgramState:
             it.add_partition(part.index, engine.name, loaded.bytes_h2d, rows)
             engine.done(loaded)
         b.synchronize()
+        device_times = b.take_device_times()
+        if device_times is not None:  # asynchronous backend: host timers saw only the launches
+            it.copy_seconds, it.kernel_seconds = device_times
         nxt = Frontier(b, g.n, bits=out)
         it.next_active = len(nxt)
         rt.record.end(it)

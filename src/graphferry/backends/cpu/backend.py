@@ -104,8 +104,9 @@ class CpuBackend(Backend):
     def asarray(self, host):
         return np.array(host, copy=True)
 
-    def copy_h2d(self, dst, src):
+    def copy_h2d(self, dst, src, after=None):
         np.copyto(dst, src, casting="no")
+        return None
 
     def device_description(self) -> str:
         import os
