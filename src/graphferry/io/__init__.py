@@ -1,0 +1,150 @@
+"""Readers, writers and the streaming CSR builder.
+
+:func:`read_graph` picks a reader by ``format`` or, with ``format="auto"``, by
+the file's name and first bytes:
+
+============  ================================================  ==============================
+format        files                                             reader
+============  ================================================  ==============================
+``store``     a directory with ``manifest.json``                :func:`graphferry.store.open_store`
+``edgelist``  SNAP/Konect/graphferry text (``.gz``/``.bz2``/``.xz``)  :func:`read_edgelist`
+``mtx``       Matrix Market ``.mtx``/``.mm``                    :func:`read_matrix_market`
+``ldbc``      LDBC Graphalytics ``<g>.properties/.v/.e``        :func:`read_ldbc`
+``csv``       ``.csv`` edge tables (pyarrow)                    :func:`read_csv_edges`
+``parquet``   ``.parquet``/``.pq`` edge tables (pyarrow)        :func:`read_parquet_edges`
+``gr``        Galois binary ``.gr``/``.sgr``                    :func:`read_gr`
+============  ================================================  ==============================
+
+Every reader raises :class:`graphferry.errors.InputError` naming the file,
+the line and the problem, and with ``store=path`` writes a graph store
+atomically (nothing is left behind on error) and returns it memory-mapped.
+
+Example:
+    >>> import tempfile, os
+    >>> from graphferry.io import read_graph
+    >>> d = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(d, "g.txt"), "w").write("# Directed graph\\n0\\t1\\n1\\t2\\n")
+    >>> g = read_graph(os.path.join(d, "g.txt"), store=os.path.join(d, "g.store"))
+    >>> g.n, g.m, g.directed, g.meta["store"].endswith("g.store")
+    (3, 2, True, True)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import InputError
+from ..graph import Graph
+from .builder import CSRBuilder, build_from_arrays
+from .convert import from_arrays, from_networkx, from_scipy, to_networkx
+from .edgelist import read_edgelist, write_edgelist
+from .galois import read_gr, write_gr
+from .ldbc import read_ldbc, read_properties
+from .mtx import read_matrix_market
+from .tables import read_csv_edges, read_parquet_edges, write_parquet_edges
+
+__all__ = [
+    "CSRBuilder", "build_from_arrays", "detect_format", "from_arrays", "from_networkx",
+    "from_scipy", "read_csv_edges", "read_edgelist", "read_gr", "read_graph", "read_ldbc",
+    "read_matrix_market", "read_parquet_edges", "read_properties", "to_networkx",
+    "write_edgelist", "write_gr", "write_parquet_edges",
+]
+
+FORMATS = ("store", "edgelist", "mtx", "ldbc", "csv", "parquet", "gr")
+_COMPRESSED = (".gz", ".bz2", ".xz")
+
+
+def detect_format(path: str | os.PathLike) -> str:
+    """The format :func:`read_graph` would use for ``path`` with ``format="auto"``."""
+    from ..store import is_store
+
+    p = Path(path)
+    if p.is_dir():
+        if is_store(p):
+            return "store"
+        raise InputError("is a directory but not a graph store (no manifest.json)", path=str(p))
+    name = p.name.lower()
+    for c in _COMPRESSED:
+        if name.endswith(c):
+            name = name[: -len(c)]
+            break
+    suffix = os.path.splitext(name)[1]
+    if suffix in (".mtx", ".mm"):
+        return "mtx"
+    if suffix in (".gr", ".sgr"):
+        return "gr"
+    if suffix in (".parquet", ".pq"):
+        return "parquet"
+    if suffix == ".csv":
+        return "csv"
+    if suffix == ".properties":
+        return "ldbc"
+    stem = str(p)[: -len(suffix)] if suffix in (".e", ".v") else str(p)
+    if (suffix in (".e", ".v") or not p.exists()) and Path(stem + ".e").exists() \
+            and Path(stem + ".v").exists():
+        return "ldbc"
+    if p.is_file():
+        from ._text import open_binary
+
+        with open_binary(p) as f:
+            head = f.read(64)
+        if head.startswith(b"%%MatrixMarket"):
+            return "mtx"
+    return "edgelist"
+
+
+def read_graph(
+    path: str | os.PathLike,
+    format: str = "auto",
+    *,
+    directed: bool | None = None,
+    weighted: bool | None = None,
+    renumber: bool | None = None,
+    drop_self_loops: bool = False,
+    drop_duplicates: bool = False,
+    store: str | os.PathLike | None = None,
+    overwrite: bool = False,
+    **options,
+) -> Graph:
+    """Read a graph file of any supported format (see the module docstring).
+
+    ``directed``, ``weighted``, ``renumber``: ``None`` lets the format decide
+    (header, properties, columns). ``store``: also write a graph store there
+    and return the graph memory-mapped from it. Further keyword ``options`` go
+    to the format's reader (e.g. ``src=``/``dst=``/``weight=`` for tables,
+    ``weight_dtype=`` for ``.gr``). For LDBC the parameters are in
+    ``graph.meta["ldbc"]``.
+    """
+    fmt = detect_format(path) if format == "auto" else format
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; expected 'auto' or one of {FORMATS}")
+    common = dict(drop_self_loops=drop_self_loops, drop_duplicates=drop_duplicates,
+                  store=store, overwrite=overwrite)
+    if fmt == "store":
+        from ..store import open_store, write_store
+
+        g = open_store(path, verify=bool(options.pop("verify", False)))
+        if store is not None:
+            write_store(g, store, overwrite=overwrite)
+            g = open_store(store)
+        return g
+    if fmt == "edgelist":
+        return read_edgelist(path, directed=directed, weighted=weighted, renumber=renumber,
+                             **common, **options)
+    if renumber and fmt not in ("csv", "parquet"):
+        raise ValueError(f"renumber is not an option of the {fmt!r} reader")
+    if fmt == "mtx":
+        return read_matrix_market(path, directed=directed, weighted=weighted, **common, **options)
+    if fmt == "gr":
+        return read_gr(path, directed=True if directed is None else directed, weighted=weighted,
+                       **common, **options)
+    if fmt == "ldbc":
+        if drop_self_loops or drop_duplicates:
+            raise ValueError("LDBC graphs are read as they are (no dropping)")
+        graph, _params = read_ldbc(path, directed=directed, weighted=weighted, store=store,
+                                   overwrite=overwrite, **options)
+        return graph
+    reader = read_csv_edges if fmt == "csv" else read_parquet_edges
+    return reader(path, directed=True if directed is None else directed, weighted=weighted,
+                  renumber=renumber, **common, **options)
