@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphferry import generators as gen
 from graphferry.generators import (
     BLOCK_EDGES,
     edge_weights,
@@ -229,7 +228,8 @@ def test_progress_callback_counts_samples():
 
 
 def test_kronecker_graph_into_store(tmp_path):
-    store = pytest.importorskip("graphferry.store")
+    from graphferry import store
+
     g = kronecker_graph(9, 4, seed=6, store=tmp_path / "k9", weighted=True)
     ref = kronecker_graph(9, 4, seed=6, weighted=True)
     h = store.open_store(tmp_path / "k9")
@@ -238,13 +238,7 @@ def test_kronecker_graph_into_store(tmp_path):
         assert np.array_equal(np.asarray(x.offsets), ref.offsets)
         assert np.array_equal(np.asarray(x.indices), ref.indices)
         assert np.array_equal(np.asarray(x.weights), ref.weights)
-
-
-def test_in_memory_fallback_matches(monkeypatch):
-    # The stand-in builder (used while graphferry.io.builder is missing) and the
-    # real one must agree.
-    ref = kronecker_graph(8, 4, seed=1, weighted=True)
-    monkeypatch.setattr(gen, "_make_builder", lambda **kw: gen._InMemoryBuilder(**kw))
-    alt = kronecker_graph(8, 4, seed=1, weighted=True)
-    assert np.array_equal(ref.offsets, alt.offsets)
-    assert np.array_equal(np.sort(ref.indices), np.sort(alt.indices))
+    assert h.meta["generator"]["scale"] == 9 and h.meta["generator"]["seed"] == 6
+    with pytest.raises(Exception, match="exists"):
+        kronecker_graph(9, 4, seed=6, store=tmp_path / "k9")
+    assert kronecker_graph(5, 4, store=tmp_path / "k9", overwrite=True).n == 32

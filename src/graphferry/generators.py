@@ -3,7 +3,8 @@
 Both generators stream edge samples as ``(src, dst)`` int64 chunks so that graphs
 far larger than memory allows as an edge list (Kronecker scale 26: 64 M vertices,
 1 G edge samples, 16 GiB as int64 pairs) can be fed chunk by chunk into
-:class:`graphferry.io.builder.CSRBuilder` and written into a graph store.
+:class:`graphferry.io.builder.CSRBuilder` and written into a graph store
+(``kronecker_graph(26, store=path)``).
 
 Determinism
     Edge sample ``i`` depends only on ``(seed, scale or n, i)``: the samples are
@@ -37,12 +38,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
 from .graph import Graph, index_dtype_for
+from .io.builder import CSRBuilder
 
 log = logging.getLogger(__name__)
 
@@ -334,42 +335,6 @@ def edge_weights(count: int, *, start: int = 0, seed: int = 0, kind: WeightKind 
 
 
 # ------------------------------------------------------------------ full graphs
-class _InMemoryBuilder:
-    """Stand-in for ``graphferry.io.builder.CSRBuilder`` when that is unavailable."""
-
-    def __init__(self, *, n, directed, weighted, drop_self_loops, drop_duplicates, **_ignored):
-        self.n, self.directed, self.weighted = n, directed, weighted
-        self.drop_self_loops, self.drop_duplicates = drop_self_loops, drop_duplicates
-        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = []
-
-    def add(self, src, dst, weights=None):
-        self.parts.append((src, dst, weights))
-
-    def finish(self) -> Graph:
-        cat = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, np.int64))
-        src = cat([p[0] for p in self.parts])
-        dst = cat([p[1] for p in self.parts])
-        w = cat([p[2] for p in self.parts]).astype(np.float32) if self.weighted else None
-        return Graph.from_edges(src, dst, w, n=self.n, directed=self.directed,
-                                drop_self_loops=self.drop_self_loops,
-                                drop_duplicates=self.drop_duplicates)
-
-    def finish_store(self, path, name=None, overwrite=False) -> Graph:
-        from .store import open_store, write_store
-
-        write_store(self.finish(), path, overwrite=overwrite, name=name)
-        return open_store(path)
-
-
-def _make_builder(**kwargs):
-    try:
-        from .io.builder import CSRBuilder
-    except ImportError:  # the streaming builder is not installed in this tree yet
-        log.debug("graphferry.io.builder unavailable; building in memory")
-        return _InMemoryBuilder(**kwargs)
-    return CSRBuilder(**kwargs)
-
-
 def build_graph(
     chunks: Iterable[tuple[np.ndarray, np.ndarray]],
     n: int,
@@ -384,31 +349,30 @@ def build_graph(
     overwrite: bool = False,
     name: str = "graph",
     source: str | None = None,
+    meta: dict | None = None,
     progress: ProgressFn | None = None,
 ) -> Graph:
-    """Feed generated edge chunks (plus seeded weights) into a CSR builder.
+    """Feed generated edge chunks (plus seeded weights) into a :class:`CSRBuilder`.
 
     ``progress(k)`` is called after each chunk with the number of samples it
     held (the CLI draws a progress bar with it; this layer never prints).
     ``overwrite`` lets ``store`` replace an existing store (atomically: the old
-    one stays until the new one is complete).
+    one stays until the new one is complete). ``meta`` (the generator's
+    parameters) is recorded in the graph's ``meta`` and the store's manifest.
     """
     if weight_kind not in ("int", "float"):
         raise ValueError(f"weight kind must be 'int' or 'float', got {weight_kind!r}")
-    builder = _make_builder(n=n, directed=directed, weighted=weighted,
-                            drop_self_loops=drop_self_loops, drop_duplicates=drop_duplicates,
-                            source=source)
+    builder = CSRBuilder(n=n, directed=directed, weighted=weighted,
+                         drop_self_loops=drop_self_loops, drop_duplicates=drop_duplicates,
+                         source=source, name=name)
+    if meta:
+        builder.meta["generator"] = meta
     t0 = time.perf_counter()
     done = 0
     last_log = t0
+    # The builder orients undirected samples as (min, max) before deduplicating,
+    # so (u, v) and (v, u) keep one sample's weight for both directions.
     for src, dst in chunks:
-        if not directed:
-            # Orient each sample as (min, max): the undirected graph is the same,
-            # but samples (u, v) and (v, u) become one duplicate pair, so
-            # "keep the first" keeps one weight for both directions (a builder
-            # that symmetrises before deduplicating would otherwise keep w(u, v)
-            # from one sample and w(v, u) from the other).
-            src, dst = np.minimum(src, dst), np.maximum(src, dst)
         w = edge_weights(len(src), start=done, seed=seed, kind=weight_kind) if weighted else None
         builder.add(src, dst, w)
         done += len(src)
@@ -422,10 +386,8 @@ def build_graph(
              time.perf_counter() - t0)
     if store is None:
         graph = builder.finish()
-    elif overwrite:
-        graph = builder.finish_store(Path(store), name=name, overwrite=True)
     else:
-        graph = builder.finish_store(Path(store), name=name)
+        graph = builder.finish_store(store, name=name, overwrite=overwrite)
     graph.name = name
     log.info("%s: n=%d m=%d built in %.1f s total", name, graph.n, graph.m, time.perf_counter() - t0)
     return graph
@@ -474,11 +436,13 @@ def kronecker_graph(
     name = f"kronecker-s{scale}-ef{edge_factor}"
     chunks = kronecker_edges(scale, edge_factor, a=a, b=b, c=c, seed=seed,
                              chunk_edges=chunk_edges, threads=threads)
-    source = f"kronecker(scale={scale}, edge_factor={edge_factor}, a={a}, b={b}, c={c}, seed={seed})"
+    params = dict(kind="kronecker", scale=scale, edge_factor=edge_factor, a=a, b=b, c=c,
+                  seed=seed, weight_kind=weight_kind if weighted else None)
     return build_graph(chunks, 1 << scale, directed=directed, weighted=weighted,
                        weight_kind=weight_kind, seed=seed, drop_self_loops=drop_self_loops,
                        drop_duplicates=drop_duplicates, store=store, overwrite=overwrite,
-                       name=name, source=source, progress=progress)
+                       name=name, source=f"kronecker(scale={scale}, seed={seed})", meta=params,
+                       progress=progress)
 
 
 def uniform_graph(
@@ -516,4 +480,7 @@ def uniform_graph(
     return build_graph(chunks, n, directed=directed, weighted=weighted, weight_kind=weight_kind,
                        seed=seed, drop_self_loops=drop_self_loops,
                        drop_duplicates=drop_duplicates, store=store, overwrite=overwrite,
-                       name=name, source=f"uniform(n={n}, m={m}, seed={seed})", progress=progress)
+                       name=name, source=f"uniform(n={n}, m={m}, seed={seed})",
+                       meta=dict(kind="uniform", n=n, m=m, seed=seed,
+                                 weight_kind=weight_kind if weighted else None),
+                       progress=progress)
