@@ -35,16 +35,6 @@ def assert_one_line_error(result, code=None):
     return lines[0]
 
 
-def needs_store():
-    pytest.importorskip("graphferry.store")
-
-
-def needs_readers():
-    pytest.importorskip("graphferry.io")
-    if not hasattr(__import__("graphferry.io", fromlist=["read_graph"]), "read_graph"):
-        pytest.skip("graphferry.io.read_graph not available yet")
-
-
 # --------------------------------------------------------------------- sizes
 @pytest.mark.parametrize("text,value", [
     ("32MiB", 32 * 2**20), ("32mib", 32 * 2**20), ("1GB", 10**9), ("1GiB", 2**30),
@@ -183,8 +173,6 @@ def test_graphferry_errors_from_steps_are_one_line(monkeypatch):
 
 # ------------------------------------------------- with the store and readers
 def test_generate_info_convert_round_trip(tmp_path):
-    needs_store()
-    needs_readers()
     from graphferry.generators import kronecker_graph
     from graphferry.store import open_store
 
@@ -225,7 +213,6 @@ def test_generate_info_convert_round_trip(tmp_path):
 
 
 def test_generate_weighted_uniform_directed(tmp_path):
-    needs_store()
     from graphferry.store import open_store
 
     store = tmp_path / "u.store"
@@ -242,8 +229,6 @@ def test_generate_weighted_uniform_directed(tmp_path):
 
 
 def test_convert_malformed_input_is_one_line(tmp_path):
-    needs_store()
-    needs_readers()
     bad = tmp_path / "bad.el"
     bad.write_text("0 1\n1 two\n")
     line = assert_one_line_error(run("convert", str(bad), str(tmp_path / "o.store"),
@@ -253,7 +238,6 @@ def test_convert_malformed_input_is_one_line(tmp_path):
 
 
 def test_demo(tmp_path):
-    needs_store()
     r = run("demo", "--scale", "8")
     assert r.exit_code == 0, r.output
     assert "kronecker-s8" in r.stdout and "vertices" in r.stdout and "median" in r.stdout
@@ -261,3 +245,40 @@ def test_demo(tmp_path):
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["info"]["n"] == 256
     assert (tmp_path / "d.store").is_dir()
+
+
+def test_convert_edgelist_options(tmp_path):
+    from graphferry.store import open_store
+
+    el = tmp_path / "g.txt"
+    el.write_text("# a comment\n10 20\n20 30\n30 10\n10 10\n10 20\n")
+    out = tmp_path / "g.store"
+    r = run("convert", str(el), str(out), "--renumber", "--undirected", "--drop-self-loops",
+            "--drop-duplicates")
+    assert r.exit_code == 0, r.output
+    g = open_store(out)
+    assert (g.n, g.m, g.directed) == (3, 6, False)
+    assert g.original_ids.tolist() == [10, 20, 30]
+    # Same target again: refused without --force, replaced with it.
+    assert "already exists" in assert_one_line_error(run("convert", str(el), str(out)), 1)
+    r = run("convert", str(el), str(out), "--force", "--directed", "--renumber")
+    assert r.exit_code == 0, r.output
+    assert open_store(out).m == 5
+
+
+def test_convert_option_the_format_lacks_is_one_line(tmp_path):
+    mtx = tmp_path / "g.mtx"
+    mtx.write_text("%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n")
+    line = assert_one_line_error(run("convert", str(mtx), str(tmp_path / "o"), "--renumber"), 1)
+    assert "renumber" in line
+    assert not (tmp_path / "o").exists()
+
+
+def test_info_of_a_text_file(tmp_path):
+    el = tmp_path / "g.txt"
+    el.write_text("0 1\n1 2\n")
+    r = run("info", str(el), "--json", "--format", "edgelist")
+    assert r.exit_code == 0, r.output
+    info = json.loads(r.stdout)
+    assert (info["n"], info["m"], info["directed"]) == (3, 2, True)
+    assert info["in_degree"]["max"] == 1 and info["isolated_vertices"] == 0

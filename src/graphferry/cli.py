@@ -286,10 +286,14 @@ def _progress(total: int, what: str, then: str) -> Iterator[Callable[[int], None
 
 @contextlib.contextmanager
 def _spinner(what: str) -> Iterator[None]:
-    if _settings.quiet:
+    """A spinner with elapsed time for work whose length is unknown (reading a file)."""
+    console = _stderr()
+    if _settings.quiet or not console.is_terminal:
         yield
         return
-    with _stderr().status(what):
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        bar.add_task(what, total=None)
         yield
 
 
@@ -524,7 +528,7 @@ generate_app.command(
 def convert(
     input: Annotated[Path, typer.Argument(metavar="INPUT", help="Graph file to read.", show_default=False)],
     out: OutStore,
-    format: Annotated[InputFormat, typer.Option("--format", help="Input format (auto: by extension).")]
+    format: Annotated[InputFormat, typer.Option("--format", help="Input format (auto: by name and content).")]
         = InputFormat.auto,
     directed: Annotated[bool | None, typer.Option(
         "--directed/--undirected", help="Override the direction the format implies.",
@@ -532,28 +536,49 @@ def convert(
     weighted: Annotated[bool | None, typer.Option(
         "--weighted/--unweighted", help="Read (or ignore) a weight column.",
         show_default="as the format says")] = None,
-    drop_self_loops: Annotated[bool, typer.Option("--drop-self-loops")] = False,
-    drop_duplicates: Annotated[bool, typer.Option("--drop-duplicates")] = False,
+    renumber: Annotated[bool | None, typer.Option(
+        "--renumber/--no-renumber", help="Map arbitrary vertex ids to 0..n-1 (edge lists, tables).",
+        show_default="as the format says")] = None,
+    drop_self_loops: Annotated[bool, typer.Option("--drop-self-loops", help="Drop edges v -> v.")] = False,
+    drop_duplicates: Annotated[bool, typer.Option("--drop-duplicates", help="Keep one of repeated edges.")]
+        = False,
     force: ForceFlag = False,
 ) -> None:
-    """Read a graph file (edge list, Matrix Market, LDBC, CSV, Parquet, Galois .gr) into a store."""
+    """Read a graph file (edge list, Matrix Market, LDBC, CSV, Parquet, Galois .gr) into a store.
+
+    The edges stream into the store through the chunked CSR builder, so the
+    input need not fit in memory as an edge list; nothing is left at OUT_STORE
+    if reading fails.
+    """
     if not input.exists():
         raise GraphferryError(f"{input}: no such file or directory")
     _check_output(out, force)
     kwargs: dict[str, Any] = {"drop_self_loops": drop_self_loops, "drop_duplicates": drop_duplicates}
-    if directed is not None:
-        kwargs["directed"] = directed
-    if weighted is not None:
-        kwargs["weighted"] = weighted
+    for key, value in (("directed", directed), ("weighted", weighted), ("renumber", renumber)):
+        if value is not None:  # None: let the format decide
+            kwargs[key] = value
     from .io import read_graph
-    from .store import write_store
 
-    with _spinner(f"reading {input}"):
-        graph = read_graph(input, format=format.value, **kwargs)
-    with _spinner(f"writing {out}"):
-        write_store(graph, out, overwrite=force)
+    with _spinner(f"converting {input}"):
+        graph = _user_value_errors(read_graph, input, format=format.value, store=out,
+                                   overwrite=force, **kwargs)
     if not _settings.quiet:
         _stderr().print(f"wrote {out}: n={graph.n:,} m={graph.m:,}", highlight=False)
+
+
+def _user_value_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run a reader; its plain ValueErrors are option conflicts the user made.
+
+    (Malformed input raises InputError, itself a GraphferryError.) Options that
+    a format does not take (``--renumber`` for .mtx, dropping edges of an LDBC
+    graph) come back as ValueError: report them in one line, not as a bug.
+    """
+    try:
+        return fn(*args, **kwargs)
+    except GraphferryError:
+        raise
+    except ValueError as exc:
+        raise GraphferryError(str(exc)) from exc
 
 
 @app.command()
@@ -569,7 +594,7 @@ def info(
     if not path.exists():
         raise GraphferryError(f"{path}: no such file or directory")
     with _spinner(f"reading {path}"):
-        graph = _load(path, format.value)
+        graph = _user_value_errors(_load, path, format.value)
         data = graph_info(graph, partition_bytes, path=path)
     _emit_info(data, as_json)
 
