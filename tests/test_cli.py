@@ -282,3 +282,16 @@ def test_info_of_a_text_file(tmp_path):
     info = json.loads(r.stdout)
     assert (info["n"], info["m"], info["directed"]) == (3, 2, True)
     assert info["in_degree"]["max"] == 1 and info["isolated_vertices"] == 0
+
+
+def test_progress_bars_on_a_terminal(tmp_path, monkeypatch):
+    # CliRunner's stderr is not a terminal (bars are off there); force one.
+    buf = io.StringIO()
+    monkeypatch.setattr(cli, "_stderr", lambda: Console(file=buf, force_terminal=True, width=100))
+    r = run("-v", "generate", "kronecker", "-s", "8", str(tmp_path / "k.store"))
+    assert r.exit_code == 0, r.output
+    assert "edge samples" in buf.getvalue() and "wrote" in buf.getvalue()
+    el = tmp_path / "g.txt"
+    el.write_text("0 1\n")
+    assert run("convert", str(el), str(tmp_path / "g.store")).exit_code == 0
+    assert run("-q", "demo", "--scale", "6").exit_code == 0

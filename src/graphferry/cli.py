@@ -56,6 +56,7 @@ from . import __version__
 from .errors import GraphferryError
 from .graph import Graph
 from .partition import DEFAULT_PARTITION_BYTES, partition_by_bytes
+from .store import is_store, open_store
 
 try:  # typer >= 0.2x carries its own copy of click
     from typer._click import exceptions as _cx
@@ -204,15 +205,22 @@ app.add_typer(generate_app, name="generate")
 
 @dataclass
 class _Settings:
+    """Per-invocation state set by the root callback."""
+
     quiet: bool = False
+    #: One stderr console per run, shared by progress bars and log records so
+    #: that log lines print above a live bar instead of through it.
+    stderr: Console | None = None
 
 
 _settings = _Settings()
 
 
 def _stderr() -> Console:
-    # Made per call, not at import: CliRunner and callers swap sys.stderr.
-    return Console(file=sys.stderr, stderr=True)
+    # Made per run, not at import: CliRunner and callers swap sys.stderr.
+    if _settings.stderr is None or _settings.stderr.file is not sys.stderr:
+        _settings.stderr = Console(file=sys.stderr, stderr=True)
+    return _settings.stderr
 
 
 def _stdout() -> Console:
@@ -234,6 +242,7 @@ def _root(
                                           help="Print the version and exit.")] = False,
 ) -> None:
     _settings.quiet = quiet
+    _settings.stderr = None
     if verbose:
         root = logging.getLogger("graphferry")
         root.setLevel(logging.INFO if verbose == 1 else logging.DEBUG)
@@ -298,10 +307,6 @@ def _spinner(what: str) -> Iterator[None]:
 
 
 # ----------------------------------------------------------- store helpers
-def _is_store(path: Path) -> bool:
-    return path.is_dir() and (path / "manifest.json").is_file()
-
-
 def _check_output(path: Path, force: bool) -> None:
     """Fail before hours of work, not after: the target must be free or (with --force) a store.
 
@@ -314,20 +319,14 @@ def _check_output(path: Path, force: bool) -> None:
         raise GraphferryError(f"{path} already exists (use --force to replace it)")
     # A typo'd argument must never cost someone a directory: only a store (or
     # an empty directory) may be replaced.
-    if not (_is_store(path) or (path.is_dir() and not any(path.iterdir()))):
+    if not (is_store(path) or (path.is_dir() and not any(path.iterdir()))):
         raise GraphferryError(f"{path} exists and is not a graph store; not replacing it")
-
-
-def _open_store(path: Path) -> Graph:
-    from .store import open_store
-
-    return open_store(path)
 
 
 def _load(path: Path, fmt: str = "auto", **kwargs: Any) -> Graph:
     """A store (directory) is memory-mapped; anything else goes through the readers."""
     if path.is_dir():
-        return _open_store(path)
+        return open_store(path)
     from .io import read_graph
 
     return read_graph(path, format=fmt, **kwargs)
