@@ -34,6 +34,7 @@ except ImportError:  # pragma: no cover - exercised by monkeypatching in tests
     pa = None
     pacsv = None
 
+
 def _f32(a: np.ndarray) -> np.ndarray:
     """float32 copy; overflow to inf is expected here (the caller rejects it)."""
     with np.errstate(over="ignore"):
@@ -47,6 +48,7 @@ ARROW_BLOCK_BYTES = 8 * 2**20
 COMMENT_CHARS = b"#%"
 
 _INT64_MAX = 2**63 - 1
+_F32_MAX = float(np.finfo(np.float32).max)
 
 
 def open_binary(path: str | os.PathLike) -> BinaryIO:
@@ -178,7 +180,7 @@ def parse_lines_python(block: bytes, first_line: int, spec: ColumnSpec, path: st
                 w = float(tok)
             except ValueError:
                 raise InputError(f"non-numeric weight {tok!r}", path=path, line=line) from None
-            if not math.isfinite(w) or not math.isfinite(np.float32(w)):
+            if not math.isfinite(w) or abs(w) > _F32_MAX:
                 raise InputError(f"weight {tok} is not a finite float32 (NaN/inf/overflow)",
                                  path=path, line=line)
             wts.append(w)

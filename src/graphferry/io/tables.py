@@ -143,7 +143,7 @@ def _diagnose_csv(path: str, delimiter: str, header: bool, cols: list[int], weig
                     w = float(tok)
                 except ValueError:
                     return InputError(f"non-numeric weight {tok!r}", path=path, line=line)
-                if not math.isfinite(w) or not math.isfinite(np.float32(w)):
+                if not math.isfinite(w) or abs(w) > float(np.finfo(np.float32).max):
                     return InputError(f"weight {tok} is not a finite float32", path=path, line=line)
     return InputError(fallback, path=path)
 
