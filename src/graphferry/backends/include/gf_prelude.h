@@ -163,7 +163,8 @@ GF_FN void gf_atomic_add(double* p, double v) { gf_atomic_add_fp<double, uint64_
 template <typename T> GF_FN bool gf_cas(T* p, T e, T d) {
     return __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
-template <typename T> GF_FN T gf_load(const T* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+// generic __atomic_load: __atomic_load_n rejects float and double
+template <typename T> GF_FN T gf_load(const T* p) { T v; __atomic_load(p, &v, __ATOMIC_RELAXED); return v; }
 #endif
 
 // ------------------------------------------------------- whole-graph access
