@@ -1,0 +1,161 @@
+"""SSSP: every engine and direction gives scipy's Dijkstra distances on graphs split into many partitions."""
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.csgraph as csgraph
+from hypothesis import given, settings, strategies as st
+
+from graphferry import Graph
+from graphferry.algorithms.sssp import sssp, verify_sssp
+
+from conftest import ENGINES, tiny_budget_options
+
+
+def oracle(g: Graph, s: int) -> np.ndarray:
+    """scipy Dijkstra on the graph with parallel arcs reduced to their lightest."""
+    src, dst = g.edges()
+    w = np.ones(g.m) if g.weights is None else g.weights.astype(np.float64)
+    order = np.lexsort((w, dst, src))
+    src, dst, w = src[order], dst[order], w[order]
+    first = np.ones(len(src), bool)
+    first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
+    a = sp.csr_array((w[first], (src[first], dst[first])), shape=(g.n, g.n))
+    return csgraph.dijkstra(a, directed=True, indices=s)
+
+
+@st.composite
+def graphs(draw, max_n=100, max_m=400):
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(0, max_m))
+    seed = draw(st.integers(0, 2**32 - 1))
+    directed = draw(st.booleans())
+    kind = draw(st.sampled_from(["unweighted", "real", "int", "zeros"]))
+    rng = np.random.default_rng(seed)
+    w = {
+        "unweighted": None,
+        "real": rng.uniform(0, 10, m),
+        "int": rng.integers(0, 4, m).astype(float),   # ties and zero-weight edges
+        "zeros": np.where(rng.random(m) < 0.5, 0.0, rng.uniform(0, 1, m)),
+    }[kind]
+    return Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), w, n=n, directed=directed)
+
+
+def check(g, s, r):
+    want = oracle(g, s)
+    assert np.array_equal(np.isinf(r.distances), np.isinf(want))
+    fin = np.isfinite(want)
+    np.testing.assert_allclose(r.distances[fin], want[fin], rtol=1e-12, atol=1e-12)
+    verify_sssp(g, s, r.distances)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+@settings(max_examples=8, deadline=None)
+@given(g=graphs(), data=st.data())
+def test_sssp_matches_scipy(engine, direction, g, data):
+    s = data.draw(st.integers(0, g.n - 1))
+    check(g, s, sssp(g, s, direction=direction, **tiny_budget_options(engine)))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=6, deadline=None)
+@given(g=graphs(), data=st.data(), delta=st.sampled_from([0.5, 3.0, 100.0]))
+def test_delta_stepping_matches_scipy(engine, g, data, delta):
+    s = data.draw(st.integers(0, g.n - 1))
+    check(g, s, sssp(g, s, delta=delta, **tiny_budget_options(engine)))
+
+
+@settings(max_examples=20, deadline=None)
+@given(g=graphs(max_n=40, max_m=150), data=st.data())
+def test_matches_networkx(g, data):
+    s = data.draw(st.integers(0, g.n - 1))
+    G = nx.MultiDiGraph()
+    G.add_nodes_from(range(g.n))
+    src, dst = g.edges()
+    w = np.ones(g.m) if g.weights is None else g.weights.astype(np.float64)
+    G.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), w.tolist()))
+    want = nx.single_source_dijkstra_path_length(G, s)
+    got = sssp(g, s, backend="cpu").distances
+    for v in range(g.n):
+        assert got[v] == pytest.approx(want[v], rel=1e-12, abs=1e-12) if v in want else np.isinf(got[v])
+
+
+# ----------------------------------------------------------------------------------------------
+# The partition-by-partition traps of the UVM study: with partitions of a few vertices each, the
+# engines process a frontier partition after partition; results must not depend on that order.
+
+def padded(src, dst, w, n=100):
+    """The trap edges plus 4 heavy self-loops per vertex, so 256-byte partitions hold ~8 vertices."""
+    loops = np.repeat(np.arange(n), 4)
+    return Graph.from_edges(np.concatenate([src, loops]), np.concatenate([dst, loops]),
+                            np.concatenate([np.asarray(w, float), np.full(len(loops), 1000.0)]), n=n)
+
+
+def trap_graphs():
+    # 1. vertex 9 is first reached by a longer path (0->9 weight 100) and later by a shorter one
+    #    through vertices that lie in later partitions (0->30->60->9).
+    yield ("longer-path-first", padded([0, 0, 30, 60, 9], [9, 30, 60, 9, 90], [100, 1, 1, 1, 2]),
+           0, {9: 3.0, 90: 5.0})
+    # 2. several predecessors of one vertex in different partitions, offering different distances
+    #    in the same round (the smallest must win whatever the order of partitions).
+    yield ("several-predecessors", padded([0, 0, 0, 0, 10, 40, 70, 95], [10, 40, 70, 95, 50, 50, 50, 50],
+                                          [1, 1, 1, 1, 9, 7, 3, 8]), 0, {50: 4.0})
+    # 3. neighbours outside the loaded partition, both directions of the id order, and a
+    #    decrease of an already-processed vertex in a later partition of the same round.
+    yield ("neighbours-outside-partition", padded([99, 99, 1, 2, 98, 1], [1, 98, 2, 3, 2, 3],
+                                                  [5, 1, 1, 1, 1, 10]), 99, {2: 2.0, 3: 3.0, 1: 5.0})
+    # 4. a long chain laid out against the partition order (each hop goes to an earlier partition)
+    chain = np.arange(99, 20, -3)
+    yield "reverse-chain", padded(chain, chain - 3, np.full(len(chain), 0.5)), 99, {18: 13.5}
+    # 5. zero-weight edges and a zero-weight cycle
+    yield "zero-cycle", padded([0, 1, 2, 2], [1, 2, 1, 60], [0, 0, 0, 0]), 0, {1: 0.0, 2: 0.0, 60: 0.0}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+@pytest.mark.parametrize("case", list(trap_graphs()), ids=lambda c: c[0])
+def test_partition_traps(case, engine, direction):
+    _, g, s, expect = case
+    for delta in (None, 1.0):
+        r = sssp(g, s, direction=direction, delta=delta, **tiny_budget_options(engine))
+        check(g, s, r)
+        for v, d in expect.items():
+            assert r.distances[v] == d
+        touched = {p.partition for step in r.record.edge_steps for p in step.partitions}
+        assert len(touched) >= 2  # the work really crossed partitions
+
+
+def test_unweighted_is_hops():
+    g = Graph.from_edges(np.array([0, 1, 2, 0]), np.array([1, 2, 3, 3]), n=5)
+    assert sssp(g, 0, backend="cpu").distances.tolist() == [0.0, 1.0, 2.0, 1.0, np.inf]
+
+
+def test_rejects_bad_weights_and_arguments():
+    g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), np.array([1.0, -2.0]), n=3)
+    with pytest.raises(ValueError, match="'graph'.*negative or NaN"):
+        sssp(g, 0, backend="cpu")
+    g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), np.array([np.nan, 2.0]), n=3)
+    with pytest.raises(ValueError, match="'graph'"):
+        sssp(g, 0, backend="cpu")
+    g = Graph.from_edges(np.array([0]), np.array([1]), np.array([1.0]), n=3)
+    for bad in (0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="'delta'"):
+            sssp(g, 0, backend="cpu", delta=bad)
+    with pytest.raises(KeyError):
+        sssp(g, 7, backend="cpu")
+    with pytest.raises(TypeError):
+        sssp(g, 0, bogus=1)
+
+
+def test_verifier_catches_errors():
+    g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), np.array([1.0, 1.0]), n=4)
+    verify_sssp(g, 0, np.array([0.0, 1.0, 2.0, np.inf]))
+    for bad in ([0.0, 1.0, 3.0, np.inf],   # 3 > 1 + 1: an edge is not relaxed
+                [0.0, 1.0, 1.5, np.inf],   # not tight
+                [0.0, 1.0, np.inf, np.inf],  # unreached but an edge leads there
+                [1.0, 1.0, 2.0, np.inf],   # source not at 0
+                [0.0, 1.0, 2.0, 7.0]):     # reached without an in-edge
+        with pytest.raises(AssertionError):
+            verify_sssp(g, 0, np.array(bad))
