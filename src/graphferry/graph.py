@@ -120,7 +120,8 @@ class Graph:
 
         For ``directed=False`` each given edge is stored in both directions
         (a self-loop once). ``drop_duplicates`` keeps the first of repeated
-        ``(src, dst)`` pairs (after symmetrisation for undirected graphs).
+        ``(src, dst)`` pairs; for undirected graphs ``(u, v)`` and ``(v, u)`` are
+        the same edge, so both directions keep the first one's weight.
         """
         src = np.asarray(src, dtype=np.int64).ravel()
         dst = np.asarray(dst, dtype=np.int64).ravel()
@@ -141,20 +142,23 @@ class Graph:
             src, dst = src[keep], dst[keep]
             weights = None if weights is None else weights[keep]
         if not directed:
-            loops = src == dst
-            rs, rd = dst[~loops], src[~loops]
-            src, dst = np.concatenate([src, rs]), np.concatenate([dst, rd])
-            if weights is not None:
-                weights = np.concatenate([weights, weights[~loops]])
+            # orient each edge (min, max) first so that duplicates given in either
+            # direction collapse to one edge with one weight for both directions
+            src, dst = np.minimum(src, dst), np.maximum(src, dst)
         if drop_duplicates and len(src):
-            key = src * np.int64(n) + dst if n < 2**31 else None
-            if key is not None:
-                _, first = np.unique(key, return_index=True)
+            if n < 2**31:
+                _, first = np.unique(src * np.int64(n) + dst, return_index=True)
             else:
                 _, first = np.unique(np.stack([src, dst], 1), axis=0, return_index=True)
             first.sort()
             src, dst = src[first], dst[first]
             weights = None if weights is None else weights[first]
+        if not directed:
+            loops = src == dst
+            rs, rd = dst[~loops], src[~loops]
+            src, dst = np.concatenate([src, rs]), np.concatenate([dst, rd])
+            if weights is not None:
+                weights = np.concatenate([weights, weights[~loops]])
         offsets, indices, w = csr_from_edges(src, dst, n, weights)
         return cls(offsets, indices, w, directed=directed, name=name)
 
