@@ -1,0 +1,136 @@
+"""PageRank (delta push and LDBC form) against a float64 scipy power iteration and networkx."""
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from graphferry import Graph
+from graphferry.algorithms.pagerank import pagerank, pagerank_ldbc, pagerank_reference, verify_pagerank
+
+from conftest import ENGINES, tiny_budget_options
+
+
+@st.composite
+def graphs(draw, max_n=100, max_m=400):
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(0, max_m))
+    seed = draw(st.integers(0, 2**32 - 1))
+    directed = draw(st.booleans())
+    rng = np.random.default_rng(seed)
+    return Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=directed)
+
+
+def networkx_pagerank(g: Graph, damping: float) -> np.ndarray:
+    G = nx.MultiDiGraph()
+    G.add_nodes_from(range(g.n))
+    src, dst = g.edges()
+    G.add_edges_from(zip(src.tolist(), dst.tolist()))
+    pr = nx.pagerank(G, alpha=damping, tol=1e-13, max_iter=10_000)
+    return np.array([pr[v] for v in range(g.n)])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+@settings(max_examples=6, deadline=None)
+@given(g=graphs(), damping=st.sampled_from([0.85, 0.5]))
+def test_delta_pagerank_matches_power_iteration(engine, direction, g, damping):
+    r = pagerank(g, damping=damping, tol=1e-8, max_iterations=300, direction=direction,
+                 **tiny_budget_options(engine))
+    assert r.converged
+    assert r.ranks.sum() == pytest.approx(1.0, abs=1e-12)
+    # documented bound: L1 error <= 2 d / (1 - d) * tol
+    assert np.abs(r.ranks - pagerank_reference(g, damping)).sum() <= 2 * damping / (1 - damping) * 1e-8
+    verify_pagerank(g, r.ranks, damping=damping, atol=1e-8, rtol=0)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=6, deadline=None)
+@given(g=graphs(), iterations=st.integers(0, 12), damping=st.sampled_from([0.85, 0.6, 1.0]))
+def test_ldbc_pagerank_matches_power_iteration(engine, g, iterations, damping):
+    r = pagerank_ldbc(g, damping=damping, iterations=iterations, **tiny_budget_options(engine))
+    verify_pagerank(g, r.ranks, damping=damping, iterations=iterations, atol=1e-15, rtol=1e-12)
+    assert r.record.iterations == iterations
+    assert all(s.direction == "pull" for s in r.record.edge_steps)
+
+
+@settings(max_examples=15, deadline=None)
+@given(g=graphs(max_n=40, max_m=150))
+def test_both_forms_match_networkx(g):
+    want = networkx_pagerank(g, 0.85)
+    np.testing.assert_allclose(pagerank(g, tol=1e-10, max_iterations=500, backend="cpu").ranks, want,
+                               atol=1e-9, rtol=0)
+    np.testing.assert_allclose(pagerank_ldbc(g, damping=0.85, iterations=300, backend="cpu").ranks, want,
+                               atol=1e-11, rtol=0)
+
+
+@pytest.mark.parametrize("engine", ["host", "compaction"])
+@settings(max_examples=8, deadline=None)
+@given(g=graphs())
+def test_float32_state(engine, g):
+    r = pagerank(g, tol=1e-5, dtype="float32", **tiny_budget_options(engine))
+    assert r.ranks.dtype == np.float64
+    np.testing.assert_allclose(r.ranks, pagerank_reference(g, 0.85), atol=2e-5, rtol=1e-3)
+
+
+def test_sinks_and_self_loops():
+    # 3 is a sink, 4 is isolated, 2 has a self-loop; parallel arcs count twice
+    g = Graph.from_edges(np.array([0, 0, 0, 1, 2, 2]), np.array([1, 1, 2, 3, 2, 0]), n=5)
+    for engine in ENGINES:
+        verify_pagerank(g, pagerank_ldbc(g, damping=0.85, iterations=20, **tiny_budget_options(engine)).ranks,
+                        damping=0.85, iterations=20)
+        verify_pagerank(g, pagerank(g, tol=1e-10, max_iterations=300, **tiny_budget_options(engine)).ranks,
+                        damping=0.85, atol=1e-9)
+
+
+def test_delta_work_shrinks():
+    # a star with a long tail: once the tail settles, rounds touch few vertices
+    rng = np.random.default_rng(5)
+    g = Graph.from_edges(rng.integers(0, 300, 3000), rng.integers(0, 300, 3000), n=300)
+    r = pagerank(g, tol=1e-7, max_iterations=300, backend="cpu", direction="push")
+    active = [s.active_vertices for s in r.record.edge_steps]
+    assert active[0] == 300 and min(active) < 300
+
+
+def test_not_converged_warns():
+    g = Graph.from_edges(np.array([0, 1]), np.array([1, 0]), n=2)
+    g2 = Graph.from_edges(np.array([0, 1, 2]), np.array([1, 2, 0]), n=4)
+    with pytest.warns(RuntimeWarning, match="did not reach"):
+        r = pagerank(g2, tol=1e-12, max_iterations=3, backend="cpu")
+    assert not r.converged and r.iterations == 3
+    with pytest.warns(RuntimeWarning):
+        assert pagerank(g, max_iterations=0, backend="cpu").ranks.tolist() == [0.5, 0.5]
+
+
+def test_empty_and_edgeless():
+    assert pagerank(Graph.from_edges([], [], n=0), backend="cpu").ranks.tolist() == []
+    assert pagerank_ldbc(Graph.from_edges([], [], n=0), damping=0.85, iterations=3, backend="cpu").ranks.tolist() == []
+    np.testing.assert_allclose(pagerank(Graph.from_edges([], [], n=4), backend="cpu").ranks, 0.25)
+    np.testing.assert_allclose(pagerank_ldbc(Graph.from_edges([], [], n=4), damping=0.85, iterations=3,
+                                             backend="cpu").ranks, 0.25)
+
+
+def test_rejects_bad_arguments():
+    g = Graph.from_edges(np.array([0]), np.array([1]), n=2)
+    with pytest.raises(ValueError, match="'damping'"):
+        pagerank(g, damping=1.5, backend="cpu")
+    with pytest.raises(ValueError, match="'damping'"):
+        pagerank(g, damping=1.0, backend="cpu")
+    with pytest.raises(ValueError, match="'tol'"):
+        pagerank(g, tol=0, backend="cpu")
+    with pytest.raises(ValueError, match="'dtype'"):
+        pagerank(g, dtype="float16", backend="cpu")
+    with pytest.raises(ValueError, match="'iterations'"):
+        pagerank_ldbc(g, damping=0.85, iterations=-1, backend="cpu")
+    with pytest.raises(ValueError, match="no push form"):
+        pagerank_ldbc(g, damping=0.85, iterations=1, backend="cpu", direction="push")
+
+
+def test_verifier_catches_errors():
+    g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=3)
+    good = pagerank_reference(g, 0.85, 5)
+    verify_pagerank(g, good, damping=0.85, iterations=5)
+    with pytest.raises(AssertionError):
+        verify_pagerank(g, good * 1.001, damping=0.85, iterations=5)
+    with pytest.raises(AssertionError):
+        verify_pagerank(g, good, damping=0.85, iterations=6)
