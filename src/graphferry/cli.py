@@ -6,6 +6,7 @@ Commands::
     graphferry generate uniform --scale 20 out.store     # uniform random graph
     graphferry convert web.mtx web.store                 # any readable format -> store
     graphferry info web.store [--json]                   # sizes, degrees, partitions
+    graphferry run pagerank web.store --out pr.parquet   # run an algorithm, write per-vertex results
     graphferry demo                                      # the main job on a built-in graph
 
 This is the one layer that talks to people: options are validated here, long
@@ -605,6 +606,250 @@ def _emit_info(data: dict[str, Any], as_json: bool) -> None:
         print_info(data, _stdout())
 
 
+# --------------------------------------------------------------------- run
+class Backend(str, Enum):
+    auto = "auto"
+    cpu = "cpu"
+    cuda = "cuda"
+
+
+class EngineName(str, Enum):
+    auto = "auto"
+    host = "host"
+    resident = "resident"
+    filter = "filter"
+    compaction = "compaction"
+    zerocopy = "zerocopy"
+    unified = "unified"
+
+
+class Direction(str, Enum):
+    auto = "auto"
+    push = "push"
+    pull = "pull"
+
+
+#: Algorithm parameters the command line takes, by the keyword the function uses.
+_ALGORITHM_PARAMS = ("damping", "iterations", "max_iterations", "tol", "delta")
+
+
+def _algorithm_kwargs(fn: Callable[..., Any], given: dict[str, Any], name: str) -> dict[str, Any]:
+    """Only the parameters ``fn`` takes; a given one it does not take is a usage error."""
+    import inspect
+
+    accepted = inspect.signature(fn).parameters
+    out = {}
+    for key, value in given.items():
+        if value is None:
+            continue
+        if key not in accepted:
+            flag = "--" + key.replace("_", "-")
+            raise GraphferryError(f"{flag} does not apply to {name}")
+        out[key] = value
+    return out
+
+
+def _iteration_reporter(name: str) -> tuple[Callable[[str, int, Any], None], Callable[[], None]]:
+    """A progress callback for the runtime (one status line per edge_map) and its closer."""
+    console = _stderr()
+    if _settings.quiet or not console.is_terminal:
+        def plain(op: str, index: int, record: Any) -> None:
+            step = record.steps[-1]
+            log.info("%s iteration %d: %s, %d active -> %s", name, index + 1, step.direction,
+                     step.active_vertices, step.next_active)
+        return plain, lambda: None
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                   console=console, transient=True)
+    bar.start()
+    task = bar.add_task(f"{name}: starting", total=None)
+
+    def update(op: str, index: int, record: Any) -> None:
+        step = record.steps[-1]
+        bar.update(task, description=(f"{name}: iteration {record.iterations} ({step.direction}), "
+                                      f"{step.active_vertices:,} active, {step.bytes_h2d / 2**20:.1f} MiB moved"))
+    return update, bar.stop
+
+
+_TABLE_SUFFIXES = (".parquet", ".csv", ".npy")
+
+
+def _check_table_path(out: Path) -> str:
+    suffix = out.suffix.lower()
+    if suffix not in _TABLE_SUFFIXES:
+        raise GraphferryError(f"--out {out}: unsupported file type {suffix or '(none)'}; use .parquet, .csv or .npy")
+    return suffix
+
+
+def _publish(tmp: str, final: Path) -> None:
+    """Rename a finished temporary file into place with the permissions a new file would get."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    os.replace(tmp, final)
+
+
+def write_table(columns: dict[str, np.ndarray], out: Path) -> None:
+    """Write per-vertex columns as .parquet, .csv or .npy (structured), atomically.
+
+    The file is written under a temporary name in the same directory and renamed,
+    so a failed run never leaves half a file behind.
+    """
+    suffix = _check_table_path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=suffix, dir=out.parent)
+    os.close(fd)
+    try:
+        if suffix == ".npy":
+            arr = np.empty(len(next(iter(columns.values()))), dtype=[(k, np.asarray(v).dtype) for k, v in columns.items()])
+            for k, v in columns.items():
+                arr[k] = v
+            np.save(tmp, arr)
+        elif suffix == ".csv":
+            names = list(columns)
+            with open(tmp, "w") as f:
+                f.write(",".join(names) + "\n")
+                data = np.column_stack([np.asarray(columns[k]).astype(object) for k in names])
+                for row in data:
+                    f.write(",".join(str(x) for x in row) + "\n")
+        else:
+            try:
+                import pyarrow as pa
+                import pyarrow.parquet as pq
+            except ImportError as exc:
+                raise GraphferryError("writing .parquet needs pyarrow: pip install 'graphferry[tables]'") from exc
+            pq.write_table(pa.table({k: np.asarray(v) for k, v in columns.items()}), tmp)
+        _publish(tmp, out)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend: str = "auto",
+                  engine: str = "auto", budget: int | None = None,
+                  partition_bytes: int = DEFAULT_PARTITION_BYTES, direction: str = "auto",
+                  params: dict[str, Any] | None = None, progress: Callable[..., None] | None = None) -> Any:
+    """Run algorithm ``name`` on ``graph`` with command-line style arguments; returns the Result."""
+    from . import algorithms
+
+    fn = algorithms.get(name)
+    kwargs = _algorithm_kwargs(fn, params or {}, name)
+    options = {"backend": backend, "engine": engine, "budget": budget, "partition_bytes": partition_bytes,
+               "direction": direction, "progress": progress}
+    import inspect
+
+    if "source" in inspect.signature(fn).parameters:
+        if source is None:
+            raise GraphferryError(f"{name} needs --source VERTEX")
+        try:
+            src: Any = int(source)
+        except ValueError:
+            src = source
+        try:
+            graph.to_internal_id(src)
+        except KeyError as exc:
+            raise GraphferryError(f"--source {source}: {exc.args[0]}") from None
+        return fn(graph, src, **kwargs, **options)
+    if source is not None:
+        raise GraphferryError(f"--source does not apply to {name}")
+    return fn(graph, **kwargs, **options)
+
+
+@app.command()
+def run(
+    algorithm: Annotated[str, typer.Argument(metavar="ALGORITHM", show_default=False,
+        help="bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc or triangle_count.")],
+    graph_path: Annotated[Path, typer.Argument(metavar="GRAPH", show_default=False,
+        help="A graph store or a graph file.")],
+    source: Annotated[str | None, typer.Option("--source", help="Source vertex (bfs, sssp), an id of the input.",
+                                               show_default=False)] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", metavar="FILE", show_default=False,
+        help="Write per-vertex results (.parquet, .csv or .npy).")] = None,
+    backend: Annotated[Backend, typer.Option("--backend", help="Where kernels run.")] = Backend.auto,
+    engine: Annotated[EngineName, typer.Option("--engine", help="Transfer engine for edge data.")] = EngineName.auto,
+    budget: Annotated[str | None, typer.Option("--budget", metavar="SIZE", show_default="80% of free device memory",
+        help="Device memory for edge data (e.g. 256MiB).")] = None,
+    partition_bytes: PartitionBytesOpt = "32MiB",  # type: ignore[assignment]
+    direction: Annotated[Direction, typer.Option("--direction", help="Force push or pull.")] = Direction.auto,
+    damping: Annotated[float | None, typer.Option("--damping", help="PageRank damping factor.", show_default=False)] = None,
+    iterations: Annotated[int | None, typer.Option("--iterations", help="Fixed iteration count (pagerank_ldbc).",
+                                                   show_default=False)] = None,
+    max_iterations: Annotated[int | None, typer.Option("--max-iterations", help="Iteration limit (pagerank, cdlp).",
+                                                       show_default=False)] = None,
+    tol: Annotated[float | None, typer.Option("--tol", help="Convergence tolerance (pagerank).", show_default=False)] = None,
+    record: Annotated[Path | None, typer.Option("--record", metavar="FILE", show_default=False,
+        help="Write the run record (per iteration, per partition) as JSON.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Run an algorithm on a graph; print a summary, optionally write results and the run record."""
+    from . import algorithms
+
+    if algorithm not in algorithms.ALGORITHMS:
+        raise GraphferryError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(algorithms.ALGORITHMS)}")
+    if not graph_path.exists():
+        raise GraphferryError(f"{graph_path}: no such file or directory")
+    if out is not None:
+        _check_table_path(out)  # before the run, not after it
+    with _spinner(f"reading {graph_path}"):
+        graph = _user_value_errors(_load, graph_path)
+    params = {"damping": damping, "iterations": iterations, "max_iterations": max_iterations, "tol": tol}
+    progress, stop = _iteration_reporter(algorithm)
+    try:
+        result = _user_value_errors(
+            run_algorithm, graph, algorithm, source=source, backend=backend.value, engine=engine.value,
+            budget=None if budget is None else parse_size(budget), partition_bytes=partition_bytes,
+            direction=direction.value, params=params, progress=progress)
+    finally:
+        stop()
+    if out is not None:
+        write_table(result.to_table(), out)
+    if record is not None:
+        _write_json(record, result.record.to_dict())
+    summary = summarize_result(algorithm, result)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+    else:
+        _stdout().print(result.record.summary(), highlight=False)
+        for key, value in summary["values"].items():
+            _stdout().print(f"  {key}: {value}", highlight=False)
+        if out is not None:
+            _stdout().print(f"  wrote {out}", highlight=False)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent if str(path.parent) else ".")
+    with os.fdopen(fd, "w") as f:
+        json.dump(data, f, indent=1, default=float)
+    _publish(tmp, path)
+
+
+def summarize_result(name: str, result: Any) -> dict[str, Any]:
+    """A short, JSON-ready description of a result: per value column its range and a few facts."""
+    values: dict[str, Any] = {}
+    for key, arr in result.values.items():
+        arr = np.asarray(arr)
+        if key in ("levels",):
+            reached = arr[arr >= 0]
+            values[key] = {"reached": int(len(reached)), "max": int(reached.max()) if len(reached) else None}
+        elif key in ("distances",):
+            fin = arr[np.isfinite(arr)]
+            values[key] = {"reached": int(len(fin)), "max": float(fin.max()) if len(fin) else None}
+        elif key in ("labels",):
+            values[key] = {"distinct": int(len(np.unique(arr)))}
+        elif arr.dtype.kind == "f":
+            top = int(np.argmax(arr)) if len(arr) else None
+            values[key] = {"sum": float(arr.sum()), "max": float(arr.max()) if len(arr) else None,
+                           "argmax": None if top is None else result.graph.to_original_ids([top]).tolist()[0]}
+        elif arr.dtype.kind in "iu" and key not in ("parents",):
+            values[key] = {"sum": int(arr.sum())}
+    for key, v in result.scalars.items():
+        if np.isscalar(v):
+            values[key] = v.item() if hasattr(v, "item") else v
+    rec = result.record
+    return {"algorithm": name, "backend": rec.backend, "engine": rec.engine, "iterations": rec.iterations,
+            "seconds": rec.total_seconds, "bytes_h2d": rec.bytes_h2d, "values": values}
+
+
 # -------------------------------------------------------------------- demo
 @dataclass
 class DemoContext:
@@ -614,6 +859,7 @@ class DemoContext:
     seed: int
     store: Path
     as_json: bool
+    backend: str = "auto"
     graph: Graph | None = None
     results: dict[str, Any] = field(default_factory=dict)
 
@@ -630,9 +876,28 @@ def _demo_info(ctx: DemoContext) -> None:
         print_info(ctx.results["info"], _stdout())
 
 
-#: The demo runs these in order; later features (algorithm runs) append theirs.
+def _demo_algorithms(ctx: DemoContext) -> None:
+    """PageRank, then BFS from the highest-degree vertex, on the demo graph (GPU if there is one)."""
+    assert ctx.graph is not None
+    g = ctx.graph
+    source = int(np.argmax(g.out_degree))
+    for name, src in (("pagerank", None), ("bfs", str(source))):
+        progress, stop = _iteration_reporter(name)
+        try:
+            result = run_algorithm(g, name, source=src, backend=ctx.backend, progress=progress)
+        finally:
+            stop()
+        summary = summarize_result(name, result)
+        ctx.results[name] = summary
+        if not ctx.as_json:
+            _stdout().print(result.record.summary(), highlight=False)
+            for key, value in summary["values"].items():
+                _stdout().print(f"  {key}: {value}", highlight=False)
+
+
+#: The demo runs these in order; later features append theirs.
 #: With ``--json`` the demo prints ``ctx.results`` once at the end.
-DEMO_STEPS: list[Callable[[DemoContext], None]] = [_demo_generate, _demo_info]
+DEMO_STEPS: list[Callable[[DemoContext], None]] = [_demo_generate, _demo_info, _demo_algorithms]
 
 
 @app.command()
@@ -643,16 +908,18 @@ def demo(
     keep: Annotated[Path | None, typer.Option(
         "--keep", metavar="DIR", help="Write the store to DIR and keep it (default: a temporary one).",
         show_default=False)] = None,
+    backend: Annotated[Backend, typer.Option("--backend", help="Where kernels run (auto: GPU if present).")]
+        = Backend.auto,
     as_json: JsonFlag = False,
 ) -> None:
-    """Generate a Kronecker graph into a temporary store and show what info shows."""
+    """Generate a Kronecker graph into a temporary store, show what info shows, run PageRank and BFS."""
     with contextlib.ExitStack() as stack:
         if keep is None:
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="graphferry-demo-")))
             store = tmp / f"kronecker-s{scale}.store"
         else:
             store = keep
-        ctx = DemoContext(scale=scale, seed=seed, store=store, as_json=as_json)
+        ctx = DemoContext(scale=scale, seed=seed, store=store, as_json=as_json, backend=backend.value)
         for step in DEMO_STEPS:
             step(ctx)
         if as_json:
