@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import DeviceMemoryError
+
+#: Headers every backend compiles programs with (gf_prelude.h).
+INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 
 
 @dataclass

@@ -33,11 +33,8 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
-
-INCLUDE_DIR = Path(__file__).resolve().parent.parent / "backends" / "include"
 
 # C++ spelling of the dtypes a program may declare. "vid" is the graph's vertex id type.
 _CTYPES = {

@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...errors import CompilerError
-from ...runtime.program import INCLUDE_DIR
+from ..base import INCLUDE_DIR
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,127 @@
+"""The runtime's own pieces: compiler errors, programs, frontiers, direction choice, run record."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from graphferry import Graph
+from graphferry.backends.cpu import compiler
+from graphferry.backends.cpu.backend import CpuBackend
+from graphferry.backends.cpu.host_ops import gather_rows
+from graphferry.errors import CompilerError
+from graphferry.runtime import Frontier, Program, Runtime
+from graphferry.runtime.direction import choose_direction
+
+TOUCH = Program("touch_test", arrays={"seen": "int32"}, source="""
+GF_FN bool cond(const State& S, vid_t d) { return S.seen[d] == 0; }
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { return gf_cas(&S.seen[d], 0, 1); }
+GF_FN bool is_seen(const State& S, vid_t v) { return S.seen[v] != 0; }
+""", vertex_functions=("is_seen",))
+
+
+def test_missing_compiler_is_a_clear_error(monkeypatch):
+    compiler.find_compiler.cache_clear()
+    monkeypatch.setenv("CXX", "/nonexistent/c++")
+    try:
+        with pytest.raises(CompilerError, match="needs a C\\+\\+ compiler"):
+            compiler.find_compiler()
+    finally:
+        monkeypatch.delenv("CXX")
+        compiler.find_compiler.cache_clear()
+
+
+def test_program_that_does_not_compile_names_itself(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHFERRY_CACHE_DIR", str(tmp_path))
+    bad = Program("broken_prog", arrays={"x": "int32"}, source="GF_FN bool cond(const State& S, vid_t d) { return S.nope[d]; }")
+    with pytest.raises(CompilerError, match="broken_prog"):
+        CpuBackend().compile(bad, np.dtype(np.int32))
+
+
+def test_compiled_programs_are_cached_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHFERRY_CACHE_DIR", str(tmp_path))
+    CpuBackend().compile(TOUCH, np.dtype(np.int64))
+    libs = list((tmp_path / "cpu").glob("touch_test-*.so"))
+    assert len(libs) == 1
+    mtime = libs[0].stat().st_mtime_ns
+    CpuBackend().compile(TOUCH, np.dtype(np.int64))
+    assert libs[0].stat().st_mtime_ns == mtime
+
+
+def test_program_validation():
+    with pytest.raises(ValueError, match="unsupported dtype"):
+        Program("p", arrays={"x": "complex64"}, source="")
+    with pytest.raises(ValueError, match="not defined"):
+        Program("p", source="", vertex_functions=("f",))
+    assert TOUCH.has_push and not TOUCH.has_pull
+
+
+@settings(max_examples=50, deadline=None)
+@given(n=st.integers(1, 300), data=st.data())
+def test_frontier_ids_and_bits_round_trip(n, data):
+    ids = data.draw(st.lists(st.integers(0, n - 1), max_size=50))
+    b = CpuBackend()
+    f = Frontier.from_ids(b, n, ids)
+    g = Frontier(b, n, bits=f.bits)
+    assert g.ids.tolist() == sorted(set(ids)) and len(g) == len(set(ids))
+    assert Frontier.all(b, n).ids.tolist() == list(range(n))
+    assert len(Frontier(b, n, bits=Frontier.all(b, n).bits)) == n
+
+
+def test_frontier_rejects_out_of_range():
+    with pytest.raises(ValueError, match="outside"):
+        Frontier.from_ids(CpuBackend(), 5, [5])
+
+
+def test_direction_choice_and_forcing():
+    class Both:
+        has_push = has_pull = True
+        name = "both"
+
+    class PushOnly:
+        has_push, has_pull, name = True, False, "push-only"
+
+    assert choose_direction(Both(), 1, 10, 1000) == "push"
+    assert choose_direction(Both(), 100, 900, 1000) == "pull"
+    assert choose_direction(Both(), 100, 900, 1000, force="push") == "push"
+    assert choose_direction(PushOnly(), 100, 900, 1000) == "push"
+    with pytest.raises(ValueError, match="no pull form"):
+        choose_direction(PushOnly(), 1, 1, 10, force="pull")
+    with pytest.raises(ValueError, match="auto, push or pull"):
+        choose_direction(Both(), 1, 1, 10, force="sideways")
+
+
+def test_vertex_map_and_record():
+    g = Graph.from_edges(np.array([0, 1, 2]), np.array([1, 2, 3]), n=5)
+    with Runtime(g, backend="cpu", partition_bytes=4) as rt:
+        st_ = rt.start(TOUCH, arrays={"seen": np.array([1, 0, 0, 0, 0], np.int32)})
+        f = rt.frontier([0])
+        while f:
+            f = st_.edge_map(f)
+        seen = st_.vertex_map("is_seen")
+    assert seen.ids.tolist() == [0, 1, 2, 3]
+    rec = rt.record
+    assert rec.iterations == 4  # three hops, then one map that finds nothing new
+    assert [s.active_vertices for s in rec.edge_steps] == [1, 1, 1, 1]
+    assert all(len(s.partitions) == 1 for s in rec.edge_steps)  # 4-byte partitions: one vertex each
+    assert rec.to_dict()["steps"][0]["direction"] == "push"
+
+
+def test_gather_rows_matches_numpy():
+    rng = np.random.default_rng(0)
+    g = Graph.from_edges(rng.integers(0, 50, 400), rng.integers(0, 50, 400), rng.random(400), n=50)
+    ids = np.array([3, 7, 7, 49, 0])
+    off, idx, w = gather_rows(g.offsets, g.indices, g.weights, ids)
+    assert idx.tolist() == np.concatenate([g.neighbors(v) for v in ids]).tolist()
+    assert np.array_equal(w, np.concatenate([g.edge_weights(v) for v in ids]))
+    assert off[-1] == len(idx)
+
+
+def test_bad_state_shapes_are_refused():
+    g = Graph.from_edges(np.array([0]), np.array([1]), n=2)
+    with Runtime(g, backend="cpu") as rt:
+        with pytest.raises(ValueError, match="must have 2 entries"):
+            rt.start(TOUCH, arrays={"seen": np.zeros(3, np.int32)})
+        with pytest.raises(ValueError, match="no arrays"):
+            rt.start(TOUCH, arrays={"other": 0})
+        with pytest.raises(ValueError, match="unknown engine"):
+            Runtime(g, backend="cpu", engine="teleport")
