@@ -93,6 +93,8 @@ class Runtime:
         engine_class(self.engine_name)  # fail early on a bad name
         self._sides: dict[tuple[str, bool], tuple[EdgeSide, Engine]] = {}
         self._whole: dict[bool, tuple[GraphArrays, GraphArrays]] = {}
+        self._degrees: dict[str, Any] = {}
+        self._degree_sums: dict[str, int] = {}
         self.record = RunRecord(algorithm=algorithm, backend=self.backend.name, engine=self.engine_name)
         self._t0 = time.perf_counter()
 
@@ -150,6 +152,25 @@ class Runtime:
         return self._whole[use_weights]
 
     # ------------------------------------------------------------ frontiers
+    def frontier_edges(self, frontier: Frontier, reverse: bool = False) -> int:
+        """Sum of the active vertices' degrees along the map's edges (for the push/pull choice).
+
+        On a device backend the sum is taken there (a cached device copy of the
+        degrees), so a dense pull iteration never copies the frontier's ids to the host.
+        """
+        deg = self.graph.in_degree if reverse else self.graph.out_degree
+        key = ("in" if reverse and self.graph.directed else "out")
+        if frontier.is_all:
+            if key not in self._degree_sums:
+                self._degree_sums[key] = int(deg.sum())
+            return self._degree_sums[key]
+        if not self.backend.is_device:
+            return frontier.out_edges(deg)
+        dev = self._degrees.get(key)
+        if dev is None:
+            dev = self._degrees[key] = self.backend.asarray(deg)
+        return int(dev[frontier.ids].sum())
+
     def frontier(self, ids) -> Frontier:
         return Frontier.from_ids(self.backend, self.graph.n, ids)
 
@@ -237,7 +258,7 @@ class ProgramState:
         """
         rt, g, b = self.rt, self.rt.graph, self.rt.backend
         fsize = len(frontier)
-        fedges = frontier.out_edges(g.in_degree if reverse else g.out_degree)
+        fedges = rt.frontier_edges(frontier, reverse)
         d = choose_direction(self.program, fsize, fedges, g.m, force=direction or rt.direction,
                              pull_fraction=rt.pull_fraction)
         side, engine = rt.side(d, self.program.uses_weights, reverse)
