@@ -529,6 +529,18 @@ def test_detect_format_and_read_graph(tmp_path):
         assert read_graph(LDBC_GRAPHS / "example-directed").meta["ldbc"]["bfs.source-vertex"] == 1
 
 
+def test_taken_target_refused_before_parsing(tmp_path):
+    from graphferry.errors import StoreError
+
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "mine.txt").write_text("x")
+    (tmp_path / "bad.el").write_text("0 1\n1 x\n")  # would fail parsing at line 2
+    for overwrite in (False, True):
+        with pytest.raises(StoreError, match="taken"):
+            read_graph(tmp_path / "bad.el", store=tmp_path / "taken", overwrite=overwrite)
+    assert (tmp_path / "taken" / "mine.txt").read_text() == "x"
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(InputError, match="file not found"):
         read_graph(tmp_path / "nope.el")

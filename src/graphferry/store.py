@@ -159,6 +159,24 @@ def is_store(path: str | os.PathLike) -> bool:
     return p.is_dir() and (p / MANIFEST).is_file()
 
 
+def check_target(path: str | os.PathLike, overwrite: bool = False) -> None:
+    """Raise :class:`StoreError` unless a store may be written at ``path``.
+
+    Readers call it before parsing, so a conversion does not run for minutes
+    only to find the target taken. ``overwrite`` replaces stores only, never
+    other directories or files.
+    """
+    p = Path(path)
+    if not p.exists():
+        return
+    if not overwrite:
+        raise StoreError(f"{p} already exists; pass overwrite=True to replace it")
+    # Never delete something that is not a store: overwrite is for stores only.
+    if p.is_dir() and (is_store(p) or not any(p.iterdir())):
+        return
+    raise StoreError(f"{p} exists and is not a graph store; refusing to overwrite it")
+
+
 # ------------------------------------------------------------------ writer
 class StoreWriter:
     """Write a store into a temporary sibling directory, then rename it into place.
@@ -195,15 +213,7 @@ class StoreWriter:
         self._done = False
 
     def _check_target(self) -> None:
-        p = self.path
-        if not p.exists():
-            return
-        if not self.overwrite:
-            raise StoreError(f"{p} already exists; pass overwrite=True to replace it")
-        # Never delete something that is not a store: overwrite is for stores only.
-        if p.is_dir() and (is_store(p) or not any(p.iterdir())):
-            return
-        raise StoreError(f"{p} exists and is not a graph store; refusing to overwrite it")
+        check_target(self.path, self.overwrite)
 
     def file(self, key: str) -> Path:
         return self.tmp / f"{key}.npy"

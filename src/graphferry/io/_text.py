@@ -17,7 +17,9 @@ import gzip
 import lzma
 import math
 import os
+import queue
 import re
+import threading
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,10 +43,12 @@ def _f32(a: np.ndarray) -> np.ndarray:
         return np.asarray(a).astype(np.float32)
 
 
-#: Bytes per parse block. 32 MiB: big enough for pyarrow to split across
-#: threads (ARROW_BLOCK_BYTES each), small enough to bound the reader's memory.
-DEFAULT_BLOCK_BYTES = 32 * 2**20
-ARROW_BLOCK_BYTES = 8 * 2**20
+#: pyarrow's unit of parallel parsing. Measured on 2 cores: 2 MiB pieces in
+#: 8 MiB blocks parse as fast as 8 MiB pieces in 32 MiB blocks, with half the
+#: peak memory (the parser holds several copies of a block).
+ARROW_BLOCK_BYTES = 2 * 2**20
+#: Bytes per parse block: two pieces per core, so every core has work.
+DEFAULT_BLOCK_BYTES = max(8 * 2**20, 2 * ARROW_BLOCK_BYTES * (os.cpu_count() or 1))
 COMMENT_CHARS = b"#%"
 
 _INT64_MAX = 2**63 - 1
@@ -374,3 +378,48 @@ def is_int_token(tok: bytes) -> bool:
         return True
     except ValueError:
         return False
+
+
+def prefetch(items: Iterator, depth: int = 2) -> Iterator:
+    """Run ``items`` in a background thread, ``depth`` results ahead.
+
+    The readers parse the next block (pyarrow and numpy release the GIL)
+    while the caller feeds the previous one to the CSR builder. Exceptions
+    are re-raised in the caller; closing the returned generator stops and
+    joins the thread (so the caller may then close the file it reads).
+    """
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def work() -> None:
+        try:
+            for x in items:
+                if not put(("item", x)):
+                    return
+            put(("end", None))
+        except BaseException as e:  # noqa: BLE001 - handed to the consumer
+            put(("error", e))
+
+    t = threading.Thread(target=work, name="graphferry-parse", daemon=True)
+    t.start()
+    try:
+        while True:
+            kind, x = q.get()
+            if kind == "item":
+                yield x
+            elif kind == "end":
+                return
+            else:
+                raise x
+    finally:
+        stop.set()
+        t.join()

@@ -43,6 +43,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..graph import Graph
+from ..store import check_target
 from . import _text
 from .builder import CSRBuilder
 
@@ -170,6 +171,30 @@ def _spec_for(path: str, header: EdgeListHeader, first: tuple[int, bytes] | None
     return spec, bool(weighted)
 
 
+def _feed(builder: CSRBuilder, blocks, header: EdgeListHeader, renumber: bool, p: str) -> int:
+    """Add parsed blocks to the builder (Konect id shifts applied); the number of edge lines."""
+    rows = 0
+    for block, line, parsed in blocks:
+        if parsed.rows == 0:
+            continue
+        src, dst = parsed.ids
+        if header.bipartite is not None and src.dtype.kind in "iu":
+            # The two sides of a Konect bipartite graph are numbered
+            # separately; put the second side after the first.
+            n1 = header.bipartite[0]
+            bad = np.flatnonzero(src > n1)
+            if len(bad):
+                raise InputError(f"vertex id {int(src[bad[0]])} exceeds the first side's {n1} vertices",
+                                 path=p, line=_text.line_of_row(block, line, int(bad[0])))
+            dst = dst + n1
+        if header.one_based and not renumber:
+            src = src - 1
+            dst = dst - 1
+        builder.add(src, dst, parsed.weights)
+        rows += parsed.rows
+    return rows
+
+
 def read_edgelist(
     path: str | os.PathLike,
     *,
@@ -207,6 +232,8 @@ def read_edgelist(
     p = str(path)
     renumber = bool(renumber)
     t0 = time.perf_counter()
+    if store is not None:
+        check_target(store, overwrite)
     head = _text.head_lines(p)
     header = parse_header(head)
     first = _text.first_data_line(head)
@@ -225,36 +252,26 @@ def read_edgelist(
     builder.meta.update({"format": "edgelist", "header": header.kind, "file": p})
     if header.source:
         builder.meta["origin"] = header.source
-    total = 0
     with builder, _text.open_binary(p) as raw:
         f = raw
         for _ in range(header.comment_lines):
             f.readline()  # the header was parsed above; skip it without regex work
-        for block, line in _text.iter_blocks(f, block_bytes, first_line=header.comment_lines + 1):
-            parsed = _text.parse_block(block, line, spec, p, use_arrow=use_arrow)
-            if parsed.rows == 0:
-                continue
-            src, dst = parsed.ids
-            if header.one_based and not renumber:
-                src = src - 1
-                dst = dst - 1
-                if header.bipartite is not None:
-                    # The two sides of a Konect bipartite graph are numbered
-                    # separately; put the second side after the first.
-                    dst = dst + header.bipartite[0]
-                    bad = np.flatnonzero(src >= header.bipartite[0])
-                    if len(bad):
-                        raise InputError(f"vertex id {int(src[bad[0]]) + 1} exceeds the first side's "
-                                         f"{header.bipartite[0]} vertices",
-                                         path=p, line=_text.line_of_row(block, line, int(bad[0])))
-            builder.add(src, dst, parsed.weights)
-            total += parsed.rows
+        blocks = _text.prefetch(
+            (block, line, _text.parse_block(block, line, spec, p, use_arrow=use_arrow))
+            for block, line in _text.iter_blocks(f, block_bytes, first_line=header.comment_lines + 1))
+        try:
+            total = _feed(builder, blocks, header, renumber, p)
+        finally:
+            blocks.close()  # stops the parsing thread before the file closes
         if header.edges is not None and total < header.edges:
             raise InputError(f"header promises {header.edges} edges but the file has {total}",
                              path=p, line=header.edges_line)
         if header.edges is not None and total > header.edges and header.kind == "konect":
             log.warning("%s: header promises %d edges, file has %d", p, header.edges, total)
         log.info("%s: parsed %d edges in %.2f s", p, total, time.perf_counter() - t0)
+        if _text.pa is not None:
+            # Hand the parser's cached buffers back before the CSR build needs memory.
+            _text.pa.default_memory_pool().release_unused()
         if store is not None:
             return builder.finish_store(store, overwrite=overwrite)
         return builder.finish()

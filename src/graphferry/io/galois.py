@@ -39,6 +39,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..graph import Graph, index_dtype_for
+from ..store import check_target
 from .builder import CSRBuilder
 
 log = logging.getLogger(__name__)
@@ -142,6 +143,8 @@ def read_gr(
     ``weighted=None``: weighted iff the file has edge data.
     """
     p = str(path)
+    if store is not None:
+        check_target(store, overwrite)
     if not os.path.isfile(p):
         raise InputError("file not found", path=p)
     lay = _GrLayout(p, weight_dtype)

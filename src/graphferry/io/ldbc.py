@@ -40,6 +40,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..graph import Graph, index_dtype_for
+from ..store import check_target
 from . import _text
 from .builder import CSRBuilder
 
@@ -197,6 +198,8 @@ def read_ldbc(
     the edge file has a third column.
     """
     prefix, name = _resolve(prefix_or_properties_path)
+    if store is not None:
+        check_target(store, overwrite)
     ppath = Path(str(prefix) + ".properties")
     vpath, epath = str(prefix) + ".v", str(prefix) + ".e"
     raw = read_properties(ppath) if ppath.exists() else {}

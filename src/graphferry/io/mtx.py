@@ -33,6 +33,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..graph import Graph
+from ..store import check_target
 from . import _text
 from .builder import CSRBuilder
 
@@ -87,6 +88,8 @@ def read_matrix_market(
     import scipy.io
 
     p = str(path)
+    if store is not None:
+        check_target(store, overwrite)
     try:
         rows, cols, entries, fmt, field, symmetry = scipy.io.mminfo(p)
     except FileNotFoundError:

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..graph import Graph
+from ..store import check_target
 from . import _text
 from .builder import CSRBuilder
 
@@ -174,6 +175,8 @@ def read_csv_edges(
     without ``weight`` takes the column after ``dst`` (by position).
     """
     p = str(path)
+    if store is not None:
+        check_target(store, overwrite)
     pa = _require_pyarrow(p)
     import pyarrow.csv as pacsv
 
@@ -274,6 +277,8 @@ def read_parquet_edges(
     Errors give ``line`` = 1-based row number.
     """
     p = str(path)
+    if store is not None:
+        check_target(store, overwrite)
     _require_pyarrow(p)
     import pyarrow.parquet as pq
 
