@@ -177,7 +177,10 @@ def git_commit() -> str:
     try:
         out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "src", "bench"],
+        # Only the code this benchmark runs (others may have work in progress elsewhere).
+        paths = ["src/graphferry/io", "src/graphferry/store.py", "src/graphferry/graph.py",
+                 "src/graphferry/generators.py", "bench/convert_bench.py"]
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", *paths],
                                capture_output=True, text=True).stdout.strip()
         return out + ("+dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
