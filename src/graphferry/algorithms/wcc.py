@@ -45,15 +45,15 @@ GF_FN bool cond(const State& S, vid_t d) { return true; }
 // s offers its grandparent label g (never larger than its own label) to d
 // (aggressive hooking) and to d's parent (hooking; that vertex is flagged so
 // the driver activates it). Every label is a vertex of the same component.
-GF_FN bool gf_offer(const State& S, vid_t s, vid_t d) {
+GF_FN bool offer(const State& S, vid_t s, vid_t d) {
     const vid_t g = gf_load(&S.label[gf_load(&S.label[s])]);
     const vid_t p = gf_load(&S.label[d]);  // d's parent before this offer
     if (p != d && gf_atomic_min(&S.label[p], g)) S.hooked[p] = 1;
     return gf_atomic_min(&S.label[d], g);
 }
 // pull: d's own label is also hooked onto by other threads, so it too goes through atomics
-GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { return gf_offer(S, s, d); }
-GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { return gf_offer(S, s, d); }
+GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { return offer(S, s, d); }
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { return offer(S, s, d); }
 // shortcut (label[v] = label[label[v]]); keep v active if it was hooked or shortcut
 GF_FN bool settle(const State& S, vid_t v) {
     const vid_t l = gf_load(&S.label[v]);
