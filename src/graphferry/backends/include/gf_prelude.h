@@ -73,10 +73,27 @@ GF_FN bool gf_atomic_min(double* p, double v) {
     }
     return false;
 }
-GF_FN void gf_atomic_add(int32_t* p, int32_t v) { atomicAdd(p, v); }
-GF_FN void gf_atomic_add(int64_t* p, int64_t v) { atomicAdd((unsigned long long*)p, (unsigned long long)v); }
-GF_FN void gf_atomic_add(float* p, float v) { atomicAdd(p, v); }
-GF_FN void gf_atomic_add(double* p, double v) { atomicAdd(p, v); }
+// Adds are warp-aggregated: lanes adding to the same address (a pull row shared
+// by a warp, a hub's in-edges) sum among themselves and one lane issues the
+// atomic (the opportunistic pattern of the CUDA programming guide).
+template <typename T, typename R, typename C>
+GF_FN void gf_atomic_add_agg(T* p, T v) {
+    const unsigned active = __activemask();
+    const unsigned peers = __match_any_sync(active, (unsigned long long)p);
+    unsigned lane;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+    const int leader = __ffs(peers) - 1;
+    if (peers == (1u << lane)) { atomicAdd((R*)p, (R)(C)v); return; }
+    T sum = 0;
+    for (unsigned m = peers; m; m &= m - 1) sum += __shfl_sync(peers, v, __ffs(m) - 1);
+    if ((int)lane == leader) atomicAdd((R*)p, (R)(C)sum);
+}
+GF_FN void gf_atomic_add(int32_t* p, int32_t v) { gf_atomic_add_agg<int32_t, int, int>(p, v); }
+GF_FN void gf_atomic_add(int64_t* p, int64_t v) {
+    gf_atomic_add_agg<int64_t, unsigned long long, long long>(p, v);
+}
+GF_FN void gf_atomic_add(float* p, float v) { gf_atomic_add_agg<float, float, float>(p, v); }
+GF_FN void gf_atomic_add(double* p, double v) { gf_atomic_add_agg<double, double, double>(p, v); }
 GF_FN bool gf_cas(int32_t* p, int32_t e, int32_t d) { return atomicCAS(p, e, d) == e; }
 GF_FN bool gf_cas(int64_t* p, int64_t e, int64_t d) {
     return atomicCAS((unsigned long long*)p, (unsigned long long)e, (unsigned long long)d) == (unsigned long long)e;

@@ -1,0 +1,888 @@
+#!/usr/bin/env python
+"""Transfer engines side by side on Kronecker graphs whose edges get 25% of their bytes in device memory.
+
+For BFS, SSSP, PageRank (delta) and WCC on each scale: total time, time per
+iteration and bytes moved host-to-device per engine (``resident`` with a full
+budget as the reference; the others with the budget set to a fraction of the
+program's edge bytes), and per iteration the floor ``bytes that must cross PCIe
+/ measured pinned bandwidth`` (the active vertices' edge bytes). The same run
+measures the ceilings (pinned and pageable host-to-device, device copy,
+coalesced zero-copy read) and the engine targets:
+
+* ``filter`` moves edge bytes at >= 85% of the pinned bandwidth (all partitions active);
+* ``zerocopy`` on high-degree active vertices reaches >= 70% of it;
+* a ``resident`` PageRank iteration reaches >= 40% of the device copy bandwidth,
+  counting edge bytes plus vertex reads and writes.
+
+Graphs: Graph500 Kronecker (a=0.57, b=0.19, c=0.19, edge factor 16), undirected,
+self-loops and duplicates dropped, vertex ids permuted with
+``graphferry.generators.kronecker_permutation``. By default the samples are
+drawn on the GPU (CuPy's generator, same quadrant scheme as
+``graphferry.generators.kronecker_edges``) and the CSR is built there (sort,
+unique, symmetrise): generating scale 26 with the CPU generator costs minutes
+of device time. ``--cpu-generator`` feeds ``kronecker_edges`` instead (bit-exact
+samples of ``kronecker_graph``). Weights (SSSP): an integer hash of the
+endpoint pair in 1..255, equal in both directions.
+
+Results: one JSON per scale (format: shared/BENCH_RESULTS.md) under ``--out``.
+Every result is checked by an independent oracle kernel (BFS levels, SSSP
+tightness, WCC label consistency, PageRank fixed-point residual) and against
+the resident engine; with ``--cpu-check`` also against the CPU backend.
+
+Usage (on the GPU machine, from the checkout):
+    PYTHONPATH=src python bench/engines_bench.py --scales 24 25 --out $OUT
+    python bench/engines_bench.py --report bench/results/*.json    # markdown tables
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ENGINES = ["resident", "filter", "compaction", "zerocopy", "unified"]
+ALGORITHMS = ["bfs", "sssp", "pagerank", "wcc"]
+TARGETS = {"filter_of_pinned": 0.85, "zerocopy_of_pinned": 0.70, "resident_pr_of_device": 0.40}
+
+
+# ====================================================================== programs
+def pagerank_program():
+    from graphferry.runtime import Program
+
+    # Push-based PageRank-delta (residual propagation, HyTGraph/Gunrock "PR-delta"):
+    # an active vertex moves its residual into its rank and spreads alpha * residual / degree
+    # along its out-edges; a vertex stays active while its residual exceeds eps.
+    return Program(
+        "bench_pagerank_delta",
+        arrays={"rank": "float64", "res": "float64", "acc": "float64", "contrib": "float64",
+                "deg": "int64"},
+        scalars={"alpha": "float64", "eps": "float64"},
+        vertex_functions=("absorb", "settle"),
+        source=r"""
+GF_FN bool cond(const State& S, vid_t d) { return true; }
+GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { S.acc[d] += S.contrib[s]; return false; }
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
+    gf_atomic_add(&S.acc[d], S.contrib[s]); return false;
+}
+GF_FN bool absorb(const State& S, vid_t v) {
+    const double r = S.res[v];
+    S.rank[v] += r;
+    S.contrib[v] = S.deg[v] ? S.alpha * r / (double)S.deg[v] : 0.0;
+    S.res[v] = 0.0;
+    return true;
+}
+GF_FN bool settle(const State& S, vid_t v) {
+    const double r = S.res[v] + S.acc[v];
+    S.res[v] = r; S.acc[v] = 0.0;
+    return r > S.eps;
+}
+""")
+
+
+def touch_program():
+    from graphferry.runtime import Program
+
+    # Reads every edge of the active rows and writes nothing (transfer-bound edge_map).
+    return Program("bench_touch", arrays={"sink": "int32"}, source=r"""
+GF_FN bool cond(const State& S, vid_t d) { return true; }
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
+    if (d == (vid_t)-7) S.sink[0] = (int32_t)s;
+    return false;
+}
+""")
+
+
+def sssp_program():
+    from graphferry.runtime import Program
+
+    return Program("bench_sssp", arrays={"dist": "float64"}, uses_weights=True, source=r"""
+GF_FN bool cond(const State& S, vid_t d) { return true; }
+GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
+    const double nd = gf_load(&S.dist[s]) + (double)w;
+    if (nd < S.dist[d]) { S.dist[d] = nd; return true; }
+    return false;
+}
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
+    return gf_atomic_min(&S.dist[d], gf_load(&S.dist[s]) + (double)w);
+}
+""")
+
+
+def run_pagerank(g, opts, alpha=0.85, tol=0.01, max_iter=50):
+    from graphferry.runtime import Runtime
+
+    n = g.n
+    eps = tol * (1 - alpha) / n
+    with Runtime(g, algorithm="pagerank", **opts) as rt:
+        st = rt.start(pagerank_program(), arrays={"res": (1 - alpha) / n, "deg": g.out_degree},
+                      scalars={"alpha": alpha, "eps": eps})
+        frontier = rt.all_vertices()
+        it = 0
+        while frontier and it < max_iter:
+            it += 1
+            st.vertex_map("absorb", frontier)
+            st.edge_map(frontier)
+            frontier = st.vertex_map("settle")
+        rank = st.host("rank") + st.host("res")
+    return {"rank": rank}, rt.record
+
+
+def run_sssp(g, source, opts):
+    try:
+        from graphferry.algorithms.sssp import sssp
+    except ImportError:
+        sssp = None
+    if sssp is not None:
+        r = sssp(g, source, **opts)
+        return {"dist": r.distances}, r.record, "graphferry.algorithms.sssp"
+    from graphferry.runtime import Runtime
+
+    dist = np.full(g.n, np.inf)
+    dist[source] = 0
+    with Runtime(g, algorithm="sssp", **opts) as rt:
+        st = rt.start(sssp_program(), arrays={"dist": dist})
+        f = rt.frontier([source])
+        while f:
+            f = st.edge_map(f)
+        out = st.host("dist")
+    return {"dist": out}, rt.record, "bench-local frontier Bellman-Ford"
+
+
+def run_algorithm(name, g, source, opts):
+    if name == "bfs":
+        from graphferry.algorithms.bfs import bfs
+
+        r = bfs(g, source, **opts)
+        return {"levels": r.levels}, r.record, "graphferry.algorithms.bfs"
+    if name == "wcc":
+        from graphferry.algorithms.wcc import wcc
+
+        r = wcc(g, **opts)
+        return {"labels": r.labels}, r.record, "graphferry.algorithms.wcc"
+    if name == "sssp":
+        return run_sssp(g, source, opts)
+    if name == "pagerank":
+        vals, rec = run_pagerank(g, opts)
+        return vals, rec, "bench-local PageRank-delta (push/pull, residual tol 1% of (1-a)/n)"
+    raise ValueError(name)
+
+
+# ====================================================================== graphs
+def splitmix_weights(xp, lo, hi, scale):
+    """Weight 1..255 from the unordered endpoint pair (equal in both directions)."""
+    k = (xp.minimum(lo, hi).astype(xp.uint64) << xp.uint64(scale)) | xp.maximum(lo, hi).astype(xp.uint64)
+    z = k + xp.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> xp.uint64(30))) * xp.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> xp.uint64(27))) * xp.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> xp.uint64(31))
+    return (z % xp.uint64(255) + xp.uint64(1)).astype(xp.float32)
+
+
+def gpu_samples(scale, edge_factor, seed, perm_dev, chunk=1 << 26):
+    """Kronecker samples drawn on the GPU: per level one uniform picks the quadrant (Graph500)."""
+    import cupy as cp
+
+    a, b, c = 0.57, 0.19, 0.19
+    total = edge_factor << scale
+    rs = cp.random.RandomState(seed)
+    for off in range(0, total, chunk):
+        k = min(chunk, total - off)
+        src = cp.zeros(k, dtype=cp.int64)
+        dst = cp.zeros(k, dtype=cp.int64)
+        for _ in range(scale):
+            u = rs.random_sample(k, dtype=cp.float32)
+            ii = u >= (a + b)
+            jj = (u >= a) ^ ii ^ (u >= (a + b + c))
+            src <<= 1
+            src |= ii
+            dst <<= 1
+            dst |= jj
+            del u, ii, jj
+        yield perm_dev[src], perm_dev[dst]
+
+
+def build_csr(xp, chunks, scale, weighted=True):
+    """Undirected CSR from sample chunks: orient (min, max), drop loops, unique, symmetrise, sort.
+
+    Returns host (offsets int64, indices int32/int64, weights float32 | None).
+    """
+    n = 1 << scale
+    keys = []
+    for s, d in chunks:
+        s = xp.asarray(s)
+        d = xp.asarray(d)
+        lo, hi = xp.minimum(s, d), xp.maximum(s, d)
+        keep = lo != hi
+        keys.append(((lo[keep].astype(xp.uint64) << xp.uint64(scale)) | hi[keep].astype(xp.uint64)))
+        del s, d, lo, hi, keep
+    key = xp.concatenate(keys) if keys else xp.zeros(0, xp.uint64)
+    del keys
+    key = xp.unique(key)
+    mask = xp.uint64(n - 1)
+    u = (key >> xp.uint64(scale)).astype(xp.int64)
+    v = (key & mask).astype(xp.int64)
+    del key
+    sym = xp.concatenate([(u.astype(xp.uint64) << xp.uint64(scale)) | v.astype(xp.uint64),
+                          (v.astype(xp.uint64) << xp.uint64(scale)) | u.astype(xp.uint64)])
+    del u, v
+    sym.sort()
+    m = int(sym.size)
+    offsets = xp.searchsorted(sym, xp.arange(n + 1, dtype=xp.uint64) << xp.uint64(scale)).astype(xp.int64)
+    idx_dtype = np.int32 if n < 2**31 else np.int64
+    dst = xp.empty(m, dtype=idx_dtype)
+    w = xp.empty(m, dtype=xp.float32) if weighted else None
+    step = 1 << 28
+    for a in range(0, m, step):  # chunks bound the temporaries (scale 26: 2 G arcs)
+        blk = sym[a : a + step]
+        s = (blk >> xp.uint64(scale)).astype(xp.int64)
+        d = (blk & mask).astype(xp.int64)
+        dst[a : a + step] = d
+        if weighted:
+            w[a : a + step] = splitmix_weights(xp, s, d, scale)
+        del blk, s, d
+    del sym
+    to_host = (lambda a: a.get()) if xp is not np else (lambda a: a)
+    return to_host(offsets), to_host(dst), (None if w is None else to_host(w))
+
+
+def kronecker(scale, *, edge_factor=16, seed=0, cpu_generator=False, weighted=True):
+    from graphferry.generators import kronecker_edges, kronecker_permutation
+    from graphferry.graph import Graph
+
+    t0 = time.perf_counter()
+    if cpu_generator:
+        chunks = kronecker_edges(scale, edge_factor, seed=seed, threads=os.cpu_count())
+        gen = "graphferry.generators.kronecker_edges (CPU), CSR built on the GPU"
+        if _cuda_ok():
+            import cupy as xp
+        else:  # --backend cpu smoke runs
+            xp = np
+            gen = "graphferry.generators.kronecker_edges, CSR built with numpy"
+    else:
+        import cupy as xp
+
+        perm = xp.asarray(kronecker_permutation(scale, seed=seed).astype(np.int64))
+        chunks = gpu_samples(scale, edge_factor, seed, perm)
+        gen = "GPU Kronecker sampler (cupy RandomState, Graph500 quadrants) + kronecker_permutation, CSR built on the GPU"
+    offsets, indices, weights = build_csr(xp, chunks, scale, weighted)
+    if xp is not np:
+        xp.get_default_memory_pool().free_all_blocks()
+    g = Graph(offsets, indices, weights, directed=False, name=f"kron{scale}")
+    return g, {"generator": gen, "seed": seed, "edge_factor": edge_factor,
+               "build_seconds": round(time.perf_counter() - t0, 2)}
+
+
+# ====================================================================== probes
+def place_host_arrays(g, backend, mode: str):
+    """Edge arrays in cudaHostAlloc'd memory (``pinned``, as EMOGI allocates them) or
+    registered in place (``registered``, what the engines do for a user's arrays)."""
+    if backend.name != "cuda":
+        return g
+    from graphferry.graph import Graph
+
+    if mode == "registered":
+        backend.register_host(g.indices)
+        backend.register_host(g.weights)
+        return g
+
+    def pin(a):
+        if a is None:
+            return None
+        p = backend.pinned_empty(len(a), a.dtype)
+        p[:] = a
+        return p
+
+    return Graph(g.offsets, pin(g.indices), pin(g.weights), directed=g.directed, name=g.name)
+
+
+def median_time(fn, reps=5):
+    import cupy as cp
+
+    fn()
+    cp.cuda.Device().synchronize()
+    ts = []
+    for _ in range(reps):
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        ts.append(cp.cuda.get_elapsed_time(s, e) / 1e3)
+    return float(np.median(ts))
+
+
+def probe(backend) -> dict:
+    if backend.name != "cuda":  # smoke runs of the script's logic on a machine without a GPU
+        return {"device": backend.device_description(), "host_cores": os.cpu_count(),
+                "pinned_h2d_gbps": 50.0, "device_copy_gbps": 3000.0, "note": "no GPU: placeholder ceilings"}
+    import cupy as cp
+
+    GB = 1 << 30
+    out = {"device": backend.device_description(), "host_cores": os.cpu_count(),
+           "cupy": cp.__version__, "cuda_runtime": cp.cuda.runtime.runtimeGetVersion(),
+           "driver": cp.cuda.runtime.driverGetVersion()}
+    n = 2 * GB
+    a = cp.empty(n, dtype=cp.uint8)
+    b = cp.empty(n, dtype=cp.uint8)
+    a.fill(1)
+    out["device_copy_gbps"] = round(2 * n / median_time(lambda: b.__setitem__(slice(None), a)) / 1e9, 1)
+    del a, b
+    n = 1 * GB
+    pinned = backend.pinned_empty(n, np.uint8)
+    pinned[:] = 3
+    d = cp.empty(n, dtype=cp.uint8)
+    s = cp.cuda.Stream(non_blocking=True)
+
+    def h2d():
+        cp.cuda.runtime.memcpyAsync(d.data.ptr, pinned.ctypes.data, n, 1, cp.cuda.get_current_stream().ptr)
+
+    out["pinned_h2d_gbps"] = round(n / median_time(h2d) / 1e9, 1)
+    pageable = np.ones(256 << 20, dtype=np.uint8)
+    t = time.perf_counter()
+    for _ in range(3):
+        d[: pageable.nbytes].set(pageable)
+    cp.cuda.Device().synchronize()
+    out["pageable_h2d_gbps"] = round(3 * pageable.nbytes / (time.perf_counter() - t) / 1e9, 1)
+    acc = cp.zeros(1, dtype=cp.uint64)
+    mod = cp.RawModule(code=r"""
+extern "C" __global__ void zc_sum(const unsigned int* __restrict__ x, unsigned long long n, unsigned long long* out) {
+    unsigned long long acc = 0;
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)gridDim.x * blockDim.x) acc += x[i];
+    atomicAdd(out, acc);
+}
+// each block reads whole segments of `seg` words at scattered positions (a heavy row each)
+extern "C" __global__ void zc_segments(const unsigned int* __restrict__ x, unsigned long long n, int seg,
+                                       unsigned long long nseg, unsigned long long* out) {
+    unsigned long long acc = 0;
+    for (unsigned long long s = blockIdx.x; s < nseg; s += gridDim.x) {
+        const unsigned long long base = ((s * 2654435761ull) % (n / seg)) * seg;
+        for (int i = threadIdx.x; i < seg; i += blockDim.x) acc += x[base + i];
+    }
+    atomicAdd(out, acc);
+}""")
+    zsum, zseg = mod.get_function("zc_sum"), mod.get_function("zc_segments")
+    grid = (backend.num_sms * 8,)
+
+    def zc(view, label):
+        out[f"zerocopy_{label}_coalesced_gbps"] = round(n / median_time(
+            lambda: zsum(grid, (256,), (view, np.uint64(n // 4), acc)), reps=3) / 1e9, 1)
+        seg, nseg = 4096, (n // 4) // 4096 // 2
+        out[f"zerocopy_{label}_16KiB_segments_gbps"] = round(nseg * seg * 4 / median_time(
+            lambda: zseg(grid, (256,), (view, np.uint64(n // 4), np.int32(seg), np.uint64(nseg), acc)),
+            reps=3) / 1e9, 1)
+
+    zc(backend.host_view(pinned.view(np.uint32)), "hostalloc")
+    plain = np.ones(n // 4, dtype=np.uint32)          # pageable numpy memory, registered in place
+    t = time.perf_counter()
+    backend.registry.register(plain)
+    out["host_register_gbps"] = round(n / (time.perf_counter() - t) / 1e9, 1)
+    zc(backend.host_view(plain), "registered")
+    dd = cp.empty(n, dtype=cp.uint8)
+    out["registered_h2d_gbps"] = round(n / median_time(lambda: cp.cuda.runtime.memcpyAsync(
+        dd.data.ptr, plain.ctypes.data, n, 1, cp.cuda.get_current_stream().ptr)) / 1e9, 1)
+    backend.registry.forget(plain)
+    out["zerocopy_coalesced_gbps"] = out["zerocopy_hostalloc_coalesced_gbps"]
+    del pinned, d, s, dd, plain
+    cp.get_default_memory_pool().free_all_blocks()
+    return out
+
+
+# ====================================================================== oracles (not the framework)
+_ORACLE_SRC = r"""
+typedef long long ll;
+template <typename V>
+__device__ void bfs_check(const ll* off, const V* idx, const ll* lev, ll n, ll src, unsigned long long* bad) {
+    ll v = blockIdx.x * (ll)blockDim.x + threadIdx.x;
+    if (v >= n) return;
+    const ll lv = lev[v];
+    bool parent = (v == src) || lv < 0;
+    for (ll j = off[v]; j < off[v + 1]; ++j) {
+        const ll lu = lev[idx[j]];
+        if ((lv < 0) != (lu < 0)) { atomicAdd(bad, 1ull); return; }
+        if (lv >= 0 && (lu > lv + 1 || lv > lu + 1)) { atomicAdd(bad, 1ull); return; }
+        if (lu == lv - 1) parent = true;
+    }
+    if (!parent || (v == src && lv != 0)) atomicAdd(bad, 1ull);
+}
+template <typename V>
+__device__ void sssp_check(const ll* off, const V* idx, const float* w, const double* d, ll n, ll src, unsigned long long* bad) {
+    ll v = blockIdx.x * (ll)blockDim.x + threadIdx.x;
+    if (v >= n) return;
+    const double dv = d[v];
+    bool tight = (v == src) || !isfinite(dv);
+    for (ll j = off[v]; j < off[v + 1]; ++j) {
+        const double du = d[idx[j]];
+        const double via = du + (double)w[j];      // undirected: edge (u, v) has the same weight
+        if (isfinite(du) && dv > via * (1 + 1e-12)) { atomicAdd(bad, 1ull); return; }
+        if (isfinite(du) && fabs(via - dv) <= 1e-12 * fmax(1.0, via)) tight = true;
+    }
+    if (!tight || (v == src && dv != 0.0)) atomicAdd(bad, 1ull);
+}
+template <typename V>
+__device__ void wcc_check(const ll* off, const V* idx, const ll* lab, ll n, unsigned long long* bad) {
+    ll v = blockIdx.x * (ll)blockDim.x + threadIdx.x;
+    if (v >= n) return;
+    const ll l = lab[v];
+    if (l < 0 || l > v || lab[l] != l) { atomicAdd(bad, 1ull); return; }
+    for (ll j = off[v]; j < off[v + 1]; ++j) if (lab[idx[j]] != l) { atomicAdd(bad, 1ull); return; }
+}
+// one power step of PageRank from x: y[v] = (1 - a) / n + a * sum_u x[u] / deg(u)
+template <typename V>
+__device__ void pr_step(const ll* off, const V* idx, const double* x, double a, ll n, double* y) {
+    ll v = blockIdx.x * (ll)blockDim.x + threadIdx.x;
+    if (v >= n) return;
+    double s = 0.0;
+    for (ll j = off[v]; j < off[v + 1]; ++j) { const ll u = idx[j]; s += x[u] / (double)(off[u + 1] - off[u]); }
+    y[v] = (1.0 - a) / (double)n + a * s;
+}
+extern "C" __global__ void bfs_check32(const ll* o, const int* i, const ll* l, ll n, ll s, unsigned long long* b) { bfs_check<int>(o, i, l, n, s, b); }
+extern "C" __global__ void sssp_check32(const ll* o, const int* i, const float* w, const double* d, ll n, ll s, unsigned long long* b) { sssp_check<int>(o, i, w, d, n, s, b); }
+extern "C" __global__ void wcc_check32(const ll* o, const int* i, const ll* l, ll n, unsigned long long* b) { wcc_check<int>(o, i, l, n, b); }
+extern "C" __global__ void pr_step32(const ll* o, const int* i, const double* x, double a, ll n, double* y) { pr_step<int>(o, i, x, a, n, y); }
+"""
+
+
+def _cuda_ok() -> bool:
+    from graphferry.backends import cuda_available
+
+    return cuda_available()
+
+
+class Oracle:
+    """Independent checks on the GPU over a resident copy of the graph (plain CUDA, not the framework)."""
+
+    def __init__(self, g):
+        try:
+            import cupy as cp
+        except ImportError:
+            cp = None
+        self.cp = cp
+        if cp is None or not _cuda_ok():
+            self.cp = None
+            return
+
+        assert g.indices.dtype == np.int32
+        self.cp = cp
+        self.g = g
+        self.mod = cp.RawModule(code=_ORACLE_SRC)
+        self.off = cp.asarray(g.offsets)
+        self.idx = cp.asarray(g.indices)
+        self.w = None if g.weights is None else cp.asarray(g.weights)
+
+    def check(self, name, vals, source) -> tuple[bool, str]:
+        if self.cp is None:
+            return True, "oracle skipped (no GPU)"
+        cp, g = self.cp, self.g
+        n = g.n
+        grid, blk = ((n + 255) // 256,), (256,)
+        bad = cp.zeros(1, dtype=cp.uint64)
+        f = self.mod.get_function
+        if name == "bfs":
+            lev = cp.asarray(vals["levels"].astype(np.int64))
+            f("bfs_check32")(grid, blk, (self.off, self.idx, lev, np.int64(n), np.int64(source), bad))
+            k = int(bad[0])
+            return k == 0, f"{k} vertices violate BFS level rules"
+        if name == "sssp":
+            d = cp.asarray(vals["dist"].astype(np.float64))
+            f("sssp_check32")(grid, blk, (self.off, self.idx, self.w, d, np.int64(n), np.int64(source), bad))
+            k = int(bad[0])
+            return k == 0, f"{k} vertices not relaxed or not tight"
+        if name == "wcc":
+            lab = cp.asarray(vals["labels"].astype(np.int64))
+            f("wcc_check32")(grid, blk, (self.off, self.idx, lab, np.int64(n), bad))
+            k = int(bad[0])
+            return k == 0, f"{k} vertices with inconsistent labels"
+        if name == "pagerank":
+            x = cp.asarray(vals["rank"])
+            y = cp.empty_like(x)
+            f("pr_step32")(grid, blk, (self.off, self.idx, x, np.float64(0.85), np.int64(n), y))
+            deg = cp.asarray(g.out_degree)
+            # sinks (isolated vertices) keep only their teleport share in the delta formulation
+            live = deg > 0
+            err = float(cp.abs(y - x)[live].sum() / cp.abs(x)[live].sum())
+            return err < 2e-2, f"relative L1 residual of one power step {err:.2e}"
+        raise ValueError(name)
+
+
+def agree(name, ref, vals) -> tuple[bool, str]:
+    if name == "bfs":
+        ok = np.array_equal(ref["levels"], vals["levels"])
+        return ok, "levels equal" if ok else f"{int((ref['levels'] != vals['levels']).sum())} levels differ"
+    if name == "wcc":
+        ok = np.array_equal(ref["labels"], vals["labels"])
+        return ok, "labels equal" if ok else f"{int((ref['labels'] != vals['labels']).sum())} labels differ"
+    if name == "sssp":
+        a, b = ref["dist"], vals["dist"]
+        ok = np.array_equal(np.isfinite(a), np.isfinite(b)) and np.allclose(a[np.isfinite(a)], b[np.isfinite(b)], rtol=1e-9)
+        return ok, "distances equal" if ok else "distances differ"
+    if name == "pagerank":
+        a, b = ref["rank"], vals["rank"]
+        err = float(np.abs(a - b).sum() / np.abs(a).sum())
+        return err < 1e-4, f"rel L1 to resident {err:.1e}"
+    raise ValueError(name)
+
+
+# ====================================================================== runs
+class RunCap(Exception):
+    pass
+
+
+def record_summary(rec, bytes_per_edge: int, pinned_bps: float) -> dict:
+    steps = []
+    floor = 0.0
+    for s in rec.steps:
+        row = {"op": s.op, "dir": s.direction, "seconds": round(s.seconds, 6)}
+        if s.op == "edge_map":
+            need = s.active_edges * bytes_per_edge
+            fl = need / pinned_bps
+            floor += fl
+            row.update(active_vertices=s.active_vertices, active_edges=s.active_edges,
+                       bytes_h2d=s.bytes_h2d, floor_seconds=round(fl, 6),
+                       copy_seconds=round(s.copy_seconds, 6), kernel_seconds=round(s.kernel_seconds, 6),
+                       compact_seconds=round(s.compact_seconds, 6),
+                       partitions=len(s.partitions))
+        steps.append(row)
+    seconds = sum(s.seconds for s in rec.steps)
+    edge = [s for s in rec.steps if s.op == "edge_map"]
+    return {"seconds": round(seconds, 5), "iterations": len(edge), "bytes_h2d": int(rec.bytes_h2d),
+            "floor_seconds": round(floor, 5),
+            "seconds_per_iteration": round(seconds / max(1, len(edge)), 6),
+            "edge_map_seconds": round(sum(s.seconds for s in edge), 5),
+            "steps": steps}
+
+
+def source_vertex(g) -> int:
+    return int(np.argmax(g.out_degree))
+
+
+def bench_scale(g, info, backend, machine, args, deadline, log):
+    from graphferry.backends.base import DeviceArena  # noqa: F401 (documentation)
+
+    pinned_bps = machine["pinned_h2d_gbps"] * 1e9
+    src = source_vertex(g)
+    oracle = Oracle(g)
+    runs = []
+    ref_vals = {}
+    cpu_vals = {}
+    for name in args.algorithms:
+        uses_w = name == "sssp"
+        bpe = g.indices.itemsize + (4 if uses_w else 0)
+        edge_bytes = g.m * bpe
+        budget = int(args.budget_fraction * edge_bytes)
+        if args.cpu_check:
+            t = time.perf_counter()
+            vals, rec, impl = run_algorithm(name, g, src, {"backend": "cpu", "engine": "host"})
+            cpu_vals[name] = vals
+            runs.append({"algorithm": name, "engine": "cpu", "impl": impl, "verified": None,
+                         "wall_seconds": round(time.perf_counter() - t, 3),
+                         **{k: v for k, v in record_summary(rec, bpe, pinned_bps).items() if k != "steps"}})
+            log(f"  {name:9s} cpu       {runs[-1]['seconds']:8.3f} s")
+        for engine in args.engines:
+            if time.perf_counter() > deadline:
+                log(f"  {name} {engine}: skipped (deadline)")
+                runs.append({"algorithm": name, "engine": engine, "skipped": "deadline"})
+                continue
+            opts = {"backend": backend, "engine": engine, "partition_bytes": args.partition_bytes,
+                    "budget": None if engine in ("resident", "host") else budget}
+            cap = min(deadline, time.perf_counter() + args.run_cap_s)
+
+            def progress(op, i, rec, cap=cap):
+                if time.perf_counter() > cap:
+                    raise RunCap(f"stopped after {i + 1} steps (run cap)")
+
+            opts["progress"] = progress
+            t = time.perf_counter()
+            try:
+                vals, rec, impl = run_algorithm(name, g, src, opts)
+            except RunCap as e:
+                log(f"  {name:9s} {engine:10s} capped: {e}")
+                runs.append({"algorithm": name, "engine": engine, "skipped": f"run cap {args.run_cap_s} s: {e}"})
+                continue
+            except Exception as e:  # noqa: BLE001 - one engine's failure must not lose the others
+                log(f"  {name:9s} {engine:10s} FAILED: {type(e).__name__}: {e}")
+                runs.append({"algorithm": name, "engine": engine, "error": f"{type(e).__name__}: {e}"})
+                continue
+            wall = time.perf_counter() - t
+            summary = record_summary(rec, bpe, pinned_bps)
+            ok, why = oracle.check(name, vals, src)
+            notes = [why]
+            if engine in ("resident", "host"):
+                ref_vals[name] = vals
+            elif name in ref_vals:
+                same, w2 = agree(name, ref_vals[name], vals)
+                ok = ok and same
+                notes.append(w2)
+            if name in cpu_vals:
+                same, w3 = agree(name, cpu_vals[name], vals)
+                ok = ok and same
+                notes.append("cpu: " + w3)
+            run = {"algorithm": name, "engine": engine, "impl": impl,
+                   "budget_bytes": rec.extra.get("budget_bytes", budget),
+                   "peak_device_edge_bytes": rec.extra.get("peak_device_edge_bytes"),
+                   "wall_seconds": round(wall, 3), "verified": bool(ok), "checks": notes,
+                   **summary}
+            if not args.keep_steps:
+                run["steps"] = [s for s in run["steps"] if s["op"] == "edge_map"]
+            runs.append(run)
+            log(f"  {name:9s} {engine:10s} {run['seconds']:8.3f} s  {run['iterations']:3d} it  "
+                f"{run['bytes_h2d'] / 1e9:8.2f} GB  floor {run['floor_seconds']:7.3f} s  "
+                f"{'ok' if ok else 'WRONG'} ({'; '.join(notes)})")
+    del oracle
+    return runs
+
+
+def micro_targets(g, backend, machine, args, log) -> dict:
+    """The three engine targets, each on a transfer- or memory-bound edge_map."""
+    from graphferry.runtime import Runtime
+
+    out = {}
+    pinned = machine["pinned_h2d_gbps"]
+    budget = int(args.budget_fraction * g.m * g.indices.itemsize)
+    prog = touch_program()
+    # 1. filter, every partition active
+    with Runtime(g, backend=backend, engine="filter", budget=budget, partition_bytes=args.partition_bytes) as rt:
+        st = rt.start(prog)
+        rates = []
+        for _ in range(4):
+            st.edge_map(rt.all_vertices(), direction="push")
+            s = rt.record.steps[-1]
+            rates.append(s.bytes_h2d / s.seconds / 1e9)
+        out["filter_gbps"] = round(float(np.median(rates[1:])), 2)
+        out["filter_copy_seconds_vs_total"] = [round(s.copy_seconds, 4) for s in rt.record.steps] + \
+            [round(s.seconds, 4) for s in rt.record.steps]
+    out["filter_of_pinned"] = round(out["filter_gbps"] / pinned, 3)
+    # 2. zero-copy, active = vertices of high degree
+    deg = g.out_degree
+    zc = {}
+    for t in (32, 256, 2048):
+        ids = np.flatnonzero(deg >= t)
+        if len(ids) == 0:
+            continue
+        with Runtime(g, backend=backend, engine="zerocopy", budget=budget, partition_bytes=args.partition_bytes) as rt:
+            st = rt.start(prog)
+            f = rt.frontier(ids)
+            rates = []
+            for _ in range(3):
+                st.edge_map(f, direction="push")
+                s = rt.record.steps[-1]
+                rates.append((s.bytes_h2d / s.seconds / 1e9, s.active_edges * 4 / s.seconds / 1e9, s.seconds,
+                              s.kernel_seconds, s.bytes_h2d))
+        best = sorted(rates[1:])[len(rates[1:]) // 2]
+        zc[f"deg>={t}"] = {"active_vertices": int(len(ids)), "active_edges": int(deg[ids].sum()),
+                           "lines_bytes": int(best[4]),
+                           "lines_gbps": round(best[0], 2), "edge_gbps": round(best[1], 2),
+                           "seconds": round(best[2], 5), "kernel_seconds": round(best[3], 5),
+                           "lines_gbps_kernel": round(best[4] / max(best[3], 1e-9) / 1e9, 2)}
+    out["zerocopy_high_degree"] = zc
+    if zc:
+        top = zc[max(zc, key=lambda k: int(k.split(">=")[1]))]
+        out["zerocopy_of_pinned"] = round(top["lines_gbps"] / pinned, 3)
+    # 3. resident PageRank iteration (dense): counted bytes = edges + vertex reads/writes
+    n, m = g.n, g.m
+    counted = m * (4 + 8) + n * (8 + 8 + 8)
+    pr = {}
+    for direction in ("pull", "push"):
+        with Runtime(g, backend=backend, engine="resident" if backend.name == "cuda" else "host",
+                     partition_bytes=args.partition_bytes) as rt:
+            st = rt.start(pagerank_program(), arrays={"res": 0.15 / n, "deg": deg},
+                          scalars={"alpha": 0.85, "eps": 0.0})
+            st.vertex_map("absorb", rt.all_vertices())
+            secs = []
+            for _ in range(4):
+                st.edge_map(rt.all_vertices(), direction=direction)
+                s = rt.record.steps[-1]
+                secs.append((s.seconds, s.kernel_seconds))
+        best = sorted(secs[1:])[1]
+        pr[direction] = {"seconds": round(best[0], 5), "kernel_seconds": round(best[1], 5),
+                         "counted_gbps": round(counted / best[0] / 1e9, 1),
+                         "kernel_gbps": round(counted / best[1] / 1e9, 1)}
+    out["resident_pagerank_iteration"] = {"counted_bytes": counted,
+                                          "formula": "m*(4 index + 8 vertex value) + n*(8 offset + 8 read + 8 write)",
+                                          **pr}
+    bestdir = min(pr, key=lambda d: pr[d]["seconds"])
+    out["resident_pr_of_device"] = round(pr[bestdir]["counted_gbps"] / machine["device_copy_gbps"], 3)
+    out["targets"] = {k: {"want": v, "got": out.get(k), "met": out.get(k) is not None and out[k] >= v}
+                      for k, v in TARGETS.items()}
+    log(f"  micro: filter {out['filter_gbps']} GB/s ({out['filter_of_pinned']:.0%} of pinned), "
+        f"zerocopy {out.get('zerocopy_of_pinned')} of pinned, resident PR {pr[bestdir]['counted_gbps']} GB/s "
+        f"({out['resident_pr_of_device']:.0%} of device copy)")
+    return out
+
+
+def warm_up(backend, args, log):
+    """Compile every program once (NVRTC) on a small graph, outside the timings."""
+    g, _ = kronecker(12, seed=1, cpu_generator=args.cpu_generator)
+    for name in args.algorithms:
+        for engine in (("resident", "zerocopy") if backend.name == "cuda" else ("host",)):
+            run_algorithm(name, g, source_vertex(g), {"backend": backend, "engine": engine,
+                                                       "partition_bytes": 1 << 14})
+    from graphferry.runtime import Runtime
+
+    with Runtime(g, backend=backend, engine="resident" if backend.name == "cuda" else "host") as rt:
+        rt.start(touch_program()).edge_map(rt.all_vertices(), direction="push")
+        st = rt.start(pagerank_program(), arrays={"deg": g.out_degree}, scalars={"alpha": 0.85, "eps": 0.0})
+        st.vertex_map("absorb", rt.all_vertices())
+    log("  warm-up done (programs compiled)")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scales", type=int, nargs="+", default=[24, 25])
+    ap.add_argument("--algorithms", nargs="+", default=ALGORITHMS, choices=ALGORITHMS)
+    ap.add_argument("--engines", nargs="+", default=ENGINES, choices=ENGINES)
+    ap.add_argument("--budget-fraction", type=float, default=0.25)
+    ap.add_argument("--partition-bytes", type=int, default=32 << 20)
+    ap.add_argument("--out", default="bench/results")
+    ap.add_argument("--deadline-s", type=float, default=540.0, help="stop starting runs after this many seconds")
+    ap.add_argument("--run-cap-s", type=float, default=60.0, help="stop one run after this many seconds")
+    ap.add_argument("--cpu-check", action="store_true", help="also run the CPU backend and compare")
+    ap.add_argument("--cpu-generator", action="store_true")
+    ap.add_argument("--no-micro", action="store_true")
+    ap.add_argument("--host-memory", default="pinned", choices=["pinned", "registered"],
+                    help="where the edge arrays live on the host (see place_host_arrays)")
+    ap.add_argument("--keep-steps", action="store_true", help="keep vertex_map steps in the JSON")
+    ap.add_argument("--backend", default="cuda", choices=["cuda", "cpu"],
+                    help="cpu: check the script's logic on a machine without a GPU")
+    ap.add_argument("--commit", default=os.environ.get("GRAPHFERRY_COMMIT", "unknown"))
+    ap.add_argument("--report", nargs="+", help="print markdown tables for these result files and exit")
+    args = ap.parse_args(argv)
+    if args.report:
+        print(report(args.report))
+        return 0
+
+    t_start = time.perf_counter()
+    deadline = t_start + args.deadline_s
+
+    def log(msg):
+        print(f"[{time.perf_counter() - t_start:7.1f}s] {msg}", flush=True)
+
+    import graphferry.runtime  # noqa: F401  (import order: runtime before backends)
+    from graphferry.backends import get_backend
+
+    backend = get_backend(args.backend)
+    if args.backend == "cpu":
+        args.engines = [("host" if e == "resident" else e) for e in args.engines]
+        args.cpu_generator = True
+    machine = probe(backend)
+    log(f"machine: {machine}")
+    warm_up(backend, args, log)
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    command = "PYTHONPATH=src python bench/engines_bench.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    written = []
+    for scale in args.scales:
+        if time.perf_counter() > deadline:
+            log(f"scale {scale}: skipped (deadline)")
+            break
+        g, info = kronecker(scale, cpu_generator=args.cpu_generator)
+        log(f"scale {scale}: n={g.n} m={g.m} built in {info['build_seconds']} s")
+        t = time.perf_counter()
+        g = place_host_arrays(g, backend, args.host_memory)
+        info["host_memory"] = args.host_memory
+        info["host_memory_seconds"] = round(time.perf_counter() - t, 2)
+        log(f"  edge arrays {args.host_memory} in {info['host_memory_seconds']} s")
+        doc = {
+            "schema": "graphferry-bench/1", "command": command, "commit": args.commit,
+            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "machine": machine,
+            "graph": {"name": g.name, "n": g.n, "m": g.m, "directed": g.directed,
+                      "edge_bytes": g.m * g.indices.itemsize,
+                      "edge_bytes_weighted": g.m * (g.indices.itemsize + 4), **info},
+            "budget_bytes": int(args.budget_fraction * g.m * g.indices.itemsize),
+            "budget_note": f"{args.budget_fraction:.0%} of the program's edge bytes (SSSP: indices + weights); "
+                           "resident runs with the full device memory as the reference",
+            "partition_bytes": args.partition_bytes,
+            "seconds_note": "sum of the run record's steps (edge_map and vertex_map): excludes graph "
+                            "generation, pinning the edge arrays and engine set-up; wall_seconds includes them",
+            "floor_note": "per edge_map: active vertices' edge bytes / pinned_h2d_gbps",
+            "runs": [],
+        }
+        card = next((c for c in ("h200", "h100", "a100") if c in machine["device"].lower()), backend.name)
+        path = out_dir / f"engines-kron{scale}-{card}.json"
+
+        def save():
+            path.write_text(json.dumps(doc, indent=1))
+
+        doc["runs"] = bench_scale(g, info, backend, machine, args, deadline, log)
+        save()
+        if not args.no_micro and time.perf_counter() < deadline:
+            doc["micro"] = micro_targets(g, backend, machine, args, log)
+            save()
+        written.append(path)
+        if backend.name == "cuda" and args.host_memory == "registered":
+            backend.registry.forget(g.indices)
+            if g.weights is not None:
+                backend.registry.forget(g.weights)
+        del g
+        if backend.name == "cuda":
+            import cupy
+
+            cupy.get_default_memory_pool().free_all_blocks()
+            cupy.get_default_pinned_memory_pool().free_all_blocks()
+    print(report([str(p) for p in written]))
+    return 0
+
+
+# ====================================================================== report
+def report(paths) -> str:
+    lines = []
+    for p in paths:
+        doc = json.loads(Path(p).read_text())
+        g, mach = doc["graph"], doc["machine"]
+        lines.append(f"### {g['name']}: n={g['n']:,} m={g['m']:,} ({mach['device']}; pinned "
+                     f"{mach['pinned_h2d_gbps']} GB/s, device copy {mach['device_copy_gbps']} GB/s)")
+        lines.append("")
+        lines.append("| algorithm | engine | seconds | iterations | s/iter | GB moved | floor s | verified |")
+        lines.append("|---|---|---:|---:|---:|---:|---:|---|")
+        for r in doc["runs"]:
+            if "seconds" not in r:
+                lines.append(f"| {r['algorithm']} | {r['engine']} | {r.get('skipped') or r.get('error')} | | | | | |")
+                continue
+            lines.append(f"| {r['algorithm']} | {r['engine']} | {r['seconds']:.3f} | {r['iterations']} | "
+                         f"{r['seconds_per_iteration']:.4f} | {r['bytes_h2d'] / 1e9:.2f} | {r['floor_seconds']:.3f} | "
+                         f"{r['verified']} |")
+        micro = doc.get("micro")
+        if micro:
+            lines.append("")
+            for k, t in micro["targets"].items():
+                lines.append(f"- target {k}: want >= {t['want']:.0%}, got "
+                             f"{'n/a' if t['got'] is None else format(t['got'], '.0%')} "
+                             f"({'met' if t['met'] else 'missed'})")
+        lines.append("")
+        lines.append(prefer_table(doc))
+    return "\n".join(lines)
+
+
+def prefer_table(doc) -> str:
+    """Per algorithm and edge_map iteration, the fastest out-of-memory engine (HyTGraph Fig. 3)."""
+    out = []
+    by = {}
+    for r in doc["runs"]:
+        if "steps" in r:
+            by.setdefault(r["algorithm"], {})[r["engine"]] = [s for s in r["steps"] if s["op"] == "edge_map"]
+    for alg, engines in by.items():
+        cands = [e for e in ("filter", "compaction", "zerocopy", "unified") if e in engines]
+        if not cands:
+            continue
+        n_it = min(len(engines[e]) for e in cands)
+        out.append(f"{alg} per iteration (active-edge share, fastest engine, its seconds vs floor):")
+        m = doc["graph"]["m"]
+        cells = []
+        for i in range(n_it):
+            best = min(cands, key=lambda e: engines[e][i]["seconds"])
+            s = engines[best][i]
+            cells.append(f"{i}:{s['active_edges'] / m:.0%}:{best[0].upper()}:{s['seconds']:.3f}/{s['floor_seconds']:.3f}")
+        out.append("  " + "  ".join(cells))
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

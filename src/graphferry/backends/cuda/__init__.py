@@ -1,0 +1,1 @@
+"""The CUDA backend (CuPy + NVRTC). Imported only when ``backend="cuda"`` is asked for or found."""

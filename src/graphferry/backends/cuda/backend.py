@@ -1,0 +1,425 @@
+"""The CUDA backend: programs compiled with NVRTC (CuPy ``RawModule``), streams, pinned and mapped memory.
+
+The program's C++ text is the same the CPU backend compiles; the kernels around
+it are in ``gf_cuda_kernels.cuh`` (degree-aware thread/warp/block/grid per row,
+128-byte aligned warp reads for zero-copy). Memory and transfers:
+
+* Kernels and small uploads run on the current CuPy stream (the compute
+  stream); host-to-device edge copies run on a separate non-blocking copy
+  stream, ordered by events, so an engine can copy partition ``i + 1`` while
+  the kernel on partition ``i`` runs (``copy_h2d(..., after=token)`` waits for
+  a kernel the engine marked with :meth:`record`).
+* Edge arrays are pinned in place (``cudaHostRegister``, mapped) when an
+  engine asks (:meth:`register_host`); copies from anything not pinned go
+  through two pinned staging buffers.
+* :meth:`host_view` gives kernels a device-readable alias of host memory
+  (zero-copy); :meth:`managed_view` a managed-memory copy of an edge side for
+  the ``unified`` engine, never larger than the GPU's free memory unless
+  ``allow_managed_oversubscription`` is set.
+* CUDA events time each copy and kernel; :meth:`take_device_times` hands the
+  sums to the run record after each iteration.
+
+Environment: ``GRAPHFERRY_CUDA_SYNC=1`` synchronises after every launch (errors
+surface at the launch that caused them); ``GRAPHFERRY_ALLOW_MANAGED_OVERSUBSCRIPTION=1``
+opts in to managed memory beyond the free device memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+import cupy
+import numpy as np
+
+from ...errors import CompilerError
+from ..base import Backend, CompiledProgram, PartitionView
+from .memory import H2D, HostRegistry, ManagedEdges, SlotRing, Staging, env_flag, pinned_empty
+
+log = logging.getLogger(__name__)
+
+CUDA_DIR = Path(__file__).resolve().parent
+INCLUDE_DIR = CUDA_DIR.parent / "include"   # gf_prelude.h (same as runtime.program.INCLUDE_DIR)
+BLOCK = 256                 # must match GF_BLOCK in gf_cuda_kernels.cuh
+HUGE_MIN = 2048             # must match GF_HUGE_MIN: rows this heavy go to the grid-wide kernel
+CHUNK = 4 * BLOCK           # GF_CHUNK: edges per grid-wide work item
+REGISTER_MIN_BYTES = 1 << 20  # smaller arrays are copied into pinned memory instead of registered
+_NVRTC_OPTIONS = ("-std=c++17", f"-I{INCLUDE_DIR}", f"-I{CUDA_DIR}")
+
+
+def _headers_digest() -> str:
+    h = hashlib.sha256()
+    for p in sorted(list(INCLUDE_DIR.glob("*.h")) + list(CUDA_DIR.glob("*.cuh"))):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+_U64 = np.uint64
+_I64 = np.int64
+
+
+def _p(a) -> np.uint64:
+    """Kernel pointer argument (0 for None)."""
+    if a is None:
+        return _U64(0)
+    if isinstance(a, cupy.ndarray):
+        return _U64(a.data.ptr)
+    raise TypeError(f"a kernel argument is a {type(a).__name__}, not a device array (engine bug)")
+
+
+_BITMAP_SRC = r"""
+extern "C" __global__ void gf_popc_words(const unsigned int* bits, long long nwords, long long n, long long* counts) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= nwords) return;
+    unsigned int w = bits[i];
+    if (i == nwords - 1 && (n & 31)) w &= (1u << (n & 31)) - 1u;
+    counts[i] = __popc(w);
+}
+extern "C" __global__ void gf_scatter_ids(const unsigned int* bits, long long nwords, long long n,
+                                          const long long* ends, long long* out) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= nwords) return;
+    unsigned int w = bits[i];
+    if (i == nwords - 1 && (n & 31)) w &= (1u << (n & 31)) - 1u;
+    long long pos = ends[i] - __popc(w);
+    while (w) {
+        const int b = __ffs(w) - 1;
+        w &= w - 1u;
+        out[pos++] = i * 32 + b;
+    }
+}
+extern "C" __global__ void gf_set_ids(const long long* ids, long long k, unsigned int* bits) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= k) return;
+    const long long v = ids[i];
+    atomicOr(&bits[v >> 5], 1u << (v & 31));
+}
+"""
+
+
+class CudaProgram(CompiledProgram):
+    """A program's kernels for one device and vertex-id type (NVRTC)."""
+
+    def __init__(self, backend: "CudaBackend", program, vid_dtype: np.dtype):
+        self.backend = backend
+        self.program = program
+        vid_ctype = "int32_t" if np.dtype(vid_dtype) == np.int32 else "int64_t"
+        # CuPy's kernel cache keys on the source text only: name the headers' digest in it
+        src = f"// graphferry headers {_headers_digest()}\n" + program.translation_unit(vid_ctype, "gf_cuda_kernels.cuh")
+        try:
+            self.module = cupy.RawModule(code=src, options=_NVRTC_OPTIONS)
+            self.module.compile()
+        except cupy.cuda.compiler.CompileException as e:
+            raise CompilerError(f"NVRTC rejected program {program.name!r} ({vid_ctype}):\n{e}") from e
+        self._fns: dict[str, object] = {}
+
+    def _fn(self, name: str):
+        f = self._fns.get(name)
+        if f is None:
+            f = self._fns[name] = self.module.get_function(name)
+        return f
+
+    def _edge(self, op: str, tables, view: PartitionView, row_list, in_bits, out_bits) -> None:
+        b = self.backend
+        count = int(row_list.size) if row_list is not None else int(view.rows)
+        if count == 0:
+            return
+        A, F, I = tables
+        nedges = int(view.indices.size)
+        coop = op == "push" or self.program.has_push
+        huge = coop and nedges >= HUGE_MIN
+        # work items: at most one partial chunk per heavy row beyond nedges / CHUNK full ones
+        hl, hc = b.huge_queue(nedges // CHUNK + nedges // HUGE_MIN + 2) if huge else (None, None)
+        args = (_p(A), _p(F), _p(I), _p(view.offsets), _p(view.indices), _p(view.weights),
+                _p(view.vertex_ids), _I64(view.lo), _I64(view.rows), _I64(view.edge_base),
+                _p(row_list), _I64(0 if row_list is None else count), _p(in_bits), _p(out_bits),
+                _p(hl), _p(hc))
+        stream = b.compute_stream()
+        name = f"gf_{op}_zc" if b.is_mapped(view.indices) else f"gf_{op}"
+        mark = b.kernel_begin(stream)
+        self._fn(name)(((count + BLOCK - 1) // BLOCK,), (BLOCK,), args)  # current stream
+        if huge:
+            self._fn(f"gf_{op}_huge")((b.huge_grid,), (BLOCK,), args)
+        b.kernel_end(mark, stream)
+
+    def push(self, tables, view, row_list, in_bits, out_bits):
+        self._edge("push", tables, view, row_list, in_bits, out_bits)
+
+    def pull(self, tables, view, row_list, in_bits, out_bits):
+        self._edge("pull", tables, view, row_list, in_bits, out_bits)
+
+    def vertex_map(self, fn, tables, lo, hi, ids, in_bits, out_bits):
+        count = int(ids.size) if ids is not None else hi - lo
+        if count <= 0:
+            return
+        A, F, I = tables
+        b = self.backend
+        grid = max(1, min((count + BLOCK - 1) // BLOCK, b.num_sms * 16))
+        self._fn(f"gf_vmap_{fn}")((grid,), (BLOCK,), (
+            _p(A), _p(F), _p(I), _I64(lo), _I64(hi), _p(ids), _I64(0 if ids is None else count),
+            _p(in_bits), _p(out_bits)))
+        b.after_launch()
+
+    def neighbor_map(self, fn, tables, graph, transpose, lo, hi, out_bits):
+        if hi <= lo:
+            return
+        A, F, I = tables
+        b = self.backend
+        grid = max(1, min((hi - lo + BLOCK - 1) // BLOCK, b.num_sms * 16))
+        self._fn(f"gf_nmap_{fn}")((grid,), (BLOCK,), (
+            _p(A), _p(F), _p(I),
+            _p(graph.offsets), _p(graph.indices), _p(graph.weights),
+            _p(transpose.offsets), _p(transpose.indices), _p(transpose.weights),
+            _I64(graph.n), _I64(lo), _I64(hi), _p(out_bits)))
+        b.after_launch()
+
+
+class CudaBackend(Backend):
+    """Kernels on one GPU (``device``) through CuPy."""
+
+    name = "cuda"
+    is_device = True
+
+    def __init__(self, device: int = 0):
+        self.xp = cupy
+        self.device_id = int(device)
+        self.device = cupy.cuda.Device(self.device_id)
+        # one backend per device; several devices come with the device lists (Lux)
+        self.device.use()
+        self.num_sms = int(cupy.cuda.runtime.getDeviceProperties(self.device_id)["multiProcessorCount"])
+        self.huge_grid = 4 * self.num_sms
+        self._copy_stream = cupy.cuda.Stream(non_blocking=True)
+        self.registry = HostRegistry()
+        self._ring: SlotRing | None = None
+        self._staging: Staging | None = None
+        self._programs: dict[tuple, CudaProgram] = {}
+        self._huge_list = None
+        self._huge_count = None
+        self._bitmap_module = None
+        self._popcount = None
+        self.timing = True
+        self._copy_events: list[tuple] = []
+        self._kernel_events: list[tuple] = []
+        self.sync_launches = env_flag("GRAPHFERRY_CUDA_SYNC")
+        self.allow_managed_oversubscription = env_flag("GRAPHFERRY_ALLOW_MANAGED_OVERSUBSCRIPTION")
+
+    # ------------------------------------------------------------ programs
+    def compile(self, program, vid_dtype):
+        key = (self.device_id, program.fingerprint(), np.dtype(vid_dtype).str)
+        if key not in self._programs:
+            self._programs[key] = CudaProgram(self, program, vid_dtype)
+        return self._programs[key]
+
+    def device_description(self) -> str:
+        props = cupy.cuda.runtime.getDeviceProperties(self.device_id)
+        name = props["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+
+    # ------------------------------------------------------------ streams, events
+    @staticmethod
+    def compute_stream():
+        return cupy.cuda.get_current_stream()
+
+    def record(self):
+        """A token for "everything issued on the compute stream so far"."""
+        ev = cupy.cuda.Event(disable_timing=True)
+        ev.record(self.compute_stream())
+        return ev
+
+    @staticmethod
+    def host_wait(token) -> None:
+        if token is not None:
+            token.synchronize()
+
+    def kernel_begin(self, stream):
+        if not self.timing:
+            return None
+        ev = cupy.cuda.Event()
+        ev.record(stream)
+        return ev
+
+    def kernel_end(self, start, stream) -> None:
+        if start is not None:
+            ev = cupy.cuda.Event()
+            ev.record(stream)
+            self._kernel_events.append((start, ev))
+        self.after_launch()
+
+    def after_launch(self) -> None:
+        if self.sync_launches:
+            self.compute_stream().synchronize()
+
+    def take_device_times(self):
+        """(copy seconds, kernel seconds) measured with events since the last call (after a sync)."""
+        def total(pairs):
+            return sum(cupy.cuda.get_elapsed_time(a, b) for a, b in pairs) / 1e3
+
+        out = (total(self._copy_events), total(self._kernel_events))
+        self._copy_events.clear()
+        self._kernel_events.clear()
+        return out
+
+    def synchronize(self) -> None:
+        self._copy_stream.synchronize()
+        self.compute_stream().synchronize()
+
+    def huge_queue(self, capacity: int):
+        """The grid-wide kernel's work queue: (row, chunk) pairs and [count, blocks done]."""
+        if self._huge_count is None:
+            self._huge_count = cupy.zeros(2, dtype=cupy.uint64)
+        if self._huge_list is None or self._huge_list.size < 2 * capacity:
+            self._huge_list = cupy.empty(2 * max(capacity, 1024), dtype=cupy.int64)
+        return self._huge_list, self._huge_count
+
+    # ------------------------------------------------------------ memory
+    def free_device_bytes(self) -> int:
+        free, _total = cupy.cuda.runtime.memGetInfo()
+        return int(free) + int(cupy.get_default_memory_pool().free_bytes())
+
+    def asarray(self, host):
+        if isinstance(host, cupy.ndarray):
+            return host.copy()
+        host = np.ascontiguousarray(host)
+        out = cupy.empty(host.shape, dtype=host.dtype)
+        if host.nbytes:
+            if self._ring is None:
+                self._ring = SlotRing()
+            if not self._ring.upload(host, out, self.compute_stream()):
+                out.set(host)
+        return out
+
+    def to_host(self, arr) -> np.ndarray:
+        if isinstance(arr, cupy.ndarray):
+            return cupy.asnumpy(arr)
+        return np.asarray(arr)
+
+    def pointer(self, arr) -> int:
+        if arr is None:
+            return 0
+        if isinstance(arr, cupy.ndarray):
+            return int(arr.data.ptr)
+        return int(arr.ctypes.data)
+
+    def pinned_empty(self, count: int, dtype) -> np.ndarray:
+        arr = pinned_empty(count, dtype)
+        self.registry.adopt(arr)
+        return arr
+
+    def register_host(self, host: np.ndarray) -> bool:
+        """Pin a large host array in place so copies from it run at full speed (idempotent)."""
+        if host is None or host.nbytes < REGISTER_MIN_BYTES:
+            return False
+        if host.flags.c_contiguous and self._pinned(int(host.ctypes.data), int(host.nbytes)):
+            return True  # already page-locked (cudaHostAlloc'd)
+        return self.registry.register(host)
+
+    def _pinned(self, ptr: int, nbytes: int) -> bool:
+        if self.registry.covers(ptr, nbytes):
+            return True
+        try:
+            for p in (ptr, ptr + nbytes - 1):
+                if cupy.cuda.runtime.pointerGetAttributes(p).type != 1:  # cudaMemoryTypeHost
+                    return False
+        except cupy.cuda.runtime.CUDARuntimeError:
+            return False
+        return True
+
+    def copy_h2d(self, dst, src, after=None):
+        """Copy host ``src`` into device ``dst`` on the copy stream; later compute-stream work sees it.
+
+        ``after``: a :meth:`record` token the copy must wait for (the last kernel
+        that read ``dst``). Returns a token that is reached when the copy is done
+        (an engine waits on it before reusing a pinned source buffer).
+        """
+        src = np.ascontiguousarray(src)
+        if dst.nbytes != src.nbytes:
+            raise ValueError(f"copy of {src.nbytes} bytes into a {dst.nbytes}-byte device buffer")
+        if src.nbytes == 0:
+            return None
+        cs = self._copy_stream
+        if after is not None:
+            cs.wait_event(after)
+        start = None
+        if self.timing:
+            start = cupy.cuda.Event()
+            start.record(cs)
+        ptr = int(src.ctypes.data)
+        if self._pinned(ptr, src.nbytes):
+            cupy.cuda.runtime.memcpyAsync(dst.data.ptr, ptr, src.nbytes, H2D, cs.ptr)
+        else:
+            if self._staging is None:
+                self._staging = Staging()
+            self._staging.copy(dst.data.ptr, src, cs)
+        done = cupy.cuda.Event(disable_timing=not self.timing)
+        done.record(cs)
+        if start is not None:
+            self._copy_events.append((start, done))
+        self.compute_stream().wait_event(done)
+        return done
+
+    def host_view(self, host):
+        """A device-readable alias of host memory (zero-copy): registered in place, or a pinned copy."""
+        host = np.asarray(host)
+        if host.nbytes == 0:
+            return cupy.empty(host.shape, dtype=host.dtype)
+        owner = host
+        contiguous = host.flags.c_contiguous
+        ptr, nbytes = int(host.ctypes.data), int(host.nbytes)
+        if contiguous and (self.registry.covers(ptr, nbytes) or self._pinned(ptr, nbytes)):
+            if not self.registry.covers(ptr, nbytes):
+                self.registry.adopt(host)   # cudaHostAlloc'd: mapped under unified addressing
+        elif not (contiguous and nbytes >= REGISTER_MIN_BYTES and self.registry.register(host)):
+            owner = pinned_empty(host.size, host.dtype).reshape(host.shape)
+            owner[...] = host
+            self.registry.adopt(owner)
+        mem = cupy.cuda.UnownedMemory(int(owner.ctypes.data), owner.nbytes, owner, self.device_id)
+        return cupy.ndarray(owner.shape, dtype=owner.dtype, memptr=cupy.cuda.MemoryPointer(mem, 0))
+
+    def is_mapped(self, arr) -> bool:
+        """True when ``arr`` lies in host memory the kernels read over the bus."""
+        return arr is not None and arr.size > 0 and self.registry.covers(int(arr.data.ptr), int(arr.nbytes))
+
+    def managed_view(self, side, arena):
+        return ManagedEdges(self, side, arena, allow_oversubscription=self.allow_managed_oversubscription)
+
+    # ------------------------------------------------------------ bitmaps
+    def _bitmap_fn(self, name: str):
+        if self._bitmap_module is None:
+            self._bitmap_module = cupy.RawModule(code=_BITMAP_SRC)
+        return self._bitmap_module.get_function(name)
+
+    def ids_from_bits(self, bits, n: int):
+        nwords = int(bits.size)
+        if nwords == 0 or n == 0:
+            return cupy.empty(0, dtype=cupy.int64)
+        grid = ((nwords + BLOCK - 1) // BLOCK,)
+        counts = cupy.empty(nwords, dtype=cupy.int64)
+        self._bitmap_fn("gf_popc_words")(grid, (BLOCK,), (bits, _I64(nwords), _I64(n), counts))
+        ends = cupy.cumsum(counts)
+        total = int(ends[-1])
+        out = cupy.empty(total, dtype=cupy.int64)
+        if total:
+            self._bitmap_fn("gf_scatter_ids")(grid, (BLOCK,), (bits, _I64(nwords), _I64(n), ends, out))
+        return out
+
+    def bits_from_ids(self, ids, n: int):
+        bits = cupy.zeros(self.bitmap_words(n), dtype=cupy.uint32)
+        ids = cupy.asarray(ids, dtype=cupy.int64) if isinstance(ids, cupy.ndarray) else self.asarray(np.asarray(ids, dtype=np.int64))
+        k = int(ids.size)
+        if k:
+            self._bitmap_fn("gf_set_ids")(((k + BLOCK - 1) // BLOCK,), (BLOCK,), (ids, _I64(k), bits))
+        return bits
+
+    def popcount(self, bits) -> int:
+        if self._popcount is None:
+            self._popcount = cupy.ReductionKernel(
+                "uint32 x", "int64 y", "__popc(x)", "a + b", "y = a", "0", "gf_popcount")
+        if bits.size == 0:
+            return 0
+        return int(self._popcount(bits))
+
+    def close(self) -> None:
+        self.synchronize()
+        self.registry.release_all()

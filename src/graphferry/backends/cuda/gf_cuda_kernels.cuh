@@ -1,0 +1,340 @@
+// CUDA kernels around a program's functions. Included (NVRTC) after the program text.
+//
+// Same contract as gf_cpu_kernels.h, argument for argument: every engine hands
+// these kernels the same kind of partition view,
+//   offsets[r] - edge_base .. offsets[r+1] - edge_base  are row r's edges in indices/weights,
+//   row r is vertex vertex_ids[r] (compacted view) or lo + r (range view),
+// one kernel per direction (push / pull), never per engine. Two trailing
+// arguments (huge_list, huge_count) carry the rows too heavy for one block to a
+// second, grid-wide launch.
+//
+// Load balancing (Merrill et al.'s thread/warp/CTA gathering; Lux, HyPar): each
+// thread first owns one row. Rows of at least GF_HUGE_MIN edges are cut into
+// chunks of GF_CHUNK edges queued for a grid-wide kernel (every block takes
+// chunks), rows of at least GF_BLOCK_MIN are processed by the whole block, rows
+// of at least WARP_MIN by a warp, the rest by their own thread. Every thread
+// keeps GF_UNROLL edge loads in flight before it uses them.
+// Cooperative groups read a row from the 128-byte line that holds its first
+// edge, consecutive lanes reading consecutive edges, lanes outside the row
+// masked (EMOGI's merged and aligned access). Zero-copy views use WARP_MIN = 1:
+// every row is read by a warp in whole 128-byte requests.
+//
+// Pull with several threads on one row needs atomics: the cooperative paths
+// use the program's update_atomic (Ligra's contract: the atomic form of
+// update). A program with no push form keeps strict per-row ownership: a warp
+// loads the row's edges together and one lane applies update in edge order,
+// exactly as the CPU kernel does.
+#pragma once
+
+#define GF_KERNEL extern "C" __global__
+#define GF_FULL_MASK 0xffffffffu
+// Launch geometry (the Python side launches GF_BLOCK threads per block).
+#define GF_BLOCK 256
+#define GF_UNROLL 4                         // edges in flight per thread
+#define GF_CHUNK (GF_UNROLL * GF_BLOCK)     // edges per work item of the grid-wide kernel
+#ifndef GF_BLOCK_MIN
+#define GF_BLOCK_MIN 256
+#endif
+#ifndef GF_HUGE_MIN
+#define GF_HUGE_MIN 2048
+#endif
+
+__device__ __forceinline__ void gf_set_bit(uint32_t* bits, int64_t v) {
+    const uint32_t m = 1u << (v & 31);
+    uint32_t* w = &bits[v >> 5];
+    if (!(*(volatile uint32_t*)w & m)) atomicOr(w, m);
+}
+
+// First edge index to read so that a group's first request starts on the
+// 128-byte line holding indices[b] (lanes below b are masked).
+__device__ __forceinline__ eid_t gf_aligned_start(const vid_t* indices, eid_t b) {
+    const unsigned long long addr = (unsigned long long)(indices + b);
+    return b - (eid_t)((addr & 127ull) / sizeof(vid_t));
+}
+
+struct GfEdgeArgs {
+    const eid_t* offsets;
+    const vid_t* indices;
+    const float* weights;
+    const vid_t* vertex_ids;
+    int64_t lo, rows, edge_base;
+    const int64_t* row_list;
+    int64_t nlist;
+    const uint32_t* in_bits;
+    uint32_t* out_bits;
+};
+
+// Row k of the launch: its vertex and edge range (no filtering: deterministic).
+__device__ __forceinline__ bool gf_range(const GfEdgeArgs& a, int64_t k, vid_t& v, eid_t& b, eid_t& e) {
+    const int64_t count = a.row_list ? a.nlist : a.rows;
+    if (k >= count) return false;
+    const int64_t r = a.row_list ? a.row_list[k] : k;
+    v = a.vertex_ids ? a.vertex_ids[r] : (vid_t)(a.lo + r);
+    b = a.offsets[r] - a.edge_base;
+    e = a.offsets[r + 1] - a.edge_base;
+    return true;
+}
+
+// Visit the edges of [b, e) at from + t, from + t + width, ... below `to`, with
+// GF_UNROLL loads in flight per thread before any is used; f(x, w) returns
+// false to stop. Consecutive threads read consecutive edges.
+template <class Fn>
+__device__ __forceinline__ void gf_visit(const GfEdgeArgs& a, eid_t b, eid_t e, eid_t from, eid_t to,
+                                         eid_t t, eid_t width, Fn f) {
+    if (to > e) to = e;
+    for (eid_t j0 = from + t; j0 < to; j0 += GF_UNROLL * width) {
+        vid_t x[GF_UNROLL];
+        float w[GF_UNROLL];
+        bool ok[GF_UNROLL];
+#pragma unroll
+        for (int u = 0; u < GF_UNROLL; ++u) {
+            const eid_t j = j0 + u * width;
+            ok[u] = j >= b && j < to;
+            x[u] = ok[u] ? a.indices[j] : (vid_t)0;
+            w[u] = (ok[u] && a.weights) ? a.weights[j] : 1.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < GF_UNROLL; ++u) {
+            if (ok[u] && !f(x[u], w[u])) return;
+        }
+    }
+}
+
+#define GF_EDGE_PARAMS                                                                        \
+    void* const* A, const double* F, const int64_t* I, const eid_t* offsets,                  \
+        const vid_t* indices, const float* weights, const vid_t* vertex_ids, int64_t lo,      \
+        int64_t rows, int64_t edge_base, const int64_t* row_list, int64_t nlist,              \
+        const uint32_t* in_bits, uint32_t* out_bits, int64_t* huge_list,                      \
+        unsigned long long* huge_count
+#define GF_EDGE_ARGS_INIT                                                                     \
+    GfEdgeArgs a;                                                                             \
+    a.offsets = offsets; a.indices = indices; a.weights = weights; a.vertex_ids = vertex_ids; \
+    a.lo = lo; a.rows = rows; a.edge_base = edge_base; a.row_list = row_list;                 \
+    a.nlist = nlist; a.in_bits = in_bits; a.out_bits = out_bits
+
+#if GF_HAS_PUSH
+// Push: every active row scatters along its out-edges with update_atomic.
+struct GfPush {
+    static constexpr bool kCoop = true;  // rows may be shared by many threads
+    __device__ static bool row(const State& S, const GfEdgeArgs& a, int64_t k, vid_t& v, eid_t& b, eid_t& e) {
+        if (!gf_range(a, k, v, b, e)) return false;
+        if (!a.row_list && a.in_bits && !gf_bit(a.in_bits, v)) return false;
+        return e > b;
+    }
+    // edges of row v in [from, to), read by thread t of a group of `width`
+    __device__ static void coop(const State& S, const GfEdgeArgs& a, vid_t v, eid_t b, eid_t e,
+                                eid_t from, eid_t to, eid_t t, eid_t width) {
+        gf_visit(a, b, e, from, to, t, width, [&](vid_t d, float w) {
+            if (cond(S, d) && update_atomic(S, v, d, w)) {
+                if (a.out_bits) gf_set_bit(a.out_bits, d);
+            }
+            return true;
+        });
+    }
+    __device__ static void warp(const State& S, const GfEdgeArgs& a, vid_t v, eid_t b, eid_t e, int lane) {
+        coop(S, a, v, b, e, gf_aligned_start(a.indices, b), e, lane, 32);
+    }
+    __device__ static void single(const State& S, const GfEdgeArgs& a, vid_t v, eid_t b, eid_t e) {
+        coop(S, a, v, b, e, b, e, 0, 1);
+    }
+};
+#endif
+
+#if GF_HAS_PULL
+// Pull: rows are destinations (in-edge view); stop once cond(d) turns false.
+struct GfPull {
+    static constexpr bool kCoop = GF_HAS_PUSH;
+    __device__ static bool row(const State& S, const GfEdgeArgs& a, int64_t k, vid_t& d, eid_t& b, eid_t& e) {
+        if (!gf_range(a, k, d, b, e)) return false;
+        if (!cond(S, d)) return false;
+        return e > b;
+    }
+#if GF_HAS_PUSH
+    __device__ static void coop(const State& S, const GfEdgeArgs& a, vid_t d, eid_t b, eid_t e,
+                                eid_t from, eid_t to, eid_t t, eid_t width) {
+        bool changed = false;
+        gf_visit(a, b, e, from, to, t, width, [&](vid_t s, float w) {
+            if (!cond(S, d)) return false;
+            if (a.in_bits && !gf_bit(a.in_bits, s)) return true;
+            if (update_atomic(S, s, d, w)) changed = true;
+            return true;
+        });
+        if (changed && a.out_bits) gf_set_bit(a.out_bits, d);
+    }
+    __device__ static void warp(const State& S, const GfEdgeArgs& a, vid_t d, eid_t b, eid_t e, int lane) {
+        coop(S, a, d, b, e, gf_aligned_start(a.indices, b), e, lane, 32);
+    }
+#else
+    // No atomic form: the warp loads 32 edges at a time (aligned, coalesced) and
+    // filters them by in_bits; lane 0 applies update to the survivors in edge order.
+    __device__ static void warp(const State& S, const GfEdgeArgs& a, vid_t d, eid_t b, eid_t e, int lane) {
+        bool changed = false;
+        int stop = 0;
+        for (eid_t base = gf_aligned_start(a.indices, b); base < e; base += 32) {  // warp-uniform
+            const eid_t j = base + lane;
+            bool ok = j >= b && j < e;
+            vid_t s = 0;
+            float w = 1.0f;
+            if (ok) {
+                s = a.indices[j];
+                w = a.weights ? a.weights[j] : 1.0f;
+                if (a.in_bits && !gf_bit(a.in_bits, s)) ok = false;
+            }
+            unsigned mask = __ballot_sync(GF_FULL_MASK, ok);
+            while (mask) {
+                const int i = __ffs(mask) - 1;
+                mask &= mask - 1;
+                const vid_t si = __shfl_sync(GF_FULL_MASK, s, i);
+                const float wi = __shfl_sync(GF_FULL_MASK, w, i);
+                if (lane == 0) {
+                    if (update(S, si, d, wi)) changed = true;
+                    stop = !cond(S, d);
+                }
+                stop = __shfl_sync(GF_FULL_MASK, stop, 0);
+                if (stop) break;
+            }
+            if (stop) break;
+        }
+        if (lane == 0 && changed && a.out_bits) gf_set_bit(a.out_bits, d);
+    }
+#endif
+    // one thread owns the row: update in edge order, as the CPU kernel does
+    __device__ static void single(const State& S, const GfEdgeArgs& a, vid_t d, eid_t b, eid_t e) {
+        bool changed = false;
+        gf_visit(a, b, e, b, e, 0, 1, [&](vid_t s, float w) {
+            if (a.in_bits && !gf_bit(a.in_bits, s)) return true;
+            if (update(S, s, d, w)) changed = true;
+            return cond(S, d);
+        });
+        if (changed && a.out_bits) gf_set_bit(a.out_bits, d);
+    }
+};
+#endif
+
+// One launch over the active rows: thread k owns row k first (every thread
+// reaches every barrier). Rows of at least GF_HUGE_MIN edges are cut into
+// GF_CHUNK-edge work items for the grid-wide kernel (when huge_count is given).
+template <class Op, int WARP_MIN>
+__device__ __forceinline__ void gf_edge_twc(void* const* A, const double* F, const int64_t* I,
+                                            const GfEdgeArgs& a, int64_t* huge_list,
+                                            unsigned long long* huge_count) {
+    const State S = gf_state(A, F, I);
+    const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    vid_t v = 0;
+    eid_t b = 0, e = 0;
+    bool have = Op::row(S, a, k, v, b, e);
+    const eid_t deg = have ? e - b : 0;
+    if constexpr (Op::kCoop) {
+        if (have && huge_count && deg >= GF_HUGE_MIN) {  // to the grid-wide launch
+            const eid_t nch = (e - gf_aligned_start(a.indices, b) + GF_CHUNK - 1) / GF_CHUNK;
+            const unsigned long long slot = atomicAdd(huge_count, (unsigned long long)nch);
+            for (eid_t c = 0; c < nch; ++c) {
+                huge_list[2 * (slot + c)] = k;
+                huge_list[2 * (slot + c) + 1] = c;
+            }
+            have = false;
+        }
+        __shared__ int sh_owner;
+        __shared__ vid_t sh_v;
+        __shared__ eid_t sh_b, sh_e;
+        for (;;) {  // block per row
+            if (threadIdx.x == 0) sh_owner = -1;
+            __syncthreads();
+            if (have && deg >= GF_BLOCK_MIN) sh_owner = threadIdx.x;
+            __syncthreads();
+            const int owner = sh_owner;
+            if (owner < 0) break;
+            if ((int)threadIdx.x == owner) {
+                sh_v = v; sh_b = b; sh_e = e;
+                have = false;
+            }
+            __syncthreads();
+            Op::coop(S, a, sh_v, sh_b, sh_e, gf_aligned_start(a.indices, sh_b), sh_e, threadIdx.x, blockDim.x);
+            __syncthreads();
+        }
+    }
+    const int lane = threadIdx.x & 31;
+    for (;;) {  // warp per row
+        const unsigned mask = __ballot_sync(GF_FULL_MASK, have && deg >= WARP_MIN);
+        if (!mask) break;
+        const int leader = __ffs(mask) - 1;
+        const vid_t wv = __shfl_sync(GF_FULL_MASK, v, leader);
+        const eid_t wb = __shfl_sync(GF_FULL_MASK, b, leader);
+        const eid_t we = __shfl_sync(GF_FULL_MASK, e, leader);
+        if (lane == leader) have = false;
+        Op::warp(S, a, wv, wb, we, lane);
+    }
+    if (have) Op::single(S, a, v, b, e);  // thread per row
+}
+
+// The queued work items (row, chunk) of the heavy rows, spread over every block
+// of the grid: GF_CHUNK edges each, from the 128-byte line holding the row's
+// first edge. The last block to finish resets the queue for the next launch.
+template <class Op>
+__device__ __forceinline__ void gf_edge_huge(void* const* A, const double* F, const int64_t* I,
+                                             const GfEdgeArgs& a, const int64_t* huge_list,
+                                             unsigned long long* huge_count) {
+    const State S = gf_state(A, F, I);
+    const unsigned long long total = *(volatile unsigned long long*)huge_count;
+    for (unsigned long long c = blockIdx.x; c < total; c += gridDim.x) {
+        const int64_t k = huge_list[2 * c], ci = huge_list[2 * c + 1];
+        vid_t v;
+        eid_t b, e;
+        gf_range(a, k, v, b, e);
+        const eid_t from = gf_aligned_start(a.indices, b) + ci * (eid_t)GF_CHUNK;
+        Op::coop(S, a, v, b, e, from, from + GF_CHUNK, threadIdx.x, blockDim.x);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const unsigned long long done = atomicAdd(&huge_count[1], 1ull);
+        if (done == gridDim.x - 1) {
+            huge_count[0] = 0;
+            huge_count[1] = 0;
+        }
+    }
+}
+
+#if GF_HAS_PUSH
+GF_KERNEL void gf_push(GF_EDGE_PARAMS) { GF_EDGE_ARGS_INIT; gf_edge_twc<GfPush, 32>(A, F, I, a, huge_list, huge_count); }
+GF_KERNEL void gf_push_zc(GF_EDGE_PARAMS) { GF_EDGE_ARGS_INIT; gf_edge_twc<GfPush, 1>(A, F, I, a, huge_list, huge_count); }
+GF_KERNEL void gf_push_huge(GF_EDGE_PARAMS) { GF_EDGE_ARGS_INIT; gf_edge_huge<GfPush>(A, F, I, a, huge_list, huge_count); }
+#endif
+#if GF_HAS_PULL
+GF_KERNEL void gf_pull(GF_EDGE_PARAMS) { GF_EDGE_ARGS_INIT; gf_edge_twc<GfPull, 32>(A, F, I, a, huge_list, huge_count); }
+GF_KERNEL void gf_pull_zc(GF_EDGE_PARAMS) { GF_EDGE_ARGS_INIT; gf_edge_twc<GfPull, 1>(A, F, I, a, huge_list, huge_count); }
+#if GF_HAS_PUSH
+GF_KERNEL void gf_pull_huge(GF_EDGE_PARAMS) { GF_EDGE_ARGS_INIT; gf_edge_huge<GfPull>(A, F, I, a, huge_list, huge_count); }
+#endif
+#endif
+
+// vertex_map over ids (if given) or [lo, hi) filtered by in_bits; true sets out bit.
+#define GF_VERTEX_KERNEL(fn)                                                                   \
+    GF_KERNEL void gf_vmap_##fn(void* const* A, const double* F, const int64_t* I, int64_t lo, \
+                                int64_t hi, const int64_t* ids, int64_t nids,                  \
+                                const uint32_t* in_bits, uint32_t* out_bits) {                 \
+        const State S = gf_state(A, F, I);                                                     \
+        const int64_t count = ids ? nids : hi - lo;                                            \
+        const int64_t stride = (int64_t)gridDim.x * blockDim.x;                               \
+        for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < count; k += stride) { \
+            const int64_t v = ids ? ids[k] : lo + k;                                           \
+            if (!ids && in_bits && !gf_bit(in_bits, v)) continue;                              \
+            if (fn(S, (vid_t)v) && out_bits) gf_set_bit(out_bits, v);                          \
+        }                                                                                      \
+    }
+
+// neighbor_map over [lo, hi): thread per vertex; the function may read the whole
+// graph and its transpose (resident or mapped host memory).
+#define GF_NEIGHBOR_KERNEL(fn)                                                                 \
+    GF_KERNEL void gf_nmap_##fn(void* const* A, const double* F, const int64_t* I,             \
+                                const eid_t* go, const vid_t* gi, const float* gw,             \
+                                const eid_t* to, const vid_t* ti, const float* tw, int64_t n,  \
+                                int64_t lo, int64_t hi, uint32_t* out_bits) {                  \
+        const State S = gf_state(A, F, I);                                                     \
+        GfGraph G{go, gi, gw, n};                                                              \
+        GfGraph GT{to, ti, tw, n};                                                             \
+        const int64_t stride = (int64_t)gridDim.x * blockDim.x;                               \
+        for (int64_t v = lo + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < hi; v += stride) { \
+            if (fn(S, G, GT, (vid_t)v) && out_bits) gf_set_bit(out_bits, v);                   \
+        }                                                                                      \
+    }
