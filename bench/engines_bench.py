@@ -532,7 +532,9 @@ def agree(name, ref, vals) -> tuple[bool, str]:
 
 # ====================================================================== runs
 class RunCap(Exception):
-    pass
+    def __init__(self, msg, record=None):
+        super().__init__(msg)
+        self.record = record
 
 
 def record_summary(rec, bytes_per_edge: int, pinned_bps: float) -> dict:
@@ -586,6 +588,8 @@ def bench_scale(g, info, backend, machine, args, deadline, log):
                          **{k: v for k, v in record_summary(rec, bpe, pinned_bps).items() if k != "steps"}})
             log(f"  {name:9s} cpu       {runs[-1]['seconds']:8.3f} s")
         for engine in args.engines:
+            if args.pairs and f"{name}:{engine}" not in args.pairs:
+                continue
             if time.perf_counter() > deadline:
                 log(f"  {name} {engine}: skipped (deadline)")
                 runs.append({"algorithm": name, "engine": engine, "skipped": "deadline"})
@@ -596,7 +600,7 @@ def bench_scale(g, info, backend, machine, args, deadline, log):
 
             def progress(op, i, rec, cap=cap):
                 if time.perf_counter() > cap:
-                    raise RunCap(f"stopped after {i + 1} steps (run cap)")
+                    raise RunCap(f"stopped after {i + 1} steps (run cap)", rec)
 
             opts["progress"] = progress
             t = time.perf_counter()
@@ -604,7 +608,12 @@ def bench_scale(g, info, backend, machine, args, deadline, log):
                 vals, rec, impl = run_algorithm(name, g, src, opts)
             except RunCap as e:
                 log(f"  {name:9s} {engine:10s} capped: {e}")
-                runs.append({"algorithm": name, "engine": engine, "skipped": f"run cap {args.run_cap_s} s: {e}"})
+                entry = {"algorithm": name, "engine": engine, "skipped": f"run cap {args.run_cap_s} s: {e}"}
+                if e.record is not None:   # what ran before the cap, for the per-iteration analysis
+                    part = record_summary(e.record, bpe, pinned_bps)
+                    entry["partial"] = {k: v for k, v in part.items() if k != "steps"}
+                    entry["steps"] = [x for x in part["steps"] if x["op"] == "edge_map"]
+                runs.append(entry)
                 continue
             except Exception as e:  # noqa: BLE001 - one engine's failure must not lose the others
                 log(f"  {name:9s} {engine:10s} FAILED: {type(e).__name__}: {e}")
@@ -746,6 +755,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cpu-check", action="store_true", help="also run the CPU backend and compare")
     ap.add_argument("--cpu-generator", action="store_true")
     ap.add_argument("--no-micro", action="store_true")
+    ap.add_argument("--pairs", nargs="+", help="only these algorithm:engine runs (e.g. wcc:filter)")
+    ap.add_argument("--tag", default="", help="suffix of the result file name")
     ap.add_argument("--host-memory", default="pinned", choices=["pinned", "registered"],
                     help="where the edge arrays live on the host (see place_host_arrays)")
     ap.add_argument("--keep-steps", action="store_true", help="keep vertex_map steps in the JSON")
@@ -806,7 +817,7 @@ def main(argv=None) -> int:
             "runs": [],
         }
         card = next((c for c in ("h200", "h100", "a100") if c in machine["device"].lower()), backend.name)
-        path = out_dir / f"engines-kron{scale}-{card}.json"
+        path = out_dir / f"engines-kron{scale}-{card}{('-' + args.tag) if args.tag else ''}.json"
 
         def save():
             path.write_text(json.dumps(doc, indent=1))
@@ -866,7 +877,7 @@ def prefer_table(doc) -> str:
     out = []
     by = {}
     for r in doc["runs"]:
-        if "steps" in r:
+        if "steps" in r and "seconds" in r:
             by.setdefault(r["algorithm"], {})[r["engine"]] = [s for s in r["steps"] if s["op"] == "edge_map"]
     for alg, engines in by.items():
         cands = [e for e in ("filter", "compaction", "zerocopy", "unified") if e in engines]
