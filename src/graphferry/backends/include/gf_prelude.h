@@ -47,11 +47,18 @@ typedef int64_t eid_t;
 
 // ------------------------------------------------------------------ atomics
 #if defined(GF_CUDA)
-GF_FN bool gf_atomic_min(int32_t* p, int32_t v) { return atomicMin(p, v) > v; }
-GF_FN bool gf_atomic_min(int64_t* p, int64_t v) {
-    return atomicMin((long long*)p, (long long)v) > (long long)v;
+// Integer min/max read first and skip the atomic when it cannot change the value:
+// label propagation and hooking send most offers to a few minimal labels, whose
+// atomics would otherwise serialise at one address.
+GF_FN bool gf_atomic_min(int32_t* p, int32_t v) {
+    return *(volatile int32_t*)p > v && atomicMin(p, v) > v;
 }
-GF_FN bool gf_atomic_max(int32_t* p, int32_t v) { return atomicMax(p, v) < v; }
+GF_FN bool gf_atomic_min(int64_t* p, int64_t v) {
+    return *(volatile int64_t*)p > v && atomicMin((long long*)p, (long long)v) > (long long)v;
+}
+GF_FN bool gf_atomic_max(int32_t* p, int32_t v) {
+    return *(volatile int32_t*)p < v && atomicMax(p, v) < v;
+}
 GF_FN bool gf_atomic_min(float* p, float v) {
     // Non-negative floats order like their int bit patterns; negative ones reversed.
     int* ip = (int*)p;
@@ -99,15 +106,17 @@ GF_FN bool gf_cas(int64_t* p, int64_t e, int64_t d) {
     return atomicCAS((unsigned long long*)p, (unsigned long long)e, (unsigned long long)d) == (unsigned long long)e;
 }
 GF_FN bool gf_atomic_max(int64_t* p, int64_t v) {
-    return atomicMax((long long*)p, (long long)v) < (long long)v;
+    return *(volatile int64_t*)p < v && atomicMax((long long*)p, (long long)v) < (long long)v;
 }
-GF_FN bool gf_atomic_min(uint32_t* p, uint32_t v) { return atomicMin(p, v) > v; }
-GF_FN bool gf_atomic_max(uint32_t* p, uint32_t v) { return atomicMax(p, v) < v; }
+GF_FN bool gf_atomic_min(uint32_t* p, uint32_t v) { return *(volatile uint32_t*)p > v && atomicMin(p, v) > v; }
+GF_FN bool gf_atomic_max(uint32_t* p, uint32_t v) { return *(volatile uint32_t*)p < v && atomicMax(p, v) < v; }
 GF_FN bool gf_atomic_min(uint64_t* p, uint64_t v) {
-    return atomicMin((unsigned long long*)p, (unsigned long long)v) > (unsigned long long)v;
+    return *(volatile uint64_t*)p > v &&
+           atomicMin((unsigned long long*)p, (unsigned long long)v) > (unsigned long long)v;
 }
 GF_FN bool gf_atomic_max(uint64_t* p, uint64_t v) {
-    return atomicMax((unsigned long long*)p, (unsigned long long)v) < (unsigned long long)v;
+    return *(volatile uint64_t*)p < v &&
+           atomicMax((unsigned long long*)p, (unsigned long long)v) < (unsigned long long)v;
 }
 GF_FN bool gf_atomic_max(float* p, float v) {
     int* ip = (int*)p;
