@@ -4,7 +4,8 @@ CPU threads gather only the active vertices' edges into a staging buffer (plus
 the vertex list and compacted offsets), then one copy moves the compacted
 subgraph. HyTGraph formula (2): ``Tec = |E_p^a| * d / B_pcie + T_compact``: it
 moves the fewest bytes but pays the CPU gather. The gather runs in C++ with the
-GIL released. With no active list (dense pull), the whole partition is taken.
+GIL released. With no active list (dense pull) every row counts and the
+partition's contiguous edge range is copied as it lies (no gather).
 
 Two pinned staging buffers and two device buffers alternate: the gather for
 partition ``i + 1`` runs on the host while the device still copies or computes
@@ -47,7 +48,9 @@ class CompactionEngine(Engine):
         buf = self._last = self._next
         self._next ^= 1
         d_idx, d_w, stage_idx, stage_w = self._bufs[buf]
-        ids = np.arange(part.lo, part.hi, dtype=np.int64) if active is None else active
+        if active is None:
+            return self._load_whole(part, d_idx, d_w, self._free_at[buf])
+        ids = active
         self.backend.host_wait(self._staged_at[buf])
         t0 = time.perf_counter()
         coff, idx_h, w_h = gather_rows(s.offsets, s.indices, s.weights, ids, stage_idx, stage_w)
@@ -64,6 +67,21 @@ class CompactionEngine(Engine):
         view = PartitionView(offs, d_idx[:k], None if w_h is None else d_w[:k], vids, part.lo, len(ids), 0)
         moved = k * s.bytes_per_edge + coff.nbytes + len(ids) * s.indices.itemsize
         return Loaded(view, None, False, moved, compact_seconds=t1 - t0, copy_seconds=t2 - t1)
+
+    def _load_whole(self, part, d_idx, d_w, after):
+        """Every row counts (dense pull): the compacted subgraph is the partition's own
+        contiguous edge range, so it is copied as it lies, with no gather."""
+        s = self.side
+        t0 = time.perf_counter()
+        k = part.num_edges
+        self.backend.copy_h2d(d_idx[:k], s.indices[part.edge_lo : part.edge_hi], after=after)
+        if d_w is not None:
+            self.backend.copy_h2d(d_w[:k], s.weights[part.edge_lo : part.edge_hi], after=after)
+        offs = self.backend.asarray(s.offsets[part.lo : part.hi + 1])
+        view = PartitionView(offs, d_idx[:k], None if d_w is None else d_w[:k], None, part.lo,
+                             part.num_vertices, part.edge_lo)
+        moved = k * s.bytes_per_edge + (part.num_vertices + 1) * 8
+        return Loaded(view, None, True, moved, copy_seconds=time.perf_counter() - t0)
 
     def done(self, loaded):
         self._free_at[self._last] = self.backend.record()

@@ -37,12 +37,23 @@ class ZeroCopyEngine(Engine):
         self._indices = backend.host_view(side.indices)
         self._weights = None if side.weights is None else backend.host_view(side.weights)
         self._offsets = backend.asarray(side.offsets)
+        self._dense_bytes: dict[int, int] = {}
 
-    def load(self, part, active):
+    def _lines_bytes(self, part, active) -> int:
         s = self.side
         moved = lines_touched(s.offsets, active, part.lo, part.hi, s.indices.itemsize) * LINE_BYTES
         if s.weights is not None:
             moved += lines_touched(s.offsets, active, part.lo, part.hi, 4) * LINE_BYTES
+        return moved
+
+    def load(self, part, active):
+        s = self.side
+        if active is None:  # a whole partition's count never changes: count it once
+            moved = self._dense_bytes.get(part.index)
+            if moved is None:
+                moved = self._dense_bytes[part.index] = self._lines_bytes(part, None)
+        else:
+            moved = self._lines_bytes(part, active)
         view = self.range_view(part, self._offsets[part.lo : part.hi + 1],
                                self._indices[part.edge_lo : part.edge_hi],
                                None if self._weights is None else self._weights[part.edge_lo : part.edge_hi],
