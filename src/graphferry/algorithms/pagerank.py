@@ -24,8 +24,11 @@ State may be float64 or float32.
 **pagerank_ldbc** (Graphalytics, ``spec/appendix_algorithms.tex``): every rank
 starts at ``1 / n``; each of exactly ``iterations`` rounds sums the sinks'
 rank, then every vertex pulls ``rank[u] / outdeg(u)`` from its in-neighbours
-(one owner thread per vertex, no atomics) and sets
-``(1 - d) / n + d * pulled + d / n * sink_sum``. Double precision throughout.
+and sets ``(1 - d) / n + d * pulled + d / n * sink_sum``. Double precision
+throughout. Every vertex is active, so the runtime pulls (one owner thread
+per vertex: no atomics, a fixed summation order on the CPU); the program also
+has the atomic form, which a device kernel uses to split a hub's in-edges over
+many threads, and which a forced push uses.
 
 Example:
     >>> import numpy as np
@@ -99,9 +102,13 @@ LDBC_PROGRAM = Program(
     vertex_functions=("prepare", "finish"),
     source=r"""
 GF_FN bool cond(const State& S, vid_t d) { return true; }
-// pull only: one thread owns d, so a plain sum (no atomics, a fixed order)
+// pull: one thread owns d, so a plain sum in a fixed order
 GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
     S.acc[d] += S.contrib[s]; return false;
+}
+// the atomic form: for push, and for device kernels that split a heavy row over many threads
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
+    gf_atomic_add(&S.acc[d], S.contrib[s]); return false;
 }
 GF_FN bool prepare(const State& S, vid_t v) {
     S.contrib[v] = S.rank[v] * S.scale[v];   // scale = 1 / outdeg, 0 for sinks
