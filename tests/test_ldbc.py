@@ -17,6 +17,12 @@ ENGINE_OPTIONS = {
     "compaction": {"backend": "cpu", "engine": "compaction", "partition_bytes": 32, "budget": 1 << 16},
     "filter": {"backend": "cpu", "engine": "filter", "partition_bytes": 32, "budget": 1 << 16},
 }
+# the same suite on the GPU, every engine (skipped without one)
+GPU_ENGINES = ["resident", "filter", "compaction", "zerocopy", "unified"]
+for _engine in GPU_ENGINES:
+    ENGINE_OPTIONS[f"cuda-{_engine}"] = pytest.param(
+        {"backend": "cuda", "engine": _engine, "partition_bytes": 32, "budget": 1 << 16},
+        marks=pytest.mark.gpu)
 
 
 def test_suite_is_complete():
@@ -26,9 +32,9 @@ def test_suite_is_complete():
     assert {alg for _, alg in CASES} == set(ldbc.ALGORITHMS)
 
 
-@pytest.mark.parametrize("engine", list(ENGINE_OPTIONS))
+@pytest.mark.parametrize("options", list(ENGINE_OPTIONS.values()), ids=list(ENGINE_OPTIONS))
 @pytest.mark.parametrize("case", CASES or [None], ids=lambda c: "-".join(c) if c else "absent")
-def test_ldbc_case(case, engine):
+def test_ldbc_case(case, options):
     if case is None:
         pytest.skip(f"LDBC validation graphs not found at {LDBC_GRAPHS}")
     name, alg = case
@@ -36,9 +42,9 @@ def test_ldbc_case(case, engine):
         pytest.skip(f"graphferry.algorithms has no {alg} module yet")
     graph, params = ldbc.load_graph(LDBC_GRAPHS, name)
     expected = ldbc.read_output(LDBC_GRAPHS / f"{name}-{alg}")
-    actual = ldbc.run(alg, graph, params, **ENGINE_OPTIONS[engine])
+    actual = ldbc.run(alg, graph, params, **options)
     problems = ldbc.compare(ldbc.RULES[alg], expected, actual)
-    assert not problems, f"{name}-{alg} ({ldbc.RULES[alg]} match) on engine {engine}:\n" + "\n".join(problems)
+    assert not problems, f"{name}-{alg} ({ldbc.RULES[alg]} match) with {options}:\n" + "\n".join(problems)
 
 
 # ---------------------------------------------------------------- the comparator's own tests
