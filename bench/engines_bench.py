@@ -53,39 +53,6 @@ TARGETS = {"filter_of_pinned": 0.85, "zerocopy_of_pinned": 0.70, "resident_pr_of
 
 
 # ====================================================================== programs
-def pagerank_program():
-    from graphferry.runtime import Program
-
-    # Push-based PageRank-delta (residual propagation, HyTGraph/Gunrock "PR-delta"):
-    # an active vertex moves its residual into its rank and spreads alpha * residual / degree
-    # along its out-edges; a vertex stays active while its residual exceeds eps.
-    return Program(
-        "bench_pagerank_delta",
-        arrays={"rank": "float64", "res": "float64", "acc": "float64", "contrib": "float64",
-                "deg": "int64"},
-        scalars={"alpha": "float64", "eps": "float64"},
-        vertex_functions=("absorb", "settle"),
-        source=r"""
-GF_FN bool cond(const State& S, vid_t d) { return true; }
-GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { S.acc[d] += S.contrib[s]; return false; }
-GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
-    gf_atomic_add(&S.acc[d], S.contrib[s]); return false;
-}
-GF_FN bool absorb(const State& S, vid_t v) {
-    const double r = S.res[v];
-    S.rank[v] += r;
-    S.contrib[v] = S.deg[v] ? S.alpha * r / (double)S.deg[v] : 0.0;
-    S.res[v] = 0.0;
-    return true;
-}
-GF_FN bool settle(const State& S, vid_t v) {
-    const double r = S.res[v] + S.acc[v];
-    S.res[v] = r; S.acc[v] = 0.0;
-    return r > S.eps;
-}
-""")
-
-
 def touch_program():
     from graphferry.runtime import Program
 
@@ -99,60 +66,7 @@ GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
 """)
 
 
-def sssp_program():
-    from graphferry.runtime import Program
-
-    return Program("bench_sssp", arrays={"dist": "float64"}, uses_weights=True, source=r"""
-GF_FN bool cond(const State& S, vid_t d) { return true; }
-GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
-    const double nd = gf_load(&S.dist[s]) + (double)w;
-    if (nd < S.dist[d]) { S.dist[d] = nd; return true; }
-    return false;
-}
-GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
-    return gf_atomic_min(&S.dist[d], gf_load(&S.dist[s]) + (double)w);
-}
-""")
-
-
-def run_pagerank(g, opts, alpha=0.85, tol=0.01, max_iter=50):
-    from graphferry.runtime import Runtime
-
-    n = g.n
-    eps = tol * (1 - alpha) / n
-    with Runtime(g, algorithm="pagerank", **opts) as rt:
-        st = rt.start(pagerank_program(), arrays={"res": (1 - alpha) / n, "deg": g.out_degree},
-                      scalars={"alpha": alpha, "eps": eps})
-        frontier = rt.all_vertices()
-        it = 0
-        while frontier and it < max_iter:
-            it += 1
-            st.vertex_map("absorb", frontier)
-            st.edge_map(frontier)
-            frontier = st.vertex_map("settle")
-        rank = st.host("rank") + st.host("res")
-    return {"rank": rank}, rt.record
-
-
-def run_sssp(g, source, opts):
-    try:
-        from graphferry.algorithms.sssp import sssp
-    except ImportError:
-        sssp = None
-    if sssp is not None:
-        r = sssp(g, source, **opts)
-        return {"dist": r.distances}, r.record, "graphferry.algorithms.sssp"
-    from graphferry.runtime import Runtime
-
-    dist = np.full(g.n, np.inf)
-    dist[source] = 0
-    with Runtime(g, algorithm="sssp", **opts) as rt:
-        st = rt.start(sssp_program(), arrays={"dist": dist})
-        f = rt.frontier([source])
-        while f:
-            f = st.edge_map(f)
-        out = st.host("dist")
-    return {"dist": out}, rt.record, "bench-local frontier Bellman-Ford"
+PR_TOL, PR_MAX_ITERATIONS = 1e-2, 50  # PageRank-delta: a vertex is active while resid > 1% of its rank
 
 
 def run_algorithm(name, g, source, opts):
@@ -167,10 +81,16 @@ def run_algorithm(name, g, source, opts):
         r = wcc(g, **opts)
         return {"labels": r.labels}, r.record, "graphferry.algorithms.wcc"
     if name == "sssp":
-        return run_sssp(g, source, opts)
+        from graphferry.algorithms.sssp import sssp
+
+        r = sssp(g, source, **opts)
+        return {"dist": r.distances}, r.record, "graphferry.algorithms.sssp"
     if name == "pagerank":
-        vals, rec = run_pagerank(g, opts)
-        return vals, rec, "bench-local PageRank-delta (push/pull, residual tol 1% of (1-a)/n)"
+        from graphferry.algorithms.pagerank import pagerank
+
+        r = pagerank(g, tol=PR_TOL, max_iterations=PR_MAX_ITERATIONS, **opts)
+        return ({"rank": r.ranks}, r.record,
+                f"graphferry.algorithms.pagerank (delta, tol {PR_TOL} of each rank, {PR_MAX_ITERATIONS} rounds at most)")
     raise ValueError(name)
 
 
@@ -698,12 +618,15 @@ def micro_targets(g, backend, machine, args, log) -> dict:
     n, m = g.n, g.m
     counted = m * (4 + 8) + n * (8 + 8 + 8)
     pr = {}
+    from graphferry.algorithms.pagerank import DELTA_PROGRAMS
+
+    scale = np.divide(0.85, deg, out=np.zeros(n), where=deg > 0)
     for direction in ("pull", "push"):
         with Runtime(g, backend=backend, engine="resident" if backend.name == "cuda" else "host",
                      partition_bytes=args.partition_bytes) as rt:
-            st = rt.start(pagerank_program(), arrays={"res": 0.15 / n, "deg": deg},
-                          scalars={"alpha": 0.85, "eps": 0.0})
-            st.vertex_map("absorb", rt.all_vertices())
+            st = rt.start(DELTA_PROGRAMS["float64"], arrays={"resid": 1.0 / n, "scale": scale},
+                          scalars={"tol": 0.0, "floor": 1.0 / n})
+            st.vertex_map("emit", rt.all_vertices())
             secs = []
             for _ in range(4):
                 st.edge_map(rt.all_vertices(), direction=direction)
@@ -737,8 +660,6 @@ def warm_up(backend, args, log):
 
     with Runtime(g, backend=backend, engine="resident" if backend.name == "cuda" else "host") as rt:
         rt.start(touch_program()).edge_map(rt.all_vertices(), direction="push")
-        st = rt.start(pagerank_program(), arrays={"deg": g.out_degree}, scalars={"alpha": 0.85, "eps": 0.0})
-        st.vertex_map("absorb", rt.all_vertices())
     log("  warm-up done (programs compiled)")
 
 

@@ -48,13 +48,15 @@ Example:
 from __future__ import annotations
 
 import math
-import warnings
+import logging
 
 import numpy as np
 
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ._common import Result, runtime_for
+
+log = logging.getLogger(__name__)
 
 _DELTA_SOURCE = r"""
 typedef {T} real_t;
@@ -171,9 +173,8 @@ def pagerank(graph: Graph, *, damping: float = 0.85, tol: float = 1e-6, max_iter
             touched = st.edge_map(frontier)
             frontier = st.vertex_map("active", touched) if touched else touched
         y = st.host("rank").astype(np.float64) + st.host("resid").astype(np.float64)
-    if not converged:
-        warnings.warn(f"pagerank did not reach tol={tol} in {max_iterations} iterations", RuntimeWarning,
-                      stacklevel=2)
+    if not converged:  # reported, not raised: the result says converged=False
+        log.warning("pagerank did not reach tol=%g in %d iterations", tol, max_iterations)
     total = y.sum()
     ranks = y / total if total > 0 else np.full(n, 1.0 / n)
     return Result(graph, {"ranks": ranks}, rt.record, {"iterations": iterations, "converged": converged})
