@@ -107,7 +107,7 @@ def lcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
     dag, order, degree = degree_ordered_dag(graph, arc_counts=True)
     with runtime_for(dag, "lcc", options, kwargs) as rt:
         st = rt.start(PROGRAM, arrays={"degree": degree[order]})
-        st.neighbor_map("lcc_credit")
+        st.neighbor_map("lcc_credit", in_edges=False)  # reads the DAG only
         st.vertex_map("lcc_finish")
         by_rank = st.host("lcc").astype(np.float64)
     values = np.empty(graph.n, np.float64)

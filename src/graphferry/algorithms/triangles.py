@@ -178,7 +178,7 @@ def triangle_count(graph: Graph, *, options: RunOptions | None = None, **kwargs)
     dag, order, _ = degree_ordered_dag(graph)
     with runtime_for(dag, "triangles", options, kwargs) as rt:
         st = rt.start(PROGRAM)
-        st.neighbor_map("count_triangles")
+        st.neighbor_map("count_triangles", in_edges=False)  # reads the DAG only
         by_rank = st.host("tri").astype(np.int64)
     tri = np.empty(graph.n, np.int64)
     tri[order] = by_rank

@@ -92,7 +92,7 @@ class Runtime:
         self.engine_name = self._resolve_engine(engine)
         engine_class(self.engine_name)  # fail early on a bad name
         self._sides: dict[tuple[str, bool], tuple[EdgeSide, Engine]] = {}
-        self._whole: dict[bool, tuple[GraphArrays, GraphArrays]] = {}
+        self._whole: dict[tuple[bool, bool], tuple[GraphArrays, GraphArrays]] = {}
         self._degrees: dict[str, Any] = {}
         self._degree_sums: dict[str, int] = {}
         self.record = RunRecord(algorithm=algorithm, backend=self.backend.name, engine=self.engine_name)
@@ -138,18 +138,27 @@ class Runtime:
             self._sides[key] = (side, eng)
         return self._sides[key]
 
-    def whole_graph(self, use_weights: bool) -> tuple[GraphArrays, GraphArrays]:
-        """Device-readable whole graph and transpose (for neighbourhood functions)."""
+    def whole_graph(self, use_weights: bool, in_edges: bool = True) -> tuple[GraphArrays, GraphArrays]:
+        """Device-readable whole graph and transpose (for neighbourhood functions).
+
+        With ``in_edges=False`` the transpose is neither built nor mapped: the
+        second array set is empty (null pointers), for functions that read only G.
+        """
         use_weights = use_weights and self.graph.weighted
-        if use_weights not in self._whole:
+        key = (use_weights, in_edges)
+        if key not in self._whole:
             b = self.backend
-            out = []
-            for g in (self.graph, self.graph.transpose()):
-                out.append(GraphArrays(b.asarray(g.offsets) if b.is_device else g.offsets,
-                                       b.host_view(g.indices),
-                                       b.host_view(g.weights) if use_weights else None, g.n))
-            self._whole[use_weights] = (out[0], out[1])
-        return self._whole[use_weights]
+
+            def arrays(g: Graph) -> GraphArrays:
+                return GraphArrays(b.asarray(g.offsets) if b.is_device else g.offsets,
+                                   b.host_view(g.indices), b.host_view(g.weights) if use_weights else None, g.n)
+
+            out = arrays(self.graph)
+            if in_edges:
+                self._whole[key] = (out, arrays(self.graph.transpose()))
+            else:
+                self._whole[key] = (out, GraphArrays(None, None, None, self.graph.n))
+        return self._whole[key]
 
     # ------------------------------------------------------------ frontiers
     def frontier_edges(self, frontier: Frontier, reverse: bool = False) -> int:
@@ -322,12 +331,16 @@ class ProgramState:
         rt.record.end(it)
         return nxt
 
-    def neighbor_map(self, fn: str) -> Frontier:
-        """Run neighbourhood function ``fn`` on every vertex with the whole graph readable."""
+    def neighbor_map(self, fn: str, *, in_edges: bool = True) -> Frontier:
+        """Run neighbourhood function ``fn`` on every vertex with the whole graph readable.
+
+        ``in_edges=False`` promises that ``fn`` never reads ``GT`` (the transpose),
+        which then is not built: a directed graph's transpose costs a sort of m edges.
+        """
         if fn not in self.program.neighbor_functions:
             raise ValueError(f"program {self.program.name} has no neighbourhood function {fn!r}")
         rt, b, n = self.rt, self.rt.backend, self.rt.graph.n
-        g, gt = rt.whole_graph(self.program.uses_weights)
+        g, gt = rt.whole_graph(self.program.uses_weights, in_edges)
         out = b.new_bitmap(n)
         it = rt.record.begin("neighbor_map", "-", active_vertices=n, active_edges=rt.graph.m)
         self.kernels.neighbor_map(fn, self._tables_now(), g, gt, 0, n, out)
