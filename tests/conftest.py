@@ -38,6 +38,20 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def read_dataset(path: Path):
+    """(n, src, dst, directed) of a shared ``.el`` file, parsed with numpy alone (not our readers).
+
+    The first line is ``# name | directed/undirected | n=N | source``.
+    """
+    import numpy as np
+
+    header = path.open().readline()
+    directed = "| directed" in header
+    e = np.loadtxt(path, comments="#", ndmin=2)
+    n = int(header.split("n=")[1].split()[0].strip("|")) if "n=" in header else int(e[:, :2].max()) + 1
+    return n, e[:, 0].astype(np.int64), e[:, 1].astype(np.int64), directed
+
+
 def tiny_budget_options(engine: str) -> dict:
     """Options that split even a 100-vertex graph into many partitions."""
     return {"backend": "cpu", "engine": engine, "partition_bytes": 256,

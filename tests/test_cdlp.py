@@ -22,11 +22,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from graphferry import Graph
+from graphferry.io import read_ldbc
 from graphferry.algorithms.cdlp import LOCAL, _Hubs, cdlp, verify_cdlp
 from graphferry.algorithms.triangles import simple_graph
-from graphferry.graph import csr_from_edges
 
-from conftest import DATASETS, ENGINES, LDBC_GRAPHS, tiny_budget_options
+from conftest import DATASETS, ENGINES, LDBC_GRAPHS, read_dataset, tiny_budget_options
 
 
 def ldbc_cdlp_bruteforce(n: int, src, dst, directed: bool, max_iterations: int, ids=None) -> list[int]:
@@ -138,30 +138,6 @@ def test_verifier_rejects_wrong_labels():
 
 
 # ------------------------------------------------------------------ LDBC validation graphs
-def read_ldbc_graph(prefix):
-    """The team's reader if it has landed (graphferry.io.read_ldbc), else a tiny one here.
-
-    Vertex ids of the .v file become ``original_ids``; edges name them.
-    """
-    try:
-        from graphferry.io import read_ldbc  # type: ignore[attr-defined]
-    except ImportError:
-        read_ldbc = None
-    if read_ldbc is not None:
-        got = read_ldbc(prefix)
-        return got if isinstance(got, Graph) else next(x for x in got if isinstance(x, Graph))
-    props = prefix.with_name(prefix.name + ".properties").read_text()
-    directed = re.search(r"\.directed\s*=\s*(\w+)", props).group(1) == "true"
-    vids = np.loadtxt(prefix.with_name(prefix.name + ".v"), dtype=np.int64, ndmin=1)
-    e = np.loadtxt(prefix.with_name(prefix.name + ".e"), ndmin=2)
-    src = np.searchsorted(vids, e[:, 0].astype(np.int64))
-    dst = np.searchsorted(vids, e[:, 1].astype(np.int64))
-    if not directed:
-        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
-    offsets, indices, _ = csr_from_edges(src, dst, len(vids))
-    return Graph(offsets, indices, directed=directed, original_ids=vids, name=prefix.name)
-
-
 def max_iterations_of(prefix) -> int:
     props = prefix.with_name(prefix.name + ".properties").read_text()
     return int(re.search(r"cdlp\.max-iterations\s*=\s*(\d+)", props).group(1))
@@ -174,7 +150,7 @@ LDBC_CDLP = ["example-directed", "example-undirected", "test-cdlp-directed", "te
 @pytest.mark.parametrize("name", LDBC_CDLP)
 def test_ldbc_validation_graphs(name):
     prefix = LDBC_GRAPHS / name
-    g = read_ldbc_graph(prefix)
+    g = read_ldbc(prefix)[0]
     iterations = max_iterations_of(prefix)
     r = cdlp(g, iterations, backend="cpu")
     expected = np.loadtxt(LDBC_GRAPHS / f"{name}-CDLP", dtype=np.int64, ndmin=2)
@@ -184,21 +160,13 @@ def test_ldbc_validation_graphs(name):
 
 
 # ------------------------------------------------------------------ shared datasets
-def _read_el(path):
-    header = path.open().readline()
-    directed = "| directed" in header
-    e = np.loadtxt(path, comments="#", ndmin=2)
-    n = int(header.split("n=")[1].split()[0].strip("|")) if "n=" in header else int(e[:, :2].max()) + 1
-    return n, e[:, 0].astype(np.int64), e[:, 1].astype(np.int64), directed
-
-
 @pytest.mark.skipif(not DATASETS.is_dir(), reason="shared datasets not present")
 @pytest.mark.parametrize("name", ["karate", "les_miserables", "roget", "wormnet_v3", "metis_4elt"])
 def test_datasets(name):
     path = DATASETS / f"{name}.el"
     if not path.exists():
         pytest.skip(f"{path} missing")
-    n, src, dst, directed = _read_el(path)
+    n, src, dst, directed = read_dataset(path)
     g = Graph.from_edges(src, dst, n=n, directed=directed)
     r = cdlp(g, 10, backend="cpu")
     assert r.labels.tolist() == ldbc_cdlp_bruteforce(n, src, dst, directed, 10)

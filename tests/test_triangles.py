@@ -17,7 +17,7 @@ from graphferry import Graph
 from graphferry.algorithms.triangles import (degree_ordered_dag, simple_graph, triangle_count,
                                              verify_triangles)
 
-from conftest import DATASETS, ENGINES, tiny_budget_options
+from conftest import DATASETS, ENGINES, read_dataset, tiny_budget_options
 
 
 def nx_triangles(n: int, src, dst) -> np.ndarray:
@@ -102,14 +102,6 @@ def test_verifier_rejects_wrong_counts():
         verify_triangles(g, np.array([1, 1, 0]))
 
 
-def _read_el(path):
-    header = path.open().readline()
-    directed = "| directed" in header
-    e = np.loadtxt(path, comments="#", ndmin=2)
-    n = int(header.split("n=")[1].split()[0].strip("|")) if "n=" in header else int(e[:, :2].max()) + 1
-    return n, e[:, 0].astype(np.int64), e[:, 1].astype(np.int64), directed
-
-
 @pytest.mark.skipif(not DATASETS.is_dir(), reason="shared datasets not present")
 @pytest.mark.parametrize("name", ["karate", "les_miserables", "roget", "wormnet_v3", "minnesota_road",
                                   "metis_4elt"])
@@ -117,7 +109,7 @@ def test_datasets_match_networkx(name):
     path = DATASETS / f"{name}.el"
     if not path.exists():
         pytest.skip(f"{path} missing")
-    n, src, dst, directed = _read_el(path)
+    n, src, dst, directed = read_dataset(path)
     g = Graph.from_edges(src, dst, n=n, directed=directed)
     r = triangle_count(g, backend="cpu")
     assert np.array_equal(r.triangles, nx_triangles(n, src, dst))
