@@ -27,13 +27,14 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import logging
 import os
 import re
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -629,15 +630,8 @@ class Direction(str, Enum):
     pull = "pull"
 
 
-#: Algorithm parameters the command line takes, by the keyword the function uses.
-_ALGORITHM_PARAMS = ("damping", "iterations", "max_iterations", "tol", "delta")
-
-
-def _algorithm_kwargs(fn: Callable[..., Any], given: dict[str, Any], name: str) -> dict[str, Any]:
-    """Only the parameters ``fn`` takes; a given one it does not take is a usage error."""
-    import inspect
-
-    accepted = inspect.signature(fn).parameters
+def _algorithm_kwargs(accepted: Mapping[str, Any], given: dict[str, Any], name: str) -> dict[str, Any]:
+    """Only the parameters in ``accepted``; a given one not accepted is a usage error."""
     out = {}
     for key, value in given.items():
         if value is None:
@@ -733,12 +727,11 @@ def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend
     from . import algorithms
 
     fn = algorithms.get(name)
-    kwargs = _algorithm_kwargs(fn, params or {}, name)
+    accepted = inspect.signature(fn).parameters
+    kwargs = _algorithm_kwargs(accepted, params or {}, name)
     options = {"backend": backend, "engine": engine, "budget": budget, "partition_bytes": partition_bytes,
                "direction": direction, "progress": progress}
-    import inspect
-
-    if "source" in inspect.signature(fn).parameters:
+    if "source" in accepted:
         if source is None:
             raise GraphferryError(f"{name} needs --source VERTEX")
         try:

@@ -104,7 +104,3 @@ class Engine(ABC):
         if active is None:
             return None
         return self.backend.asarray((active - part.lo).astype(np.int64))
-
-
-def active_edge_count(offsets: np.ndarray, ids: np.ndarray) -> int:
-    return int((offsets[ids + 1] - offsets[ids]).sum())

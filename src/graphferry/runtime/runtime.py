@@ -278,10 +278,9 @@ class ProgramState:
         src_bits = None if frontier.is_all else frontier.bits
         for part, active in self._work(side, frontier, d):
             loaded = engine.load(part, active)
-            if d == "push":
-                in_bits = src_bits if loaded.use_bits else None
-            else:
-                in_bits = src_bits
+            # pull: the bitmap filters sources; push: it filters rows only where the
+            # engine gave no row list (a compacted view holds active rows alone)
+            in_bits = src_bits if d == "pull" or loaded.use_bits else None
             t = time.perf_counter()
             kernel(tables, loaded.view, loaded.row_list, in_bits, out)
             it.kernel_seconds += time.perf_counter() - t

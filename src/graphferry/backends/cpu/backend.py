@@ -81,11 +81,6 @@ class CpuProgram(CompiledProgram):
             graph.n, lo, hi, _ptr(out_bits),
         )
 
-    def num_threads(self) -> int:
-        f = self.lib.gf_num_threads
-        f.restype = ctypes.c_int
-        return int(f())
-
 
 class CpuBackend(Backend):
     name = "cpu"

@@ -13,8 +13,6 @@ static inline void gf_set_bit(uint32_t* bits, int64_t v) {
     __atomic_fetch_or(&bits[v >> 5], 1u << (v & 31), __ATOMIC_RELAXED);
 }
 
-GF_EXPORT int gf_num_threads() { return omp_get_max_threads(); }
-
 #if GF_HAS_PUSH
 // Push: every active row scatters along its out-edges with update_atomic.
 // row_list (optional) names the active rows; otherwise all rows, filtered by
