@@ -79,6 +79,10 @@ class Backend(ABC):
     def zeros(self, shape, dtype) -> Any:
         return self.xp.zeros(shape, dtype=dtype)
 
+    def full(self, shape, value, dtype) -> Any:
+        """An array filled with ``value`` where the state lives (on a GPU: a fill kernel, no upload)."""
+        return self.xp.full(shape, value, dtype=dtype)
+
     def pointer(self, arr: Any | None) -> int:
         if arr is None:
             return 0

@@ -41,6 +41,14 @@ class EdgeSide:
 
     def __post_init__(self):
         self.bounds = np.array([p.lo for p in self.partitions] + [len(self.offsets) - 1], dtype=np.int64)
+        self._device_offsets: dict[int, Any] = {}
+
+    def device_offsets(self, backend: Backend) -> Any:
+        """The offsets on ``backend``'s device, uploaded once and shared by every engine of this side."""
+        dev = self._device_offsets.get(id(backend))
+        if dev is None:
+            dev = self._device_offsets[id(backend)] = backend.asarray(self.offsets)
+        return dev
 
     @classmethod
     def of(cls, graph, partition_bytes: int, use_weights: bool) -> "EdgeSide":
