@@ -158,3 +158,23 @@ def test_loaded_graph_reads_like_its_graph():
         assert lg.to_internal_id(7) == 7
         r = bfs(lg, 0)
         assert r.vertices.tolist() == list(range(g.n))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("engine", ["resident", "filter", "compaction", "zerocopy"])
+def test_cuda_loaded_graph_is_pinned_and_matches_plain_graph(engine):
+    g = random_graph(n=2000, m=20000)
+    budget = None if engine == "resident" else 64 * 1024
+    plain = run_all(g, {"backend": "cuda", "engine": engine, "budget": budget, "partition_bytes": 4096})
+    with gf.load(g, backend="cuda", budget=budget, partition_bytes=4096) as lg:
+        assert lg.placement["indices"] == "pinned (cudaHostAlloc)"
+        assert lg.backend.registry.covers(int(lg.indices.ctypes.data), lg.indices.nbytes)
+        first = run_all(lg, {"engine": engine})
+        built = dict(lg.stats)
+        again = run_all(lg, {"engine": engine})
+        assert lg.stats == built
+    for name in plain:
+        np.testing.assert_allclose(first[name], plain[name], rtol=1e-9, err_msg=name)
+        np.testing.assert_allclose(again[name], plain[name], rtol=1e-9, err_msg=name)
+    np.testing.assert_array_equal(first["bfs"], oracle_levels(g, 0))
+    np.testing.assert_array_equal(first["wcc"], oracle_components(g))
