@@ -216,13 +216,17 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log) -> dict
     for _ in range(reps):
         t = time.perf_counter()
         vals, r = call(name, lg, source, engine)
-        walls.append(time.perf_counter() - t)
-        results.append((vals, r))
+        t1 = time.perf_counter()
+        walls.append(t1 - t)
+        steps = r.record.steps
+        # from the first step's start to the last step's end: the iterations (with their
+        # frontier bookkeeping); before it set-up and initialisation, after it result conversion
+        span = (steps[-1]._t0 + steps[-1].seconds - steps[0]._t0) if steps else 0.0
+        results.append((vals, r, span))
     k = int(np.argsort(walls)[len(walls) // 2])
-    vals, r = results[k]
+    vals, r, inside = results[k]
     rec = r.record
     wall = walls[k]
-    inside = sum(s.seconds for s in rec.steps)
     ok, how = checker.check(name, vals)
     iters = rec.iterations
     bytes_h2d = rec.bytes_h2d
@@ -317,7 +321,10 @@ def emogi_runs(bindir: Path, bel: Path, source, weighted, ours, timeout, log) ->
             if not exe.exists() or (name == "sssp" and not weighted):
                 log(f"  {label} {name}: skipped ({exe} absent)")
                 continue
-            cmd = [str(exe), "-f", str(bel), "-m", str(mode), *extra]
+            # EMOGI's 32-bit PageRank writes its GPU-memory edge list from the host (a crash with -m 0);
+            # -m 1 (managed, read-mostly) leaves the edges duplicated in GPU memory after the first touch
+            m = 1 if (mode == 0 and name == "pagerank-delta") else mode
+            cmd = [str(exe), "-f", str(bel), "-m", str(m), *extra]
             out, wall = run_peer(cmd, timeout, log)
             times = [float(x) for x in re.findall(r"time\s+([\d.]+)\s*ms", out)]
             if not times:
@@ -344,7 +351,8 @@ def emogi_runs(bindir: Path, bel: Path, source, weighted, ours, timeout, log) ->
                    "verified": ok, "verified_how": how, "process_wall_seconds": round(wall, 2),
                    "command": " ".join(cmd)}
             if name == "pagerank-delta":
-                run["variant"] = "delta form (EMOGI's), tolerance 1e-3"
+                run["variant"] = "delta form (EMOGI's), tolerance 1e-3" + (
+                    "; -m 1 (managed, read-mostly: edges copied to GPU memory on first touch)" if m == 1 else "")
             if iters:
                 run["seconds_per_iteration"] = round(secs / iters, 6)
             runs.append(run)
@@ -353,7 +361,7 @@ def emogi_runs(bindir: Path, bel: Path, source, weighted, ours, timeout, log) ->
 
 
 # ====================================================================== main
-def bench_scale(scale, args, log) -> dict:
+def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
     import graphferry as gf
     from graphferry.backends import cuda_available
 
@@ -368,11 +376,32 @@ def bench_scale(scale, args, log) -> dict:
     pinned_gbps = machine.get("pinned_h2d_gbps", 50.0)
     runs: list[dict] = []
     ours: dict = {}
+    loads: dict = {}
+    doc = {
+        "schema": "graphferry-bench/1",
+        "command": " ".join(sys.argv),
+        "commit": os.environ.get("GRAPHFERRY_COMMIT", "unknown"),
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": machine,
+        "graph": {"name": f"kron{scale}", "n": g.n, "m": g.m, "directed": False,
+                  "edge_bytes": int(g.m * g.indices.itemsize), "weighted_edge_bytes": int(g.m * 8),
+                  "source": source, **info},
+        "budget_bytes": int(0.25 * g.m * 8),
+        "load_seconds": loads,
+        "notes": ("graphferry: seconds = wall time of one algorithm call on a loaded graph (graphferry.load), "
+                  "median of reps after a warm-up; load_seconds apart (peers' timers exclude loading too); "
+                  "in_iterations_seconds = first iteration's start to last iteration's end, "
+                  "outside_iterations_seconds = the rest of the call (set-up, initialisation, result "
+                  "conversion). resident: whole graph on the GPU; filter/compaction/zerocopy: budget 25% of "
+                  "the weighted edge bytes. Peers: their own timers."),
+        "runs": runs,
+    }
     names = [a for a in args.algorithms] + (["pagerank-delta"] if "pagerank" in args.algorithms else [])
-    loads = {}
 
     def ours_on(lg, engine):
         for name in names:
+            if name == "pagerank-delta" and engine not in args.delta_engines:
+                continue
             if time.perf_counter() > args.deadline:
                 log("  deadline reached: skipping the rest of graphferry's runs")
                 return
@@ -396,6 +425,7 @@ def bench_scale(scale, args, log) -> dict:
         log(f" graphferry cpu backend (loaded in {loads['cpu']:.2f} s: {lg.placement})")
         ours_on(lg, "host")
         lg.close()
+        save(doc)
     if gpu:
         t = time.perf_counter()
         full = gf.load(g, backend="cuda")
@@ -413,6 +443,7 @@ def bench_scale(scale, args, log) -> dict:
         import cupy as cp
 
         cp.get_default_memory_pool().free_all_blocks()
+        save(doc)
 
     # ---------------------------------------------------------------- peers
     work = Path(args.work) / f"kron{scale}"
@@ -420,21 +451,23 @@ def bench_scale(scale, args, log) -> dict:
     need_emogi = gpu and args.emogi_bin and Path(args.emogi_bin).is_dir()
     if need_gapbs or need_emogi:
         work.mkdir(parents=True, exist_ok=True)
+    if need_gapbs:  # one peer's files at a time: scale 25 needs 13 GB for GAPBS, 13 GB for EMOGI
         t = time.perf_counter()
-        if need_gapbs:
-            files = write_gapbs(g, work / "graph")
-        if need_emogi:
-            bel = write_emogi(g, work / "graph")
-        log(f" peer inputs written in {time.perf_counter() - t:.1f} s under {work}")
-        if need_gapbs:
-            runs += gapbs_runs(Path(args.gapbs_bin), files, source, args.peer_trials, args.peer_verify, ours,
-                               args.peer_timeout, log)
-            for f in files.values():
-                f.unlink()
-        if need_emogi:
-            runs += emogi_runs(Path(args.emogi_bin), bel, source, g.weights is not None, ours,
-                               args.peer_timeout, log)
-        shutil.rmtree(work, ignore_errors=True)
+        files = write_gapbs(g, work / "graph")
+        log(f" GAPBS inputs written in {time.perf_counter() - t:.1f} s under {work}")
+        runs += gapbs_runs(Path(args.gapbs_bin), files, source, args.peer_trials, args.peer_verify, ours,
+                           args.peer_timeout, log)
+        for f in files.values():
+            f.unlink()
+        save(doc)
+    if need_emogi:
+        t = time.perf_counter()
+        bel = write_emogi(g, work / "graph")
+        log(f" EMOGI inputs written in {time.perf_counter() - t:.1f} s under {work}")
+        runs += emogi_runs(Path(args.emogi_bin), bel, source, g.weights is not None, ours,
+                           args.peer_timeout, log)
+        save(doc)
+    shutil.rmtree(work, ignore_errors=True)
     for label, flag in (("peer:hytgraph", args.hytgraph_bin), ("peer:subway", args.subway_bin),
                         ("peer:cugraph", None)):
         if label == "peer:cugraph":
@@ -445,23 +478,8 @@ def bench_scale(scale, args, log) -> dict:
         elif not flag:
             log(f"  {label}: skipped (no binary directory given)")
 
-    return {
-        "schema": "graphferry-bench/1",
-        "command": " ".join(sys.argv),
-        "commit": os.environ.get("GRAPHFERRY_COMMIT", "unknown"),
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": machine,
-        "graph": {"name": f"kron{scale}", "n": g.n, "m": g.m, "directed": False,
-                  "edge_bytes": int(g.m * g.indices.itemsize), "weighted_edge_bytes": int(g.m * 8),
-                  "source": source, **info},
-        "budget_bytes": int(0.25 * g.m * 8),
-        "load_seconds": {k: round(v, 3) for k, v in loads.items()},
-        "notes": ("graphferry: seconds = wall time of one algorithm call on a loaded graph (graphferry.load), "
-                  "median of reps after a warm-up; load_seconds apart (peers' timers exclude loading too). "
-                  "resident: whole graph on the GPU; filter/compaction/zerocopy: budget 25% of the weighted "
-                  "edge bytes. Peers: their own timers."),
-        "runs": runs,
-    }
+    save(doc)
+    return doc
 
 
 def main(argv=None) -> int:
@@ -470,6 +488,8 @@ def main(argv=None) -> int:
     ap.add_argument("--algorithms", nargs="+", default=ALGORITHMS, choices=ALGORITHMS)
     ap.add_argument("--engines", nargs="+", default=["cpu", *GPU_ENGINES])
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--delta-engines", nargs="*", default=["host", *GPU_ENGINES],
+                    help="engines that also run PageRank's delta form (host = the CPU backend)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="bench/results")
     ap.add_argument("--tag", default="")
@@ -492,10 +512,13 @@ def main(argv=None) -> int:
         print(msg, flush=True)
 
     for scale in args.scales:
-        doc = bench_scale(scale, args, log)
-        name = f"peers-kron{scale}{('-' + args.tag) if args.tag else ''}.json"
-        (out / name).write_text(json.dumps(doc, indent=1, default=float))
-        log(f"wrote {out / name}")
+        path = out / f"peers-kron{scale}{('-' + args.tag) if args.tag else ''}.json"
+
+        def save(doc, path=path):  # after each section, so a run cut short keeps what it measured
+            path.write_text(json.dumps(doc, indent=1, default=float))
+
+        doc = bench_scale(scale, args, log, save)
+        log(f"wrote {path}")
         log(report(doc))
     return 0
 
