@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Graph
-from ..runtime import Frontier, Program, RunOptions
+from ..runtime import Program, RunOptions
 from ._common import Result, runtime_for
 
 PROGRAM = Program(
@@ -81,15 +81,11 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
             rounds += 1
             changed = st.edge_map(frontier)
             if graph.directed:
-                changed = _union(rt.backend, n, changed, st.edge_map(frontier, reverse=True))
-            frontier = _union(rt.backend, n, changed, st.vertex_map("settle"))
+                changed = changed | st.edge_map(frontier, reverse=True)
+            frontier = changed | st.vertex_map("settle")
         labels = st.host("label").astype(np.int64)
     components = int(np.count_nonzero(labels == np.arange(n)))
     return Result(graph, {"labels": labels}, rt.record, {"components": components, "rounds": rounds})
-
-
-def _union(backend, n: int, a: Frontier, b: Frontier) -> Frontier:
-    return Frontier(backend, n, bits=a.bits | b.bits)
 
 
 # ---------------------------------------------------------------- verifier

@@ -40,7 +40,7 @@ from ..engines.base import EdgeSide, Engine
 from ..engines.registry import engine_class
 from ..graph import Graph
 from ..partition import DEFAULT_PARTITION_BYTES
-from .direction import DEFAULT_PULL_FRACTION, choose_direction
+from .direction import DEFAULT_PULL_FRACTION, DirectionHistory, choose_direction
 from .frontier import Frontier
 from .program import Program
 from .record import RunRecord
@@ -57,7 +57,7 @@ class RunOptions:
     backend: str | Backend = "auto"
     engine: str = "auto"
     budget: int | None = None          # bytes of device memory for edge data
-    partition_bytes: int = DEFAULT_PARTITION_BYTES
+    partition_bytes: int | None = None  # None: the engine's choice (see Runtime)
     direction: str = "auto"
     pull_fraction: float = DEFAULT_PULL_FRACTION
     progress: Progress | None = None
@@ -75,14 +75,16 @@ class Runtime:
     """Binds a graph to a backend, a device-memory budget and an engine."""
 
     def __init__(self, graph: Graph, *, backend: str | Backend = "auto", engine: str = "auto",
-                 budget: int | None = None, partition_bytes: int = DEFAULT_PARTITION_BYTES,
+                 budget: int | None = None, partition_bytes: int | None = None,
                  direction: str = "auto", pull_fraction: float = DEFAULT_PULL_FRACTION,
                  progress: Progress | None = None, algorithm: str = "?"):
-        if partition_bytes <= 0:
+        if partition_bytes is not None and partition_bytes <= 0:
             raise ValueError(f"partition_bytes must be positive, got {partition_bytes}")
         self.graph = graph
         self.backend = get_backend(backend)
-        self.partition_bytes = int(partition_bytes)
+        # None: DEFAULT_PARTITION_BYTES for engines that move edges, one partition
+        # per side for the host engine (nothing moves; partitions would only add launches)
+        self.partition_bytes = None if partition_bytes is None else int(partition_bytes)
         self.direction = direction
         self.pull_fraction = pull_fraction
         self.progress = progress
@@ -132,8 +134,12 @@ class Runtime:
         key = (csr, use_weights)
         if key not in self._sides:
             g = self.graph if csr == "out" else self.graph.transpose()
-            side = EdgeSide.of(g, self.partition_bytes, use_weights)
-            eng = engine_class(self.engine_name)(side, self.backend, self.arena)
+            cls = engine_class(self.engine_name)
+            pbytes = self.partition_bytes
+            if pbytes is None:
+                pbytes = DEFAULT_PARTITION_BYTES if cls.splits_partitions else 1 << 62
+            side = EdgeSide.of(g, pbytes, use_weights)
+            eng = cls(side, self.backend, self.arena)
             log.debug("%s-edge side: %d partitions, engine %s", csr, len(side.partitions), self.engine_name)
             self._sides[key] = (side, eng)
         return self._sides[key]
@@ -167,14 +173,15 @@ class Runtime:
         On a device backend the sum is taken there (a cached device copy of the
         degrees), so a dense pull iteration never copies the frontier's ids to the host.
         """
-        deg = self.graph.in_degree if reverse else self.graph.out_degree
         key = ("in" if reverse and self.graph.directed else "out")
         if frontier.is_all:
             if key not in self._degree_sums:
-                self._degree_sums[key] = int(deg.sum())
+                self._degree_sums[key] = self.graph.m
             return self._degree_sums[key]
         if not self.backend.is_device:
-            return frontier.out_edges(deg)
+            g = self.graph.transpose() if key == "in" else self.graph
+            return frontier.degree_sum(g.offsets)
+        deg = self.graph.in_degree if reverse else self.graph.out_degree
         dev = self._degrees.get(key)
         if dev is None:
             dev = self._degrees[key] = self.backend.asarray(deg)
@@ -222,8 +229,9 @@ class ProgramState:
         for name in program.arrays:
             dtype = program.array_dtype(name, rt.graph.indices.dtype)
             init = arrays.get(name, 0)
-            if np.isscalar(init):
-                host = np.full(n, init, dtype=dtype)
+            if np.isscalar(init):  # filled where it lives, in one pass, no host copy
+                self.arrays[name] = rt.backend.full(n, init, dtype)
+                continue
             else:
                 host = np.asarray(init)
                 if host.shape != (n,):
@@ -237,10 +245,51 @@ class ProgramState:
         self.scalars.update(scalars)
         self._tables_key: tuple | None = None
         self._tables: tuple | None = None
+        self._directions: dict[bool, DirectionHistory] = {}
 
     # ------------------------------------------------------------ state access
     def host(self, name: str) -> np.ndarray:
         return self.rt.backend.to_host(self.arrays[name])
+
+    def assign(self, name: str, ids, values) -> None:
+        """Scatter: ``name[ids] = values`` (a scalar, or one value per id), on the backend."""
+        b = self.rt.backend
+        idx = b.asarray(np.asarray(ids, dtype=np.int64))
+        self.arrays[name][idx] = values if np.isscalar(values) else b.asarray(np.asarray(values))
+
+    def gather(self, name: str, ids) -> np.ndarray:
+        """Gather: ``name[ids]`` as a host array (ids on the host, or a frontier's)."""
+        b = self.rt.backend
+        idx = ids.ids if isinstance(ids, Frontier) else b.asarray(np.asarray(ids, dtype=np.int64))
+        return b.to_host(self.arrays[name][idx])
+
+    _REDUCTIONS = ("sum", "min", "max")
+
+    def reduce(self, name: str, op: str = "sum", frontier: Frontier | None = None):
+        """``op`` (sum, min or max) of array ``name`` over ``frontier`` (None: every vertex).
+
+        A Python number; the sum of nothing is 0, the min or max of nothing is None.
+        One vectorised pass on the backend (numpy on the CPU, CuPy on a GPU).
+        """
+        if op not in self._REDUCTIONS:
+            raise ValueError(f"reduce: op must be one of {', '.join(self._REDUCTIONS)}, got {op!r}")
+        arr = self.arrays[name]
+        if frontier is not None and not frontier.is_all:
+            arr = arr[frontier.ids]
+        if len(arr) == 0:
+            return 0 if op == "sum" else None
+        value = getattr(arr, op)()
+        return value.item() if hasattr(value, "item") else value
+
+    def select(self, name: str, lo: float, hi: float, frontier: Frontier | None = None) -> Frontier:
+        """The vertices of ``frontier`` (None: every vertex) with ``lo <= name[v] < hi``."""
+        b, n = self.rt.backend, self.rt.graph.n
+        arr = self.arrays[name]
+        if frontier is None or frontier.is_all:
+            return Frontier(b, n, ids=b.xp.flatnonzero((arr >= lo) & (arr < hi)).astype(np.int64))
+        ids = frontier.ids
+        vals = arr[ids]
+        return Frontier(b, n, ids=ids[(vals >= lo) & (vals < hi)])
 
     def swap(self, a: str, b: str) -> None:
         """Exchange two arrays of the same dtype (double buffering, e.g. PageRank)."""
@@ -268,8 +317,11 @@ class ProgramState:
         rt, g, b = self.rt, self.rt.graph, self.rt.backend
         fsize = len(frontier)
         fedges = rt.frontier_edges(frontier, reverse)
+        history = self._directions.get(reverse)
+        if history is None:
+            history = self._directions[reverse] = DirectionHistory(m=g.m, n=g.n)
         d = choose_direction(self.program, fsize, fedges, g.m, force=direction or rt.direction,
-                             pull_fraction=rt.pull_fraction)
+                             pull_fraction=rt.pull_fraction, history=history)
         side, engine = rt.side(d, self.program.uses_weights, reverse)
         out = b.new_bitmap(g.n)
         it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)
