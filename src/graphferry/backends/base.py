@@ -160,6 +160,13 @@ class Backend(ABC):
     def popcount(self, bits: Any) -> int:
         return int(np.bitwise_count(bits).sum())
 
+    def degree_sum(self, offsets: np.ndarray, *, ids: Any = None, bits: Any = None) -> int:
+        """Sum of ``offsets[v + 1] - offsets[v]`` (host offsets) over ``ids`` or a bitmap's set bits."""
+        if ids is None:
+            ids = self.ids_from_bits(bits, len(offsets) - 1)
+        ids = self.to_host(ids)
+        return int((offsets[ids + 1] - offsets[ids]).sum())
+
 
 class DeviceArena:
     """Device memory for edge data, bounded by a budget in bytes.

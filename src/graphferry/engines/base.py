@@ -86,6 +86,9 @@ class Loaded:
 
 class Engine(ABC):
     name = "?"
+    #: False when the engine moves nothing: unless the caller sets partition_bytes,
+    #: its edge side is one partition, since partitions would only add kernel launches.
+    splits_partitions = True
 
     def __init__(self, side: EdgeSide, backend: Backend, arena: DeviceArena):
         self.side = side

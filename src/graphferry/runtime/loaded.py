@@ -70,7 +70,7 @@ class LoadedGraphClosedError(RuntimeError):
 
 
 def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto", budget: int | None = None,
-         partition_bytes: int = DEFAULT_PARTITION_BYTES, pinned: bool | None = None) -> "LoadedGraph":
+         partition_bytes: int | None = None, pinned: bool | None = None) -> "LoadedGraph":
     """Load ``graph`` (a :class:`Graph` or a graph store's path) once for ``backend``.
 
     ``budget``: bytes of device memory for edge data (default: 80% of the GPU's
@@ -106,15 +106,15 @@ class LoadedGraph:
     """
 
     def __init__(self, graph: Graph, *, backend: str | Backend = "auto", budget: int | None = None,
-                 partition_bytes: int = DEFAULT_PARTITION_BYTES, pinned: bool = True,
+                 partition_bytes: int | None = None, pinned: bool = True,
                  temporary: bool = False, _t0: float | None = None):
         t0 = time.perf_counter() if _t0 is None else _t0
-        if partition_bytes is None:
-            partition_bytes = DEFAULT_PARTITION_BYTES
-        if int(partition_bytes) <= 0:
+        if partition_bytes is not None and int(partition_bytes) <= 0:
             raise ValueError(f"partition_bytes must be positive, got {partition_bytes}")
         self.backend = get_backend(backend)
-        self.partition_bytes = int(partition_bytes)
+        # None: DEFAULT_PARTITION_BYTES for engines that move edges, one partition
+        # per side for the host engine (nothing moves; partitions would only add launches)
+        self.partition_bytes = None if partition_bytes is None else int(partition_bytes)
         self.temporary = temporary
         self.closed = False
         self.source = graph
@@ -209,7 +209,11 @@ class LoadedGraph:
     def side(self, csr: str, use_weights: bool, engine: str) -> tuple[EdgeSide, Engine]:
         """The edge side of ``csr`` ("out" or "in") and its engine ``engine``, built once."""
         self._check_open()
-        skey = (csr, use_weights)
+        cls = engine_class(engine)
+        pbytes = self.partition_bytes
+        if pbytes is None:
+            pbytes = DEFAULT_PARTITION_BYTES if cls.splits_partitions else 1 << 62
+        skey = (csr, use_weights, pbytes)
         key = (csr, use_weights, engine)
         if key in self._engines:
             self._engines.move_to_end(key)
@@ -217,9 +221,8 @@ class LoadedGraph:
         side = self._sides.get(skey)
         if side is None:
             g = self.graph if csr == "out" else self.transpose()
-            side = self._sides[skey] = EdgeSide.of(g, self.partition_bytes, use_weights)
+            side = self._sides[skey] = EdgeSide.of(g, pbytes, use_weights)
             self.stats["sides_built"] += 1
-        cls = engine_class(engine)
         while True:
             used = self.arena.used_bytes
             try:

@@ -39,9 +39,8 @@ from ..backends.base import Backend, DeviceArena
 from ..engines.base import EdgeSide, Engine
 from ..engines.registry import engine_class
 from ..graph import Graph
-from ..partition import DEFAULT_PARTITION_BYTES
 from .loaded import LoadedGraph
-from .direction import DEFAULT_PULL_FRACTION, choose_direction
+from .direction import DEFAULT_PULL_FRACTION, DirectionHistory, choose_direction
 from .frontier import Frontier
 from .program import Program
 from .record import RunRecord
@@ -63,7 +62,7 @@ class RunOptions:
     backend: str | Backend = "auto"
     engine: str = "auto"
     budget: int | None = None          # bytes of device memory for edge data
-    partition_bytes: int | None = None  # None: DEFAULT_PARTITION_BYTES (or the loaded graph's)
+    partition_bytes: int | None = None  # None: the loaded graph's, else each engine's choice
     direction: str = "auto"
     pull_fraction: float = DEFAULT_PULL_FRACTION
     progress: Progress | None = None
@@ -99,7 +98,7 @@ class Runtime:
             self.loaded, self._owns_loaded = graph, False
         else:
             self.loaded = LoadedGraph(graph, backend=backend, budget=budget,
-                                      partition_bytes=partition_bytes or DEFAULT_PARTITION_BYTES, temporary=True)
+                                      partition_bytes=partition_bytes, temporary=True)
             self._owns_loaded = True
         self.graph = self.loaded.graph
         self.backend = self.loaded.backend
@@ -176,8 +175,9 @@ class Runtime:
         """
         if frontier.is_all:
             return self.loaded.degree_sum(reverse)
-        if not self.backend.is_device:
-            return frontier.out_edges(self.graph.in_degree if reverse else self.graph.out_degree)
+        if not self.backend.is_device:  # one C++/OpenMP pass over the frontier's words
+            g = self.loaded.transpose() if reverse and self.graph.directed else self.graph
+            return frontier.degree_sum(g.offsets)
         return int(self.loaded.device_degrees(reverse)[frontier.ids].sum())
 
     def frontier(self, ids) -> Frontier:
@@ -254,10 +254,51 @@ class ProgramState:
         self.scalars.update(scalars)
         self._tables_key: tuple | None = None
         self._tables: tuple | None = None
+        self._directions: dict[bool, DirectionHistory] = {}
 
     # ------------------------------------------------------------ state access
     def host(self, name: str) -> np.ndarray:
         return self.rt.backend.to_host(self.arrays[name])
+
+    def assign(self, name: str, ids, values) -> None:
+        """Scatter: ``name[ids] = values`` (a scalar, or one value per id), on the backend."""
+        b = self.rt.backend
+        idx = b.asarray(np.asarray(ids, dtype=np.int64))
+        self.arrays[name][idx] = values if np.isscalar(values) else b.asarray(np.asarray(values))
+
+    def gather(self, name: str, ids) -> np.ndarray:
+        """Gather: ``name[ids]`` as a host array (ids on the host, or a frontier's)."""
+        b = self.rt.backend
+        idx = ids.ids if isinstance(ids, Frontier) else b.asarray(np.asarray(ids, dtype=np.int64))
+        return b.to_host(self.arrays[name][idx])
+
+    _REDUCTIONS = ("sum", "min", "max")
+
+    def reduce(self, name: str, op: str = "sum", frontier: Frontier | None = None):
+        """``op`` (sum, min or max) of array ``name`` over ``frontier`` (None: every vertex).
+
+        A Python number; the sum of nothing is 0, the min or max of nothing is None.
+        One vectorised pass on the backend (numpy on the CPU, CuPy on a GPU).
+        """
+        if op not in self._REDUCTIONS:
+            raise ValueError(f"reduce: op must be one of {', '.join(self._REDUCTIONS)}, got {op!r}")
+        arr = self.arrays[name]
+        if frontier is not None and not frontier.is_all:
+            arr = arr[frontier.ids]
+        if len(arr) == 0:
+            return 0 if op == "sum" else None
+        value = getattr(arr, op)()
+        return value.item() if hasattr(value, "item") else value
+
+    def select(self, name: str, lo: float, hi: float, frontier: Frontier | None = None) -> Frontier:
+        """The vertices of ``frontier`` (None: every vertex) with ``lo <= name[v] < hi``."""
+        b, n = self.rt.backend, self.rt.graph.n
+        arr = self.arrays[name]
+        if frontier is None or frontier.is_all:
+            return Frontier(b, n, ids=b.xp.flatnonzero((arr >= lo) & (arr < hi)).astype(np.int64))
+        ids = frontier.ids
+        vals = arr[ids]
+        return Frontier(b, n, ids=ids[(vals >= lo) & (vals < hi)])
 
     def swap(self, a: str, b: str) -> None:
         """Exchange two arrays of the same dtype (double buffering, e.g. PageRank)."""
@@ -285,8 +326,11 @@ class ProgramState:
         rt, g, b = self.rt, self.rt.graph, self.rt.backend
         fsize = len(frontier)
         fedges = rt.frontier_edges(frontier, reverse)
+        history = self._directions.get(reverse)
+        if history is None:
+            history = self._directions[reverse] = DirectionHistory(m=g.m, n=g.n)
         d = choose_direction(self.program, fsize, fedges, g.m, force=direction or rt.direction,
-                             pull_fraction=rt.pull_fraction)
+                             pull_fraction=rt.pull_fraction, history=history)
         side, engine = rt.side(d, self.program.uses_weights, reverse)
         out = b.new_bitmap(g.n)
         it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)
