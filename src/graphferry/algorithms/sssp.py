@@ -60,18 +60,19 @@ GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
 
 
 def check_weights(graph: Graph) -> None:
-    """Raise ValueError if the graph has a negative or NaN edge weight."""
+    """Raise ValueError if the graph has a negative, NaN or infinite edge weight."""
     w = graph.weights
     if w is None or len(w) == 0:
         return
-    bad = ~(np.asarray(w) >= 0)  # catches NaN too
+    w = np.asarray(w)
+    bad = ~((w >= 0) & np.isfinite(w))
     if bad.any():
         k = int(np.argmax(bad))
         src = int(np.searchsorted(graph.offsets, k, side="right") - 1)
         raise ValueError(
-            f"sssp: argument 'graph' has {int(bad.sum())} negative or NaN edge weight(s); the first is "
+            f"sssp: argument 'graph' has {int(bad.sum())} negative or non-finite edge weight(s); the first is "
             f"{float(w[k])!r} on edge {graph.to_original_ids(src)} -> {graph.to_original_ids(int(graph.indices[k]))}; "
-            f"shortest paths need non-negative weights"
+            f"shortest paths need finite non-negative weights"
         )
 
 
