@@ -142,7 +142,11 @@ class NxGraph:
         return Graph(g.offsets, g.indices, w.as_float32(g.m), directed=g.directed, name=g.name)
 
     def to_networkx(self):
-        """A NetworkX graph with the same nodes, edges and converted edge attributes."""
+        """A NetworkX graph with the same nodes, edges and converted edge attributes.
+
+        A multigraph keeps its parallel edges, each with the lightest weight of
+        its group (the conversion keeps only what shortest paths use).
+        """
         import networkx as nx
 
         cls = {(False, False): nx.Graph, (True, False): nx.DiGraph,

@@ -204,18 +204,43 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1e-06, nstar
     ``alpha / (1 - alpha) * len(G) * tol``. graphferry's delta form bounds its
     L1 error by about ``4 alpha / (1 - alpha) * t`` for its tolerance ``t``;
     ``t = len(G) * tol / 4`` makes the two bounds equal (and ``t`` is capped at
-    ``PAGERANK_MAX_TOL``). A run that needs more than ``max_iter`` rounds raises
-    ``PowerIterationFailedConvergence``, as NetworkX does. Parallel edges of a
-    multigraph count once each; uniform edge weights are the unweighted case.
+    ``PAGERANK_MAX_TOL``). ``PowerIterationFailedConvergence`` is raised exactly
+    when NetworkX's power iteration would not converge in ``max_iter`` steps
+    (see :func:`_power_iteration_converges`). Parallel edges of a multigraph
+    count once each; uniform edge weights are the unweighted case.
     """
     n = len(G)
     if n == 0:
         return {}
+    alpha = float(alpha)
+    if not _power_iteration_converges(G.arcs, alpha, int(max_iter), tol):
+        raise nx.PowerIterationFailedConvergence(max_iter)
     t = min(n * tol / 4, PAGERANK_MAX_TOL)
-    result = _run("pagerank", G.arcs, damping=float(alpha), tol=t, max_iterations=int(max_iter))
+    # the residual mass shrinks by alpha per round: about log(t) / log(alpha) rounds suffice
+    rounds = 100 + (10 * math.ceil(math.log(t) / math.log(alpha)) if alpha > 0 else 0)
+    result = _run("pagerank", G.arcs, damping=alpha, tol=t, max_iterations=rounds)
     if not result.converged:
         raise nx.PowerIterationFailedConvergence(max_iter)
     return dict(zip(G.nodes, result.ranks.tolist()))
+
+
+def _power_iteration_converges(graph: Graph, alpha: float, max_iter: int, tol: float) -> bool:
+    """Would NetworkX's power iteration meet ``len(G) * tol`` within ``max_iter`` steps?
+
+    Its step changes shrink by at least ``alpha`` each step (the iteration
+    contracts zero-sum vectors by ``alpha`` in L1) and the first is at most 2,
+    so ``2 * alpha ** (max_iter - 1) < n * tol`` settles it without running
+    anything; otherwise graphferry's LDBC PageRank, which is NetworkX's
+    iteration step for step, gives the last change.
+    """
+    n = graph.n
+    if max_iter <= 0:
+        return False
+    if alpha == 0 or 2 * alpha ** (max_iter - 1) < n * tol:
+        return True
+    last = _run("pagerank_ldbc", graph, damping=alpha, iterations=max_iter).ranks
+    before = _run("pagerank_ldbc", graph, damping=alpha, iterations=max_iter - 1).ranks
+    return float(np.abs(last - before).sum()) < n * tol
 
 
 def bfs_edges(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
@@ -235,7 +260,7 @@ def bfs_layers(G, sources):
     """Lists of nodes by distance from ``sources`` (a node or an iterable), in NetworkX's order."""
     if sources in G:
         sources = [sources]
-    first = list(sources)
+    first = list(set(sources))  # NetworkX's first layer is its set of sources, in set order
     for v in first:
         if v not in G:
             raise nx.NetworkXError(f"The node {v} is not in the graph.")
