@@ -1,0 +1,267 @@
+"""The algorithm registry: every algorithm declares itself here, once.
+
+An :class:`AlgorithmSpec` says what a user-facing reader (the CLI, the
+NetworkX backend, the tests, the benchmarks) needs to know about an algorithm
+without importing it: its name, the module and function that run it, its
+parameters (name, type, default, help), whether it takes a source vertex, the
+columns of its result and which of them hold vertex ids, its scalars, a
+one-line summary, and how to call its verifier. The function and the verifier
+are imported on first use, so reading the registry is cheap (NetworkX reads it
+while it imports, through the backend's ``get_info``).
+
+Adding an algorithm is one file under ``algorithms/`` plus one entry in
+:data:`ALGORITHMS` below (``docs/writing-an-algorithm.md`` walks through it).
+
+Example:
+    >>> import numpy as np
+    >>> from graphferry import Graph
+    >>> from graphferry.algorithms import registry
+    >>> spec = registry.get("bfs")
+    >>> spec.summary
+    'Breadth-first search: hop count and parent of every vertex reachable from a source.'
+    >>> [p.name for p in spec.parameters], spec.takes_source
+    ([], True)
+    >>> [(c.name, c.ids) for c in spec.columns]
+    [('levels', None), ('parents', 'internal')]
+    >>> g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=3)
+    >>> result = spec.run(g, source=0, backend="cpu")
+    >>> result.levels.tolist()
+    [0, 1, 2]
+    >>> spec.verify(g, result)          # raises AssertionError on a wrong result
+    >>> registry.get("pagerank").defaults()
+    {'damping': 0.85, 'tol': 1e-06, 'max_iterations': 100, 'dtype': 'float64'}
+    >>> registry.get("page_rank")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+__all__ = ["AlgorithmSpec", "Column", "Parameter", "ALGORITHMS", "REQUIRED", "get", "names"]
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+#: The default of a parameter the caller must give.
+REQUIRED: Any = _Required()
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One algorithm parameter (run options such as ``backend=`` are not listed: every algorithm takes them)."""
+
+    name: str
+    type: type
+    default: Any = REQUIRED
+    help: str = ""
+    choices: tuple[Any, ...] = ()
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+@dataclass(frozen=True)
+class Column:
+    """One per-vertex result column.
+
+    ``kind`` says how to summarise it: ``level`` (hops, -1 unreached),
+    ``distance`` (inf unreached), ``label`` (a component or community),
+    ``score`` (a real number per vertex), ``count`` (an integer per vertex) or
+    ``vertex`` (a vertex id, -1 none). ``ids`` says which ids it holds:
+    ``"internal"`` (0..n-1, map them with ``graph.to_original_ids``),
+    ``"original"`` (already the input's ids) or None (not vertex ids).
+    """
+
+    name: str
+    dtype: str
+    kind: str
+    help: str
+    ids: str | None = None
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """What the readers know about one algorithm (see the module docstring)."""
+
+    name: str
+    module: str                          # under graphferry.algorithms
+    summary: str
+    columns: tuple[Column, ...]
+    parameters: tuple[Parameter, ...] = ()
+    takes_source: bool = False
+    scalars: tuple[str, ...] = ()
+    verifier: str = ""
+    #: how to call the verifier: (verifier function, graph, result, parameters) -> None.
+    #: None: ``verifier(graph, *columns)``.
+    verify_call: Callable[[Callable[..., None], Any, Any, dict[str, Any]], None] | None = field(
+        default=None, repr=False)
+    function_name: str = ""              # default: ``name``
+
+    @property
+    def function(self) -> Callable[..., Any]:
+        """The algorithm function (imported now)."""
+        module = importlib.import_module(f"graphferry.algorithms.{self.module}")
+        return getattr(module, self.function_name or self.name)
+
+    @property
+    def verifier_function(self) -> Callable[..., None]:
+        module = importlib.import_module(f"graphferry.algorithms.{self.module}")
+        return getattr(module, self.verifier)
+
+    def parameter(self, name: str) -> Parameter:
+        for p in self.parameters:
+            if p.name == name:
+                return p
+        raise KeyError(f"{self.name} has no parameter {name!r}")
+
+    def defaults(self) -> dict[str, Any]:
+        """Parameter name -> default, for those that have one."""
+        return {p.name: p.default for p in self.parameters if not p.required}
+
+    def column(self, name: str) -> Column:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(f"{self.name} has no result column {name!r}")
+
+    def check_parameters(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``params`` with defaults filled in; ValueError naming an unknown, missing or invalid one."""
+        known = {p.name for p in self.parameters}
+        unknown = sorted(set(params) - known)
+        if unknown:
+            valid = ", ".join(sorted(known)) or "none"
+            raise ValueError(f"{self.name}: unknown parameter(s) {', '.join(unknown)}; valid: {valid}")
+        out = self.defaults()
+        out.update(params)
+        for p in self.parameters:
+            if p.name not in out:
+                raise ValueError(f"{self.name}: parameter {p.name!r} is required")
+            if p.choices and out[p.name] not in p.choices:
+                raise ValueError(f"{self.name}: parameter {p.name!r} must be one of "
+                                 f"{', '.join(map(str, p.choices))}, got {out[p.name]!r}")
+        return out
+
+    def run(self, graph: Any, *, source: Any = None, options: Any = None, **kwargs: Any) -> Any:
+        """Run on ``graph``: algorithm parameters and run options (backend=, engine=, ...) as keywords.
+
+        ``source`` is required exactly when :attr:`takes_source`.
+        """
+        known = {p.name for p in self.parameters}
+        params = {k: v for k, v in kwargs.items() if k in known}
+        run_options = {k: v for k, v in kwargs.items() if k not in known}
+        params = self.check_parameters(params)
+        if self.takes_source:
+            if source is None:
+                raise ValueError(f"{self.name} needs a source vertex")
+            return self.function(graph, source, options=options, **params, **run_options)
+        if source is not None:
+            raise ValueError(f"{self.name} takes no source vertex")
+        return self.function(graph, options=options, **params, **run_options)
+
+    def verify(self, graph: Any, result: Any, **params: Any) -> None:
+        """Check ``result`` (of :meth:`run` with ``params``) with the algorithm's own verifier."""
+        params = self.check_parameters(params)
+        if self.verify_call is not None:
+            self.verify_call(self.verifier_function, graph, result, params)
+        else:
+            self.verifier_function(graph, *(result.values[c.name] for c in self.columns))
+
+
+# ----------------------------------------------------------- how to verify
+def _verify_with_source(verify, graph, result, params):
+    verify(graph, result.scalars["source"], *result.values.values())
+
+
+def _verify_pagerank(verify, graph, result, params):
+    d, tol = params["damping"], params["tol"]
+    # pagerank's documented bound: L1 error at most about 4 d / (1 - d) * tol
+    verify(graph, result.ranks, damping=d, atol=4 * d / (1 - d) * tol, rtol=0)
+
+
+def _verify_pagerank_ldbc(verify, graph, result, params):
+    verify(graph, result.ranks, damping=params["damping"], iterations=params["iterations"])
+
+
+def _verify_cdlp(verify, graph, result, params):
+    verify(graph, result.labels, result.iterations)
+
+
+def _verify_triangles(verify, graph, result, params):
+    verify(graph, result.triangles, result.total)
+
+
+ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
+    AlgorithmSpec(
+        "bfs", "bfs",
+        "Breadth-first search: hop count and parent of every vertex reachable from a source.",
+        columns=(Column("levels", "int64", "level", "hops from the source, -1 when unreachable"),
+                 Column("parents", "int64", "vertex", "BFS-tree parent, -1 when unreachable; the source is its own",
+                        ids="internal")),
+        takes_source=True, scalars=("source",), verifier="verify_bfs", verify_call=_verify_with_source),
+    AlgorithmSpec(
+        "sssp", "sssp",
+        "Single-source shortest paths over non-negative edge weights (1 when unweighted).",
+        columns=(Column("distances", "float64", "distance", "distance from the source, inf when unreachable"),),
+        parameters=(Parameter("delta", float, None, "bucket width for delta-stepping (none: Bellman-Ford rounds)"),),
+        takes_source=True, scalars=("source", "rounds"), verifier="verify_sssp", verify_call=_verify_with_source),
+    AlgorithmSpec(
+        "pagerank", "pagerank",
+        "PageRank to a tolerance (delta-based push), sinks spread uniformly; ranks sum to 1.",
+        columns=(Column("ranks", "float64", "score", "PageRank"),),
+        parameters=(Parameter("damping", float, 0.85, "damping factor, in [0, 1)"),
+                    Parameter("tol", float, 1e-6, "per-vertex residual tolerance, relative to the rank"),
+                    Parameter("max_iterations", int, 100, "iteration limit"),
+                    Parameter("dtype", str, "float64", "vertex state precision", choices=("float64", "float32"))),
+        scalars=("iterations", "converged"), verifier="verify_pagerank", verify_call=_verify_pagerank),
+    AlgorithmSpec(
+        "pagerank_ldbc", "pagerank",
+        "PageRank as LDBC Graphalytics defines it: a fixed number of float64 iterations.",
+        columns=(Column("ranks", "float64", "score", "PageRank after the given iterations"),),
+        parameters=(Parameter("damping", float, help="damping factor, in [0, 1]"),
+                    Parameter("iterations", int, help="number of iterations")),
+        scalars=("iterations",), verifier="verify_pagerank", verify_call=_verify_pagerank_ldbc),
+    AlgorithmSpec(
+        "wcc", "wcc",
+        "Weakly connected components: each vertex labelled with its component's smallest vertex.",
+        columns=(Column("labels", "int64", "label", "smallest (internal) vertex id of the component",
+                        ids="internal"),),
+        scalars=("components", "rounds"), verifier="verify_wcc"),
+    AlgorithmSpec(
+        "cdlp", "cdlp",
+        "Community detection by synchronous label propagation (LDBC Graphalytics CDLP).",
+        columns=(Column("labels", "int64", "label", "community label, an id of the input", ids="original"),),
+        parameters=(Parameter("max_iterations", int, 10, "number of label-propagation steps"),),
+        scalars=("iterations",), verifier="verify_cdlp", verify_call=_verify_cdlp),
+    AlgorithmSpec(
+        "lcc", "lcc",
+        "Local clustering coefficient of every vertex (LDBC Graphalytics LCC; networkx's on undirected graphs).",
+        columns=(Column("lcc", "float64", "score", "local clustering coefficient"),),
+        verifier="verify_lcc"),
+    AlgorithmSpec(
+        "triangle_count", "triangles",
+        "Triangles through every vertex and in total, directions, self-loops and repeats ignored.",
+        columns=(Column("triangles", "int64", "count", "triangles through the vertex"),),
+        scalars=("total",), verifier="verify_triangles", verify_call=_verify_triangles),
+)}
+
+
+def names() -> tuple[str, ...]:
+    """Every registered algorithm name, in registry order."""
+    return tuple(ALGORITHMS)
+
+
+def get(name: str) -> AlgorithmSpec:
+    """The spec called ``name`` (ValueError listing the valid names otherwise)."""
+    try:
+        return ALGORITHMS[name]
+    except KeyError:
+        raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}") from None

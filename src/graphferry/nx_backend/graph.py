@@ -1,0 +1,240 @@
+"""The backend's graph: a NetworkX graph converted once into graphferry's CSR.
+
+NetworkX keeps a graph as dicts of dicts; graphferry as CSR arrays. The
+conversion walks the adjacency dicts once, in NetworkX's own order (nodes in
+``G`` order, neighbours in adjacency order), so vertex ``i`` is the ``i``-th
+node of ``G`` and every row lists its neighbours in the order NetworkX visits
+them. Results that depend on visiting order (BFS edges, BFS layers, component
+order) can therefore be put back into NetworkX's order exactly.
+
+Integer node labels take a fast path (no per-edge dict lookup). Edge
+attributes are read only when a function asks for one (``weight``), and a
+graph whose edges carry no attributes at all is recognised without reading
+any value. NetworkX caches the converted graph on the input graph
+(``G.__networkx_cache__``), so repeated calls on one graph convert it once.
+
+Example:
+    >>> import networkx as nx
+    >>> from graphferry.nx_backend.graph import from_networkx
+    >>> G = nx.Graph([("a", "b"), ("b", "c")])
+    >>> g = from_networkx(G)
+    >>> g.nodes, g.csr.offsets.tolist(), g.csr.indices.tolist()
+    (['a', 'b', 'c'], [0, 1, 3, 4], [1, 0, 2, 1])
+    >>> nx.utils.graphs_equal(g.to_networkx(), G)
+    True
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from ..graph import Graph, index_dtype_for, offsets_from_degrees
+
+_chain = itertools.chain.from_iterable
+
+
+class EdgeWeights:
+    """One edge attribute read from the NetworkX graph, per arc in CSR order.
+
+    ``values`` is float64 (None: no edge carries the attribute, every edge has
+    the default); ``integral`` tells whether every value was a Python int
+    (NetworkX then returns int distances); ``numeric`` is False when some value
+    is not a real number (the attribute then cannot be used here); ``all_uniform``
+    is the one value every edge (every parallel edge, too) has, or None when they differ.
+    """
+
+    def __init__(self, values: np.ndarray | None, default: Any, *, integral: bool, numeric: bool,
+                 all_uniform: float | None):
+        self.values = values
+        self.default = default
+        self.integral = integral
+        self.numeric = numeric
+        self.all_uniform = all_uniform
+
+    @cached_property
+    def float32_exact(self) -> bool:
+        """Every value is finite, non-negative and exactly representable in float32."""
+        if not self.numeric:
+            return False
+        if self.values is None:
+            d = self.default
+            return isinstance(d, (int, float)) and 0 <= d < np.inf and float(np.float32(d)) == d
+        v = self.values
+        return bool(np.all(np.isfinite(v)) and np.all(v >= 0) and np.all(v.astype(np.float32) == v))
+
+    def as_float32(self, m: int) -> np.ndarray:
+        if self.values is None:
+            return np.full(m, self.default, dtype=np.float32)
+        return self.values.astype(np.float32)
+
+
+class NxGraph:
+    """A NetworkX graph in graphferry form (``__networkx_backend__ = "graphferry"``).
+
+    ``csr``: the graphferry :class:`~graphferry.graph.Graph` (vertex ``i`` is
+    ``nodes[i]``; a multigraph's parallel edges appear once each); ``nodes``:
+    the NetworkX nodes in ``G`` order; ``multiplicity``: for a multigraph, how
+    many parallel edges each CSR arc stands for (None otherwise); ``weights``:
+    edge attributes that were asked for, by name.
+    """
+
+    __networkx_backend__ = "graphferry"
+
+    def __init__(self, csr: Graph, nodes: list, *, directed: bool, multigraph: bool,
+                 multiplicity: np.ndarray | None = None, weights: dict[str, EdgeWeights] | None = None,
+                 graph_attrs: dict | None = None):
+        self.csr = csr
+        self.nodes = nodes
+        self.directed = directed
+        self.multigraph = multigraph
+        self.multiplicity = multiplicity
+        self.weights = weights or {}
+        self.graph_attrs = graph_attrs or {}
+        self.__networkx_cache__: dict = {}
+
+    # the small part of NetworkX's graph interface that dispatching looks at
+    def is_directed(self) -> bool:
+        return self.directed
+
+    def is_multigraph(self) -> bool:
+        return self.multigraph
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __contains__(self, node: Any) -> bool:
+        try:
+            return node in self.index
+        except TypeError:  # unhashable: not a node, as in NetworkX
+            return False
+
+    def __iter__(self):
+        return iter(self.nodes)
+
+    def __repr__(self) -> str:
+        kind = ("Multi" if self.multigraph else "") + ("DiGraph" if self.directed else "Graph")
+        return f"<graphferry {kind}: {len(self.nodes)} nodes, {self.csr.m} arcs>"
+
+    @cached_property
+    def index(self) -> dict:
+        """NetworkX node -> vertex id."""
+        return dict(zip(self.nodes, range(len(self.nodes))))
+
+    @cached_property
+    def arcs(self) -> Graph:
+        """The CSR with every parallel edge of a multigraph as its own arc (what PageRank counts)."""
+        if self.multiplicity is None:
+            return self.csr
+        g = self.csr
+        rows = np.repeat(np.arange(g.n), g.out_degree)
+        degree = np.bincount(rows, weights=self.multiplicity, minlength=g.n).astype(np.int64)
+        return Graph(offsets_from_degrees(degree), np.repeat(g.indices, self.multiplicity), None,
+                     directed=g.directed, name=g.name)
+
+    def weighted(self, attr: str) -> Graph:
+        """The CSR carrying edge attribute ``attr`` as float32 weights (convert with that attribute first)."""
+        w = self.weights[attr]
+        g = self.csr
+        return Graph(g.offsets, g.indices, w.as_float32(g.m), directed=g.directed, name=g.name)
+
+    def to_networkx(self):
+        """A NetworkX graph with the same nodes, edges and converted edge attributes.
+
+        A multigraph keeps its parallel edges, each with the lightest weight of
+        its group (the conversion keeps only what shortest paths use).
+        """
+        import networkx as nx
+
+        cls = {(False, False): nx.Graph, (True, False): nx.DiGraph,
+               (False, True): nx.MultiGraph, (True, True): nx.MultiDiGraph}[(self.directed, self.multigraph)]
+        G = cls()
+        G.graph.update(self.graph_attrs)
+        G.add_nodes_from(self.nodes)
+        src, dst = self.csr.edges()
+        keep = np.ones(len(src), bool) if self.directed else src <= dst
+        count = np.ones(len(src), np.int64) if self.multiplicity is None else self.multiplicity
+        attrs = {k: w for k, w in self.weights.items() if w.values is not None}
+        nodes = self.nodes
+        for k in np.flatnonzero(keep).tolist():
+            data = {a: (int(w.values[k]) if w.integral else float(w.values[k])) for a, w in attrs.items()}
+            for _ in range(int(count[k])):
+                G.add_edge(nodes[src[k]], nodes[dst[k]], **data)
+        return G
+
+
+def _neighbor_ids(adj: dict, nodes: list, m: int) -> np.ndarray:
+    """Every row's neighbours as vertex ids, rows in node order (one pass over the dicts)."""
+    n = len(nodes)
+    dtype = index_dtype_for(n)
+    if all(type(v) is int for v in nodes):
+        # integer labels: read the keys as numbers and map them with arrays, no dict lookups
+        keys = np.fromiter(adj, np.int64, count=n)
+        flat = np.fromiter(_chain(adj.values()), np.int64, count=m)
+        if n == 0 or (keys[0] == 0 and keys[-1] == n - 1 and bool(np.all(keys == np.arange(n)))):
+            return flat.astype(dtype, copy=False)
+        lo, hi = int(keys.min()), int(keys.max())
+        if hi - lo <= 4 * n + 1024:
+            table = np.empty(hi - lo + 1, dtype)
+            table[keys - lo] = np.arange(n, dtype=dtype)
+            return table[flat - lo]
+        order = np.argsort(keys, kind="stable")
+        return order[np.searchsorted(keys[order], flat)].astype(dtype)
+    index = dict(zip(nodes, range(n)))
+    return np.fromiter(map(index.__getitem__, _chain(adj.values())), dtype, count=m)
+
+
+def _edge_attrs(adj: dict, multigraph: bool):
+    """Every arc's attribute dict in CSR order (a multigraph: every parallel edge's, arc by arc)."""
+    per_arc = _chain(map(dict.values, adj.values()))
+    return _chain(map(dict.values, per_arc)) if multigraph else per_arc
+
+
+def _read_weights(adj: dict, attr: str, default: Any, *, multigraph: bool, m: int,
+                  multiplicity: np.ndarray | None) -> EdgeWeights:
+    if multigraph:
+        any_attrs = any(map(bool, _edge_attrs(adj, True)))
+    else:
+        any_attrs = any(map(any, map(dict.values, adj.values())))
+    if not any_attrs:
+        # no edge carries any attribute: every edge has the default (read nothing per edge)
+        numeric = type(default) in (int, float)
+        return EdgeWeights(None, default, integral=type(default) is int, numeric=numeric,
+                           all_uniform=float(default) if numeric else None)
+    raw = [d.get(attr, default) for d in _edge_attrs(adj, multigraph)]
+    numeric = all(type(x) in (int, float) for x in raw)
+    integral = numeric and all(type(x) is int for x in raw)
+    if not numeric:
+        return EdgeWeights(None, default, integral=False, numeric=False, all_uniform=None)
+    values = np.array(raw, dtype=np.float64)
+    all_uniform = float(values[0]) if len(values) and bool(np.all(values == values[0])) else None
+    if multigraph:
+        # NetworkX's shortest paths use the lightest of parallel edges
+        starts = np.r_[0, np.cumsum(multiplicity)[:-1]] if len(multiplicity) else np.zeros(0, np.int64)
+        values = np.minimum.reduceat(values, starts) if len(values) else values
+    return EdgeWeights(values, default, integral=integral, numeric=True, all_uniform=all_uniform)
+
+
+def from_networkx(G, edge_attrs: dict[str, Any] | None = None, *, graph_attrs: bool = False) -> NxGraph:
+    """Convert NetworkX graph ``G`` (edge attributes ``edge_attrs``: name -> default)."""
+    directed = G.is_directed()
+    multigraph = G.is_multigraph()
+    adj = G._adj  # successors for a directed graph; the fastest read NetworkX offers
+    nodes = list(adj)
+    n = len(nodes)
+    degree = np.fromiter(map(len, adj.values()), np.int64, count=n)
+    offsets = offsets_from_degrees(degree)
+    m = int(offsets[-1])
+    indices = _neighbor_ids(adj, nodes, m)
+    multiplicity = None
+    if multigraph:
+        multiplicity = np.fromiter(map(len, _chain(map(dict.values, adj.values()))), np.int64, count=m)
+    csr = Graph(offsets, indices, None, directed=directed, name=str(G.name) if G.name else "networkx")
+    weights = {}
+    for attr, default in (edge_attrs or {}).items():
+        weights[attr] = _read_weights(adj, attr, default, multigraph=multigraph, m=m, multiplicity=multiplicity)
+    return NxGraph(csr, nodes, directed=directed, multigraph=multigraph, multiplicity=multiplicity,
+                   weights=weights, graph_attrs=dict(G.graph) if graph_attrs else None)

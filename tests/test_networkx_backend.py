@@ -1,0 +1,362 @@
+"""The NetworkX backend against NetworkX's own implementations (the oracle), on many graphs.
+
+The backend is registered in-process the way NetworkX's own test suite
+registers its loopback backend (the package is not pip-installed in the test
+run); ``test_entry_points_resolve`` checks, in a fresh interpreter, that the
+entry points pyproject.toml declares load the same objects.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import EntryPoint
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+nx = pytest.importorskip("networkx")
+
+from graphferry.nx_backend import interface  # noqa: E402
+from graphferry.nx_backend.graph import from_networkx  # noqa: E402
+from graphferry.nx_backend.info import FUNCTIONS, get_info  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+GF = {"backend": "graphferry"}
+
+
+def _register() -> None:
+    backends = nx.utils.backends
+    if "graphferry" in backends.backends:
+        return
+    backends.backends["graphferry"] = EntryPoint("graphferry", "graphferry.nx_backend.interface",
+                                                 "networkx.backends")
+    info = get_info()
+    backends.backend_info["graphferry"] = info
+    nx.config.backends = nx.utils.Config(graphferry=nx.utils.Config(**info["default_config"]),
+                                         **nx.config.backends)
+    backends._dispatchable.__call__ = backends._dispatchable._call_if_any_backends_installed
+
+
+_register()
+nx.config.warnings_to_ignore.add("cache")
+nx.config.backends.graphferry.backend = "cpu"
+
+
+# ------------------------------------------------------------ graphs
+@st.composite
+def nx_graphs(draw, kinds=("Graph", "DiGraph", "MultiGraph", "MultiDiGraph"), weights=(None, "int", "dyadic"),
+              max_n=24):
+    kind = draw(st.sampled_from(kinds))
+    n = draw(st.integers(0, max_n))
+    labels = draw(st.sampled_from(["range", "shuffled", "sparse", "str"]))
+    ids = list(range(n))
+    if labels == "shuffled":
+        ids = draw(st.permutations(ids))
+    elif labels == "sparse":
+        ids = [3 * i + 1000 for i in draw(st.permutations(ids))]
+    elif labels == "str":
+        ids = [f"v{i}" for i in draw(st.permutations(ids))]
+    G = getattr(nx, kind)()
+    G.add_nodes_from(ids)
+    if n:
+        pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=4 * n))
+        weight = draw(st.sampled_from(weights))
+        for a, b in pairs:
+            if weight is None:
+                G.add_edge(ids[a], ids[b])
+            elif weight == "int":
+                G.add_edge(ids[a], ids[b], weight=draw(st.integers(0, 9)))
+            else:
+                G.add_edge(ids[a], ids[b], weight=draw(st.integers(0, 40)) / 8)
+    return G
+
+
+def _node(draw_data, G):
+    nodes = list(G)
+    return draw_data.draw(st.sampled_from(nodes)) if nodes else None
+
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# ------------------------------------------------------------ pagerank
+@SETTINGS
+@given(G=nx_graphs(weights=(None,)), alpha=st.sampled_from([0.85, 0.5, 0.0]))
+def test_pagerank_matches_networkx(G, alpha):
+    want = nx.pagerank(G, alpha=alpha, tol=1e-12, max_iter=10_000)
+    got = nx.pagerank(G, alpha=alpha, tol=1e-12, max_iter=10_000, **GF)
+    assert list(got) == list(want)
+    assert all(type(x) is float for x in got.values())
+    err = sum(abs(got[v] - want[v]) for v in G)
+    assert err <= 1e-9
+
+
+@SETTINGS
+@given(G=nx_graphs(weights=(None,), max_n=40))
+def test_pagerank_default_tolerance_is_as_accurate_as_networkx(G):
+    # NetworkX's stopping rule bounds its L1 error by alpha / (1 - alpha) * len(G) * tol
+    exact = nx.pagerank(G, tol=1e-14, max_iter=100_000)
+    got = nx.pagerank(G, **GF)
+    bound = 0.85 / 0.15 * len(G) * 1e-6
+    assert sum(abs(got[v] - exact[v]) for v in G) <= bound
+
+
+def test_pagerank_uniform_weights_are_the_unweighted_case():
+    G = nx.gnp_random_graph(30, 0.2, seed=3, directed=True)
+    nx.set_edge_attributes(G, 2.5, "weight")
+    assert interface.can_run("pagerank", (G,), {}) is True
+    got, want = nx.pagerank(G, tol=1e-12, **GF), nx.pagerank(G, tol=1e-12)
+    assert max(abs(got[v] - want[v]) for v in G) < 1e-10
+
+
+def test_pagerank_max_iter_raises_like_networkx():
+    G = nx.gnp_random_graph(30, 0.2, seed=1)
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        nx.pagerank(G, max_iter=0, **GF)
+    assert nx.pagerank(nx.Graph(), **GF) == {}
+
+
+@pytest.mark.parametrize("kwargs, reason", [
+    ({"personalization": {0: 1}}, "personalization"),
+    ({"nstart": {0: 1}}, "nstart"),
+    ({"dangling": {0: 1}}, "dangling"),
+    ({"alpha": 1.0}, "alpha"),
+])
+def test_pagerank_unsupported_arguments_go_back_to_networkx(kwargs, reason):
+    G = nx.path_graph(5)
+    assert reason in interface.can_run("pagerank", (G,), kwargs)
+    with pytest.raises(NotImplementedError, match="not implemented by 'graphferry'"):
+        nx.pagerank(G, **kwargs, **GF)
+
+
+def test_weighted_pagerank_goes_back_to_networkx():
+    G = nx.path_graph(5)
+    G.add_edge(0, 1, weight=3)
+    assert "weight" in interface.can_run("pagerank", (G,), {})
+    assert interface.can_run("pagerank", (G,), {"weight": None}) is True
+
+
+# ------------------------------------------------------------ BFS
+@SETTINGS
+@given(G=nx_graphs(), data=st.data(), depth=st.sampled_from([None, 0, 1, 2, 5]))
+def test_bfs_edges_in_networkx_order(G, data, depth):
+    s = _node(data, G)
+    if s is None:
+        return
+    assert list(nx.bfs_edges(G, s, depth_limit=depth, **GF)) == list(nx.bfs_edges(G, s, depth_limit=depth))
+    if not G.is_directed():
+        got = list(nx.bfs_edges(G, s, reverse=True, **GF))
+        assert got == list(nx.bfs_edges(G, s, reverse=True))
+
+
+def test_bfs_edges_is_lazy_and_reports_missing_source_like_networkx():
+    G = nx.path_graph(3)
+    edges = nx.bfs_edges(G, 9, **GF)  # nothing raised yet: a generator
+    with pytest.raises(nx.NetworkXError, match="The node 9 is not in the graph."):
+        next(edges)
+
+
+@SETTINGS
+@given(G=nx_graphs(), data=st.data())
+def test_bfs_layers_in_networkx_order(G, data):
+    nodes = list(G)
+    if not nodes:
+        return
+    sources = data.draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=4))
+    assert list(nx.bfs_layers(G, sources, **GF)) == list(nx.bfs_layers(G, sources))
+    assert list(nx.bfs_layers(G, sources[0], **GF)) == list(nx.bfs_layers(G, sources[0]))
+
+
+@SETTINGS
+@given(G=nx_graphs(), data=st.data(), cutoff=st.sampled_from([None, 0, 1, 2.5, 4]))
+def test_single_source_shortest_path_length(G, data, cutoff):
+    s = _node(data, G)
+    if s is None:
+        return
+    got = nx.single_source_shortest_path_length(G, s, cutoff=cutoff, **GF)
+    want = nx.single_source_shortest_path_length(G, s, cutoff=cutoff)
+    assert list(got.items()) == list(want.items())
+    with pytest.raises(nx.NodeNotFound):
+        nx.single_source_shortest_path_length(G, "missing", **GF)
+
+
+# ------------------------------------------------------------ shortest paths
+@SETTINGS
+@given(G=nx_graphs(), data=st.data(), cutoff=st.sampled_from([None, 3, 7.5]))
+def test_dijkstra_path_length(G, data, cutoff):
+    s = _node(data, G)
+    if s is None:
+        return
+    assert interface.can_run("single_source_dijkstra_path_length", (G, s), {}) is True
+    got = nx.single_source_dijkstra_path_length(G, s, cutoff=cutoff, **GF)
+    want = nx.single_source_dijkstra_path_length(G, s, cutoff=cutoff)
+    assert got == want
+    assert {v: type(x) for v, x in got.items()} == {v: type(x) for v, x in want.items()}
+    assert list(got.values()) == sorted(got.values())
+    assert nx.single_source_dijkstra_path_length(G, s, weight=None, **GF) == \
+        nx.single_source_dijkstra_path_length(G, s, weight=None)
+
+
+def test_dijkstra_weights_float32_cannot_hold_go_back_to_networkx():
+    G = nx.Graph()
+    G.add_edge(0, 1, weight=0.1)
+    assert "float32" in interface.can_run("single_source_dijkstra_path_length", (G, 0), {})
+    G.add_edge(1, 2, weight=-1)
+    assert "float32" in interface.can_run("single_source_dijkstra_path_length", (G, 0), {})
+    assert "function" in interface.can_run("single_source_dijkstra_path_length", (G, 0),
+                                           {"weight": lambda u, v, d: 1})
+
+
+# ------------------------------------------------------------ components
+@SETTINGS
+@given(G=nx_graphs(kinds=("Graph", "MultiGraph"), weights=(None,)))
+def test_connected_components_in_networkx_order(G):
+    assert list(nx.connected_components(G, **GF)) == list(nx.connected_components(G))
+    assert nx.number_connected_components(G, **GF) == nx.number_connected_components(G)
+
+
+@SETTINGS
+@given(G=nx_graphs(kinds=("DiGraph", "MultiDiGraph"), weights=(None,)))
+def test_weakly_connected_components_in_networkx_order(G):
+    assert list(nx.weakly_connected_components(G, **GF)) == list(nx.weakly_connected_components(G))
+    assert nx.number_weakly_connected_components(G, **GF) == nx.number_weakly_connected_components(G)
+
+
+def test_component_functions_keep_networkx_type_errors():
+    with pytest.raises(nx.NetworkXNotImplemented):
+        list(nx.connected_components(nx.DiGraph([(0, 1)]), **GF))
+
+
+# ------------------------------------------------------------ triangles, clustering
+@SETTINGS
+@given(G=nx_graphs(kinds=("Graph",), weights=(None,)), data=st.data())
+def test_triangles_and_clustering(G, data):
+    assert list(nx.triangles(G, **GF).items()) == list(nx.triangles(G).items())
+    got, want = nx.clustering(G, **GF), nx.clustering(G)
+    assert list(got.items()) == list(want.items())
+    assert [type(x) for x in got.values()] == [type(x) for x in want.values()]
+    s = _node(data, G)
+    if s is not None:
+        assert nx.triangles(G, s, **GF) == nx.triangles(G, s)
+        assert nx.clustering(G, s, **GF) == nx.clustering(G, s)
+        some = data.draw(st.lists(st.sampled_from(list(G)), max_size=5)) + ["not a node"]
+        assert nx.triangles(G, some, **GF) == nx.triangles(G, some)
+        assert nx.clustering(G, some, **GF) == nx.clustering(G, some)
+
+
+def test_clustering_variants_graphferry_does_not_define_go_back_to_networkx():
+    assert "weighted" in interface.can_run("clustering", (nx.path_graph(3),), {"weight": "weight"})
+    assert "directed" in interface.can_run("clustering", (nx.DiGraph([(0, 1)]),), {})
+    assert "multigraph" in interface.can_run("clustering", (nx.MultiGraph([(0, 1)]),), {})
+
+
+# ------------------------------------------------------------ conversion, caching, dispatch
+def test_conversion_is_cached_on_the_graph(monkeypatch):
+    calls = []
+    real = interface.from_networkx
+
+    def counting(G, edge_attrs=None):
+        calls.append(edge_attrs)
+        return real(G, edge_attrs)
+
+    monkeypatch.setattr(interface, "from_networkx", counting)
+    G = nx.gnp_random_graph(50, 0.1, seed=2)
+    nx.pagerank(G, **GF)
+    nx.pagerank(G, **GF)
+    nx.number_connected_components(G, **GF)  # a conversion with more attributes serves one with fewer
+    assert len(calls) == 1
+    assert G.__networkx_cache__["backends"]["graphferry"]
+    G.add_edge(0, 49)  # NetworkX clears the cache when the graph changes
+    nx.pagerank(G, **GF)
+    assert len(calls) == 2
+
+
+@SETTINGS
+@given(G=nx_graphs(weights=(None, "int", "dyadic")))
+def test_convert_round_trip(G):
+    g = interface.convert_from_nx(G, edge_attrs={"weight": 1})
+    assert g.is_directed() == G.is_directed() and g.is_multigraph() == G.is_multigraph()
+    H = interface.convert_to_nx(g)
+    assert set(H.nodes) == set(G.nodes)
+    if G.is_multigraph():  # parallel edges keep their number; each carries the lightest weight (what paths use)
+        assert sorted(map(repr, H.edges())) == sorted(map(repr, G.edges()))
+    else:
+        assert sorted(map(repr, H.edges(data="weight", default=1))) == sorted(map(repr, G.edges(data="weight", default=1)))
+    assert interface.convert_to_nx({"a": 1}) == {"a": 1}
+
+
+def test_backend_graph_is_accepted_directly():
+    G = nx.karate_club_graph()
+    g = interface.convert_from_nx(G)
+    assert nx.number_connected_components(g) == 1  # dispatched on the graph's type, no backend= needed
+    assert "karate" not in repr(g) and "34 nodes" in repr(g)
+
+
+def test_should_run_keeps_small_graphs_in_networkx():
+    assert isinstance(interface.should_run("pagerank", (nx.path_graph(4),), {}), str)
+    big = nx.empty_graph(10)
+    nx.config.backends.graphferry.min_edges = 3
+    try:
+        big.add_edges_from([(0, 1), (1, 2), (2, 3)])
+        assert interface.should_run("pagerank", (big,), {}) is True
+    finally:
+        nx.config.backends.graphferry.min_edges = get_info()["default_config"]["min_edges"]
+
+
+def test_automatic_dispatch_through_backend_priority():
+    G = nx.gnp_random_graph(40, 0.2, seed=5)
+    nx.config.backends.graphferry.min_edges = 0
+    try:
+        with nx.config.backend_priority(algos=["graphferry"]):
+            got = nx.pagerank(G, tol=1e-12)
+            fallback = nx.pagerank(G, personalization={0: 1})  # can_run is False: NetworkX runs it
+    finally:
+        nx.config.backends.graphferry.min_edges = get_info()["default_config"]["min_edges"]
+    want = nx.pagerank(G, tol=1e-12)
+    assert max(abs(got[v] - want[v]) for v in G) < 1e-10
+    assert fallback == pytest.approx(nx.pagerank(G, personalization={0: 1}))
+
+
+def test_every_advertised_function_exists_and_matches_networkx_signature():
+    import inspect
+
+    assert set(FUNCTIONS) == set(interface.FUNCTIONS)
+    for name, (function, _) in interface.FUNCTIONS.items():
+        theirs = nx.utils.backends._registered_algorithms[name]
+        ours = inspect.signature(function)
+        want = [p for p in inspect.signature(theirs).parameters.values() if p.name not in ("backend", "backend_kwargs")]
+        assert list(ours.parameters.values()) == want, name
+
+
+def test_entry_points_resolve(tmp_path):
+    """In a fresh interpreter, pyproject's entry points (as a dist-info would list them) load the backend."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    points = project["entry-points"]
+    dist = tmp_path / f"graphferry-{project['version']}.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: graphferry\nVersion: {project['version']}\n")
+    (dist / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in eps.items()) for group, eps in points.items()))
+    code = ("import networkx as nx; nx.config.backends.graphferry.backend = 'cpu'; "
+            "print(round(nx.pagerank(nx.path_graph(3), backend='graphferry')[1], 4))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO / "src")])}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(round(nx.pagerank(nx.path_graph(3))[1], 4))
+
+
+def test_conversion_of_integer_labels_matches_dict_lookup():
+    G = nx.DiGraph()
+    G.add_nodes_from([10**12, 5, 7])
+    G.add_edges_from([(5, 10**12), (10**12, 7), (7, 5)])
+    g = from_networkx(G)
+    assert g.csr.indices.tolist() == [2, 0, 1] and g.nodes == [10**12, 5, 7]
+    assert math.isclose(sum(nx.pagerank(G, **GF).values()), 1.0)
+    assert np.asarray(g.csr.offsets).tolist() == [0, 1, 2, 3]
