@@ -93,6 +93,13 @@ class Program:
         return _defines(self.source, "update") and _defines(self.source, "cond")
 
     @property
+    def pull_stops_early(self) -> bool:
+        """False when ``cond`` is the constant ``true``: a pull then reads every in-edge
+        of every row (no early exit), which the direction rule must know."""
+        return re.search(r"\bcond\s*\(\s*const\s+State\s*&\s*\w+\s*,\s*vid_t\s+\w+\s*\)\s*"
+                         r"\{\s*return\s+true\s*;\s*\}", self.source) is None
+
+    @property
     def has_pull_fold(self) -> bool:
         return self.has_pull and all(_defines(self.source, f) for f in ("pull_begin", "pull_fold", "pull_end"))
 

@@ -327,12 +327,14 @@ class ProgramState:
         it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)
         tables = self._tables_now()
         kernel = self.kernels.push if d == "push" else self.kernels.pull
-        src_bits = None if frontier.is_all else frontier.bits
         for part, active in self._work(side, frontier, d):
             loaded = engine.load(part, active)
             # pull: the bitmap filters sources; push: it filters rows only where the
             # engine gave no row list (a compacted view holds active rows alone)
-            in_bits = src_bits if d == "pull" or loaded.use_bits else None
+            # (the bitmap is built only when a kernel reads it)
+            in_bits = None
+            if not frontier.is_all and (d == "pull" or loaded.use_bits):
+                in_bits = frontier.bits
             t = time.perf_counter()
             kernel(tables, loaded.view, loaded.row_list, in_bits, out)
             it.kernel_seconds += time.perf_counter() - t

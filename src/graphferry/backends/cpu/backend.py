@@ -104,6 +104,10 @@ class CpuBackend(Backend):
     def ids_from_bits(self, bits, n):
         return host_ops.bits_to_ids(bits)
 
+    def ids_from_bits_counted(self, bits, count):
+        """ids_from_bits when the frontier already knows its size (skips a popcount)."""
+        return host_ops.bits_to_ids(bits, count)
+
     def bits_from_ids(self, ids, n):
         return host_ops.ids_to_bits(np.asarray(ids), self.bitmap_words(n))
 

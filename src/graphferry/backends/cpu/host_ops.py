@@ -71,15 +71,17 @@ def gather_rows(offsets, indices, weights, ids, out_indices=None, out_weights=No
 
 
 # ------------------------------------------------------------------ frontiers
-def bits_to_ids(bits: np.ndarray) -> np.ndarray:
-    """Sorted int64 ids of the set bits of a uint32 bitmap (one parallel pass).
+def bits_to_ids(bits: np.ndarray, count: int | None = None) -> np.ndarray:
+    """Sorted int64 ids of the set bits of a uint32 bitmap (one parallel pass; ``count``:
+    the number of set bits when already known).
 
     Example:
         >>> bits_to_ids(np.array([0b1010, 1], np.uint32)).tolist()
         [1, 3, 32]
     """
     bits = np.ascontiguousarray(bits, dtype=np.uint32)
-    count = popcount(bits)
+    if count is None:
+        count = popcount(bits)
     out = np.empty(count, np.int64)
     _lib().gf_bits_to_ids(_p(bits), len(bits), _p(out))
     return out
