@@ -104,3 +104,78 @@ GF_EXPORT int64_t gf_degree_sum(const int64_t* offsets, const uint32_t* bits, in
     }
     return s;
 }
+
+// ------------------------------------------------------- degree-ordered DAG
+// The undirected simple view of a graph (rows of G, and of its transpose GT for a
+// directed graph, merged; self-loops and repeats dropped), relabelled by
+// (degree, id) and oriented from lower to higher label (Schank; GAPBS tc).
+// Three parallel passes over the rows, each with a thread-local buffer; memory:
+// the DAG itself (half the simple view) plus n-sized arrays.
+#include <algorithm>
+#include <vector>
+
+// The sorted, distinct neighbours of u other than u, in buf.
+template <typename V>
+static void gf_simple_row(int64_t u, const int64_t* o1, const V* i1, const int64_t* o2, const V* i2,
+                          std::vector<V>& buf) {
+    buf.clear();
+    buf.insert(buf.end(), i1 + o1[u], i1 + o1[u + 1]);
+    if (o2) buf.insert(buf.end(), i2 + o2[u], i2 + o2[u + 1]);
+    if (!std::is_sorted(buf.begin(), buf.end())) std::sort(buf.begin(), buf.end());
+    buf.erase(std::unique(buf.begin(), buf.end()), buf.end());
+    auto self = std::lower_bound(buf.begin(), buf.end(), (V)u);
+    if (self != buf.end() && *self == (V)u) buf.erase(self);
+}
+
+// phase 0: degree[u] = |N(u)|; phase 1: count[rank[u]] = |{v in N(u): rank[v] > rank[u]}|;
+// phase 2: dag row rank[u] (at dag_off[rank[u]]) = those ranks, sorted.
+template <typename V, typename R>
+static void gf_dag_pass(int phase, int64_t n, const int64_t* o1, const V* i1, const int64_t* o2,
+                        const V* i2, const int64_t* rank, int64_t* out, const int64_t* dag_off,
+                        R* dag_idx) {
+#pragma omp parallel
+    {
+        std::vector<V> buf;
+#pragma omp for schedule(dynamic, 256)
+        for (int64_t u = 0; u < n; ++u) {
+            gf_simple_row(u, o1, i1, o2, i2, buf);
+            if (phase == 0) { out[u] = (int64_t)buf.size(); continue; }
+            const int64_t ru = rank[u];
+            if (phase == 1) {
+                int64_t c = 0;
+                for (V v : buf) c += rank[v] > ru;
+                out[ru] = c;
+                continue;
+            }
+            R* row = dag_idx + dag_off[ru];
+            int64_t k = 0;
+            for (V v : buf) if (rank[v] > ru) row[k++] = (R)rank[v];
+            std::sort(row, row + k);
+        }
+    }
+}
+
+#define GF_DAG_EXPORT(SUFFIX, V)                                                                  \
+    GF_EXPORT void gf_dag_pass_##SUFFIX(int phase, int64_t n, const int64_t* o1, const V* i1,    \
+                                        const int64_t* o2, const V* i2, const int64_t* rank,     \
+                                        int64_t* out, const int64_t* dag_off, V* dag_idx) {      \
+        gf_dag_pass<V, V>(phase, n, o1, i1, o2, i2, rank, out, dag_off, dag_idx);                \
+    }
+GF_DAG_EXPORT(i32, int32_t)
+GF_DAG_EXPORT(i64, int64_t)
+
+// The transpose's indices: pos (n entries) starts as the transpose's row offsets
+// and is consumed; rows come out in no particular order (the DAG passes sort them).
+template <typename V>
+static void gf_transpose_fill(int64_t n, const int64_t* offsets, const V* indices, int64_t* pos, V* t_indices) {
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int64_t u = 0; u < n; ++u)
+        for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j)
+            t_indices[__atomic_fetch_add(&pos[indices[j]], 1, __ATOMIC_RELAXED)] = (V)u;
+}
+GF_EXPORT void gf_transpose_fill_i32(int64_t n, const int64_t* o, const int32_t* i, int64_t* pos, int32_t* t) {
+    gf_transpose_fill(n, o, i, pos, t);
+}
+GF_EXPORT void gf_transpose_fill_i64(int64_t n, const int64_t* o, const int64_t* i, int64_t* pos, int64_t* t) {
+    gf_transpose_fill(n, o, i, pos, t);
+}

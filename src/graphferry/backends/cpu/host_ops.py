@@ -34,6 +34,12 @@ def _lib():
                             ("gf_popcount", [_P, _I], _I), ("gf_degree_sum", [_P, _P, _I, _P, _I], _I)):
         f = getattr(lib, name)
         f.argtypes, f.restype = args, res
+    for name in ("gf_transpose_fill_i32", "gf_transpose_fill_i64"):
+        f = getattr(lib, name)
+        f.argtypes, f.restype = [_I, _P, _P, _P, _P], None
+    for name in ("gf_dag_pass_i32", "gf_dag_pass_i64"):
+        f = getattr(lib, name)
+        f.argtypes, f.restype = [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P, _P, _P], None
     return lib
 
 
@@ -120,3 +126,66 @@ def degree_sum(offsets: np.ndarray, *, bits: np.ndarray | None = None, ids: np.n
         return int(_lib().gf_degree_sum(_p(offsets), _p(bits), len(bits), None, 0))
     ids = np.ascontiguousarray(ids, dtype=np.int64)
     return int(_lib().gf_degree_sum(_p(offsets), None, 0, _p(ids), len(ids)))
+
+
+# ------------------------------------------------------------------ triangle DAG
+def unordered_transpose(offsets, indices):
+    """The transpose's (offsets, indices), rows in no particular order, in one parallel fill.
+
+    Example:
+        >>> o, i = unordered_transpose(np.array([0, 2, 3, 3], np.int64), np.array([1, 2, 2], np.int32))
+        >>> o.tolist(), sorted(i[o[2]:o[3]].tolist())
+        ([0, 0, 1, 3], [0, 1])
+    """
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    indices = np.ascontiguousarray(indices)
+    n = len(offsets) - 1
+    t_offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(indices, minlength=n), out=t_offsets[1:])
+    pos = t_offsets[:-1].copy()
+    t_indices = np.empty(len(indices), indices.dtype)
+    fn = _lib().gf_transpose_fill_i32 if indices.dtype == np.int32 else _lib().gf_transpose_fill_i64
+    fn(n, _p(offsets), _p(indices), _p(pos), _p(t_indices))
+    return t_offsets, t_indices
+
+
+def degree_ordered_dag(offsets, indices, t_offsets=None, t_indices=None):
+    """The undirected simple view relabelled by ``(degree, id)`` and oriented upwards, in C++.
+
+    ``offsets``/``indices``: a CSR; ``t_offsets``/``t_indices``: its transpose
+    for a directed graph (None when the CSR is symmetric). Self-loops and
+    repeated edges are dropped. Returns ``(dag_offsets, dag_indices, order,
+    degree)``: row ``r`` of the DAG holds the sorted labels above ``r`` of the
+    neighbours of vertex ``order[r]``; ``degree[v] = |N(v)|``. Memory: the DAG
+    and a few n-sized arrays; no edge list.
+
+    Example:
+        >>> off = np.array([0, 2, 4, 6, 6], np.int64)        # triangle 0-1-2, vertex 3 alone
+        >>> idx = np.array([1, 2, 0, 2, 0, 1], np.int32)
+        >>> o, i, order, deg = degree_ordered_dag(off, idx)
+        >>> o.tolist(), i.tolist(), order.tolist(), deg.tolist()
+        ([0, 0, 2, 3, 3], [2, 3, 3], [3, 0, 1, 2], [2, 2, 2, 0])
+    """
+    lib = _lib()
+    indices = np.ascontiguousarray(indices)
+    fn = lib.gf_dag_pass_i32 if indices.dtype == np.int32 else lib.gf_dag_pass_i64
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    if t_indices is not None:
+        t_offsets = np.ascontiguousarray(t_offsets, dtype=np.int64)
+        t_indices = np.ascontiguousarray(t_indices, dtype=indices.dtype)
+    n = len(offsets) - 1
+    degree = np.empty(n, np.int64)
+    fn(0, n, _p(offsets), _p(indices), _p(t_offsets), _p(t_indices), None, _p(degree), None, None)
+    order = np.argsort(degree, kind="stable")           # by degree, then id
+    rank = np.empty(n, np.int64)
+    rank[order] = np.arange(n)
+    counts = np.empty(n, np.int64)
+    fn(1, n, _p(offsets), _p(indices), _p(t_offsets), _p(t_indices), _p(rank), _p(counts), None, None)
+    dag_offsets = np.empty(n + 1, np.int64)
+    dag_offsets[0] = 0
+    np.cumsum(counts, out=dag_offsets[1:])
+    del counts
+    dag_indices = np.empty(int(dag_offsets[-1]), indices.dtype)
+    fn(2, n, _p(offsets), _p(indices), _p(t_offsets), _p(t_indices), _p(rank), None,
+       _p(dag_offsets), _p(dag_indices))
+    return dag_offsets, dag_indices, order, degree
