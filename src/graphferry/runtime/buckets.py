@@ -63,9 +63,9 @@ class PriorityBuckets:
         xp = self.backend.xp
         ids = frontier.ids
         keys = self._keys(ids)
-        if len(ids) > 1 and bool((keys[1:] != keys[0]).any()):
-            low = keys.min()
-            span = int(keys.max() - low)
+        low = keys.min()
+        span = int(keys.max() - low)
+        if span > 0:
             # few buckets (the usual case): 16-bit keys, which numpy sorts by radix
             small = (keys - low).astype(np.uint16) if span < 1 << 16 else keys
             order = xp.argsort(small, kind="stable")

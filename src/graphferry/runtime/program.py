@@ -39,6 +39,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -156,11 +157,16 @@ class Program:
             parts.append(f"GF_NEIGHBOR_KERNEL({f})")
         return "\n".join(parts) + "\n"
 
-    def fingerprint(self) -> str:
+    @cached_property
+    def _fingerprint(self) -> str:
         h = hashlib.sha256()
         h.update(repr((self.name, self.source, self.arrays, self.scalars,
                        self.vertex_functions, self.neighbor_functions, self.uses_weights)).encode())
         return h.hexdigest()[:16]
+
+    def fingerprint(self) -> str:
+        """A hash of everything that shapes the compiled code (computed once per program)."""
+        return self._fingerprint
 
     def pack_scalars(self, values: dict[str, float | int]) -> tuple[np.ndarray, np.ndarray]:
         """The scalar tables (float64, int64) in declaration order."""

@@ -179,3 +179,12 @@ GF_EXPORT void gf_transpose_fill_i32(int64_t n, const int64_t* o, const int32_t*
 GF_EXPORT void gf_transpose_fill_i64(int64_t n, const int64_t* o, const int64_t* i, int64_t* pos, int64_t* t) {
     gf_transpose_fill(n, o, i, pos, t);
 }
+
+// Index of the first weight that is negative or NaN, or -1 (one parallel pass, no temporaries).
+GF_EXPORT int64_t gf_first_negative_or_nan(const float* w, int64_t m) {
+    int64_t first = m;
+#pragma omp parallel for schedule(static) reduction(min : first) if (m > (1 << 20))
+    for (int64_t i = 0; i < m; ++i)
+        if (!(w[i] >= 0.0f) && i < first) first = i;
+    return first == m ? -1 : first;
+}

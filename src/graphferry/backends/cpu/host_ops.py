@@ -34,6 +34,7 @@ def _lib():
                             ("gf_popcount", [_P, _I], _I), ("gf_degree_sum", [_P, _P, _I, _P, _I], _I)):
         f = getattr(lib, name)
         f.argtypes, f.restype = args, res
+    lib.gf_first_negative_or_nan.argtypes, lib.gf_first_negative_or_nan.restype = [_P, _I], _I
     for name in ("gf_transpose_fill_i32", "gf_transpose_fill_i64"):
         f = getattr(lib, name)
         f.argtypes, f.restype = [_I, _P, _P, _P, _P], None
@@ -189,3 +190,14 @@ def degree_ordered_dag(offsets, indices, t_offsets=None, t_indices=None):
     fn(2, n, _p(offsets), _p(indices), _p(t_offsets), _p(t_indices), _p(rank), None,
        _p(dag_offsets), _p(dag_indices))
     return dag_offsets, dag_indices, order, degree
+
+
+def first_negative_or_nan(weights: np.ndarray) -> int:
+    """Index of the first float32 weight that is negative or NaN, or -1 (one parallel pass).
+
+    Example:
+        >>> first_negative_or_nan(np.array([1, 0, np.nan, -1], np.float32)), first_negative_or_nan(np.ones(3, np.float32))
+        (2, -1)
+    """
+    w = np.ascontiguousarray(weights, dtype=np.float32)
+    return int(_lib().gf_first_negative_or_nan(_p(w), len(w)))
