@@ -4,6 +4,6 @@ from .buckets import PriorityBuckets
 from .frontier import Frontier
 from .program import Program
 from .record import RunRecord
-from .runtime import ProgramState, RunOptions, Runtime
+from .runtime import VERTEX_IDS, ProgramState, RunOptions, Runtime
 
-__all__ = ["PriorityBuckets", "Frontier", "Program", "ProgramState", "RunOptions", "RunRecord", "Runtime"]
+__all__ = ["PriorityBuckets", "Frontier", "Program", "ProgramState", "RunOptions", "RunRecord", "Runtime", "VERTEX_IDS"]

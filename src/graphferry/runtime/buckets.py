@@ -5,8 +5,9 @@ value dropped are :meth:`~PriorityBuckets.add`\\ ed after each edge_map;
 :meth:`~PriorityBuckets.pop` returns the lowest non-empty bucket as a
 frontier. Values only decrease, so an entry whose vertex has since moved to a
 lower bucket is stale and dropped when its bucket comes up (GAPBS keeps
-per-thread bins and filters the same way). Each ``add`` costs a sort of the
-added vertices by bucket; each ``pop`` touches only that bucket's entries.
+per-thread bins and filters the same way). The backend groups the added
+vertices by bucket (``Backend.split_by_bucket``: a parallel counting sort on
+the CPU, array operations on a GPU); each ``pop`` touches only that bucket's entries.
 ``delta = inf`` keeps one bucket: every changed vertex is in the next frontier
 (frontier Bellman-Ford).
 
@@ -33,8 +34,6 @@ from __future__ import annotations
 import heapq
 import math
 
-import numpy as np
-
 from .frontier import Frontier
 
 
@@ -50,37 +49,20 @@ class PriorityBuckets:
         self._entries: dict[int, list] = {}
         self._heap: list[int] = []
 
-    def _keys(self, ids):
-        if math.isinf(self.delta):
-            return self.backend.xp.zeros(len(ids), dtype=np.int64)
-        vals = self.state.arrays[self.name][ids]
-        return self.backend.xp.floor(vals / self.delta).astype(np.int64)
-
     def add(self, frontier: Frontier) -> None:
         """Put the vertices of ``frontier`` into the buckets of their current values."""
         if not frontier:
             return
-        xp = self.backend.xp
         ids = frontier.ids
-        keys = self._keys(ids)
-        low = keys.min()
-        span = int(keys.max() - low)
-        if span > 0:
-            # few buckets (the usual case): 16-bit keys, which numpy sorts by radix
-            small = (keys - low).astype(np.uint16) if span < 1 << 16 else keys
-            order = xp.argsort(small, kind="stable")
-            ids, keys = ids[order], keys[order]
-            cuts = xp.flatnonzero(keys[1:] != keys[:-1]) + 1
-            starts = [0] + self.backend.to_host(cuts).tolist()
-        else:
-            starts = [0]
-        bounds = starts + [len(ids)]
-        head = self.backend.to_host(keys[xp.asarray(starts)]).tolist()
-        for k, a, z in zip(head, bounds[:-1], bounds[1:]):
+        if math.isinf(self.delta):
+            grouped, keys, bounds = ids, [0], [0, len(ids)]
+        else:  # the backend groups them (a parallel counting sort on the CPU)
+            grouped, keys, bounds = self.backend.split_by_bucket(ids, self.state.arrays[self.name], self.delta)
+        for k, a, z in zip(keys, bounds[:-1], bounds[1:]):
             if k not in self._entries:
                 self._entries[k] = []
                 heapq.heappush(self._heap, k)
-            self._entries[k].append(ids[a:z])
+            self._entries[k].append(grouped[a:z])
 
     def pop(self) -> Frontier | None:
         """The lowest non-empty bucket's vertices (sorted, distinct), or None when all are empty."""
@@ -89,7 +71,8 @@ class PriorityBuckets:
             k = heapq.heappop(self._heap)
             parts = self._entries.pop(k)
             ids = parts[0] if len(parts) == 1 else xp.concatenate(parts)
-            ids = ids[self._keys(ids) == k]          # drop the stale entries
+            if not math.isinf(self.delta):  # drop the stale entries
+                ids = self.backend.keep_bucket(ids, self.state.arrays[self.name], self.delta, k)
             if len(parts) > 1 and len(ids) > 1:
                 ids = xp.sort(ids)
                 ids = ids[xp.concatenate([xp.ones(1, bool), ids[1:] != ids[:-1]])]

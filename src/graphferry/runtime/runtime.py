@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, "RunRecord"], None]
 
+#: Initial value of a state array that starts as each vertex's own id (``Runtime.start``).
+VERTEX_IDS = "vertex_ids"
+
 
 @dataclass
 class RunOptions:
@@ -196,6 +199,8 @@ class Runtime:
     # ------------------------------------------------------------ programs
     def start(self, program: Program, arrays: dict[str, Any] | None = None,
               scalars: dict[str, float | int] | None = None) -> "ProgramState":
+        """Bind ``program``: each state array starts as a scalar (filled on the backend),
+        :data:`VERTEX_IDS` (``v`` at ``v``), an n-sized host array (copied), or 0."""
         return ProgramState(self, program, arrays or {}, scalars or {})
 
     def finish(self) -> RunRecord:
@@ -229,6 +234,9 @@ class ProgramState:
         for name in program.arrays:
             dtype = program.array_dtype(name, rt.graph.indices.dtype)
             init = arrays.get(name, 0)
+            if isinstance(init, str) and init == VERTEX_IDS:  # label[v] = v
+                self.arrays[name] = rt.backend.vertex_ids(n, dtype)
+                continue
             if np.isscalar(init):  # filled where it lives, in one pass, no host copy
                 self.arrays[name] = rt.backend.full(n, init, dtype)
                 continue

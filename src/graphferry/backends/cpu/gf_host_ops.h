@@ -1,8 +1,11 @@
 // Host-side helpers that are not per program: compaction gather (Subway's SubCSR).
 // Called through ctypes, which releases the GIL, so a gather overlaps GPU work.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 #include <omp.h>
 #define GF_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -187,4 +190,93 @@ GF_EXPORT int64_t gf_first_negative_or_nan(const float* w, int64_t m) {
     for (int64_t i = 0; i < m; ++i)
         if (!(w[i] >= 0.0f) && i < first) first = i;
     return first == m ? -1 : first;
+}
+
+// ------------------------------------------------------------- vertex state
+// Fills and copies of n-sized arrays in parallel (first touch on every core),
+// below 1M elements on one thread.
+#define GF_PAR_ELEMS (1 << 20)
+template <typename T> static void gf_fill_impl(T* p, int64_t count, T value) {
+#pragma omp parallel for schedule(static) if (count > GF_PAR_ELEMS)
+    for (int64_t i = 0; i < count; ++i) p[i] = value;
+}
+GF_EXPORT void gf_fill8(uint8_t* p, int64_t count, uint64_t v) { gf_fill_impl<uint8_t>(p, count, (uint8_t)v); }
+GF_EXPORT void gf_fill16(uint16_t* p, int64_t count, uint64_t v) { gf_fill_impl<uint16_t>(p, count, (uint16_t)v); }
+GF_EXPORT void gf_fill32(uint32_t* p, int64_t count, uint64_t v) { gf_fill_impl<uint32_t>(p, count, (uint32_t)v); }
+GF_EXPORT void gf_fill64(uint64_t* p, int64_t count, uint64_t v) { gf_fill_impl<uint64_t>(p, count, v); }
+GF_EXPORT void gf_iota32(int32_t* p, int64_t count) {
+#pragma omp parallel for schedule(static) if (count > GF_PAR_ELEMS)
+    for (int64_t i = 0; i < count; ++i) p[i] = (int32_t)i;
+}
+GF_EXPORT void gf_iota64(int64_t* p, int64_t count) {
+#pragma omp parallel for schedule(static) if (count > GF_PAR_ELEMS)
+    for (int64_t i = 0; i < count; ++i) p[i] = i;
+}
+GF_EXPORT void gf_copy_bytes(uint8_t* dst, const uint8_t* src, int64_t bytes) {
+    const int64_t block = 1 << 20;
+    const int64_t blocks = (bytes + block - 1) / block;
+#pragma omp parallel for schedule(static) if (blocks > 8)
+    for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t lo = b * block, len = std::min(block, bytes - lo);
+        std::memcpy(dst + lo, src + lo, len);
+    }
+}
+
+// --------------------------------------------------------- priority buckets
+// Stable counting sort of ids[0..k) by key = floor(values[ids[i]] / delta) - low,
+// keys in [0, span]: out_ids grouped by key (ids in their order within a key),
+// starts[key] = first position of that key (span + 2 entries). Per-thread
+// histograms over contiguous chunks keep it stable and parallel.
+GF_EXPORT void gf_bucket_split(const int64_t* ids, int64_t k, const double* values, double delta,
+                               int64_t low, int64_t span, int64_t* out_ids, int64_t* starts) {
+    const int T = k > GF_PAR_ELEMS / 4 ? omp_get_max_threads() : 1;
+    const int64_t K = span + 1;
+    std::vector<int64_t> hist((size_t)T * K, 0);
+#pragma omp parallel num_threads(T)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        const int64_t lo = k * t / nt, hi = k * (t + 1) / nt;
+        int64_t* h = &hist[(size_t)t * K];
+        for (int64_t i = lo; i < hi; ++i) ++h[(int64_t)std::floor(values[ids[i]] / delta) - low];
+#pragma omp barrier
+#pragma omp single
+        {
+            int64_t run = 0;
+            for (int64_t key = 0; key < K; ++key) {
+                starts[key] = run;
+                for (int s = 0; s < nt; ++s) {
+                    const int64_t c = hist[(size_t)s * K + key];
+                    hist[(size_t)s * K + key] = run;
+                    run += c;
+                }
+            }
+            starts[K] = run;
+        }
+        for (int64_t i = lo; i < hi; ++i) {
+            const int64_t key = (int64_t)std::floor(values[ids[i]] / delta) - low;
+            out_ids[h[key]++] = ids[i];
+        }
+    }
+}
+
+// Keep the ids whose key floor(values[id] / delta) is still `key` (the others moved to
+// a lower bucket: stale); returns how many were kept, compacted in place, order kept.
+GF_EXPORT int64_t gf_bucket_keep(int64_t* ids, int64_t k, const double* values, double delta, int64_t key) {
+    int64_t kept = 0;
+    for (int64_t i = 0; i < k; ++i)
+        if ((int64_t)std::floor(values[ids[i]] / delta) == key) ids[kept++] = ids[i];
+    return kept;
+}
+
+// Smallest and largest bucket floor(values[id] / delta) over ids[0..k) into out[0], out[1].
+GF_EXPORT void gf_bucket_range(const int64_t* ids, int64_t k, const double* values, double delta, int64_t* out) {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+#pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi) if (k > GF_PAR_ELEMS / 4)
+    for (int64_t i = 0; i < k; ++i) {
+        const int64_t key = (int64_t)std::floor(values[ids[i]] / delta);
+        lo = key < lo ? key : lo;
+        hi = key > hi ? key : hi;
+    }
+    out[0] = lo;
+    out[1] = hi;
 }

@@ -34,6 +34,17 @@ def _lib():
                             ("gf_popcount", [_P, _I], _I), ("gf_degree_sum", [_P, _P, _I, _P, _I], _I)):
         f = getattr(lib, name)
         f.argtypes, f.restype = args, res
+    for name in ("gf_fill8", "gf_fill16", "gf_fill32", "gf_fill64"):
+        f = getattr(lib, name)
+        f.argtypes, f.restype = [_P, _I, ctypes.c_uint64], None
+    for name in ("gf_iota32", "gf_iota64"):
+        f = getattr(lib, name)
+        f.argtypes, f.restype = [_P, _I], None
+    lib.gf_copy_bytes.argtypes, lib.gf_copy_bytes.restype = [_P, _P, _I], None
+    _D = ctypes.c_double
+    lib.gf_bucket_split.argtypes, lib.gf_bucket_split.restype = [_P, _I, _P, _D, _I, _I, _P, _P], None
+    lib.gf_bucket_range.argtypes, lib.gf_bucket_range.restype = [_P, _I, _P, _D, _P], None
+    lib.gf_bucket_keep.argtypes, lib.gf_bucket_keep.restype = [_P, _I, _P, _D, _I], _I
     lib.gf_first_negative_or_nan.argtypes, lib.gf_first_negative_or_nan.restype = [_P, _I], _I
     for name in ("gf_transpose_fill_i32", "gf_transpose_fill_i64"):
         f = getattr(lib, name)
@@ -201,3 +212,98 @@ def first_negative_or_nan(weights: np.ndarray) -> int:
     """
     w = np.ascontiguousarray(weights, dtype=np.float32)
     return int(_lib().gf_first_negative_or_nan(_p(w), len(w)))
+
+
+# ------------------------------------------------------------------ vertex state
+def full(count: int, value, dtype) -> np.ndarray:
+    """``np.full`` filled in parallel (first touch on every core).
+
+    Example:
+        >>> full(3, -1, np.int64).tolist(), full(2, 0.5, np.float32).tolist()
+        ([-1, -1, -1], [0.5, 0.5])
+    """
+    dtype = np.dtype(dtype)
+    out = np.empty(int(count), dtype)
+    size = dtype.itemsize
+    if size not in (1, 2, 4, 8):
+        out.fill(value)
+        return out
+    bits = int(np.array(value, dtype=dtype).view(f"u{size}"))
+    getattr(_lib(), f"gf_fill{8 * size}")(_p(out), len(out), bits)
+    return out
+
+
+def vertex_ids(count: int, dtype) -> np.ndarray:
+    """``np.arange(count)`` of int32 or int64, written in parallel.
+
+    Example:
+        >>> vertex_ids(4, np.int32).tolist()
+        [0, 1, 2, 3]
+    """
+    dtype = np.dtype(dtype)
+    out = np.empty(int(count), dtype)
+    (_lib().gf_iota32 if dtype == np.int32 else _lib().gf_iota64)(_p(out), len(out))
+    return out
+
+
+def copy(host: np.ndarray) -> np.ndarray:
+    """A contiguous copy of ``host``, copied in parallel 1 MiB blocks.
+
+    Example:
+        >>> a = np.arange(5.0); b = copy(a); b[0] = 9; a[0], b.tolist()
+        (np.float64(0.0), [9.0, 1.0, 2.0, 3.0, 4.0])
+    """
+    host = np.asarray(host)
+    if not host.flags.c_contiguous:
+        return np.array(host, copy=True)
+    out = np.empty_like(host)
+    _lib().gf_copy_bytes(_p(out), _p(host), host.nbytes)
+    return out
+
+
+# ------------------------------------------------------------------ priority buckets
+def bucket_range(ids: np.ndarray, values: np.ndarray, delta: float) -> tuple[int, int]:
+    """Smallest and largest bucket ``floor(values[id] / delta)`` over ``ids`` (non-empty).
+
+    Example:
+        >>> bucket_range(np.array([0, 1, 2]), np.array([0.5, 7.0, 2.5]), 2.0)
+        (0, 3)
+    """
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
+    out = np.empty(2, np.int64)
+    _lib().gf_bucket_range(_p(ids), len(ids), _p(np.ascontiguousarray(values, dtype=np.float64)),
+                           float(delta), _p(out))
+    return int(out[0]), int(out[1])
+
+
+def bucket_split(ids: np.ndarray, values: np.ndarray, delta: float, low: int, span: int):
+    """Group ``ids`` by bucket ``floor(values[id] / delta) - low`` (in ``0..span``), stably.
+
+    Returns ``(grouped ids, starts)``: bucket ``low + j`` holds
+    ``grouped[starts[j]:starts[j + 1]]``. A parallel counting sort.
+
+    Example:
+        >>> vals = np.array([0.5, 7.0, 2.5, 2.0])
+        >>> g, s = bucket_split(np.array([0, 1, 2, 3]), vals, 2.0, 0, 3)
+        >>> g.tolist(), s.tolist()
+        ([0, 2, 3, 1], [0, 1, 3, 3, 4])
+    """
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    out = np.empty_like(ids)
+    starts = np.empty(span + 2, np.int64)
+    _lib().gf_bucket_split(_p(ids), len(ids), _p(values), float(delta), int(low), int(span), _p(out), _p(starts))
+    return out, starts
+
+
+def bucket_keep(ids: np.ndarray, values: np.ndarray, delta: float, key: int) -> np.ndarray:
+    """The ``ids`` (a fresh int64 array) whose bucket ``floor(values[id] / delta)`` is ``key``.
+
+    Example:
+        >>> bucket_keep(np.array([0, 1, 2]), np.array([0.5, 7.0, 1.0]), 2.0, 0).tolist()
+        [0, 2]
+    """
+    out = np.array(ids, dtype=np.int64, copy=True)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    kept = _lib().gf_bucket_keep(_p(out), len(out), _p(values), float(delta), int(key))
+    return out[:kept]
