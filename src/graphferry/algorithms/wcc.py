@@ -50,7 +50,7 @@ PROGRAM = Program(
     "wcc_afforest",
     arrays={"label": "vid"},
     scalars={"sample_round": "int64"},
-    vertex_functions=("compress",),
+    vertex_functions=("compress", "is_root"),
     neighbor_functions=("sample",),
     source=r"""
 // Join the trees of u and v: hook the higher root under the lower one (Afforest's link).
@@ -80,6 +80,7 @@ GF_FN bool compress(const State& S, vid_t v) {
     S.label[v] = l;
     return false;
 }
+GF_FN bool is_root(const State& S, vid_t v) { return S.label[v] == v; }
 """,
 )
 
@@ -113,8 +114,8 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
                     st.edge_map(rest, reverse=True)
             st.vertex_map("compress")
             rounds += 1
+        components = len(st.vertex_map("is_root"))   # one root per component
         labels = st.host("label").astype(np.int64)
-    components = int(np.count_nonzero(labels == np.arange(n)))
     return Result(graph, {"labels": labels}, rt.record, {"components": components, "rounds": rounds})
 
 
