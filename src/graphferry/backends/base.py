@@ -99,7 +99,8 @@ class Backend(ABC):
             return ids, [int(low)], [0, len(ids)]
         # few buckets (the usual case): 16-bit keys, which numpy sorts by radix
         small = (keys - low).astype(np.uint16) if span < 1 << 16 else keys
-        order = xp.argsort(small, kind="stable")
+        # stable either way (CuPy's argsort is always stable and accepts no other kind)
+        order = xp.argsort(small, kind="stable") if xp is np else xp.argsort(small)
         ids, keys = ids[order], keys[order]
         cuts = self.to_host(xp.flatnonzero(keys[1:] != keys[:-1]) + 1).tolist()
         starts = [0] + cuts
