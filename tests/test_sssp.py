@@ -140,7 +140,7 @@ def test_rejects_bad_weights_and_arguments():
     with pytest.raises(ValueError, match="'graph'"):
         sssp(g, 0, backend="cpu")
     g = Graph.from_edges(np.array([0]), np.array([1]), np.array([1.0]), n=3)
-    for bad in (0, -1.0, float("nan"), float("inf")):
+    for bad in (0, -1.0, float("nan"), "2"):
         with pytest.raises(ValueError, match="'delta'"):
             sssp(g, 0, backend="cpu", delta=bad)
     with pytest.raises(KeyError):
@@ -159,3 +159,20 @@ def test_verifier_catches_errors():
                 [0.0, 1.0, 2.0, 7.0]):     # reached without an in-edge
         with pytest.raises(AssertionError):
             verify_sssp(g, 0, np.array(bad))
+
+
+@pytest.mark.parametrize("delta", [None, 0.25, 3.0, 1000.0, float("inf")])
+def test_bucket_widths_agree_with_scipy(delta):
+    # delta-stepping with narrow to single-bucket widths (inf: frontier Bellman-Ford)
+    from scipy.sparse.csgraph import dijkstra
+
+    rng = np.random.default_rng(11)
+    n, m = 300, 2400
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m),
+                         rng.integers(0, 20, m).astype(np.float64) / 4, n=n, drop_duplicates=True)
+    r = sssp(g, 0, delta=delta, backend="cpu")
+    want = dijkstra(g.to_scipy(), indices=0)
+    assert np.allclose(r.distances, want)
+    verify_sssp(g, 0, r.distances)
+    if delta == float("inf"):
+        assert r.rounds < 40   # Bellman-Ford: one bucket, rounds ~ hops

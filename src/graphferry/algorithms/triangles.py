@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends.cpu import host_ops
 from ..graph import Graph, index_dtype_for, offsets_from_degrees
 from ..runtime import Program, RunOptions
 from ._common import Result, runtime_for
@@ -170,12 +171,26 @@ def degree_ordered_dag(graph: Graph, *, arc_counts: bool = False) -> tuple[Graph
     return dag, order, degree.astype(np.int64)
 
 
+def _counting_dag(graph: Graph) -> tuple[Graph, np.ndarray]:
+    """The degree-ordered DAG built in C++ row by row, and the label order.
+
+    No edge list: memory is the DAG and n-sized arrays (about half the input's
+    indices), plus an unsorted transpose for a directed graph (at most 3x the
+    graph in all; the edge-list way took 15x).
+    """
+    t_offsets = t_indices = None
+    if graph.directed:  # in-neighbours too, from a transpose that is dropped afterwards
+        t_offsets, t_indices = host_ops.unordered_transpose(graph.offsets, graph.indices)
+    offsets, indices, order, _ = host_ops.degree_ordered_dag(graph.offsets, graph.indices, t_offsets, t_indices)
+    return Graph(offsets, indices, None, directed=True, name=f"{graph.name}-dag"), order
+
+
 def triangle_count(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
     """Per-vertex triangle counts (values ``triangles``, int64) and the total (scalar ``total``).
 
     Directions, self-loops and repeated edges are ignored (see module docstring).
     """
-    dag, order, _ = degree_ordered_dag(graph)
+    dag, order = _counting_dag(graph)
     with runtime_for(dag, "triangles", options, kwargs) as rt:
         st = rt.start(PROGRAM)
         st.neighbor_map("count_triangles", in_edges=False)  # reads the DAG only

@@ -39,6 +39,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -91,6 +92,13 @@ class Program:
     @property
     def has_pull(self) -> bool:
         return _defines(self.source, "update") and _defines(self.source, "cond")
+
+    @property
+    def pull_stops_early(self) -> bool:
+        """False when ``cond`` is the constant ``true``: a pull then reads every in-edge
+        of every row (no early exit), which the direction rule must know."""
+        return re.search(r"\bcond\s*\(\s*const\s+State\s*&\s*\w+\s*,\s*vid_t\s+\w+\s*\)\s*"
+                         r"\{\s*return\s+true\s*;\s*\}", self.source) is None
 
     @property
     def has_pull_fold(self) -> bool:
@@ -149,11 +157,16 @@ class Program:
             parts.append(f"GF_NEIGHBOR_KERNEL({f})")
         return "\n".join(parts) + "\n"
 
-    def fingerprint(self) -> str:
+    @cached_property
+    def _fingerprint(self) -> str:
         h = hashlib.sha256()
         h.update(repr((self.name, self.source, self.arrays, self.scalars,
                        self.vertex_functions, self.neighbor_functions, self.uses_weights)).encode())
         return h.hexdigest()[:16]
+
+    def fingerprint(self) -> str:
+        """A hash of everything that shapes the compiled code (computed once per program)."""
+        return self._fingerprint
 
     def pack_scalars(self, values: dict[str, float | int]) -> tuple[np.ndarray, np.ndarray]:
         """The scalar tables (float64, int64) in declaration order."""

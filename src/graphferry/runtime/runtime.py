@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, "RunRecord"], None]
 
+#: Initial value of a state array that starts as each vertex's own id (``Runtime.start``).
+VERTEX_IDS = "vertex_ids"
+
 
 @dataclass
 class RunOptions:
@@ -189,6 +192,8 @@ class Runtime:
     # ------------------------------------------------------------ programs
     def start(self, program: Program, arrays: dict[str, Any] | None = None,
               scalars: dict[str, float | int] | None = None) -> "ProgramState":
+        """Bind ``program``: each state array starts as a scalar (filled on the backend),
+        :data:`VERTEX_IDS` (``v`` at ``v``), an n-sized host array (copied), or 0."""
         return ProgramState(self, program, arrays or {}, scalars or {})
 
     def finish(self) -> RunRecord:
@@ -240,7 +245,10 @@ class ProgramState:
         for name in program.arrays:
             dtype = program.array_dtype(name, rt.graph.indices.dtype)
             init = arrays.get(name, 0)
-            if np.isscalar(init):  # filled where the state lives: no host pass, no upload
+            if isinstance(init, str) and init == VERTEX_IDS:  # label[v] = v
+                self.arrays[name] = rt.backend.vertex_ids(n, dtype)
+                continue
+            if np.isscalar(init):  # filled where it lives, in one pass, no host copy
                 self.arrays[name] = rt.backend.full(n, init, dtype)
                 continue
             host = np.asarray(init)
@@ -336,12 +344,14 @@ class ProgramState:
         it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)
         tables = self._tables_now()
         kernel = self.kernels.push if d == "push" else self.kernels.pull
-        src_bits = None if frontier.is_all else frontier.bits
         for part, active in self._work(side, frontier, d):
             loaded = engine.load(part, active)
             # pull: the bitmap filters sources; push: it filters rows only where the
             # engine gave no row list (a compacted view holds active rows alone)
-            in_bits = src_bits if d == "pull" or loaded.use_bits else None
+            # (the bitmap is built only when a kernel reads it)
+            in_bits = None
+            if not frontier.is_all and (d == "pull" or loaded.use_bits):
+                in_bits = frontier.bits
             t = time.perf_counter()
             kernel(tables, loaded.view, loaded.row_list, in_bits, out)
             it.kernel_seconds += time.perf_counter() - t
