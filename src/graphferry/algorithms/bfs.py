@@ -47,19 +47,18 @@ def bfs(graph: Graph, source, *, options: RunOptions | None = None, **kwargs) ->
     ``source`` is an id of the input (an original id when the input was renumbered).
     """
     s = graph.to_internal_id(source)
-    parent = np.full(graph.n, -1, dtype=graph.indices.dtype)
-    level = np.full(graph.n, -1, dtype=np.int32)
-    parent[s], level[s] = s, 0
     with runtime_for(graph, "bfs", options, kwargs) as rt:
-        st = rt.start(PROGRAM, arrays={"parent": parent, "level": level})
+        st = rt.start(PROGRAM, arrays={"parent": -1, "level": -1})  # filled where the state lives
+        st.set("parent", [s], s)
+        st.set("level", [s], 0)
         frontier = rt.frontier([s])
         depth = 0
         while frontier:
             depth += 1
             st.scalars["depth"] = depth
             frontier = st.edge_map(frontier)
-        levels = st.host("level").astype(np.int64)
-        parents = st.host("parent").astype(np.int64)
+        levels = st.host("level", np.int64)
+        parents = st.host("parent", np.int64)
     return Result(graph, {"levels": levels, "parents": parents}, rt.record, {"source": s})
 
 

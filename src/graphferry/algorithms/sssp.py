@@ -88,11 +88,10 @@ def sssp(graph: Graph, source, *, delta: float | None = None, options: RunOption
     if delta is not None and not (isinstance(delta, (int, float)) and math.isfinite(delta) and delta > 0):
         raise ValueError(f"sssp: argument 'delta' must be a positive finite number or None, got {delta!r}")
     s = graph.to_internal_id(source)
-    dist = np.full(graph.n, np.inf, dtype=np.float64)
-    dist[s] = 0.0
     rounds = 0
     with runtime_for(graph, "sssp", options, kwargs) as rt:
-        st = rt.start(PROGRAM, arrays={"dist": dist})
+        st = rt.start(PROGRAM, arrays={"dist": np.inf})  # filled where the state lives
+        st.set("dist", [s], 0.0)
         b, n = rt.backend, graph.n
         pending = rt.frontier([s])
         while pending:
@@ -107,7 +106,7 @@ def sssp(graph: Graph, source, *, delta: float | None = None, options: RunOption
             now = Frontier(b, n, ids=ids[near])
             later = Frontier(b, n, ids=ids[~near])
             pending = Frontier(b, n, bits=st.edge_map(now).bits | later.bits)
-        distances = st.host("dist").astype(np.float64, copy=True)
+        distances = st.host("dist", np.float64)
     return Result(graph, {"distances": distances}, rt.record, {"source": s, "rounds": rounds})
 
 

@@ -256,8 +256,23 @@ class ProgramState:
         self._tables: tuple | None = None
 
     # ------------------------------------------------------------ state access
-    def host(self, name: str) -> np.ndarray:
-        return self.rt.backend.to_host(self.arrays[name])
+    def host(self, name: str, dtype=None) -> np.ndarray:
+        """Array ``name`` on the host, converted to ``dtype`` first where it lives (on a GPU:
+        one device-side conversion and one device-to-host transfer, no pass over it on the host)."""
+        arr = self.arrays[name]
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            arr = arr.astype(dtype)
+        return self.rt.backend.to_host(arr)
+
+    def set(self, name: str, ids, value) -> None:
+        """Set the entries ``ids`` of array ``name`` to ``value`` where the state lives.
+
+        With scalar initial values (filled on the device) this initialises vertex
+        state with no pass over ``n`` on the host, e.g. a BFS source's own entries.
+        """
+        idx = np.asarray(ids, dtype=np.int64).reshape(-1)
+        if len(idx):
+            self.arrays[name][self.rt.backend.asarray(idx)] = value
 
     def swap(self, a: str, b: str) -> None:
         """Exchange two arrays of the same dtype (double buffering, e.g. PageRank)."""
