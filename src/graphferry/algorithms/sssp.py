@@ -119,7 +119,7 @@ def sssp(graph: Graph, source, *, delta: float | None = None, options: RunOption
         while (bucket := buckets.pop()) is not None:
             rounds += 1
             buckets.add(st.edge_map(bucket))
-        distances = st.host("dist")
+        distances = st.host("dist", np.float64)
     return Result(graph, {"distances": distances}, rt.record, {"source": s, "rounds": rounds, "delta": width})
 
 

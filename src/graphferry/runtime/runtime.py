@@ -265,14 +265,24 @@ class ProgramState:
         self._directions: dict[bool, DirectionHistory] = {}
 
     # ------------------------------------------------------------ state access
-    def host(self, name: str) -> np.ndarray:
-        return self.rt.backend.to_host(self.arrays[name])
+    def host(self, name: str, dtype=None) -> np.ndarray:
+        """Array ``name`` on the host, converted to ``dtype`` first where it lives (on a GPU:
+        one device-side conversion and one device-to-host transfer, no pass over it on the host)."""
+        arr = self.arrays[name]
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            arr = arr.astype(dtype)
+        return self.rt.backend.to_host(arr)
 
     def assign(self, name: str, ids, values) -> None:
-        """Scatter: ``name[ids] = values`` (a scalar, or one value per id), on the backend."""
+        """Scatter: ``name[ids] = values`` (a scalar, or one value per id) where the state lives.
+
+        With scalar initial values (filled where the state lives) this initialises
+        vertex state with no pass over ``n`` on the host, e.g. a BFS source's own entries.
+        """
         b = self.rt.backend
-        idx = b.asarray(np.asarray(ids, dtype=np.int64))
-        self.arrays[name][idx] = values if np.isscalar(values) else b.asarray(np.asarray(values))
+        idx = np.asarray(ids, dtype=np.int64).reshape(-1)
+        if len(idx):
+            self.arrays[name][b.asarray(idx)] = values if np.isscalar(values) else b.asarray(np.asarray(values))
 
     def gather(self, name: str, ids) -> np.ndarray:
         """Gather: ``name[ids]`` as a host array (ids on the host, or a frontier's)."""
