@@ -310,3 +310,155 @@ def test_several_processes_compiling_at_once(tmp_path):
     entries = _entries(tmp_path / "cache")
     assert len(entries) == 2 and all(entry_is_valid(e) for e in entries)
     assert not [p for p in (tmp_path / "cache" / "cpu").iterdir() if p.name.startswith(".")]  # no temporaries left
+
+
+# ------------------------------------------------- 3. killed conversions, full disk
+@pytest.fixture(scope="module")
+def big_edge_list(tmp_path_factory) -> Path:
+    """An edge list that takes a second or more to convert on a loaded 2-core machine."""
+    path = tmp_path_factory.mktemp("input") / "big.el"
+    rng = np.random.default_rng(3)
+    e = rng.integers(0, 1 << 20, size=(3_000_000, 2))
+    with open(path, "w") as f:
+        f.write("\n".join(f"{a} {b}" for a, b in e.tolist()))
+        f.write("\n")
+    return path
+
+
+def _leftovers(directory: Path, tmpdir: Path) -> list[str]:
+    names = [p.name for p in directory.iterdir() if p.name.startswith(".")]
+    return names + [p.name for p in tmpdir.iterdir() if p.name.startswith("graphferry-build-")]
+
+
+def _start_convert(src: Path, out: Path, tmpdir: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "graphferry", "-q", "convert", str(src), str(out),
+                             "--drop-duplicates"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=_env(TMPDIR=str(tmpdir)))
+
+
+def _wait_for_work(out: Path, proc: subprocess.Popen, timeout: float = 60) -> None:
+    import time
+
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if any(p.name.startswith(f".{out.name}.tmp-") for p in out.parent.iterdir()):
+            return
+        if proc.poll() is not None:
+            pytest.fail(f"convert ended before it could be interrupted: {proc.returncode} {proc.stderr.read()}")
+        time.sleep(0.02)
+    pytest.fail("convert never started its temporary store")
+
+
+@pytest.mark.parametrize("sig, code, word", [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")])
+def test_signal_during_convert_leaves_nothing(big_edge_list, tmp_path, sig, code, word):
+    import signal
+
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    out = tmp_path / "out" / "g.store"
+    out.parent.mkdir()
+    proc = _start_convert(big_edge_list, out, tmpdir)
+    _wait_for_work(out, proc)
+    proc.send_signal(getattr(signal, sig))
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == code, (proc.returncode, err)
+    assert [ln for ln in err.splitlines() if ln.strip()] == [f"error: {word}"]
+    assert not out.exists()
+    assert _leftovers(out.parent, tmpdir) == []
+
+
+def test_next_convert_removes_what_a_killed_one_left(big_edge_list, tmp_path):
+    import signal
+
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    out = tmp_path / "out" / "g.store"
+    out.parent.mkdir()
+    proc = _start_convert(big_edge_list, out, tmpdir)
+    _wait_for_work(out, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    left = _leftovers(out.parent, tmpdir)
+    assert any(".tmp-" in name for name in left), left  # what SIGKILL leaves (no handler runs)
+    # A spill directory of another dead process, and work of live ones, which must survive.
+    from graphferry.store import owner_tag
+
+    dead_tag = subprocess.run([sys.executable, "-c", "from graphferry.store import owner_tag; print(owner_tag())"],
+                              capture_output=True, text=True, env=_env(), check=True).stdout.strip()
+    (tmpdir / f"graphferry-build-{dead_tag}-abc").mkdir()
+    live = out.parent / f".g.store.tmp-{owner_tag()}-live"
+    live.mkdir()
+    live_build = tmpdir / f"graphferry-build-{owner_tag()}-live"
+    live_build.mkdir()
+    small = tmp_path / "small.el"
+    small.write_text("0 1\n1 2\n")
+    done = subprocess.run([sys.executable, "-m", "graphferry", "-q", "convert", str(small), str(out)],
+                          capture_output=True, text=True, env=_env(TMPDIR=str(tmpdir)), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert sorted(_leftovers(out.parent, tmpdir)) == sorted([live.name, live_build.name])
+    assert open_store(out).m == 2
+
+
+def test_interrupted_replacement_is_restored(tmp_path):
+    """Killed between moving the old store aside and moving the new one in: the old one comes back."""
+    write_store(_small_graph(), tmp_path / "g.store")
+    aside = tmp_path / ".g.store.old-00000000-1-1-x"  # another host's: never touched
+    from graphferry.store import _host_tag
+
+    dead = tmp_path / f".g.store.old-{_host_tag()}-999999999-1-x"
+    os.rename(tmp_path / "g.store", dead)
+    aside.mkdir()
+    write_store(_small_graph(), tmp_path / "other.store")  # any writer next to it runs the recovery
+    g = Graph.from_edges(np.array([0]), np.array([1]), n=2)
+    with pytest.raises(Exception, match="already exists"):
+        write_store(g, tmp_path / "g.store")  # the restored store is there, so no overwrite
+    assert open_store(tmp_path / "g.store").n == _small_graph().n and not dead.exists() and aside.exists()
+
+
+def test_full_disk_is_an_error_naming_the_file(tmp_path, monkeypatch):
+    """ENOSPC injected where the store reserves its files (works without root)."""
+    import errno
+
+    from graphferry.errors import DiskFullError
+    from graphferry.generators import kronecker_graph
+
+    def full(fd, offset, length):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "posix_fallocate", full)
+    with pytest.raises(DiskFullError, match=r"no space left on device while writing .*indices\.npy"):
+        kronecker_graph(6, store=tmp_path / "k.store")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    """A 1 MiB tmpfs (needs root and mount; skipped elsewhere)."""
+    mnt = tmp_path / "full"
+    mnt.mkdir()
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], capture_output=True)
+    if proc.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    yield mnt
+    subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def test_full_disk_during_convert_and_out(small_tmpfs, tmp_path, clean_store):
+    src = tmp_path / "g.el"
+    rng = np.random.default_rng(0)
+    np.savetxt(src, rng.integers(0, 50_000, size=(400_000, 2)), fmt="%d")
+    out = small_tmpfs / "g.store"
+    proc = graphferry("convert", str(src), str(out), TMPDIR=str(small_tmpfs))
+    line = assert_clean_error(proc, 1)
+    assert line.startswith(f"error: no space left on device while writing {small_tmpfs}"), line
+    assert list(small_tmpfs.iterdir()) == []  # temporaries removed: the disk is free again
+    # --out and --record on a full disk name their path; nothing half-written stays.
+    filler = small_tmpfs / "filler"
+    with pytest.raises(OSError):
+        with open(filler, "wb") as f:
+            f.write(bytes(4 << 20))
+    for opt, name in (("--out", "r.csv"), ("--record", "rec.json")):
+        proc = graphferry("run", "pagerank", str(clean_store), "--backend", "cpu", opt, str(small_tmpfs / name))
+        line = assert_clean_error(proc, 1)
+        assert line == f"error: no space left on device while writing {small_tmpfs / name}", line
+    assert [p.name for p in small_tmpfs.iterdir()] == ["filler"]

@@ -56,7 +56,7 @@ from rich.progress import (
 from rich.table import Table
 
 from . import __version__
-from .errors import GraphferryError
+from .errors import GraphferryError, writing
 from .graph import Graph
 from .partition import DEFAULT_PARTITION_BYTES, partition_by_bytes
 from .store import is_store, open_store
@@ -69,8 +69,45 @@ except ImportError:  # pragma: no cover - older typer on top of click
 log = logging.getLogger(__name__)
 
 # Exit statuses: 1 for a failed run, 2 for a command line that makes no sense
-# (click's convention), 130 for Ctrl-C, 70 (EX_SOFTWARE) for a bug.
-EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_INTERNAL = 1, 2, 130, 70
+# (click's convention), 130 for Ctrl-C (SIGINT), 143 for SIGTERM (128 + signal
+# number, as a shell reports a process killed by it), 70 (EX_SOFTWARE) for a bug.
+EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_INTERNAL = 1, 2, 130, 143, 70
+
+
+class Stopped(BaseException):
+    """Raised in the main thread on SIGINT or SIGTERM, so that cleanup runs on both.
+
+    A BaseException like KeyboardInterrupt, so ``except Exception`` in library
+    code does not swallow it while ``with``/``finally`` blocks (temporary stores,
+    spill directories, half-written output files) still remove what they made.
+    Not a KeyboardInterrupt itself: typer would turn that into a silent exit 130.
+    """
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_stopped(signum: int, frame: Any) -> None:
+    raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def _signals_raise() -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM raise :class:`Stopped` (main thread only)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, _raise_stopped) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
 
 # Errors that a user can cause and fix: reported as one line.
 USER_ERRORS: tuple[type[BaseException], ...] = (GraphferryError, OSError, MemoryError)
@@ -154,8 +191,9 @@ class _Group(typer.core.TyperGroup):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         debug = os.environ.get("GRAPHFERRY_DEBUG", "") not in ("", "0")
         try:
-            rv = super().main(args=args, prog_name=prog_name or "graphferry",
-                              complete_var=complete_var, standalone_mode=False, **extra)
+            with _signals_raise():
+                rv = super().main(args=args, prog_name=prog_name or "graphferry",
+                                  complete_var=complete_var, standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) else 0
         except _cx.NoArgsIsHelpError as exc:
             typer.echo(exc.ctx.get_help())
@@ -169,12 +207,23 @@ class _Group(typer.core.TyperGroup):
         except _cx.ClickException as exc:
             _report(exc.format_message())
             code = exc.exit_code
-        except typer.Abort:
-            _report("aborted")
-            code = EXIT_FAILURE
+        except typer.Abort as exc:
+            # click turns Ctrl-C into Abort (after printing a newline).
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                _report("interrupted")
+                code = EXIT_INTERRUPTED
+            else:
+                _report("aborted")
+                code = EXIT_FAILURE
         except KeyboardInterrupt:
             _report("interrupted")
             code = EXIT_INTERRUPTED
+        except Stopped as exc:
+            import signal
+
+            terminated = exc.signum == signal.SIGTERM
+            _report("terminated" if terminated else "interrupted")
+            code = EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
         except USER_ERRORS as exc:
             if debug:
                 raise
@@ -722,30 +771,36 @@ def write_table(columns: dict[str, np.ndarray], out: Path) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=suffix, dir=out.parent)
     os.close(fd)
     try:
-        if suffix == ".npy":
-            arr = np.empty(len(next(iter(columns.values()))), dtype=[(k, np.asarray(v).dtype) for k, v in columns.items()])
-            for k, v in columns.items():
-                arr[k] = v
-            np.save(tmp, arr)
-        elif suffix == ".csv":
-            names = list(columns)
-            with open(tmp, "w") as f:
-                f.write(",".join(names) + "\n")
-                data = np.column_stack([np.asarray(columns[k]).astype(object) for k in names])
-                for row in data:
-                    f.write(",".join(str(x) for x in row) + "\n")
-        else:
-            try:
-                import pyarrow as pa
-                import pyarrow.parquet as pq
-            except ImportError as exc:
-                raise GraphferryError("writing .parquet needs pyarrow: pip install 'graphferry[tables]'") from exc
-            pq.write_table(pa.table({k: np.asarray(v) for k, v in columns.items()}), tmp)
+        with writing(out):
+            _write_table_file(columns, suffix, tmp)
         _publish(tmp, out)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _write_table_file(columns: dict[str, np.ndarray], suffix: str, tmp: str) -> None:
+    """One table format into ``tmp`` (the caller renames it into place)."""
+    if suffix == ".npy":
+        arr = np.empty(len(next(iter(columns.values()))), dtype=[(k, np.asarray(v).dtype) for k, v in columns.items()])
+        for k, v in columns.items():
+            arr[k] = v
+        np.save(tmp, arr)
+    elif suffix == ".csv":
+        names = list(columns)
+        with open(tmp, "w") as f:
+            f.write(",".join(names) + "\n")
+            data = np.column_stack([np.asarray(columns[k]).astype(object) for k in names])
+            for row in data:
+                f.write(",".join(str(x) for x in row) + "\n")
+    else:
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError as exc:
+            raise GraphferryError("writing .parquet needs pyarrow: pip install 'graphferry[tables]'") from exc
+        pq.write_table(pa.table({k: np.asarray(v) for k, v in columns.items()}), tmp)
 
 
 def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend: str = "auto",
@@ -841,9 +896,14 @@ def run(
 
 def _write_json(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent if str(path.parent) else ".")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=1, default=float)
-    _publish(tmp, path)
+    try:
+        with writing(path), os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=1, default=float)
+        _publish(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
 
 
 def summarize_result(name: str, result: Any) -> dict[str, Any]:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+from collections.abc import Iterator
+
 
 class GraphferryError(Exception):
     """Base class of every error graphferry raises on purpose."""
@@ -35,3 +40,37 @@ class CompilerError(GraphferryError):
 
 class DeviceMemoryError(GraphferryError, MemoryError):
     """An engine was asked to place more on the device than its budget or the GPU allows."""
+
+
+class DiskFullError(GraphferryError, OSError):
+    """The disk (or quota) filled up while writing; names the path being written."""
+
+
+#: errno values that mean "the disk or the quota is full".
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike) -> Iterator[None]:
+    """Turn a full disk inside the block into :class:`DiskFullError` naming ``path``.
+
+    A bare ``OSError(ENOSPC)`` from ``write`` carries no file name; this says
+    which file could not be written, which a user needs in order to free space
+    in the right place.
+
+    Example:
+        >>> with writing("out.csv"):
+        ...     raise OSError(errno.ENOSPC, "No space left on device")
+        Traceback (most recent call last):
+        ...
+        graphferry.errors.DiskFullError: no space left on device while writing out.csv
+    """
+    try:
+        yield
+    except DiskFullError:
+        raise
+    except OSError as exc:
+        # pyarrow's IO errors carry the text but not always the errno
+        if exc.errno in DISK_FULL_ERRNOS or "No space left on device" in str(exc):
+            raise DiskFullError(f"no space left on device while writing {os.fspath(path)}") from exc
+        raise
