@@ -462,3 +462,48 @@ def test_full_disk_during_convert_and_out(small_tmpfs, tmp_path, clean_store):
         line = assert_clean_error(proc, 1)
         assert line == f"error: no space left on device while writing {small_tmpfs / name}", line
     assert [p.name for p in small_tmpfs.iterdir()] == ["filler"]
+
+
+# ---------------------------------------------------------------- 4. one id space per output
+@pytest.fixture(scope="module")
+def renumbered_store(tmp_path_factory) -> Path:
+    """A path 100 -> 200 -> 300 plus an isolated 400 and a separate edge 500 -> 600, via an edge list."""
+    d = tmp_path_factory.mktemp("ids")
+    (d / "g.el").write_text("100 200\n200 300\n500 600\n400 400\n")
+    proc = graphferry("convert", str(d / "g.el"), str(d / "g.store"), "--renumber", "--directed")
+    assert proc.returncode == 0, proc.stderr
+    return d / "g.store"
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".npy"])
+def test_parents_and_labels_use_the_input_ids(renumbered_store, tmp_path, suffix):
+    import pandas as pd
+
+    def table(args):
+        out = tmp_path / f"t{suffix}"
+        proc = graphferry("run", *args, str(renumbered_store), "--backend", "cpu", "--out", str(out), "--json")
+        assert proc.returncode == 0, proc.stderr
+        frame = pd.DataFrame(np.load(out)) if suffix == ".npy" else (
+            pd.read_csv(out) if suffix == ".csv" else pd.read_parquet(out))
+        return json.loads(proc.stdout), frame.set_index("vertex")
+
+    summary, bfs_table = table(["bfs", "--source", "200"])
+    assert summary["values"]["source"] == 200
+    assert bfs_table.loc[300, "parents"] == 200 and bfs_table.loc[200, "parents"] == 200
+    assert bfs_table.loc[100, "parents"] == -1  # unreached
+    summary, sssp_table = table(["sssp", "--source", "100"])
+    assert summary["values"]["source"] == 100 and sssp_table.loc[300, "distances"] == 2
+    _, wcc_table = table(["wcc"])
+    assert wcc_table.loc[300, "labels"] == 100 and wcc_table.loc[600, "labels"] == 500
+    assert wcc_table.loc[400, "labels"] == 400
+
+
+def test_result_to_table_and_input_ids_with_string_ids():
+    from graphferry.algorithms import bfs
+
+    g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=4)
+    g.original_ids = np.array(["a", "b", "c", "d"])
+    r = bfs(g, "b", backend="cpu")
+    assert r.parents.tolist() == [-1, 1, 1, -1]  # the API's values stay internal, as documented
+    assert r.to_table()["parents"].tolist() == ["", "b", "b", ""]
+    assert r.input_ids("source") == "b"

@@ -927,6 +927,8 @@ def summarize_result(name: str, result: Any) -> dict[str, Any]:
             values[key] = {"sum": int(arr.sum())}
     for key, v in result.scalars.items():
         if np.isscalar(v):
+            if key in getattr(result, "vertex_ids", ()):
+                v = result.input_ids(key)  # the input's id, as the user gave it with --source
             values[key] = v.item() if hasattr(v, "item") else v
     rec = result.record
     return {"algorithm": name, "backend": rec.backend, "engine": rec.engine, "iterations": rec.iterations,

@@ -109,7 +109,8 @@ def sssp(graph: Graph, source, *, delta: float | None = None, options: RunOption
             later = Frontier(b, n, ids=ids[~near])
             pending = Frontier(b, n, bits=st.edge_map(now).bits | later.bits)
         distances = st.host("dist").astype(np.float64, copy=True)
-    return Result(graph, {"distances": distances}, rt.record, {"source": s, "rounds": rounds})
+    return Result(graph, {"distances": distances}, rt.record, {"source": s, "rounds": rounds},
+                  vertex_ids=("source",))
 
 
 # ---------------------------------------------------------------- verifier

@@ -85,7 +85,8 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
             frontier = _union(rt.backend, n, changed, st.vertex_map("settle"))
         labels = st.host("label").astype(np.int64)
     components = int(np.count_nonzero(labels == np.arange(n)))
-    return Result(graph, {"labels": labels}, rt.record, {"components": components, "rounds": rounds})
+    return Result(graph, {"labels": labels}, rt.record, {"components": components, "rounds": rounds},
+                  vertex_ids=("labels",))
 
 
 def _union(backend, n: int, a: Frontier, b: Frontier) -> Frontier:
