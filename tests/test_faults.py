@@ -507,3 +507,92 @@ def test_result_to_table_and_input_ids_with_string_ids():
     assert r.parents.tolist() == [-1, 1, 1, -1]  # the API's values stay internal, as documented
     assert r.to_table()["parents"].tolist() == ["", "b", "b", ""]
     assert r.input_ids("source") == "b"
+
+
+# ---------------------------------------------------------------- 5. user errors are user errors
+def _cli(*args: str):
+    from typer.testing import CliRunner
+
+    from graphferry.cli import app
+
+    return CliRunner().invoke(app, list(args))
+
+
+def _cli_error(result, code: int) -> str:
+    assert result.exit_code == code, (result.exit_code, result.stderr, result.stdout)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "internal error" not in lines[0], result.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("args, code, words", [
+    (["--budget", "0"], 2, ["--budget", "positive"]),
+    (["--budget", "-5"], 2, ["--budget", "not a size"]),
+    (["--budget", "abc"], 2, ["--budget", "not a size"]),
+    (["--budget", "1e3"], 2, ["--budget", "no exponents"]),
+    (["--partition-bytes", "1"], 2, ["--partition-bytes", "minimum of 4.0 KiB"]),
+    (["--partition-bytes", "4095"], 2, ["--partition-bytes", "minimum"]),
+    (["--source", "abc"], 1, ["--source abc", "must be an integer"]),
+    (["--source", "2.0"], 1, ["--source 2.0", "must be an integer"]),
+    (["--source", "-1"], 1, ["--source -1", "not in the graph"]),
+    (["--backend", "cuda"], 1, ["--backend cuda", "--backend cpu"]),
+])
+def test_bad_run_options_name_the_option(clean_store, args, code, words):
+    from graphferry.backends import cuda_available
+
+    if "cuda" in args and cuda_available():
+        pytest.skip("there is a GPU here")
+    base = ["run", "bfs", str(clean_store), "--backend", "cpu"]
+    if "--source" not in args:
+        base += ["--source", "0"]
+    if "--backend" in args:
+        base.remove("--backend"), base.remove("cpu")
+    line = _cli_error(_cli(*base, *args), code)
+    for w in words:
+        assert w in line, line
+
+
+def test_accepted_sizes(clean_store):
+    from graphferry.cli import parse_size
+
+    assert [parse_size(s) for s in ("64MiB", "1GB", "4096", "1.5KiB", "2k")] == [64 << 20, 10**9, 4096, 1536, 2048]
+    r = _cli("run", "wcc", str(clean_store), "--backend", "cpu", "--budget", "64MiB", "--partition-bytes", "4KiB")
+    assert r.exit_code == 0, r.stderr
+
+
+@pytest.mark.parametrize("args, flags", [
+    ([], "--damping and --iterations"),
+    (["--damping", "0.85"], "--iterations"),
+    (["--iterations", "3"], "--damping"),
+])
+def test_pagerank_ldbc_without_its_parameters_is_a_usage_error(clean_store, args, flags):
+    line = _cli_error(_cli("run", "pagerank_ldbc", str(clean_store), "--backend", "cpu", *args), 2)
+    assert f"pagerank_ldbc needs {flags}" in line
+
+
+def test_cli_speaks_cli_words_when_the_target_appears_late(clean_store, tmp_path, monkeypatch):
+    """The store layer's 'overwrite=True' becomes '--force' (the target appeared after the early check)."""
+    import graphferry.cli as cli
+
+    monkeypatch.setattr(cli, "_check_output", lambda path, force: None)
+    src = tmp_path / "g.el"
+    src.write_text("0 1\n")
+    for args in (["convert", str(src), str(clean_store)], ["generate", "kronecker", "--scale", "3", str(clean_store)]):
+        line = _cli_error(_cli(*args), 1)
+        assert "--force" in line and "overwrite" not in line, line
+
+
+def test_python_api_rejects_float_and_bool_vertex_ids():
+    from graphferry.algorithms import bfs, sssp
+
+    with pytest.raises(TypeError, match="integer vertex ids, got dtype float64"):
+        Graph.from_edges(np.array([0.5, 1.2]), np.array([1, 0]))
+    with pytest.raises(TypeError, match="dtype bool"):
+        Graph.from_edges(np.array([True, False]), np.array([1, 0]))
+    g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=3)
+    for bad in (2.0, True, np.float32(1), None, "1"):
+        with pytest.raises(TypeError, match="vertex id must be"):
+            bfs(g, bad, backend="cpu")
+    with pytest.raises(TypeError):
+        sssp(g, False, backend="cpu")
+    assert bfs(g, np.int64(1), backend="cpu").levels.tolist() == [-1, 0, 1]

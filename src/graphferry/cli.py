@@ -56,7 +56,7 @@ from rich.progress import (
 from rich.table import Table
 
 from . import __version__
-from .errors import GraphferryError, writing
+from .errors import GraphferryError, TargetExistsError, writing
 from .graph import Graph
 from .partition import DEFAULT_PARTITION_BYTES, partition_by_bytes
 from .store import is_store, open_store
@@ -120,19 +120,28 @@ _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgtp]?)(i?)(b?)\s*$", re.
 def parse_size(text: str | int) -> int:
     """Bytes from ``"32MiB"``, ``"1GB"``, ``"512k"`` or a plain integer.
 
-    ``KiB/MiB/GiB/TiB`` and bare ``K/M/G/T`` are powers of 1024, ``kB/MB/GB/TB``
-    powers of 1000 (the convention of ``dd``). Raises ``ValueError`` for
-    anything else, zero or negative sizes included.
+    Accepted: a number (digits, optionally one decimal point) and an optional
+    unit. ``KiB/MiB/GiB/TiB/PiB`` and bare ``K/M/G/T/P`` are powers of 1024,
+    ``kB/MB/GB/TB/PB`` powers of 1000 (the convention of ``dd``), ``B`` or no
+    unit is bytes; fractions are rounded to whole bytes. Refused (``ValueError``):
+    zero, negative sizes, exponents (``1e3``: write ``1000`` or ``1kB``), and
+    anything else.
 
     Example:
         >>> parse_size("1.5KiB"), parse_size("2k"), parse_size("3 MB")
         (1536, 2048, 3000000)
+        >>> parse_size("1e3")
+        Traceback (most recent call last):
+        ...
+        ValueError: not a size: '1e3' (no exponents; write 1000 or 1kB)
     """
     if isinstance(text, int):
         value = text
     else:
         match = _SIZE_RE.match(text)
         if not match:
+            if re.match(r"^\s*[\d.]+e[+-]?\d+\s*$", text, re.IGNORECASE):
+                raise ValueError(f"not a size: {text!r} (no exponents; write 1000 or 1kB)")
             raise ValueError(f"not a size: {text!r} (use e.g. 32MiB, 1GB or a number of bytes)")
         number, prefix, binary, byte = match.groups()
         power = "kmgtp".index(prefix.lower()) + 1 if prefix else 0
@@ -150,6 +159,20 @@ def _size_param(text: str) -> int:
         return parse_size(text)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
+
+
+#: Smallest --partition-bytes the command line takes: one page. Smaller
+#: partitions only multiply per-partition work (1 byte ran 700x slower); the
+#: Python API still takes any size, which tests use to split tiny graphs.
+MIN_PARTITION_BYTES = 4096
+
+
+def _partition_size_param(text: str) -> int:
+    size = _size_param(text)
+    if size < MIN_PARTITION_BYTES:
+        raise typer.BadParameter(f"{format_bytes(size)} is below the minimum of {format_bytes(MIN_PARTITION_BYTES)} "
+                                 "(tiny partitions make every run far slower)")
+    return size
 
 
 def format_bytes(n: int) -> str:
@@ -526,7 +549,7 @@ ThreadsOpt = Annotated[int | None, typer.Option("--threads", min=1, help="Genera
                                                 show_default="all cores, up to 8")]
 ForceFlag = Annotated[bool, typer.Option("--force", "-f", help="Replace OUT_STORE if it is a store.")]
 PartitionBytesOpt = Annotated[int, typer.Option(
-    "--partition-bytes", parser=_size_param, metavar="SIZE",
+    "--partition-bytes", parser=_partition_size_param, metavar="SIZE",
     help="Partition size for the partition count: 32MiB, 1GB, or bytes.")]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
 VerifyFlag = Annotated[bool, typer.Option(
@@ -541,7 +564,7 @@ def _generate(kind: str, out: Path, *, force: bool, **kwargs: Any) -> Graph:
     total = edge_factor << scale
     fn = generators.kronecker_graph if kind == "kronecker" else generators.uniform_graph
     with _progress(total, f"{kind} scale {scale}: edge samples", "building store") as advance:
-        graph = fn(store=out, overwrite=force, progress=advance, **kwargs)
+        graph = _user_value_errors(fn, store=out, overwrite=force, progress=advance, **kwargs)
     if not _settings.quiet:
         _stderr().print(f"wrote {out}: n={graph.n:,} m={graph.m:,}", highlight=False)
     return graph
@@ -631,6 +654,8 @@ def _user_value_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any
     """
     try:
         return fn(*args, **kwargs)
+    except TargetExistsError as exc:  # the API's words (overwrite=True) in the CLI's (--force)
+        raise GraphferryError(f"{exc.path} already exists (use --force to replace it)") from exc
     except GraphferryError:
         raise
     except ValueError as exc:
@@ -803,16 +828,34 @@ def _write_table_file(columns: dict[str, np.ndarray], suffix: str, tmp: str) -> 
         pq.write_table(pa.table({k: np.asarray(v) for k, v in columns.items()}), tmp)
 
 
+def _algorithm_arguments(name: str, params: dict[str, Any], backend: str) -> tuple[Callable[..., Any], Any, dict]:
+    """``(function, its parameters, keyword arguments)``; usage errors before any work is done."""
+    from . import algorithms
+
+    fn = algorithms.get(name)
+    accepted = inspect.signature(fn).parameters
+    kwargs = _algorithm_kwargs(accepted, params, name)
+    missing = [p.name for p in accepted.values()
+               if p.kind is p.KEYWORD_ONLY and p.default is p.empty and p.name not in kwargs]
+    if missing:
+        flags = " and ".join("--" + m.replace("_", "-") for m in missing)
+        raise _cx.UsageError(f"{name} needs {flags} (e.g. --damping 0.85 --iterations 10, "
+                             "as LDBC gives them per graph)" if name == "pagerank_ldbc" else f"{name} needs {flags}")
+    if backend == "cuda":
+        from .backends import cuda_available
+
+        if not cuda_available():
+            raise GraphferryError("--backend cuda: no usable GPU here (it needs CuPy and a CUDA device); "
+                                  "use --backend cpu or auto")
+    return fn, accepted, kwargs
+
+
 def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend: str = "auto",
                   engine: str = "auto", budget: int | None = None,
                   partition_bytes: int = DEFAULT_PARTITION_BYTES, direction: str = "auto",
                   params: dict[str, Any] | None = None, progress: Callable[..., None] | None = None) -> Any:
     """Run algorithm ``name`` on ``graph`` with command-line style arguments; returns the Result."""
-    from . import algorithms
-
-    fn = algorithms.get(name)
-    accepted = inspect.signature(fn).parameters
-    kwargs = _algorithm_kwargs(accepted, params or {}, name)
+    fn, accepted, kwargs = _algorithm_arguments(name, params or {}, backend)
     options = {"backend": backend, "engine": engine, "budget": budget, "partition_bytes": partition_bytes,
                "direction": direction, "progress": progress}
     if "source" in accepted:
@@ -826,6 +869,8 @@ def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend
             graph.to_internal_id(src)
         except KeyError as exc:
             raise GraphferryError(f"--source {source}: {exc.args[0]}") from None
+        except (TypeError, ValueError) as exc:
+            raise GraphferryError(f"--source {source}: {exc}") from None
         return fn(graph, src, **kwargs, **options)
     if source is not None:
         raise GraphferryError(f"--source does not apply to {name}")
@@ -844,7 +889,8 @@ def run(
         help="Write per-vertex results (.parquet, .csv or .npy).")] = None,
     backend: Annotated[Backend, typer.Option("--backend", help="Where kernels run.")] = Backend.auto,
     engine: Annotated[EngineName, typer.Option("--engine", help="Transfer engine for edge data.")] = EngineName.auto,
-    budget: Annotated[str | None, typer.Option("--budget", metavar="SIZE", show_default="80% of free device memory",
+    budget: Annotated[int | None, typer.Option("--budget", metavar="SIZE", parser=_size_param,
+        show_default="80% of free device memory",
         help="Device memory for edge data (e.g. 256MiB).")] = None,
     partition_bytes: PartitionBytesOpt = "32MiB",  # type: ignore[assignment]
     direction: Annotated[Direction, typer.Option("--direction", help="Force push or pull.")] = Direction.auto,
@@ -868,14 +914,15 @@ def run(
         raise GraphferryError(f"{graph_path}: no such file or directory")
     if out is not None:
         _check_table_path(out)  # before the run, not after it
+    params = {"damping": damping, "iterations": iterations, "max_iterations": max_iterations, "tol": tol}
+    _algorithm_arguments(algorithm, params, backend.value)  # before reading a large graph
     with _spinner(f"reading {graph_path}"):
         graph = _user_value_errors(_load, graph_path, verify=verify)
-    params = {"damping": damping, "iterations": iterations, "max_iterations": max_iterations, "tol": tol}
     progress, stop = _iteration_reporter(algorithm)
     try:
         result = _user_value_errors(
             run_algorithm, graph, algorithm, source=source, backend=backend.value, engine=engine.value,
-            budget=None if budget is None else parse_size(budget), partition_bytes=partition_bytes,
+            budget=budget, partition_bytes=partition_bytes,
             direction=direction.value, params=params, progress=progress)
     finally:
         stop()

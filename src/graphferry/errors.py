@@ -34,6 +34,18 @@ class StoreError(GraphferryError):
     """A graph store is missing, truncated, tampered with or of an unknown format."""
 
 
+class TargetExistsError(StoreError):
+    """The output path is taken and replacing it was not asked for (``path`` names it).
+
+    Raised in API words (``overwrite=True``); the command line rewords it in
+    its own (``--force``).
+    """
+
+    def __init__(self, message: str, path: str):
+        super().__init__(message)
+        self.path = path
+
+
 class CompilerError(GraphferryError):
     """The C++ compiler for the CPU backend is missing or rejected a program."""
 

@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import StoreError, writing
+from .errors import StoreError, TargetExistsError, writing
 from .graph import CSRError, Graph
 
 log = logging.getLogger(__name__)
@@ -280,7 +280,7 @@ def check_target(path: str | os.PathLike, overwrite: bool = False) -> None:
     if not p.exists():
         return
     if not overwrite:
-        raise StoreError(f"{p} already exists; pass overwrite=True to replace it")
+        raise TargetExistsError(f"{p} already exists; pass overwrite=True to replace it", str(p))
     # Never delete something that is not a store: overwrite is for stores only.
     if p.is_dir() and (is_store(p) or not any(p.iterdir())):
         return
