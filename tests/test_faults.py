@@ -596,3 +596,59 @@ def test_python_api_rejects_float_and_bool_vertex_ids():
     with pytest.raises(TypeError):
         sssp(g, False, backend="cpu")
     assert bfs(g, np.int64(1), backend="cpu").levels.tolist() == [-1, 0, 1]
+
+
+# ---------------------------------------------------------------- 6. inputs
+@pytest.mark.parametrize("suffix, compress", [
+    (".gz", lambda b: __import__("gzip").compress(b)),
+    (".bz2", lambda b: __import__("bz2").compress(b)),
+    (".xz", lambda b: __import__("lzma").compress(b)),
+])
+def test_truncated_compressed_input_is_named_truncated(tmp_path, suffix, compress):
+    text = "".join(f"{i} {(i * 7) % 1000}\n" for i in range(20000)).encode()
+    whole = compress(text)
+    path = tmp_path / f"g.el{suffix}"
+    path.write_bytes(whole[: len(whole) * 2 // 3])
+    for args in (["convert", str(path), str(tmp_path / "g.store")], ["info", str(path)]):
+        line = _cli_error(_cli(*args), 1)
+        assert line.startswith(f"error: {path}: truncated ") and "ends before" in line, line
+    assert not (tmp_path / "g.store").exists()
+    path.write_bytes(whole)
+    assert _cli("convert", str(path), str(tmp_path / "g.store")).exit_code == 0
+
+
+def test_binary_input_error_is_short_and_escaped(tmp_path):
+    path = tmp_path / "g.el"
+    path.write_bytes(b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 20)
+    line = _cli_error(_cli("convert", str(path), str(tmp_path / "s")), 1)
+    assert line.isascii() and len(line.replace(str(path), "")) < 200, line
+    assert "\\x7fELF" in line and "binary data?" in line
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize("column", ["weight", "W", "value", "cost"])
+def test_weight_named_table_column_makes_a_weighted_graph(tmp_path, fmt, column):
+    import pandas as pd
+
+    df = pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 0], "tag": [7, 7, 7], column: [0.5, 1.5, 2.5]})
+    path = tmp_path / f"e.{fmt}"
+    df.to_csv(path, index=False) if fmt == "csv" else df.to_parquet(path)
+    store = tmp_path / "s"
+    assert _cli("convert", str(path), str(store)).exit_code == 0
+    g = open_store(store)
+    assert g.weighted and sorted(np.asarray(g.weights).tolist()) == [0.5, 1.5, 2.5]
+    info = _cli("info", str(store))
+    assert f"yes (column '{column}')" in info.stdout
+    assert json.loads(_cli("info", str(path), "--json").stdout)["weight_column"] == column
+    assert _cli("convert", str(path), str(tmp_path / "u"), "--unweighted").exit_code == 0
+    assert not open_store(tmp_path / "u").weighted
+
+
+def test_galois_offset_error_names_the_vertex(tmp_path):
+    n, ends, dests = 5, [1, 3, 2, 4, 4], [1, 2, 3, 4]
+    raw = np.array([1, 0, n, len(dests)], dtype="<u8").tobytes() + np.array(ends, "<u8").tobytes()
+    raw += np.array(dests, "<u4").tobytes()
+    path = tmp_path / "g.gr"
+    path.write_bytes(raw)
+    line = _cli_error(_cli("convert", str(path), str(tmp_path / "s")), 1)
+    assert "vertex 2: its edges end at 2, before they start at 3" in line, line

@@ -235,6 +235,9 @@ class _Group(typer.core.TyperGroup):
             if isinstance(exc.__context__, KeyboardInterrupt):
                 _report("interrupted")
                 code = EXIT_INTERRUPTED
+            elif isinstance(exc.__context__, EOFError):  # click turns EOFError into Abort too
+                _report(f"unexpected end of data{': ' + str(exc.__context__) if str(exc.__context__) else ''}")
+                code = EXIT_FAILURE
             else:
                 _report("aborted")
                 code = EXIT_FAILURE
@@ -469,6 +472,7 @@ def graph_info(graph: Graph, partition_bytes: int = DEFAULT_PARTITION_BYTES,
         "m": graph.m,
         "directed": graph.directed,
         "weighted": graph.weighted,
+        "weight_column": graph.meta.get("weight_column") if graph.weighted else None,
         "out_degree": _degree_stats(out_deg),
         "in_degree": _degree_stats(in_deg),
         "isolated_vertices": isolated,
@@ -491,7 +495,8 @@ def print_info(info: dict[str, Any], console: Console) -> None:
     head.add_row("vertices (n)", f"{info['n']:,}")
     head.add_row("arcs (m)", f"{info['m']:,}")
     head.add_row("directed", "yes" if info["directed"] else "no (each edge stored both ways)")
-    head.add_row("weighted", "yes" if info["weighted"] else "no")
+    column = f" (column {info['weight_column']!r})" if info.get("weight_column") else ""
+    head.add_row("weighted", f"yes{column}" if info["weighted"] else "no")
     head.add_row("isolated vertices", f"{info['isolated_vertices']:,}")
     head.add_row("size", format_bytes(info["total_bytes"]))
     head.add_row(f"partitions of {format_bytes(info['partition_bytes'])}",

@@ -30,6 +30,27 @@ class InputError(GraphferryError, ValueError):
         super().__init__(f"{where}{problem}")
 
 
+def excerpt(text: str | bytes, limit: int = 32) -> str:
+    """A short, escaped quotation of input text for an error message.
+
+    ASCII only (control bytes, invalid UTF-8 and other non-ASCII characters
+    escaped), at most ``limit`` characters of the input, ``...`` when cut, and
+    a hint when the text looks binary. So a binary file named as an edge list
+    gives one readable line, not a screenful of raw bytes.
+
+    Example:
+        >>> excerpt("abc")
+        "'abc'"
+        >>> print(excerpt(b"\\x7fELF\\x02\\x00\\x00", limit=6))
+        '\\x7fELF\\x02\\x00'... (binary data? not a text graph file)
+    """
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", errors="backslashreplace")
+    quoted = ascii(text[:limit]) + ("..." if len(text) > limit else "")
+    binary = any((ord(c) < 32 and c not in "\t\r\n") or c == "\ufffd" for c in text[:limit])
+    return quoted + (" (binary data? not a text graph file)" if binary else "")
+
+
 class StoreError(GraphferryError):
     """A graph store is missing, truncated, tampered with or of an unknown format."""
 

@@ -63,7 +63,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, writing
+from ..errors import InputError, excerpt, writing
 from ..graph import Graph, index_dtype_for, offsets_from_degrees
 from ..store import owner_tag, remove_stale_work
 
@@ -117,8 +117,8 @@ def _as_ids(x: Any, renumber: bool, source: str | None, what: str) -> np.ndarray
         return a.astype(np.int64)
     if kind in "USO":
         if not renumber:
-            raise InputError(f"non-numeric {what} vertex ids (e.g. {a[0]!r}); "
-                             "pass renumber=True to map labels to 0..n-1", path=source)
+            raise InputError(f"non-numeric {what} vertex ids (e.g. {excerpt(str(a[0]))}); "
+                             "renumbering maps labels to 0..n-1 (--renumber, renumber=True)", path=source)
         if kind == "S":
             return np.char.decode(a, "utf-8")
         if kind == "O":
