@@ -35,7 +35,7 @@ def test_run_bfs_writes_scipys_levels(store, tmp_path):
 
     out = tmp_path / "levels.npy"
     r = runner.invoke(app, ["run", "bfs", str(store), "--source", "3", "--out", str(out), "--backend", "cpu",
-                            "--engine", "compaction", "--budget", "64KiB", "--partition-bytes", "512"])
+                            "--engine", "compaction", "--budget", "64KiB", "--partition-bytes", "4KiB"])
     assert r.exit_code == 0, r.output
     table = np.load(out)
     a, _ = scipy_graph(store)

@@ -56,7 +56,7 @@ from rich.progress import (
 from rich.table import Table
 
 from . import __version__
-from .errors import GraphferryError
+from .errors import GraphferryError, TargetExistsError, writing
 from .graph import Graph
 from .partition import DEFAULT_PARTITION_BYTES, partition_by_bytes
 from .runtime.loaded import load as load_graph
@@ -70,8 +70,45 @@ except ImportError:  # pragma: no cover - older typer on top of click
 log = logging.getLogger(__name__)
 
 # Exit statuses: 1 for a failed run, 2 for a command line that makes no sense
-# (click's convention), 130 for Ctrl-C, 70 (EX_SOFTWARE) for a bug.
-EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_INTERNAL = 1, 2, 130, 70
+# (click's convention), 130 for Ctrl-C (SIGINT), 143 for SIGTERM (128 + signal
+# number, as a shell reports a process killed by it), 70 (EX_SOFTWARE) for a bug.
+EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_INTERNAL = 1, 2, 130, 143, 70
+
+
+class Stopped(BaseException):
+    """Raised in the main thread on SIGINT or SIGTERM, so that cleanup runs on both.
+
+    A BaseException like KeyboardInterrupt, so ``except Exception`` in library
+    code does not swallow it while ``with``/``finally`` blocks (temporary stores,
+    spill directories, half-written output files) still remove what they made.
+    Not a KeyboardInterrupt itself: typer would turn that into a silent exit 130.
+    """
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_stopped(signum: int, frame: Any) -> None:
+    raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def _signals_raise() -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM raise :class:`Stopped` (main thread only)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, _raise_stopped) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
 
 # Errors that a user can cause and fix: reported as one line.
 USER_ERRORS: tuple[type[BaseException], ...] = (GraphferryError, OSError, MemoryError)
@@ -84,19 +121,28 @@ _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgtp]?)(i?)(b?)\s*$", re.
 def parse_size(text: str | int) -> int:
     """Bytes from ``"32MiB"``, ``"1GB"``, ``"512k"`` or a plain integer.
 
-    ``KiB/MiB/GiB/TiB`` and bare ``K/M/G/T`` are powers of 1024, ``kB/MB/GB/TB``
-    powers of 1000 (the convention of ``dd``). Raises ``ValueError`` for
-    anything else, zero or negative sizes included.
+    Accepted: a number (digits, optionally one decimal point) and an optional
+    unit. ``KiB/MiB/GiB/TiB/PiB`` and bare ``K/M/G/T/P`` are powers of 1024,
+    ``kB/MB/GB/TB/PB`` powers of 1000 (the convention of ``dd``), ``B`` or no
+    unit is bytes; fractions are rounded to whole bytes. Refused (``ValueError``):
+    zero, negative sizes, exponents (``1e3``: write ``1000`` or ``1kB``), and
+    anything else.
 
     Example:
         >>> parse_size("1.5KiB"), parse_size("2k"), parse_size("3 MB")
         (1536, 2048, 3000000)
+        >>> parse_size("1e3")
+        Traceback (most recent call last):
+        ...
+        ValueError: not a size: '1e3' (no exponents; write 1000 or 1kB)
     """
     if isinstance(text, int):
         value = text
     else:
         match = _SIZE_RE.match(text)
         if not match:
+            if re.match(r"^\s*[\d.]+e[+-]?\d+\s*$", text, re.IGNORECASE):
+                raise ValueError(f"not a size: {text!r} (no exponents; write 1000 or 1kB)")
             raise ValueError(f"not a size: {text!r} (use e.g. 32MiB, 1GB or a number of bytes)")
         number, prefix, binary, byte = match.groups()
         power = "kmgtp".index(prefix.lower()) + 1 if prefix else 0
@@ -114,6 +160,20 @@ def _size_param(text: str) -> int:
         return parse_size(text)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
+
+
+#: Smallest --partition-bytes the command line takes: one page. Smaller
+#: partitions only multiply per-partition work (1 byte ran 700x slower); the
+#: Python API still takes any size, which tests use to split tiny graphs.
+MIN_PARTITION_BYTES = 4096
+
+
+def _partition_size_param(text: str) -> int:
+    size = _size_param(text)
+    if size < MIN_PARTITION_BYTES:
+        raise typer.BadParameter(f"{format_bytes(size)} is below the minimum of {format_bytes(MIN_PARTITION_BYTES)} "
+                                 "(tiny partitions make every run far slower)")
+    return size
 
 
 def format_bytes(n: int) -> str:
@@ -155,8 +215,9 @@ class _Group(typer.core.TyperGroup):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         debug = os.environ.get("GRAPHFERRY_DEBUG", "") not in ("", "0")
         try:
-            rv = super().main(args=args, prog_name=prog_name or "graphferry",
-                              complete_var=complete_var, standalone_mode=False, **extra)
+            with _signals_raise():
+                rv = super().main(args=args, prog_name=prog_name or "graphferry",
+                                  complete_var=complete_var, standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) else 0
         except _cx.NoArgsIsHelpError as exc:
             typer.echo(exc.ctx.get_help())
@@ -170,12 +231,26 @@ class _Group(typer.core.TyperGroup):
         except _cx.ClickException as exc:
             _report(exc.format_message())
             code = exc.exit_code
-        except typer.Abort:
-            _report("aborted")
-            code = EXIT_FAILURE
+        except typer.Abort as exc:
+            # click turns Ctrl-C into Abort (after printing a newline).
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                _report("interrupted")
+                code = EXIT_INTERRUPTED
+            elif isinstance(exc.__context__, EOFError):  # click turns EOFError into Abort too
+                _report(f"unexpected end of data{': ' + str(exc.__context__) if str(exc.__context__) else ''}")
+                code = EXIT_FAILURE
+            else:
+                _report("aborted")
+                code = EXIT_FAILURE
         except KeyboardInterrupt:
             _report("interrupted")
             code = EXIT_INTERRUPTED
+        except Stopped as exc:
+            import signal
+
+            terminated = exc.signum == signal.SIGTERM
+            _report("terminated" if terminated else "interrupted")
+            code = EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
         except USER_ERRORS as exc:
             if debug:
                 raise
@@ -398,6 +473,7 @@ def graph_info(graph: Graph, partition_bytes: int = DEFAULT_PARTITION_BYTES,
         "m": graph.m,
         "directed": graph.directed,
         "weighted": graph.weighted,
+        "weight_column": graph.meta.get("weight_column") if graph.weighted else None,
         "out_degree": _degree_stats(out_deg),
         "in_degree": _degree_stats(in_deg),
         "isolated_vertices": isolated,
@@ -420,7 +496,8 @@ def print_info(info: dict[str, Any], console: Console) -> None:
     head.add_row("vertices (n)", f"{info['n']:,}")
     head.add_row("arcs (m)", f"{info['m']:,}")
     head.add_row("directed", "yes" if info["directed"] else "no (each edge stored both ways)")
-    head.add_row("weighted", "yes" if info["weighted"] else "no")
+    column = f" (column {info['weight_column']!r})" if info.get("weight_column") else ""
+    head.add_row("weighted", f"yes{column}" if info["weighted"] else "no")
     head.add_row("isolated vertices", f"{info['isolated_vertices']:,}")
     head.add_row("size", format_bytes(info["total_bytes"]))
     head.add_row(f"partitions of {format_bytes(info['partition_bytes'])}",
@@ -478,7 +555,7 @@ ThreadsOpt = Annotated[int | None, typer.Option("--threads", min=1, help="Genera
                                                 show_default="all cores, up to 8")]
 ForceFlag = Annotated[bool, typer.Option("--force", "-f", help="Replace OUT_STORE if it is a store.")]
 PartitionBytesOpt = Annotated[int, typer.Option(
-    "--partition-bytes", parser=_size_param, metavar="SIZE",
+    "--partition-bytes", parser=_partition_size_param, metavar="SIZE",
     help="Partition size for the partition count: 32MiB, 1GB, or bytes.")]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
 VerifyFlag = Annotated[bool, typer.Option(
@@ -493,7 +570,7 @@ def _generate(kind: str, out: Path, *, force: bool, **kwargs: Any) -> Graph:
     total = edge_factor << scale
     fn = generators.kronecker_graph if kind == "kronecker" else generators.uniform_graph
     with _progress(total, f"{kind} scale {scale}: edge samples", "building store") as advance:
-        graph = fn(store=out, overwrite=force, progress=advance, **kwargs)
+        graph = _user_value_errors(fn, store=out, overwrite=force, progress=advance, **kwargs)
     if not _settings.quiet:
         _stderr().print(f"wrote {out}: n={graph.n:,} m={graph.m:,}", highlight=False)
     return graph
@@ -583,6 +660,8 @@ def _user_value_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any
     """
     try:
         return fn(*args, **kwargs)
+    except TargetExistsError as exc:  # the API's words (overwrite=True) in the CLI's (--force)
+        raise GraphferryError(f"{exc.path} already exists (use --force to replace it)") from exc
     except GraphferryError:
         raise
     except ValueError as exc:
@@ -723,25 +802,8 @@ def write_table(columns: dict[str, np.ndarray], out: Path) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=suffix, dir=out.parent)
     os.close(fd)
     try:
-        if suffix == ".npy":
-            arr = np.empty(len(next(iter(columns.values()))), dtype=[(k, np.asarray(v).dtype) for k, v in columns.items()])
-            for k, v in columns.items():
-                arr[k] = v
-            np.save(tmp, arr)
-        elif suffix == ".csv":
-            names = list(columns)
-            with open(tmp, "w") as f:
-                f.write(",".join(names) + "\n")
-                data = np.column_stack([np.asarray(columns[k]).astype(object) for k in names])
-                for row in data:
-                    f.write(",".join(str(x) for x in row) + "\n")
-        else:
-            try:
-                import pyarrow as pa
-                import pyarrow.parquet as pq
-            except ImportError as exc:
-                raise GraphferryError("writing .parquet needs pyarrow: pip install 'graphferry[tables]'") from exc
-            pq.write_table(pa.table({k: np.asarray(v) for k, v in columns.items()}), tmp)
+        with writing(out):
+            _write_table_file(columns, suffix, tmp)
         _publish(tmp, out)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -749,16 +811,57 @@ def write_table(columns: dict[str, np.ndarray], out: Path) -> None:
         raise
 
 
+def _write_table_file(columns: dict[str, np.ndarray], suffix: str, tmp: str) -> None:
+    """One table format into ``tmp`` (the caller renames it into place)."""
+    if suffix == ".npy":
+        arr = np.empty(len(next(iter(columns.values()))), dtype=[(k, np.asarray(v).dtype) for k, v in columns.items()])
+        for k, v in columns.items():
+            arr[k] = v
+        np.save(tmp, arr)
+    elif suffix == ".csv":
+        names = list(columns)
+        with open(tmp, "w") as f:
+            f.write(",".join(names) + "\n")
+            data = np.column_stack([np.asarray(columns[k]).astype(object) for k in names])
+            for row in data:
+                f.write(",".join(str(x) for x in row) + "\n")
+    else:
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError as exc:
+            raise GraphferryError("writing .parquet needs pyarrow: pip install 'graphferry[tables]'") from exc
+        pq.write_table(pa.table({k: np.asarray(v) for k, v in columns.items()}), tmp)
+
+
+def _algorithm_arguments(name: str, params: dict[str, Any], backend: str) -> tuple[Callable[..., Any], Any, dict]:
+    """``(function, its parameters, keyword arguments)``; usage errors before any work is done."""
+    from . import algorithms
+
+    fn = algorithms.get(name)
+    accepted = inspect.signature(fn).parameters
+    kwargs = _algorithm_kwargs(accepted, params, name)
+    missing = [p.name for p in accepted.values()
+               if p.kind is p.KEYWORD_ONLY and p.default is p.empty and p.name not in kwargs]
+    if missing:
+        flags = " and ".join("--" + m.replace("_", "-") for m in missing)
+        raise _cx.UsageError(f"{name} needs {flags} (e.g. --damping 0.85 --iterations 10, "
+                             "as LDBC gives them per graph)" if name == "pagerank_ldbc" else f"{name} needs {flags}")
+    if backend == "cuda":
+        from .backends import cuda_available
+
+        if not cuda_available():
+            raise GraphferryError("--backend cuda: no usable GPU here (it needs CuPy and a CUDA device); "
+                                  "use --backend cpu or auto")
+    return fn, accepted, kwargs
+
+
 def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend: str = "auto",
                   engine: str = "auto", budget: int | None = None,
                   partition_bytes: int = DEFAULT_PARTITION_BYTES, direction: str = "auto",
                   params: dict[str, Any] | None = None, progress: Callable[..., None] | None = None) -> Any:
     """Run algorithm ``name`` on ``graph`` with command-line style arguments; returns the Result."""
-    from . import algorithms
-
-    fn = algorithms.get(name)
-    accepted = inspect.signature(fn).parameters
-    kwargs = _algorithm_kwargs(accepted, params or {}, name)
+    fn, accepted, kwargs = _algorithm_arguments(name, params or {}, backend)
     options = {"backend": backend, "engine": engine, "budget": budget, "partition_bytes": partition_bytes,
                "direction": direction, "progress": progress}
     if "source" in accepted:
@@ -772,6 +875,8 @@ def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend
             graph.to_internal_id(src)
         except KeyError as exc:
             raise GraphferryError(f"--source {source}: {exc.args[0]}") from None
+        except (TypeError, ValueError) as exc:
+            raise GraphferryError(f"--source {source}: {exc}") from None
         return fn(graph, src, **kwargs, **options)
     if source is not None:
         raise GraphferryError(f"--source does not apply to {name}")
@@ -790,7 +895,8 @@ def run(
         help="Write per-vertex results (.parquet, .csv or .npy).")] = None,
     backend: Annotated[Backend, typer.Option("--backend", help="Where kernels run.")] = Backend.auto,
     engine: Annotated[EngineName, typer.Option("--engine", help="Transfer engine for edge data.")] = EngineName.auto,
-    budget: Annotated[str | None, typer.Option("--budget", metavar="SIZE", show_default="80% of free device memory",
+    budget: Annotated[int | None, typer.Option("--budget", metavar="SIZE", parser=_size_param,
+        show_default="80% of free device memory",
         help="Device memory for edge data (e.g. 256MiB).")] = None,
     partition_bytes: PartitionBytesOpt = "32MiB",  # type: ignore[assignment]
     direction: Annotated[Direction, typer.Option("--direction", help="Force push or pull.")] = Direction.auto,
@@ -814,18 +920,18 @@ def run(
         raise GraphferryError(f"{graph_path}: no such file or directory")
     if out is not None:
         _check_table_path(out)  # before the run, not after it
+    params = {"damping": damping, "iterations": iterations, "max_iterations": max_iterations, "tol": tol}
+    _algorithm_arguments(algorithm, params, backend.value)  # before reading a large graph
     with _spinner(f"reading {graph_path}"):
         graph = _user_value_errors(_load, graph_path, verify=verify)
-    params = {"damping": damping, "iterations": iterations, "max_iterations": max_iterations, "tol": tol}
-    budget_bytes = None if budget is None else parse_size(budget)
     with _spinner(f"loading {graph_path} for the {backend.value} backend"):
-        loaded = _user_value_errors(load_graph, graph, backend=backend.value, budget=budget_bytes,
+        loaded = _user_value_errors(load_graph, graph, backend=backend.value, budget=budget,
                                     partition_bytes=partition_bytes)
     progress, stop = _iteration_reporter(algorithm)
     try:
         result = _user_value_errors(
             run_algorithm, loaded, algorithm, source=source, backend=backend.value, engine=engine.value,
-            budget=budget_bytes, partition_bytes=partition_bytes,
+            budget=budget, partition_bytes=partition_bytes,
             direction=direction.value, params=params, progress=progress)
     finally:
         stop()
@@ -847,9 +953,14 @@ def run(
 
 def _write_json(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent if str(path.parent) else ".")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=1, default=float)
-    _publish(tmp, path)
+    try:
+        with writing(path), os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=1, default=float)
+        _publish(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
 
 
 def summarize_result(name: str, result: Any) -> dict[str, Any]:
@@ -873,6 +984,8 @@ def summarize_result(name: str, result: Any) -> dict[str, Any]:
             values[key] = {"sum": int(arr.sum())}
     for key, v in result.scalars.items():
         if np.isscalar(v):
+            if key in getattr(result, "vertex_ids", ()):
+                v = result.input_ids(key)  # the input's id, as the user gave it with --source
             values[key] = v.item() if hasattr(v, "item") else v
     rec = result.record
     load_s = float(rec.extra.get("load_seconds", 0.0))

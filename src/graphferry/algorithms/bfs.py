@@ -60,7 +60,8 @@ def bfs(graph: Graph, source, *, options: RunOptions | None = None, **kwargs) ->
             frontier = st.edge_map(frontier)
         levels = st.host("level")
         parents = st.host("parent")
-    return Result(graph, {"levels": levels, "parents": parents}, rt.record, {"source": s})
+    return Result(graph, {"levels": levels, "parents": parents}, rt.record, {"source": s},
+                  vertex_ids=("parents", "source"))
 
 
 def verify_bfs(graph: Graph, source: int, levels: np.ndarray, parents: np.ndarray) -> None:

@@ -120,7 +120,8 @@ def sssp(graph: Graph, source, *, delta: float | None = None, options: RunOption
             rounds += 1
             buckets.add(st.edge_map(bucket))
         distances = st.host("dist", np.float64)
-    return Result(graph, {"distances": distances}, rt.record, {"source": s, "rounds": rounds, "delta": width})
+    return Result(graph, {"distances": distances}, rt.record, {"source": s, "rounds": rounds, "delta": width},
+                  vertex_ids=("source",))
 
 
 # ---------------------------------------------------------------- verifier

@@ -116,7 +116,8 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
             rounds += 1
         components = len(st.vertex_map("is_root"))   # one root per component
         labels = st.host("label", np.int64)
-    return Result(graph, {"labels": labels}, rt.record, {"components": components, "rounds": rounds})
+    return Result(graph, {"labels": labels}, rt.record, {"components": components, "rounds": rounds},
+                  vertex_ids=("labels",))
 
 
 # ---------------------------------------------------------------- verifier
