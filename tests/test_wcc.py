@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 from graphferry import Graph
 from graphferry.algorithms.wcc import same_partition, union_find_components, verify_wcc, wcc
 
-from conftest import ENGINES, tiny_budget_options
+from conftest import ENGINES, small_budget_options, tiny_budget_options
+from shapes import shaped_graphs
 
 
 @st.composite
@@ -75,3 +76,12 @@ def test_union_find_and_partition_helpers():
     assert not same_partition(np.array([7, 7, 7]), np.array([0, 0, 1]))
     with pytest.raises(AssertionError):
         verify_wcc(Graph.from_edges(np.array([0]), np.array([1]), n=3), np.array([0, 1, 2]))
+
+
+@settings(max_examples=10, deadline=None)
+@given(case=shaped_graphs(), engine=st.sampled_from(ENGINES), direction=st.sampled_from(["auto", "push", "pull"]))
+def test_wcc_on_long_deep_hub_and_large_graphs(case, engine, direction):
+    _, g = case
+    r = wcc(g, direction=direction, **small_budget_options(engine))
+    assert same_partition(r.labels, scipy_labels(g))
+    verify_wcc(g, r.labels)
