@@ -10,7 +10,8 @@ from hypothesis import given, settings, strategies as st
 from graphferry import Graph
 from graphferry.algorithms.sssp import sssp, verify_sssp
 
-from conftest import ENGINES, tiny_budget_options
+from conftest import ENGINES, small_budget_options, tiny_budget_options
+from shapes import shape_edges, shaped_graphs
 
 
 def oracle(g: Graph, s: int) -> np.ndarray:
@@ -176,3 +177,25 @@ def test_bucket_widths_agree_with_scipy(delta):
     verify_sssp(g, 0, r.distances)
     if delta == float("inf"):
         assert r.rounds < 40   # Bellman-Ford: one bucket, rounds ~ hops
+
+
+@settings(max_examples=10, deadline=None)
+@given(case=shaped_graphs(weighted=True), engine=st.sampled_from(ENGINES),
+       direction=st.sampled_from(["auto", "push", "pull"]), delta=st.sampled_from([None, 2.0]), data=st.data())
+def test_sssp_on_long_deep_hub_and_large_graphs(case, engine, direction, delta, data):
+    _, g = case
+    s = data.draw(st.integers(0, g.n - 1))
+    check(g, s, sssp(g, s, direction=direction, delta=delta, **small_budget_options(engine)))
+
+
+@pytest.mark.parametrize("engine", ["resident", "filter"])
+def test_sssp_reaches_the_end_of_a_long_weighted_path(engine):
+    # 1500 hops plus a heavy shortcut: the shortcut's distance must be corrected by the far end
+    n = 1500
+    src, dst = shape_edges("path", n, np.random.default_rng(0))
+    perm = np.random.default_rng(2).permutation(n)
+    w = np.r_[np.full(n - 1, 0.5), 10_000.0]
+    g = Graph.from_edges(perm[np.r_[src, 0]], perm[np.r_[dst, n - 1]], w, n=n)
+    r = sssp(g, int(perm[0]), **small_budget_options(engine))
+    np.testing.assert_array_equal(r.distances[perm], 0.5 * np.arange(n))
+    verify_sssp(g, int(perm[0]), r.distances)
