@@ -19,6 +19,20 @@ DATASETS = SHARED / "datasets"
 
 ENGINES = ["host", "resident", "filter", "compaction", "zerocopy", "unified"]
 
+# CI (``.ci/run`` sets CI=true) must have the shared conformance data: a missing copy is
+# then an error, not a quiet skip that would hide every check that reads it.
+ON_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def need_shared(path: Path, what: str = "shared data") -> None:
+    """Skip the calling test when ``path`` (under ``../shared``) is missing; fail under CI."""
+    if path.exists():
+        return
+    message = f"{what} not found at {path}"
+    if ON_CI:
+        pytest.fail(f"{message} (CI=true: the shared conformance data must be present)", pytrace=False)
+    pytest.skip(message)
+
 
 def _has_gpu() -> bool:
     from graphferry.backends import cuda_available

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import ldbc
-from conftest import LDBC_GRAPHS
+from conftest import LDBC_GRAPHS, need_shared
 
 CASES = ldbc.cases(LDBC_GRAPHS)
 MATCHING = LDBC_GRAPHS.parent / "matching"
@@ -26,8 +26,7 @@ for _engine in GPU_ENGINES:
 
 
 def test_suite_is_complete():
-    if not LDBC_GRAPHS.is_dir():
-        pytest.skip(f"LDBC validation graphs not found at {LDBC_GRAPHS}")
+    need_shared(LDBC_GRAPHS, "LDBC validation graphs")
     assert len(CASES) == 24
     assert {alg for _, alg in CASES} == set(ldbc.ALGORITHMS)
 
@@ -36,10 +35,9 @@ def test_suite_is_complete():
 @pytest.mark.parametrize("case", CASES or [None], ids=lambda c: "-".join(c) if c else "absent")
 def test_ldbc_case(case, options):
     if case is None:
-        pytest.skip(f"LDBC validation graphs not found at {LDBC_GRAPHS}")
+        need_shared(LDBC_GRAPHS, "LDBC validation graphs")
     name, alg = case
-    if ldbc.algorithm_module(alg) is None:
-        pytest.skip(f"graphferry.algorithms has no {alg} module yet")
+    assert ldbc.algorithm_module(alg) is not None, f"graphferry.algorithms has no {alg} module"
     graph, params = ldbc.load_graph(LDBC_GRAPHS, name)
     expected = ldbc.read_output(LDBC_GRAPHS / f"{name}-{alg}")
     actual = ldbc.run(alg, graph, params, **options)
@@ -50,8 +48,7 @@ def test_ldbc_case(case, options):
 # ---------------------------------------------------------------- the comparator's own tests
 @pytest.mark.parametrize("rule", ["exact", "epsilon", "equivalence"])
 def test_comparator_on_official_matching_examples(rule):
-    if not MATCHING.is_dir():
-        pytest.skip(f"LDBC matching examples not found at {MATCHING}")
+    need_shared(MATCHING, "LDBC matching examples")
     expected = ldbc.read_output(MATCHING / f"{rule}_expected.csv")
     assert ldbc.compare(rule, expected, ldbc.read_output(MATCHING / f"{rule}_actual1.csv")) == []
     assert ldbc.compare(rule, expected, ldbc.read_output(MATCHING / f"{rule}_actual2.csv")) != []

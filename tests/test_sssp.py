@@ -134,7 +134,7 @@ def test_unweighted_is_hops():
 
 def test_rejects_bad_weights_and_arguments():
     g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), np.array([1.0, -2.0]), n=3)
-    with pytest.raises(ValueError, match="'graph'.*negative or NaN"):
+    with pytest.raises(ValueError, match="'graph'.*negative or non-finite"):
         sssp(g, 0, backend="cpu")
     g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), np.array([np.nan, 2.0]), n=3)
     with pytest.raises(ValueError, match="'graph'"):

@@ -18,7 +18,7 @@ import logging
 from .graph import Graph
 
 __version__ = "0.1.0"
-__all__ = ["Graph", "__version__", "algorithms", "generators", "io", "store", "runtime"]
+__all__ = ["Graph", "LoadedGraph", "load", "__version__", "algorithms", "generators", "io", "store", "runtime"]
 
 _SUBMODULES = {"algorithms", "generators", "io", "store", "runtime", "engines", "backends", "partition"}
 
@@ -26,6 +26,10 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 
 def __getattr__(name: str):
+    if name in ("load", "LoadedGraph"):
+        from .runtime import loaded
+
+        return getattr(loaded, name)
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'graphferry' has no attribute {name!r}")

@@ -35,6 +35,64 @@ from typing import Any
 import numpy as np
 
 INDEX32_LIMIT = 2**31
+#: Entries per block of the structural check: bounds the temporaries it makes
+#: (a bool per entry) while keeping numpy's per-call overhead negligible.
+CHECK_BLOCK = 1 << 24
+
+
+class CSRError(ValueError):
+    """CSR arrays that kernels must not read: names the array and the first bad position.
+
+    ``array`` is ``"offsets"``, ``"indices"`` or ``"weights"``, ``position`` the
+    index of the first bad entry in it, so a store can name its file.
+    """
+
+    def __init__(self, array: str, position: int, problem: str):
+        self.array, self.position, self.problem = array, int(position), problem
+        super().__init__(f"{array}[{position}]: {problem}")
+
+
+def check_csr(offsets: np.ndarray, indices: np.ndarray) -> None:
+    """Raise :class:`CSRError` unless kernels can read these arrays without leaving them.
+
+    Holds when ``offsets`` starts at 0, never decreases and ends at
+    ``len(indices)``, and every index lies in ``[0, n)``. Vectorised and in
+    blocks (one compare pass over ``offsets``, one ``max`` over ``indices`` seen
+    as unsigned, so a negative id shows up as a huge one); on a memory-mapped
+    store this reads every page of both files once.
+
+    Example:
+        >>> check_csr(np.array([0, 1, 2]), np.array([1, 0], dtype=np.int32))
+        >>> check_csr(np.array([0, 2, 1]), np.array([1], dtype=np.int32))
+        Traceback (most recent call last):
+        ...
+        graphferry.graph.CSRError: offsets[2]: 1 is less than offsets[1] = 2 (offsets must never decrease)
+        >>> check_csr(np.array([0, 1, 2]), np.array([1, -3], dtype=np.int32))
+        Traceback (most recent call last):
+        ...
+        graphferry.graph.CSRError: indices[1]: vertex id -3 is outside [0, 2)
+    """
+    n = len(offsets) - 1
+    m = len(indices)
+    if n < 0:
+        raise CSRError("offsets", 0, "offsets must have n + 1 >= 1 entries")
+    if int(offsets[0]) != 0:
+        raise CSRError("offsets", 0, f"{int(offsets[0])}, expected 0")
+    if int(offsets[-1]) != m:
+        raise CSRError("offsets", n, f"{int(offsets[-1])}, expected m = {m} (the number of indices)")
+    for lo in range(0, n, CHECK_BLOCK):
+        block = np.asarray(offsets[lo:lo + CHECK_BLOCK + 1])
+        drops = block[1:] < block[:-1]
+        if drops.any():
+            k = lo + 1 + int(np.argmax(drops))
+            raise CSRError("offsets", k, f"{int(offsets[k])} is less than offsets[{k - 1}] = "
+                           f"{int(offsets[k - 1])} (offsets must never decrease)")
+    unsigned = np.dtype(f"u{indices.dtype.itemsize}")
+    for lo in range(0, m, CHECK_BLOCK):
+        block = np.asarray(indices[lo:lo + CHECK_BLOCK])
+        if int(block.view(unsigned).max()) >= n:
+            k = lo + int(np.argmax((block < 0) | (block >= n)))
+            raise CSRError("indices", k, f"vertex id {int(indices[k])} is outside [0, {n})")
 
 
 def index_dtype_for(n: int) -> np.dtype:
@@ -89,10 +147,9 @@ class Graph:
             raise ValueError("offsets must be a 1-d array of n + 1 entries")
         if self.indices.dtype not in (np.int32, np.int64):
             raise TypeError(f"indices must be int32 or int64, got {self.indices.dtype}")
-        if int(self.offsets[-1]) != len(self.indices):
-            raise ValueError(
-                f"offsets[-1] = {int(self.offsets[-1])} but there are {len(self.indices)} indices"
-            )
+        # Every kernel trusts these invariants; checking them here means no
+        # graph that reaches native code can make it read out of bounds.
+        check_csr(self.offsets, self.indices)
         if self.weights is not None:
             if self.weights.dtype != np.float32:
                 raise TypeError(f"weights must be float32, got {self.weights.dtype}")

@@ -47,18 +47,17 @@ def bfs(graph: Graph, source, *, options: RunOptions | None = None, **kwargs) ->
     ``source`` is an id of the input (an original id when the input was renumbered).
     """
     s = graph.to_internal_id(source)
-    parent = np.full(graph.n, -1, dtype=graph.indices.dtype)
-    level = np.full(graph.n, -1, dtype=np.int32)
-    parent[s], level[s] = s, 0
     with runtime_for(graph, "bfs", options, kwargs) as rt:
-        st = rt.start(PROGRAM, arrays={"parent": parent, "level": level})
+        st = rt.start(PROGRAM, arrays={"parent": -1, "level": -1})
+        st.assign("parent", [s], s)
+        st.assign("level", [s], 0)
         frontier = rt.frontier([s])
         depth = 0
         while frontier:
             depth += 1
             st.scalars["depth"] = depth
             frontier = st.edge_map(frontier)
-        levels = st.host("level").astype(np.int64)
+        levels = st.host("level").astype(np.int64)     # the API's dtype: one pass each
         parents = st.host("parent").astype(np.int64)
     return Result(graph, {"levels": levels, "parents": parents}, rt.record, {"source": s})
 
@@ -66,25 +65,33 @@ def bfs(graph: Graph, source, *, options: RunOptions | None = None, **kwargs) ->
 def verify_bfs(graph: Graph, source: int, levels: np.ndarray, parents: np.ndarray) -> None:
     """GAPBS-style check without the framework; raises AssertionError on the first violation.
 
-    The source has level 0; no edge leads from level l to a vertex deeper than
-    l + 1 or to an unreached vertex; each reached vertex's parent is an
-    in-neighbour one level up.
+    The source, and only the source, has level 0 and is its own parent; no edge
+    leads from level l to a vertex deeper than l + 1 or to an unreached vertex;
+    each other reached vertex's parent is an in-neighbour one level up. Together
+    these pin every level: following parents from any reached vertex walks down
+    one level a step to the only level-0 vertex, the source (so a level is never
+    below the true distance), and no edge skips a level (so never above it).
     """
     levels = np.asarray(levels)
     parents = np.asarray(parents)
+    n = graph.n
+    assert levels.shape == (n,) and parents.shape == (n,), "one level and one parent per vertex"
+    assert np.all(levels >= -1), "a level is below -1"
     assert levels[source] == 0 and parents[source] == source, "source must have level 0 and be its own parent"
     src, dst = graph.edges()
     reached_src = levels[src] >= 0
     assert np.all(levels[dst[reached_src]] >= 0), "an edge leads from a reached to an unreached vertex"
     assert np.all(levels[dst[reached_src]] <= levels[src[reached_src]] + 1), "an edge skips a level"
-    others = np.flatnonzero((levels > 0))
+    others = np.flatnonzero(levels >= 0)
+    others = others[others != source]
+    assert np.all(levels[others] > 0), "a vertex other than the source has level 0"
     p = parents[others]
-    assert np.all(p >= 0), "a reached vertex has no parent"
+    assert np.all((p >= 0) & (p < n)), "a reached vertex has no parent"
     assert np.all(levels[p] == levels[others] - 1), "a parent is not one level up"
     # parent must be an in-neighbour: (p, v) is an edge
-    key = src * graph.n + dst
+    key = src * n + dst
     key.sort()
-    want = p * graph.n + others
+    want = p * n + others
     pos = np.searchsorted(key, want)
     pos = np.minimum(pos, len(key) - 1)
     assert len(want) == 0 or np.all(key[pos] == want), "a parent is not an in-neighbour"

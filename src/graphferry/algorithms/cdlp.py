@@ -191,18 +191,16 @@ def cdlp(graph: Graph, max_iterations: int = 10, *, options: RunOptions | None =
     hubs = _Hubs(simple)
     ran = 0
     with runtime_for(simple, "cdlp", options, kwargs) as rt:
-        b = rt.backend
         st = rt.start(PROGRAM, arrays={"label": rank, "next": rank},
                       scalars={"directed": int(simple.directed)})
-        hub_ids = b.asarray(hubs.ids) if len(hubs) else None
         for _ in range(max_iterations):
             ran += 1
             changed = len(st.neighbor_map("cdlp_vertex"))
             if len(hubs):
-                old = b.to_host(st.arrays["label"])
+                old = st.host("label")
                 new = hubs.step(old)
                 changed += int(np.count_nonzero(new != old[hubs.ids]))
-                st.arrays["next"][hub_ids] = b.asarray(new.astype(old.dtype))
+                st.assign("next", hubs.ids, new.astype(old.dtype))
             st.swap("label", "next")
             if changed == 0:
                 break

@@ -65,6 +65,10 @@ GF_FN bool cond(const State& S, vid_t d) { return true; }
 GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
     S.resid[d] += S.send[s]; return true;
 }
+// the same sum folded in a register (the CPU pull kernel's form)
+GF_FN real_t pull_begin(const State& S, vid_t d) { return S.resid[d]; }
+GF_FN void pull_fold(const State& S, real_t& a, vid_t s, vid_t d, float w) { a += S.send[s]; }
+GF_FN bool pull_end(const State& S, vid_t d, real_t a) { S.resid[d] = a; return true; }
 // push: many sources add to d's residual at once
 GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
     gf_atomic_add(&S.resid[d], S.send[s]); return true;
@@ -108,17 +112,27 @@ GF_FN bool cond(const State& S, vid_t d) { return true; }
 GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
     S.acc[d] += S.contrib[s]; return false;
 }
+// the same sum folded in a register (the CPU pull kernel's form): one store per vertex
+GF_FN double pull_begin(const State& S, vid_t d) { return S.acc[d]; }
+GF_FN void pull_fold(const State& S, double& a, vid_t s, vid_t d, float w) { a += S.contrib[s]; }
+GF_FN bool pull_end(const State& S, vid_t d, double a) { S.acc[d] = a; return false; }
 // the atomic form: for push, and for device kernels that split a heavy row over many threads
 GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
     gf_atomic_add(&S.acc[d], S.contrib[s]); return false;
 }
+// once, before the first round: what each vertex sends (scale = 1 / outdeg, 0 for sinks)
 GF_FN bool prepare(const State& S, vid_t v) {
-    S.contrib[v] = S.rank[v] * S.scale[v];   // scale = 1 / outdeg, 0 for sinks
+    S.contrib[v] = S.rank[v] * S.scale[v];
     S.acc[v] = 0.0;
     return false;
 }
+// after each round: the new rank, and already what it sends in the next round
+// (one pass over the vertices per round, as GAPBS's pull does)
 GF_FN bool finish(const State& S, vid_t v) {
-    S.rank[v] = S.base + S.damping * S.acc[v];
+    const double r = S.base + S.damping * S.acc[v];
+    S.rank[v] = r;
+    S.contrib[v] = r * S.scale[v];
+    S.acc[v] = 0.0;
     return false;
 }
 """,
@@ -190,18 +204,18 @@ def pagerank_ldbc(graph: Graph, *, damping: float, iterations: int, options: Run
     with runtime_for(graph, "pagerank_ldbc", options, kwargs) as rt:
         if n == 0:
             return Result(graph, {"ranks": np.zeros(0)}, rt.record, {"iterations": 0})
-        xp = rt.backend.xp
         st = rt.start(LDBC_PROGRAM, arrays={"rank": 1.0 / n, "scale": _inverse_degrees(graph, np.float64)},
                       scalars={"damping": d, "base": 0.0})
-        sinks = rt.backend.asarray(np.flatnonzero(graph.out_degree == 0))
+        sink_ids = np.flatnonzero(graph.out_degree == 0)
+        sinks = rt.frontier(sink_ids) if len(sink_ids) else None
         everyone = rt.all_vertices()
+        st.vertex_map("prepare")
         for _ in range(int(iterations)):
-            sink_sum = float(xp.sum(st.arrays["rank"][sinks])) if len(sinks) else 0.0
+            sink_sum = st.reduce("rank", "sum", sinks) if sinks is not None else 0.0
             st.scalars["base"] = (1.0 - d) / n + d / n * sink_sum
-            st.vertex_map("prepare")
             st.edge_map(everyone)
             st.vertex_map("finish")
-        ranks = st.host("rank").astype(np.float64, copy=True)
+        ranks = st.host("rank")
     return Result(graph, {"ranks": ranks}, rt.record, {"iterations": int(iterations)})
 
 

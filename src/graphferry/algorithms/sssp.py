@@ -60,18 +60,19 @@ GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
 
 
 def check_weights(graph: Graph) -> None:
-    """Raise ValueError if the graph has a negative or NaN edge weight."""
+    """Raise ValueError if the graph has a negative, NaN or infinite edge weight."""
     w = graph.weights
     if w is None or len(w) == 0:
         return
-    bad = ~(np.asarray(w) >= 0)  # catches NaN too
+    w = np.asarray(w)
+    bad = ~((w >= 0) & np.isfinite(w))
     if bad.any():
         k = int(np.argmax(bad))
         src = int(np.searchsorted(graph.offsets, k, side="right") - 1)
         raise ValueError(
-            f"sssp: argument 'graph' has {int(bad.sum())} negative or NaN edge weight(s); the first is "
+            f"sssp: argument 'graph' has {int(bad.sum())} negative or non-finite edge weight(s); the first is "
             f"{float(w[k])!r} on edge {graph.to_original_ids(src)} -> {graph.to_original_ids(int(graph.indices[k]))}; "
-            f"shortest paths need non-negative weights"
+            f"shortest paths need finite non-negative weights"
         )
 
 
@@ -117,11 +118,19 @@ def verify_sssp(graph: Graph, source: int, dist: np.ndarray, *, rtol: float = 1e
 
     ``dist[source] == 0``; no distance is negative or NaN; every edge out of a
     reached vertex is relaxed (``d[v] <= d[u] + w``); and every reached vertex
-    other than the source is tight: some in-edge has ``d[u] + w == d[v]``
-    (both within ``rtol``, relative).
+    is reached from the source along tight edges (``d[u] + w == d[v]``, within
+    ``rtol``, relative). The last rule (a breadth-first search of the tight
+    edges with scipy) pins every distance: a distance below the true one would
+    need a tight path from the source shorter than the shortest path. Asking
+    only for *some* tight in-edge per vertex is not enough with zero weights: a
+    zero-weight cycle can hold too-small distances that justify each other.
     """
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import breadth_first_order
+
     dist = np.asarray(dist, dtype=np.float64)
-    assert dist.shape == (graph.n,), "one distance per vertex"
+    n = graph.n
+    assert dist.shape == (n,), "one distance per vertex"
     assert dist[source] == 0, "the source must be at distance 0"
     assert not np.isnan(dist).any() and (dist >= 0).all(), "a distance is negative or NaN"
     src, dst = graph.edges()
@@ -131,8 +140,14 @@ def verify_sssp(graph: Graph, source: int, dist: np.ndarray, *, rtol: float = 1e
     via = dist[src] + w
     tol = rtol * np.maximum(1.0, np.abs(via))
     assert np.all(dist[dst] <= via + tol), "an edge is not relaxed (d[v] > d[u] + w)"
-    tight = np.zeros(graph.n, dtype=bool)
-    tight[dst[np.abs(via - dist[dst]) <= tol]] = True
+    is_tight = np.abs(via - dist[dst]) <= tol
+    tight = np.zeros(n, dtype=bool)
+    tight[dst[is_tight]] = True
     others = np.isfinite(dist)
     others[source] = False
     assert tight[others].all(), "a reached vertex has no in-edge with d[u] + w == d[v]"
+    t = sp.csr_array((np.ones(int(is_tight.sum())), (src[is_tight], dst[is_tight])), shape=(n, n))
+    on_tight_paths = np.zeros(n, dtype=bool)
+    on_tight_paths[breadth_first_order(t, source, directed=True, return_predecessors=False)] = True
+    assert on_tight_paths[np.isfinite(dist)].all(), \
+        "a finite distance is not reached from the source along tight edges (too small)"

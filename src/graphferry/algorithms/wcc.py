@@ -1,19 +1,26 @@
-"""Weakly connected components: min-label propagation with hooking, over both edge directions.
+"""Weakly connected components: Afforest (neighbour sampling, then skip the largest component).
 
-Every vertex starts with its own id as label; a label is always a vertex of
-the same component and never grows. Each round the active vertices (those
-whose label dropped in the previous round) offer their grandparent label
-``label[label[s]]`` along their out-edges (a forward ``edge_map``) and along
-their in-edges (a ``reverse`` edge_map over the transposed graph) both to the
-neighbour and to the neighbour's parent (FastSV's aggressive and stochastic
-hooking, Zhang, Azad and Hu 2020), then a vertex pass shortcuts
-``label[v] = label[label[v]]``. Plain label propagation needs as many rounds
-as the component's diameter; hooking and shortcutting need far fewer.
+Sutton, Ben-Nun and Barak, "Optimizing parallel graph connectivity
+computation via subgraph sampling" (IPDPS 2018), as GAPBS's ``cc`` runs it.
+Every vertex starts as its own tree (``label[v] = v``); ``link(u, v)`` joins
+the trees of ``u`` and ``v`` by hooking the higher root under the lower one
+with a compare-and-swap, so ``label[v] <= v`` always holds and every root is
+the smallest vertex of its tree:
 
-A vertex whose label dropped is active in the next round, so at the fixed
-point every edge joins equal labels and each component carries its smallest
-vertex id (internal ids). LDBC accepts any labelling that induces the same
-partition.
+1. **sampling**: for ``r = 0, 1`` every vertex links with its ``r``-th
+   out-neighbour (a neighbourhood function: two edges per vertex), then a
+   vertex pass compresses every path to its root;
+2. **the largest component**: the most frequent label among 1024 sampled
+   vertices (a gather) is, with high probability, the giant component's root ``c``;
+3. **finish**: only the vertices whose label is not ``c`` link along all their
+   edges (an ``edge_map`` over that frontier, forward and, for a directed graph,
+   reversed: an edge from the giant component to another vertex is seen from
+   the other end), and a last compression sets every label to its root.
+
+An edge is skipped in step 3 only when its tail already sits in ``c``'s tree,
+and then its head either does too or links from its own side, so at the end
+every edge joins equal labels and each component carries its smallest vertex
+id (internal ids). LDBC accepts any labelling that induces the same partition.
 
 Example:
     >>> import numpy as np
@@ -33,34 +40,45 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Graph
-from ..runtime import Frontier, Program, RunOptions
+from ..runtime import Program, RunOptions
 from ._common import Result, runtime_for
 
+SAMPLE_ROUNDS = 2      # GAPBS's neighbor_rounds
+SAMPLE_VERTICES = 1024  # GAPBS's SampleFrequentElement
+
 PROGRAM = Program(
-    "wcc",
-    arrays={"label": "vid", "hooked": "uint8"},
-    vertex_functions=("settle",),
+    "wcc_afforest",
+    arrays={"label": "vid"},
+    scalars={"round": "int64"},
+    vertex_functions=("compress",),
+    neighbor_functions=("sample",),
     source=r"""
-GF_FN bool cond(const State& S, vid_t d) { return true; }
-// s offers its grandparent label g (never larger than its own label) to d
-// (aggressive hooking) and to d's parent (hooking; that vertex is flagged so
-// the driver activates it). Every label is a vertex of the same component.
-GF_FN bool offer(const State& S, vid_t s, vid_t d) {
-    const vid_t g = gf_load(&S.label[gf_load(&S.label[s])]);
-    const vid_t p = gf_load(&S.label[d]);  // d's parent before this offer
-    if (p != d && gf_atomic_min(&S.label[p], g)) S.hooked[p] = 1;
-    return gf_atomic_min(&S.label[d], g);
+// Join the trees of u and v: hook the higher root under the lower one (Afforest's link).
+GF_FN void link(const State& S, vid_t u, vid_t v) {
+    vid_t p1 = gf_load(&S.label[u]), p2 = gf_load(&S.label[v]);
+    while (p1 != p2) {
+        const vid_t high = p1 > p2 ? p1 : p2, low = p1 > p2 ? p2 : p1;
+        const vid_t ph = gf_load(&S.label[high]);
+        if (ph == low) break;                                       // already hooked there
+        if (ph == high && gf_cas(&S.label[high], high, low)) break; // high was a root: hooked
+        p1 = gf_load(&S.label[gf_load(&S.label[high])]);            // climb and retry
+        p2 = gf_load(&S.label[low]);
+    }
 }
-// pull: d's own label is also hooked onto by other threads, so it too goes through atomics
-GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { return offer(S, s, d); }
-GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { return offer(S, s, d); }
-// shortcut (label[v] = label[label[v]]); keep v active if it was hooked or shortcut
-GF_FN bool settle(const State& S, vid_t v) {
-    const vid_t l = gf_load(&S.label[v]);
-    const bool lowered = gf_atomic_min(&S.label[v], gf_load(&S.label[l]));
-    const bool hooked = S.hooked[v] != 0;
-    S.hooked[v] = 0;
-    return lowered || hooked;
+GF_FN bool cond(const State& S, vid_t d) { return true; }
+GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { link(S, s, d); return false; }
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { link(S, s, d); return false; }
+// sampling round: link u with its round-th out-neighbour
+GF_FN bool sample(const State& S, const GfGraph& G, const GfGraph& GT, vid_t u) {
+    if (G.degree(u) > S.round) link(S, u, G.indices[G.begin(u) + S.round]);
+    return false;
+}
+// path compression: point v at its root
+GF_FN bool compress(const State& S, vid_t v) {
+    vid_t l = gf_load(&S.label[v]);
+    for (vid_t up = gf_load(&S.label[l]); up != l; up = gf_load(&S.label[l])) l = up;
+    S.label[v] = l;
+    return false;
 }
 """,
 )
@@ -70,26 +88,34 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
     """Component labels (``labels``: the smallest internal vertex id of each component).
 
     Directed graphs are read as undirected (weak connectivity). ``scalars``
-    holds ``components`` (their number) and ``rounds``.
+    holds ``components`` (their number) and ``rounds`` (passes over edges: the
+    sampling rounds and the final one).
     """
     n = graph.n
     with runtime_for(graph, "wcc", options, kwargs) as rt:
-        st = rt.start(PROGRAM, arrays={"label": np.arange(n, dtype=graph.indices.dtype), "hooked": 0})
-        frontier = rt.all_vertices()
+        st = rt.start(PROGRAM, arrays={"label": np.arange(n, dtype=graph.indices.dtype)})
         rounds = 0
-        while frontier:
+        if n:
+            for r in range(SAMPLE_ROUNDS):
+                st.scalars["round"] = r
+                st.neighbor_map("sample", in_edges=False)
+                st.vertex_map("compress")
+                rounds += 1
+            rng = np.random.default_rng(0)
+            labels = st.gather("label", rng.integers(0, n, SAMPLE_VERTICES))
+            values, counts = np.unique(labels, return_counts=True)
+            giant = values[np.argmax(counts)]
+            # every vertex outside the sampled giant tree links along all its edges
+            rest = rt.all_vertices() - st.select("label", giant, giant + 1)
+            if rest:
+                st.edge_map(rest)
+                if graph.directed:
+                    st.edge_map(rest, reverse=True)
+            st.vertex_map("compress")
             rounds += 1
-            changed = st.edge_map(frontier)
-            if graph.directed:
-                changed = _union(rt.backend, n, changed, st.edge_map(frontier, reverse=True))
-            frontier = _union(rt.backend, n, changed, st.vertex_map("settle"))
         labels = st.host("label").astype(np.int64)
     components = int(np.count_nonzero(labels == np.arange(n)))
     return Result(graph, {"labels": labels}, rt.record, {"components": components, "rounds": rounds})
-
-
-def _union(backend, n: int, a: Frontier, b: Frontier) -> Frontier:
-    return Frontier(backend, n, bits=a.bits | b.bits)
 
 
 # ---------------------------------------------------------------- verifier

@@ -79,6 +79,10 @@ class Backend(ABC):
     def zeros(self, shape, dtype) -> Any:
         return self.xp.zeros(shape, dtype=dtype)
 
+    def full(self, shape, value, dtype) -> Any:
+        """An array filled with ``value`` where the state lives (on a GPU: a fill kernel, no upload)."""
+        return self.xp.full(shape, value, dtype=dtype)
+
     def pointer(self, arr: Any | None) -> int:
         if arr is None:
             return 0
@@ -155,6 +159,13 @@ class Backend(ABC):
 
     def popcount(self, bits: Any) -> int:
         return int(np.bitwise_count(bits).sum())
+
+    def degree_sum(self, offsets: np.ndarray, *, ids: Any = None, bits: Any = None) -> int:
+        """Sum of ``offsets[v + 1] - offsets[v]`` (host offsets) over ``ids`` or a bitmap's set bits."""
+        if ids is None:
+            ids = self.ids_from_bits(bits, len(offsets) - 1)
+        ids = self.to_host(ids)
+        return int((offsets[ids + 1] - offsets[ids]).sum())
 
 
 class DeviceArena:

@@ -41,6 +41,14 @@ class EdgeSide:
 
     def __post_init__(self):
         self.bounds = np.array([p.lo for p in self.partitions] + [len(self.offsets) - 1], dtype=np.int64)
+        self._device_offsets: dict[int, Any] = {}
+
+    def device_offsets(self, backend: Backend) -> Any:
+        """The offsets on ``backend``'s device, uploaded once and shared by every engine of this side."""
+        dev = self._device_offsets.get(id(backend))
+        if dev is None:
+            dev = self._device_offsets[id(backend)] = backend.asarray(self.offsets)
+        return dev
 
     @classmethod
     def of(cls, graph, partition_bytes: int, use_weights: bool) -> "EdgeSide":
@@ -78,6 +86,9 @@ class Loaded:
 
 class Engine(ABC):
     name = "?"
+    #: False when the engine moves nothing: unless the caller sets partition_bytes,
+    #: its edge side is one partition, since partitions would only add kernel launches.
+    splits_partitions = True
 
     def __init__(self, side: EdgeSide, backend: Backend, arena: DeviceArena):
         self.side = side

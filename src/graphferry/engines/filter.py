@@ -31,7 +31,7 @@ class FilterEngine(Engine):
             self._bufs.append((idx, w))
         self._next = 0
         self._free_at = [None, None]  # per buffer: token of the last kernel that read it
-        self._offsets = backend.asarray(side.offsets)
+        self._offsets = side.device_offsets(backend)
         backend.register_host(side.indices)
         if side.weights is not None:
             backend.register_host(side.weights)

@@ -12,6 +12,7 @@ from .base import Engine, Loaded
 
 class HostEngine(Engine):
     name = "host"
+    splits_partitions = False
 
     def __init__(self, side, backend, arena):
         if backend.is_device:

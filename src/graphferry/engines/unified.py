@@ -47,7 +47,7 @@ class UnifiedEngine(Engine):
             self._real = None
         self._resident: OrderedDict[int, None] = OrderedDict()
         self._capacity = max(1, arena.budget_bytes // PAGE_BYTES)
-        self._offsets = backend.asarray(side.offsets)
+        self._offsets = side.device_offsets(backend)
         # weights pages are numbered after the index pages
         self._weight_base = (int(side.offsets[-1]) * side.indices.itemsize) // PAGE_BYTES + 1
 

@@ -36,7 +36,7 @@ class ZeroCopyEngine(Engine):
         super().__init__(side, backend, arena)
         self._indices = backend.host_view(side.indices)
         self._weights = None if side.weights is None else backend.host_view(side.weights)
-        self._offsets = backend.asarray(side.offsets)
+        self._offsets = side.device_offsets(backend)
         self._dense_bytes: dict[int, int] = {}
 
     def _lines_bytes(self, part, active) -> int:

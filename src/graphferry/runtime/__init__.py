@@ -1,8 +1,9 @@
 """Vertex-program runtime: programs, frontiers, edge_map / vertex_map / neighbor_map."""
 
 from .frontier import Frontier
+from .loaded import LoadedGraph, LoadedGraphClosedError, load
 from .program import Program
 from .record import RunRecord
 from .runtime import ProgramState, RunOptions, Runtime
 
-__all__ = ["Frontier", "Program", "ProgramState", "RunOptions", "RunRecord", "Runtime"]
+__all__ = ["Frontier", "LoadedGraph", "LoadedGraphClosedError", "load", "Program", "ProgramState", "RunOptions", "RunRecord", "Runtime"]

@@ -3,9 +3,13 @@
 Example:
     >>> from graphferry.backends.cpu.backend import CpuBackend
     >>> from graphferry.runtime.frontier import Frontier
-    >>> f = Frontier.from_ids(CpuBackend(), 10, [3, 7])
+    >>> b = CpuBackend()
+    >>> f = Frontier.from_ids(b, 10, [3, 7])
     >>> len(f), f.bits.tolist(), f.ids.tolist()
     (2, [136], [3, 7])
+    >>> g = Frontier.from_ids(b, 10, [7, 8])
+    >>> (f | g).ids.tolist(), (f & g).ids.tolist(), (f - g).ids.tolist()
+    ([3, 7, 8], [7], [3])
 """
 
 from __future__ import annotations
@@ -34,7 +38,10 @@ class Frontier:
 
     @classmethod
     def from_ids(cls, backend, n: int, ids) -> "Frontier":
-        host = np.unique(np.asarray(ids, dtype=np.int64))
+        host = np.asarray(ids, dtype=np.int64).ravel()
+        if len(host) > 1 and not bool((host[1:] > host[:-1]).all()):  # sorted and distinct: kept
+            host = np.sort(host)
+            host = host[np.r_[True, host[1:] != host[:-1]]]
         if len(host) and (host[0] < 0 or host[-1] >= n):
             raise ValueError(f"frontier names a vertex outside 0..{n - 1}")
         return cls(backend, n, ids=backend.asarray(host))
@@ -83,8 +90,41 @@ class Frontier:
     def __bool__(self) -> bool:
         return len(self) > 0
 
-    def out_edges(self, out_degree: np.ndarray) -> int:
-        """Sum of the out-degrees of the active vertices (for the push/pull choice)."""
+    # ------------------------------------------------------------ set operations
+    def _check(self, other: "Frontier") -> None:
+        if not isinstance(other, Frontier) or other.n != self.n:
+            raise ValueError("frontier set operations need two frontiers of the same graph")
+
+    def __or__(self, other: "Frontier") -> "Frontier":
+        """Union (one pass over the bitmap words)."""
+        self._check(other)
+        if self.is_all or other.is_all:
+            return Frontier.all(self.backend, self.n)
+        return Frontier(self.backend, self.n, bits=self.bits | other.bits)
+
+    def __and__(self, other: "Frontier") -> "Frontier":
+        """Intersection."""
+        self._check(other)
         if self.is_all:
-            return int(out_degree.sum())
-        return int(out_degree[self.host_ids()].sum())
+            return other
+        if other.is_all:
+            return self
+        return Frontier(self.backend, self.n, bits=self.bits & other.bits)
+
+    def __sub__(self, other: "Frontier") -> "Frontier":
+        """Difference: the vertices of this frontier that are not in ``other``."""
+        self._check(other)
+        if other.is_all:
+            return Frontier.empty(self.backend, self.n)
+        return Frontier(self.backend, self.n, bits=self.bits & ~other.bits)
+
+    def degree_sum(self, offsets: np.ndarray) -> int:
+        """Sum of the active vertices' degrees in the CSR with these (host) ``offsets``.
+
+        Read from whichever form the frontier has, without converting it.
+        """
+        if self.is_all:
+            return int(offsets[-1] - offsets[0])
+        if self._ids is not None:
+            return self.backend.degree_sum(offsets, ids=self.host_ids())
+        return self.backend.degree_sum(offsets, bits=self._bits)

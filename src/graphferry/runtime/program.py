@@ -7,6 +7,12 @@ update):
 * ``cond(S, d)``: may vertex ``d`` still change? (skips finished destinations)
 * ``update(S, s, d, w)``: pull direction, one thread owns ``d``: no atomics
 * ``update_atomic(S, s, d, w)``: push direction, many sources hit ``d`` at once
+* optionally ``pull_begin(S, d)`` / ``pull_fold(S, acc, s, d, w)`` /
+  ``pull_end(S, d, acc)``: the same pull as a fold into a register (for
+  programs whose update accumulates and never stops early, like PageRank's
+  sum): the CPU kernel then stores once per row instead of once per edge.
+  ``pull_end`` (called for rows that folded at least one edge) returns whether
+  ``d`` changed; the result must equal ``update``'s.
 * vertex functions ``f(S, v) -> bool`` run by ``vertex_map`` (true = keep ``v`` active)
 * neighbourhood functions ``f(S, G, GT, v) -> bool`` run by ``neighbor_map``
   with read access to the whole graph ``G`` and its transpose ``GT``.
@@ -86,6 +92,10 @@ class Program:
     def has_pull(self) -> bool:
         return _defines(self.source, "update") and _defines(self.source, "cond")
 
+    @property
+    def has_pull_fold(self) -> bool:
+        return self.has_pull and all(_defines(self.source, f) for f in ("pull_begin", "pull_fold", "pull_end"))
+
     def array_dtype(self, name: str, vid_dtype: np.dtype) -> np.dtype:
         t = self.arrays[name]
         return np.dtype(vid_dtype) if t == "vid" else np.dtype(t)
@@ -126,6 +136,7 @@ class Program:
             f"#define GF_VID_T {vid_ctype}",
             f"#define GF_HAS_PUSH {int(self.has_push)}",
             f"#define GF_HAS_PULL {int(self.has_pull)}",
+            f"#define GF_HAS_PULL_FOLD {int(self.has_pull_fold)}",
             '#include "gf_prelude.h"',
             self.state_struct(),
             f"// ---- program {self.name}",

@@ -39,8 +39,8 @@ from ..backends.base import Backend, DeviceArena
 from ..engines.base import EdgeSide, Engine
 from ..engines.registry import engine_class
 from ..graph import Graph
-from ..partition import DEFAULT_PARTITION_BYTES
-from .direction import DEFAULT_PULL_FRACTION, choose_direction
+from .loaded import LoadedGraph
+from .direction import DEFAULT_PULL_FRACTION, DirectionHistory, choose_direction
 from .frontier import Frontier
 from .program import Program
 from .record import RunRecord
@@ -52,12 +52,17 @@ Progress = Callable[[str, int, "RunRecord"], None]
 
 @dataclass
 class RunOptions:
-    """Options every algorithm accepts and passes through to the runtime."""
+    """Options every algorithm accepts and passes through to the runtime.
+
+    ``budget`` and ``partition_bytes`` belong to the placement of the graph: on a
+    :class:`~graphferry.runtime.loaded.LoadedGraph` they are the handle's (give
+    them to :func:`graphferry.load`); None means the handle's or the default.
+    """
 
     backend: str | Backend = "auto"
     engine: str = "auto"
     budget: int | None = None          # bytes of device memory for edge data
-    partition_bytes: int = DEFAULT_PARTITION_BYTES
+    partition_bytes: int | None = None  # None: the loaded graph's, else each engine's choice
     direction: str = "auto"
     pull_fraction: float = DEFAULT_PULL_FRACTION
     progress: Progress | None = None
@@ -72,46 +77,50 @@ class GraphArrays:
 
 
 class Runtime:
-    """Binds a graph to a backend, a device-memory budget and an engine."""
+    """Binds a graph to a backend, a device-memory budget and an engine for one algorithm call.
 
-    def __init__(self, graph: Graph, *, backend: str | Backend = "auto", engine: str = "auto",
-                 budget: int | None = None, partition_bytes: int = DEFAULT_PARTITION_BYTES,
+    ``graph`` is a :class:`Graph` (a temporary loaded graph is made for this
+    call and closed with it) or a :class:`~graphferry.runtime.loaded.LoadedGraph`,
+    whose sides, engines, device buffers, degrees and compiled programs the call
+    reuses and leaves in place for the next.
+    """
+
+    def __init__(self, graph: "Graph | LoadedGraph", *, backend: str | Backend = "auto", engine: str = "auto",
+                 budget: int | None = None, partition_bytes: int | None = None,
                  direction: str = "auto", pull_fraction: float = DEFAULT_PULL_FRACTION,
                  progress: Progress | None = None, algorithm: str = "?"):
-        if partition_bytes <= 0:
+        self._t0 = time.perf_counter()
+        if partition_bytes is not None and partition_bytes <= 0:
             raise ValueError(f"partition_bytes must be positive, got {partition_bytes}")
-        self.graph = graph
-        self.backend = get_backend(backend)
-        self.partition_bytes = int(partition_bytes)
+        if isinstance(graph, LoadedGraph):
+            graph._check_open()
+            _same_placement(graph, backend, budget, partition_bytes)
+            self.loaded, self._owns_loaded = graph, False
+        else:
+            self.loaded = LoadedGraph(graph, backend=backend, budget=budget,
+                                      partition_bytes=partition_bytes, temporary=True)
+            self._owns_loaded = True
+        self.graph = self.loaded.graph
+        self.backend = self.loaded.backend
+        self.arena = self.loaded.arena
+        self.partition_bytes = self.loaded.partition_bytes
         self.direction = direction
         self.pull_fraction = pull_fraction
         self.progress = progress
-        if budget is None:
-            budget = self._default_budget()
-        self.arena = DeviceArena(self.backend, int(budget))
         self.engine_name = self._resolve_engine(engine)
         engine_class(self.engine_name)  # fail early on a bad name
-        self._sides: dict[tuple[str, bool], tuple[EdgeSide, Engine]] = {}
-        self._whole: dict[tuple[bool, bool], tuple[GraphArrays, GraphArrays]] = {}
-        self._degrees: dict[str, Any] = {}
-        self._degree_sums: dict[str, int] = {}
         self.record = RunRecord(algorithm=algorithm, backend=self.backend.name, engine=self.engine_name)
-        self._t0 = time.perf_counter()
+        self.record.extra["loaded_graph"] = not self._owns_loaded
+        self.record.extra["load_seconds"] = self.loaded.load_seconds
+        self.record.setup_seconds = time.perf_counter() - self._t0
 
     @classmethod
-    def from_options(cls, graph: Graph, options: RunOptions, algorithm: str) -> "Runtime":
+    def from_options(cls, graph: "Graph | LoadedGraph", options: RunOptions, algorithm: str) -> "Runtime":
         return cls(graph, backend=options.backend, engine=options.engine, budget=options.budget,
                    partition_bytes=options.partition_bytes, direction=options.direction,
                    pull_fraction=options.pull_fraction, progress=options.progress, algorithm=algorithm)
 
     # ------------------------------------------------------------ set-up
-    def _default_budget(self) -> int:
-        g = self.graph
-        need = 2 * (g.m * (g.indices.itemsize + 4)) + (1 << 20)  # both directions, weights
-        if self.backend.is_device:
-            return max(1 << 20, int(self.backend.free_device_bytes() * 0.8))
-        return need
-
     def _resolve_engine(self, engine: str) -> str:
         if engine != "auto":
             return engine
@@ -120,7 +129,7 @@ class Runtime:
         return "resident" if 2 * self.graph.edge_bytes <= self.arena.budget_bytes else "filter"
 
     def side(self, direction: str, use_weights: bool, reverse: bool = False) -> tuple[EdgeSide, Engine]:
-        """The edge side and its engine, built once per physical CSR.
+        """The edge side and its engine, built once per physical CSR (and kept by a loaded graph).
 
         Push reads out-edges and pull reads in-edges; ``reverse`` runs the map on
         the transposed graph (push along in-edges, pull along out-edges), which
@@ -129,14 +138,12 @@ class Runtime:
         """
         use_weights = use_weights and self.graph.weighted
         csr = "out" if (direction == "push") != bool(reverse) or not self.graph.directed else "in"
-        key = (csr, use_weights)
-        if key not in self._sides:
-            g = self.graph if csr == "out" else self.graph.transpose()
-            side = EdgeSide.of(g, self.partition_bytes, use_weights)
-            eng = engine_class(self.engine_name)(side, self.backend, self.arena)
-            log.debug("%s-edge side: %d partitions, engine %s", csr, len(side.partitions), self.engine_name)
-            self._sides[key] = (side, eng)
-        return self._sides[key]
+        t = time.perf_counter()
+        built = self.loaded.stats["engines_built"]
+        out = self.loaded.side(csr, use_weights, self.engine_name)
+        if self.loaded.stats["engines_built"] != built:  # set-up, not iteration time
+            self.record.setup_seconds += time.perf_counter() - t
+        return out
 
     def whole_graph(self, use_weights: bool, in_edges: bool = True) -> tuple[GraphArrays, GraphArrays]:
         """Device-readable whole graph and transpose (for neighbourhood functions).
@@ -145,40 +152,33 @@ class Runtime:
         second array set is empty (null pointers), for functions that read only G.
         """
         use_weights = use_weights and self.graph.weighted
-        key = (use_weights, in_edges)
-        if key not in self._whole:
-            b = self.backend
+        b = self.backend
 
-            def arrays(g: Graph) -> GraphArrays:
-                return GraphArrays(b.asarray(g.offsets) if b.is_device else g.offsets,
-                                   b.host_view(g.indices), b.host_view(g.weights) if use_weights else None, g.n)
+        def arrays(g: Graph) -> GraphArrays:
+            return GraphArrays(b.asarray(g.offsets) if b.is_device else g.offsets,
+                               b.host_view(g.indices), b.host_view(g.weights) if use_weights else None, g.n)
 
+        def build():
             out = arrays(self.graph)
             if in_edges:
-                self._whole[key] = (out, arrays(self.graph.transpose()))
-            else:
-                self._whole[key] = (out, GraphArrays(None, None, None, self.graph.n))
-        return self._whole[key]
+                return out, arrays(self.loaded.transpose())
+            return out, GraphArrays(None, None, None, self.graph.n)
+
+        return self.loaded.whole((use_weights, in_edges), build)
 
     # ------------------------------------------------------------ frontiers
     def frontier_edges(self, frontier: Frontier, reverse: bool = False) -> int:
         """Sum of the active vertices' degrees along the map's edges (for the push/pull choice).
 
-        On a device backend the sum is taken there (a cached device copy of the
-        degrees), so a dense pull iteration never copies the frontier's ids to the host.
+        On a device backend the sum is taken there (the loaded graph's device copy
+        of the degrees), so a dense pull iteration never copies the frontier's ids to the host.
         """
-        deg = self.graph.in_degree if reverse else self.graph.out_degree
-        key = ("in" if reverse and self.graph.directed else "out")
         if frontier.is_all:
-            if key not in self._degree_sums:
-                self._degree_sums[key] = int(deg.sum())
-            return self._degree_sums[key]
-        if not self.backend.is_device:
-            return frontier.out_edges(deg)
-        dev = self._degrees.get(key)
-        if dev is None:
-            dev = self._degrees[key] = self.backend.asarray(deg)
-        return int(dev[frontier.ids].sum())
+            return self.loaded.degree_sum(reverse)
+        if not self.backend.is_device:  # one C++/OpenMP pass over the frontier's words
+            g = self.loaded.transpose() if reverse and self.graph.directed else self.graph
+            return frontier.degree_sum(g.offsets)
+        return int(self.loaded.device_degrees(reverse)[frontier.ids].sum())
 
     def frontier(self, ids) -> Frontier:
         return Frontier.from_ids(self.backend, self.graph.n, ids)
@@ -192,15 +192,20 @@ class Runtime:
         return ProgramState(self, program, arrays or {}, scalars or {})
 
     def finish(self) -> RunRecord:
+        """Close the record: ``total_seconds`` is the call (set-up included, the loaded
+        graph's one-time loading excluded); ``extra["end_to_end_seconds"]`` adds the
+        loading when this call made its own (temporary) loaded graph."""
         self.record.total_seconds = time.perf_counter() - self._t0
+        self.record.extra["end_to_end_seconds"] = self.record.total_seconds + (
+            self.loaded.load_seconds if self._owns_loaded else 0.0)
         self.record.extra.setdefault("budget_bytes", self.arena.budget_bytes)
         self.record.extra.setdefault("peak_device_edge_bytes", self.arena.peak_bytes)
         return self.record
 
     def close(self) -> None:
-        for side, eng in {id(v[1]): v for v in self._sides.values()}.values():
-            eng.close()
-        self._sides.clear()
+        """Close a temporary loaded graph; a loaded graph passed in keeps everything for the next call."""
+        if self._owns_loaded:
+            self.loaded.close()
 
     def __enter__(self) -> "Runtime":
         return self
@@ -210,26 +215,38 @@ class Runtime:
         self.close()
 
 
+def _same_placement(loaded: LoadedGraph, backend, budget, partition_bytes) -> None:
+    """A call on a loaded graph may not ask for another backend, budget or partition size."""
+    if not (backend == "auto" or backend is loaded.backend or backend == loaded.backend.name):
+        raise ValueError(f"the graph was loaded for backend {loaded.backend.name!r}, not {backend!r}; "
+                         "load it again for that backend (graphferry.load)")
+    if budget is not None and int(budget) != loaded.arena.budget_bytes:
+        raise ValueError(f"the graph was loaded with a device budget of {loaded.arena.budget_bytes} bytes; "
+                         f"a call cannot change it to {budget} (pass budget= to graphferry.load)")
+    if partition_bytes is not None and int(partition_bytes) != loaded.partition_bytes:
+        raise ValueError(f"the graph was loaded with partitions of {loaded.partition_bytes} bytes; a call cannot "
+                         f"change them to {partition_bytes} (pass partition_bytes= to graphferry.load)")
+
+
 class ProgramState:
     """A program's vertex state on the backend, and the operators over it."""
 
     def __init__(self, rt: Runtime, program: Program, arrays: dict[str, Any], scalars: dict[str, Any]):
         self.rt = rt
         self.program = program
-        self.kernels = rt.backend.compile(program, rt.graph.indices.dtype)
+        self.kernels = rt.loaded.compile(program)
         n = rt.graph.n
         self.arrays: dict[str, Any] = {}
         for name in program.arrays:
             dtype = program.array_dtype(name, rt.graph.indices.dtype)
             init = arrays.get(name, 0)
-            if np.isscalar(init):
-                host = np.full(n, init, dtype=dtype)
-            else:
-                host = np.asarray(init)
-                if host.shape != (n,):
-                    raise ValueError(f"array {name!r} must have {n} entries, got shape {host.shape}")
-                host = host.astype(dtype, copy=False)
-            self.arrays[name] = rt.backend.asarray(host)
+            if np.isscalar(init):  # filled where the state lives: no host pass, no upload
+                self.arrays[name] = rt.backend.full(n, init, dtype)
+                continue
+            host = np.asarray(init)
+            if host.shape != (n,):
+                raise ValueError(f"array {name!r} must have {n} entries, got shape {host.shape}")
+            self.arrays[name] = rt.backend.asarray(host.astype(dtype, copy=False))
         unknown = set(arrays) - set(program.arrays)
         if unknown:
             raise ValueError(f"program {program.name} has no arrays {sorted(unknown)}")
@@ -237,10 +254,51 @@ class ProgramState:
         self.scalars.update(scalars)
         self._tables_key: tuple | None = None
         self._tables: tuple | None = None
+        self._directions: dict[bool, DirectionHistory] = {}
 
     # ------------------------------------------------------------ state access
     def host(self, name: str) -> np.ndarray:
         return self.rt.backend.to_host(self.arrays[name])
+
+    def assign(self, name: str, ids, values) -> None:
+        """Scatter: ``name[ids] = values`` (a scalar, or one value per id), on the backend."""
+        b = self.rt.backend
+        idx = b.asarray(np.asarray(ids, dtype=np.int64))
+        self.arrays[name][idx] = values if np.isscalar(values) else b.asarray(np.asarray(values))
+
+    def gather(self, name: str, ids) -> np.ndarray:
+        """Gather: ``name[ids]`` as a host array (ids on the host, or a frontier's)."""
+        b = self.rt.backend
+        idx = ids.ids if isinstance(ids, Frontier) else b.asarray(np.asarray(ids, dtype=np.int64))
+        return b.to_host(self.arrays[name][idx])
+
+    _REDUCTIONS = ("sum", "min", "max")
+
+    def reduce(self, name: str, op: str = "sum", frontier: Frontier | None = None):
+        """``op`` (sum, min or max) of array ``name`` over ``frontier`` (None: every vertex).
+
+        A Python number; the sum of nothing is 0, the min or max of nothing is None.
+        One vectorised pass on the backend (numpy on the CPU, CuPy on a GPU).
+        """
+        if op not in self._REDUCTIONS:
+            raise ValueError(f"reduce: op must be one of {', '.join(self._REDUCTIONS)}, got {op!r}")
+        arr = self.arrays[name]
+        if frontier is not None and not frontier.is_all:
+            arr = arr[frontier.ids]
+        if len(arr) == 0:
+            return 0 if op == "sum" else None
+        value = getattr(arr, op)()
+        return value.item() if hasattr(value, "item") else value
+
+    def select(self, name: str, lo: float, hi: float, frontier: Frontier | None = None) -> Frontier:
+        """The vertices of ``frontier`` (None: every vertex) with ``lo <= name[v] < hi``."""
+        b, n = self.rt.backend, self.rt.graph.n
+        arr = self.arrays[name]
+        if frontier is None or frontier.is_all:
+            return Frontier(b, n, ids=b.xp.flatnonzero((arr >= lo) & (arr < hi)).astype(np.int64))
+        ids = frontier.ids
+        vals = arr[ids]
+        return Frontier(b, n, ids=ids[(vals >= lo) & (vals < hi)])
 
     def swap(self, a: str, b: str) -> None:
         """Exchange two arrays of the same dtype (double buffering, e.g. PageRank)."""
@@ -268,8 +326,11 @@ class ProgramState:
         rt, g, b = self.rt, self.rt.graph, self.rt.backend
         fsize = len(frontier)
         fedges = rt.frontier_edges(frontier, reverse)
+        history = self._directions.get(reverse)
+        if history is None:
+            history = self._directions[reverse] = DirectionHistory(m=g.m, n=g.n)
         d = choose_direction(self.program, fsize, fedges, g.m, force=direction or rt.direction,
-                             pull_fraction=rt.pull_fraction)
+                             pull_fraction=rt.pull_fraction, history=history)
         side, engine = rt.side(d, self.program.uses_weights, reverse)
         out = b.new_bitmap(g.n)
         it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)

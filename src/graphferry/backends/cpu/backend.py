@@ -19,6 +19,7 @@ import ctypes
 import numpy as np
 
 from ..base import Backend, CompiledProgram, PartitionView
+from . import host_ops
 from .compiler import compile_library
 
 _P = ctypes.c_void_p
@@ -98,6 +99,19 @@ class CpuBackend(Backend):
 
     def asarray(self, host):
         return np.array(host, copy=True)
+
+    # frontier conversions: one parallel pass each in C++ (host_ops), not numpy's several
+    def ids_from_bits(self, bits, n):
+        return host_ops.bits_to_ids(bits)
+
+    def bits_from_ids(self, ids, n):
+        return host_ops.ids_to_bits(np.asarray(ids), self.bitmap_words(n))
+
+    def popcount(self, bits):
+        return host_ops.popcount(bits)
+
+    def degree_sum(self, offsets, *, ids=None, bits=None):
+        return host_ops.degree_sum(offsets, ids=ids, bits=bits)
 
     def copy_h2d(self, dst, src, after=None):
         np.copyto(dst, src, casting="no")

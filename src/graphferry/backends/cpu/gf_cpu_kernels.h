@@ -24,7 +24,8 @@ GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
                        const uint32_t* in_bits, uint32_t* out_bits) {
     const State S = gf_state(A, F, I);
     const int64_t count = row_list ? nlist : rows;
-#pragma omp parallel for schedule(dynamic, 64)
+    // 64 rows or fewer are one chunk, which one thread would take anyway: skip the team
+#pragma omp parallel for schedule(dynamic, 64) if (count > 64)
     for (int64_t k = 0; k < count; ++k) {
         const int64_t r = row_list ? row_list[k] : k;
         const vid_t v = vertex_ids ? vertex_ids[r] : (vid_t)(lo + r);
@@ -51,13 +52,35 @@ GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
                        const uint32_t* in_bits, uint32_t* out_bits) {
     const State S = gf_state(A, F, I);
     const int64_t count = row_list ? nlist : rows;
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) if (count > 64)
     for (int64_t k = 0; k < count; ++k) {
         const int64_t r = row_list ? row_list[k] : k;
         const vid_t d = vertex_ids ? vertex_ids[r] : (vid_t)(lo + r);
         if (!cond(S, d)) continue;
         bool changed = false;
         const eid_t b = offsets[r] - edge_base, e = offsets[r + 1] - edge_base;
+#if GF_HAS_PULL_FOLD
+        // the program's fold: the row's value stays in a register, one store per row
+        // (pull_end only for rows that folded at least one edge, as update is called only for edges)
+        auto acc = pull_begin(S, d);
+        bool folded = false;
+        if (in_bits) {
+            for (eid_t j = b; j < e; ++j) {
+                const vid_t s = indices[j];
+                if (!gf_bit(in_bits, s)) continue;
+                pull_fold(S, acc, s, d, weights ? weights[j] : 1.0f);
+                folded = true;
+            }
+        } else {
+            folded = e > b;
+            if (weights) {
+                for (eid_t j = b; j < e; ++j) pull_fold(S, acc, indices[j], d, weights[j]);
+            } else {
+                for (eid_t j = b; j < e; ++j) pull_fold(S, acc, indices[j], d, 1.0f);
+            }
+        }
+        changed = folded && pull_end(S, d, acc);
+#else
         for (eid_t j = b; j < e; ++j) {
             const vid_t s = indices[j];
             if (in_bits && !gf_bit(in_bits, s)) continue;
@@ -65,6 +88,7 @@ GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
             if (update(S, s, d, w)) changed = true;
             if (!cond(S, d)) break;
         }
+#endif
         if (changed && out_bits) gf_set_bit(out_bits, d);
     }
 }
@@ -77,7 +101,7 @@ GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
                                 const uint32_t* in_bits, uint32_t* out_bits) {          \
         const State S = gf_state(A, F, I);                                              \
         const int64_t count = ids ? nids : hi - lo;                                     \
-        _Pragma("omp parallel for schedule(static)")                                    \
+        _Pragma("omp parallel for schedule(static) if (count > 4096)")                  \
         for (int64_t k = 0; k < count; ++k) {                                           \
             const int64_t v = ids ? ids[k] : lo + k;                                    \
             if (!ids && in_bits && !gf_bit(in_bits, v)) continue;                      \

@@ -1,0 +1,544 @@
+#!/usr/bin/env python
+"""graphferry beside its peers on one identical graph, in one run (issue 7's side-by-side benchmark).
+
+One Kronecker graph per scale (Graph500 a=0.57, b=0.19, c=0.19, edge factor 16,
+undirected, self-loops and duplicates dropped, ids permuted, weights 1..255 from
+the endpoint pair), generated once by graphferry (on the GPU when there is one:
+``engines_bench.kronecker``), then written by this file's own writers in each
+peer's input format:
+
+* GAPBS: serialized ``.sg`` (unweighted) and ``.wsg`` (int32 weights);
+* EMOGI: ``.bel.col`` (uint64 offsets), ``.bel.dst`` (uint64 ids), ``.bel.val``
+  (uint32 weights), each after a 16-byte header (count, placeholder).
+
+Runs (each timed after a warm-up call, median of ``--reps`` calls):
+
+* graphferry on a loaded graph (``graphferry.load``: edges in pinned host memory,
+  engines and programs kept), load time reported apart: the CPU backend as run
+  ``cpu``, and on a GPU each engine (``resident`` with the whole graph on the
+  device; ``filter``, ``compaction``, ``zerocopy`` with 25% of the edge bytes);
+* peers given by binary directories, skipped when absent: ``peer:gapbs`` (bfs,
+  sssp -d 2, pr, cc; GAPBS's own timer, its ``-v`` verifier with
+  ``--peer-verify``), ``peer:emogi-gpu`` (``-m 0``, edges in GPU memory) and
+  ``peer:emogi-zerocopy`` (``-m 2``, edges in host memory read by the GPU), both
+  ``-t 2`` (merged and aligned), EMOGI's own timer.
+
+PageRank: graphferry's ``pagerank_ldbc`` (every vertex every iteration, 20
+iterations, as GAPBS's ``pr`` iterates) as ``pagerank``, and the delta form
+(``pagerank``, active vertices only, as EMOGI's) as ``pagerank-delta``;
+``seconds_per_iteration`` compares them.
+
+Verification, in the same run: graphferry's results by independent checks (on
+the GPU: plain CUDA kernels over the graph, ``engines_bench.Oracle``, and a
+float64 power iteration for PageRank; without a GPU: scipy.sparse.csgraph and a
+scipy power iteration); GAPBS by its own verifier when ``--peer-verify``; EMOGI
+by the facts it prints (its component count, its BFS depth) against ours.
+
+Output: one JSON per scale under ``--out`` (format: shared/BENCH_RESULTS.md).
+
+Usage:
+    PYTHONPATH=src python bench/peers_bench.py --scales 22 25 --out bench/results \\
+        --gapbs-bin /path/to/gapbs --emogi-bin /path/to/emogi --work /tmp/peers
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import engines_bench as eb  # noqa: E402  (our generator, ceilings probe and GPU oracle kernels)
+
+ALGORITHMS = ["bfs", "sssp", "pagerank", "wcc"]
+GPU_ENGINES = ["resident", "filter", "compaction", "zerocopy"]
+PR_ITERATIONS, PR_DAMPING = 20, 0.85
+PR_DELTA_TOL = 1e-2
+SSSP_DELTA = 2  # GAPBS's setting for Kronecker graphs (its benchmark makefile)
+
+
+# ====================================================================== writers
+def _write_header(f, count: int) -> None:
+    f.write(np.array([count, 0], dtype=np.uint64).tobytes())
+
+
+def _write_chunks(f, arr, dtype, chunk=1 << 26) -> None:
+    for a in range(0, len(arr), chunk):
+        f.write(np.ascontiguousarray(arr[a:a + chunk], dtype=dtype).tobytes())
+
+
+def write_gapbs(g, base: Path) -> dict[str, Path]:
+    """GAPBS serialized graphs: ``bool directed, int64 arcs, int64 n, int64 offsets[n+1], ids[m]``;
+    ``.wsg`` stores (int32 id, int32 weight) pairs."""
+    out = {}
+    for suffix, weighted in ((".sg", False), (".wsg", True)):
+        if weighted and g.weights is None:
+            continue
+        path = base.with_suffix(suffix)
+        with open(path, "wb") as f:
+            f.write(np.array([g.directed], dtype=np.bool_).tobytes())
+            f.write(np.array([g.m, g.n], dtype=np.int64).tobytes())
+            f.write(np.ascontiguousarray(g.offsets, dtype=np.int64).tobytes())
+            if not weighted:
+                _write_chunks(f, g.indices, np.int32)
+            else:
+                step = 1 << 26
+                for a in range(0, g.m, step):
+                    pair = np.empty((min(step, g.m - a), 2), dtype=np.int32)
+                    pair[:, 0] = g.indices[a:a + step]
+                    pair[:, 1] = g.weights[a:a + step]
+                    f.write(pair.tobytes())
+        out[suffix] = path
+    return out
+
+
+def write_emogi(g, base: Path) -> Path:
+    """EMOGI's ``.bel`` files: a 16-byte header (element count, placeholder), then the data."""
+    bel = base.with_suffix(".bel")
+    with open(f"{bel}.col", "wb") as f:
+        _write_header(f, g.n + 1)
+        _write_chunks(f, g.offsets, np.uint64)
+    with open(f"{bel}.dst", "wb") as f:
+        _write_header(f, g.m)
+        _write_chunks(f, g.indices, np.uint64)
+    if g.weights is not None:
+        with open(f"{bel}.val", "wb") as f:
+            _write_header(f, g.m)
+            _write_chunks(f, g.weights, np.uint32)
+    return bel
+
+
+# ====================================================================== oracles
+class Checker:
+    """Independent checks of graphferry's results (GPU kernels when there is a GPU, scipy otherwise)."""
+
+    def __init__(self, g, source: int):
+        self.g, self.source = g, source
+        self.gpu = eb.Oracle(g)
+        self._pr_ref = None
+        self._bfs_ref = None
+        self._cc_ref = None
+
+    def pagerank_reference(self) -> np.ndarray:
+        """Float64 power iteration, PR_ITERATIONS rounds from 1/n, sinks' rank spread evenly (LDBC)."""
+        if self._pr_ref is None:
+            g, n = self.g, self.g.n
+            if self.gpu.cp is not None:
+                cp = self.gpu.cp
+                x = cp.full(n, 1.0 / n)
+                y = cp.empty_like(x)
+                sink = cp.asarray(g.out_degree == 0)
+                f = self.gpu.mod.get_function("pr_step32")
+                for _ in range(PR_ITERATIONS):
+                    f(((n + 255) // 256,), (256,), (self.gpu.off, self.gpu.idx, x, np.float64(PR_DAMPING),
+                                                    np.int64(n), y))
+                    y += PR_DAMPING * float(x[sink].sum()) / n
+                    x, y = y, x
+                self._pr_ref = cp.asnumpy(x)
+            else:
+                from graphferry.algorithms.pagerank import pagerank_reference
+
+                self._pr_ref = pagerank_reference(g, PR_DAMPING, PR_ITERATIONS)
+        return self._pr_ref
+
+    def check(self, name: str, vals: dict) -> tuple[bool, str]:
+        g, s = self.g, self.source
+        if name == "pagerank":
+            ref = self.pagerank_reference()
+            err = float(np.abs(vals["rank"] - ref).sum() / np.abs(ref).sum())
+            return err < 1e-6, f"rel L1 {err:.1e} to a float64 power iteration ({PR_ITERATIONS} rounds)"
+        if name == "pagerank-delta":
+            ref = self.pagerank_reference()  # 20 rounds: within ~0.85^20 of the fixed point
+            err = float(np.abs(vals["rank"] - ref).sum() / np.abs(ref).sum())
+            return err < 5e-2, f"rel L1 {err:.1e} to the power iteration (delta form, tol {PR_DELTA_TOL})"
+        if self.gpu.cp is not None:
+            return self.gpu.check(name, vals, s)
+        import scipy.sparse.csgraph as csgraph
+
+        if name == "bfs":
+            if self._bfs_ref is None:
+                d = csgraph.shortest_path(g.to_scipy(), unweighted=True, indices=s)
+                self._bfs_ref = np.where(np.isinf(d), -1, d).astype(np.int64)
+            ok = np.array_equal(vals["levels"], self._bfs_ref)
+            return ok, "levels equal scipy's BFS" if ok else "levels differ from scipy's BFS"
+        if name == "sssp":
+            ref = csgraph.dijkstra(g.to_scipy(), indices=s)
+            ok = np.allclose(vals["dist"], ref, rtol=1e-9, equal_nan=False)
+            return ok, "distances equal scipy's Dijkstra" if ok else "distances differ from scipy's Dijkstra"
+        if name == "wcc":
+            if self._cc_ref is None:
+                _, lab = csgraph.connected_components(g.to_scipy(), directed=False)
+                self._cc_ref = lab
+            a, b = self._cc_ref, vals["labels"]
+            # the same partition: each of our labels maps to one scipy label and back
+            ok = len(np.unique(a)) == len(np.unique(b)) == len(np.unique(a.astype(np.int64) * g.n + b))
+            return ok, "components equal scipy's" if ok else "components differ from scipy's"
+        raise ValueError(name)
+
+
+# ====================================================================== graphferry runs
+def call(name: str, lg, source: int, engine: str):
+    from graphferry.algorithms.bfs import bfs
+    from graphferry.algorithms.pagerank import pagerank, pagerank_ldbc
+    from graphferry.algorithms.sssp import sssp
+    from graphferry.algorithms.wcc import wcc
+
+    if name == "bfs":
+        r = bfs(lg, source, engine=engine)
+        return {"levels": r.levels}, r
+    if name == "sssp":
+        r = sssp(lg, source, engine=engine)
+        return {"dist": r.distances}, r
+    if name == "wcc":
+        r = wcc(lg, engine=engine)
+        return {"labels": r.labels}, r
+    if name == "pagerank":
+        r = pagerank_ldbc(lg, damping=PR_DAMPING, iterations=PR_ITERATIONS, engine=engine)
+        return {"rank": r.ranks}, r
+    if name == "pagerank-delta":
+        r = pagerank(lg, damping=PR_DAMPING, tol=PR_DELTA_TOL, max_iterations=100, engine=engine)
+        return {"rank": r.ranks}, r
+    raise ValueError(name)
+
+
+def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log) -> dict:
+    call(name, lg, source, engine)  # warm-up: compiles, builds sides and engines, resident upload
+    walls, results = [], []
+    for _ in range(reps):
+        t = time.perf_counter()
+        vals, r = call(name, lg, source, engine)
+        t1 = time.perf_counter()
+        walls.append(t1 - t)
+        steps = r.record.steps
+        # from the first step's start to the last step's end: the iterations (with their
+        # frontier bookkeeping); before it set-up and initialisation, after it result conversion
+        span = (steps[-1]._t0 + steps[-1].seconds - steps[0]._t0) if steps else 0.0
+        results.append((vals, r, span))
+    k = int(np.argsort(walls)[len(walls) // 2])
+    vals, r, inside = results[k]
+    rec = r.record
+    wall = walls[k]
+    ok, how = checker.check(name, vals)
+    iters = rec.iterations
+    bytes_h2d = rec.bytes_h2d
+    run = {"algorithm": name, "engine": "cpu" if lg.backend.name == "cpu" else engine,
+           "seconds": round(wall, 5), "iterations": iters,
+           "seconds_per_iteration": round(wall / max(1, iters), 6),
+           "bytes_h2d": int(bytes_h2d),
+           "floor_seconds": round(bytes_h2d / (pinned_gbps * 1e9), 5) if lg.backend.is_device else 0.0,
+           "verified": bool(ok), "verified_how": how,
+           "in_iterations_seconds": round(inside, 5), "outside_iterations_seconds": round(wall - inside, 5),
+           "outside_fraction": round((wall - inside) / wall, 3) if wall > 0 else 0.0,
+           "setup_seconds": round(rec.setup_seconds, 5),
+           "load_seconds": round(lg.load_seconds, 4),
+           "end_to_end_seconds_first_call": round(lg.load_seconds + wall, 4),
+           "all_seconds": [round(w, 5) for w in walls],
+           "dense_iteration_seconds": _dense_iteration_seconds(rec, lg.n)}
+    if name.startswith("pagerank"):
+        run["variant"] = ("pagerank_ldbc: every vertex, fixed iterations" if name == "pagerank"
+                          else f"delta form, tol {PR_DELTA_TOL}")
+    if name == "bfs":
+        run["depth"] = int(vals["levels"].max())
+    if name == "wcc":
+        run["components"] = int(len(np.unique(vals["labels"])))
+    log(f"  {run['engine']:>11} {name:<15} {wall * 1e3:9.1f} ms  {iters:3d} it  "
+        f"outside {run['outside_fraction']:.0%}  {'ok' if ok else 'FAILED'} ({how})")
+    return run
+
+
+def _dense_iteration_seconds(rec, n):
+    """Median time of the edge_map steps with every vertex active (PageRank's, WCC's first)."""
+    t = [s.seconds for s in rec.edge_steps if s.active_vertices >= n]
+    return round(float(np.median(t)), 6) if t else None
+
+
+# ====================================================================== peers
+def run_peer(cmd, timeout, log) -> tuple[str, float]:
+    t = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        out = p.stdout + p.stderr
+        if p.returncode != 0:
+            log(f"    {' '.join(map(str, cmd))} exited {p.returncode}: {out[-300:]}")
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        log(f"    {' '.join(map(str, cmd))} timed out after {timeout} s")
+    return out, time.perf_counter() - t
+
+
+def gapbs_runs(bindir: Path, files, source, trials, verify, ours, timeout, log) -> list[dict]:
+    runs = []
+    jobs = {"bfs": ("bfs", files[".sg"], ["-r", str(source)]),
+            "sssp": ("sssp", files.get(".wsg"), ["-r", str(source), "-d", str(SSSP_DELTA)]),
+            "pagerank": ("pr", files[".sg"], ["-i", str(PR_ITERATIONS), "-t", "1e-4", "-l"]),
+            "wcc": ("cc", files[".sg"], [])}
+    for name, (binary, graph, extra) in jobs.items():
+        exe = bindir / binary
+        if not exe.exists() or graph is None:
+            log(f"  peer:gapbs {name}: skipped ({exe} absent)")
+            continue
+        cmd = [str(exe), "-f", str(graph), "-n", str(trials), *extra] + (["-v"] if verify else [])
+        out, wall = run_peer(cmd, timeout, log)
+        trial = [float(x) for x in re.findall(r"Trial Time:\s+([\d.]+)", out)]
+        if not trial:
+            continue
+        iters = None
+        if binary == "pr":  # one "  i   error" line per iteration of each trial
+            steps = re.findall(r"^\s*\d+\s+[\d.eE+-]+\s*$", out, re.M)
+            iters = len(steps) // max(1, len(trial))
+        passes = re.findall(r"Verification:\s+(\w+)", out)
+        ok = bool(passes) and all(p == "PASS" for p in passes)
+        secs = float(np.median(trial))
+        run = {"algorithm": name, "engine": "peer:gapbs", "seconds": round(secs, 5),
+               "iterations": iters, "bytes_h2d": 0, "floor_seconds": 0.0,
+               "verified": ok, "verified_how": "GAPBS's own verifier (-v)" if verify else "not checked",
+               "all_seconds": trial, "process_wall_seconds": round(wall, 2), "command": " ".join(cmd)}
+        if iters:
+            run["seconds_per_iteration"] = round(secs / iters, 6)
+        runs.append(run)
+        log(f"  peer:gapbs  {name:<15} {secs * 1e3:9.1f} ms  iters {iters}  verified {ok}")
+    return runs
+
+
+def emogi_runs(bindir: Path, bel: Path, source, weighted, ours, timeout, log) -> list[dict]:
+    runs = []
+    jobs = {"bfs": ("emogi_bfs_32", ["-r", str(source), "-t", "2"]),
+            "sssp": ("emogi_sssp_32", ["-r", str(source), "-t", "2"]),
+            "pagerank-delta": ("emogi_pagerank_32", ["-t", "2", "-a", str(PR_DAMPING), "-l", "1e-3"]),
+            "wcc": ("emogi_cc_32", ["-t", "2"])}
+    for mode, label in ((0, "peer:emogi-gpu"), (2, "peer:emogi-zerocopy")):
+        for name, (binary, extra) in jobs.items():
+            exe = bindir / binary
+            if not exe.exists() or (name == "sssp" and not weighted):
+                log(f"  {label} {name}: skipped ({exe} absent)")
+                continue
+            # EMOGI's 32-bit PageRank writes its GPU-memory edge list from the host (a crash with -m 0);
+            # -m 1 (managed, read-mostly) leaves the edges duplicated in GPU memory after the first touch
+            m = 1 if (mode == 0 and name == "pagerank-delta") else mode
+            cmd = [str(exe), "-f", str(bel), "-m", str(m), *extra]
+            out, wall = run_peer(cmd, timeout, log)
+            times = [float(x) for x in re.findall(r"time\s+([\d.]+)\s*ms", out)]
+            if not times:
+                m = re.search(r"total time:\s*([\d.]+)\s*ms", out)
+                times = [float(m.group(1))] if m else []
+            if not times:
+                continue
+            it = re.findall(r"iteration\s+(\d+)", out) or re.findall(r"total iterations:\s*(\d+)", out)
+            iters = int(it[-1]) if it else None
+            secs = float(np.median(times)) / 1e3
+            ok, how = False, "EMOGI prints no per-vertex result"
+            if name == "wcc":
+                m = re.search(r"total components:\s*(\d+)", out)
+                want = ours.get(("wcc", "components"))
+                if m and want is not None:
+                    ok = int(m.group(1)) == want
+                    how = f"component count {m.group(1)} vs graphferry's {want}"
+            if name == "bfs" and iters is not None and ours.get(("bfs", "depth")) is not None:
+                depth = ours[("bfs", "depth")]
+                ok = iters == depth + 1  # one extra launch finds nothing new
+                how = f"{iters} launches vs graphferry's depth {depth} (+1 empty)"
+            run = {"algorithm": "pagerank" if name == "pagerank-delta" else name, "engine": label,
+                   "seconds": round(secs, 5), "iterations": iters, "bytes_h2d": 0, "floor_seconds": 0.0,
+                   "verified": ok, "verified_how": how, "process_wall_seconds": round(wall, 2),
+                   "command": " ".join(cmd)}
+            if name == "pagerank-delta":
+                run["variant"] = "delta form (EMOGI's), tolerance 1e-3" + (
+                    "; -m 1 (managed, read-mostly: edges copied to GPU memory on first touch)" if m == 1 else "")
+            if iters:
+                run["seconds_per_iteration"] = round(secs / iters, 6)
+            runs.append(run)
+            log(f"  {label:>11} {name:<15} {secs * 1e3:9.1f} ms  iters {iters}  {how}")
+    return runs
+
+
+# ====================================================================== main
+def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
+    import graphferry as gf
+    from graphferry.backends import cuda_available
+
+    gpu = cuda_available() and not args.cpu_only
+    t0 = time.perf_counter()
+    g, info = eb.kronecker(scale, seed=args.seed, cpu_generator=not gpu, weighted=True)
+    log(f"kron{scale}: n {g.n:,}  m {g.m:,}  built in {time.perf_counter() - t0:.1f} s ({info['generator']})")
+    source = int(np.argmax(g.out_degree))
+    checker = Checker(g, source)
+    backend_gpu = gf.backends.get_backend("cuda") if gpu else None
+    machine = eb.probe(backend_gpu) if gpu else {"device": "none (CPU only)", "host_cores": os.cpu_count()}
+    pinned_gbps = machine.get("pinned_h2d_gbps", 50.0)
+    runs: list[dict] = []
+    ours: dict = {}
+    loads: dict = {}
+    doc = {
+        "schema": "graphferry-bench/1",
+        "command": " ".join(sys.argv),
+        "commit": os.environ.get("GRAPHFERRY_COMMIT", "unknown"),
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": machine,
+        "graph": {"name": f"kron{scale}", "n": g.n, "m": g.m, "directed": False,
+                  "edge_bytes": int(g.m * g.indices.itemsize), "weighted_edge_bytes": int(g.m * 8),
+                  "source": source, **info},
+        "budget_bytes": int(0.25 * g.m * 8),
+        "load_seconds": loads,
+        "notes": ("graphferry: seconds = wall time of one algorithm call on a loaded graph (graphferry.load), "
+                  "median of reps after a warm-up; load_seconds apart (peers' timers exclude loading too); "
+                  "in_iterations_seconds = first iteration's start to last iteration's end, "
+                  "outside_iterations_seconds = the rest of the call (set-up, initialisation, result "
+                  "conversion). resident: whole graph on the GPU; filter/compaction/zerocopy: budget 25% of "
+                  "the weighted edge bytes. Peers: their own timers."),
+        "runs": runs,
+    }
+    names = [a for a in args.algorithms] + (["pagerank-delta"] if "pagerank" in args.algorithms else [])
+
+    def ours_on(lg, engine):
+        for name in names:
+            if name == "pagerank-delta" and engine not in args.delta_engines:
+                continue
+            if time.perf_counter() > args.deadline:
+                log("  deadline reached: skipping the rest of graphferry's runs")
+                return
+            try:
+                run = time_ours(name, lg, source, engine, args.reps, checker, pinned_gbps, log)
+            except Exception as e:  # noqa: BLE001 - one failing run must not lose the others
+                log(f"  {engine} {name}: FAILED {type(e).__name__}: {e}")
+                runs.append({"algorithm": name, "engine": engine, "error": f"{type(e).__name__}: {e}",
+                             "verified": False})
+                continue
+            runs.append(run)
+            if engine in ("host", "resident"):
+                for key in ("depth", "components"):
+                    if key in run:
+                        ours[(name, key)] = run[key]
+
+    if "cpu" in args.engines:
+        t = time.perf_counter()
+        lg = gf.load(g, backend="cpu")
+        loads["cpu"] = time.perf_counter() - t
+        log(f" graphferry cpu backend (loaded in {loads['cpu']:.2f} s: {lg.placement})")
+        ours_on(lg, "host")
+        lg.close()
+        save(doc)
+    if gpu:
+        t = time.perf_counter()
+        full = gf.load(g, backend="cuda")
+        loads["cuda"] = time.perf_counter() - t
+        log(f" graphferry cuda (loaded in {loads['cuda']:.2f} s: {full.placement})")
+        if "resident" in args.engines:
+            ours_on(full, "resident")
+        full.close()
+        quarter_budget = max(1 << 20, int(0.25 * g.m * 8))  # 25% of the weighted edge bytes
+        part = gf.load(full.graph, backend="cuda", budget=quarter_budget, pinned=False)
+        for engine in [e for e in GPU_ENGINES if e != "resident" and e in args.engines]:
+            ours_on(part, engine)
+        part.close()
+        del full, part
+        import cupy as cp
+
+        cp.get_default_memory_pool().free_all_blocks()
+        save(doc)
+
+    # ---------------------------------------------------------------- peers
+    work = Path(args.work) / f"kron{scale}"
+    need_gapbs = args.gapbs_bin and Path(args.gapbs_bin).is_dir()
+    need_emogi = gpu and args.emogi_bin and Path(args.emogi_bin).is_dir()
+    if need_gapbs or need_emogi:
+        work.mkdir(parents=True, exist_ok=True)
+    if need_gapbs:  # one peer's files at a time: scale 25 needs 13 GB for GAPBS, 13 GB for EMOGI
+        t = time.perf_counter()
+        files = write_gapbs(g, work / "graph")
+        log(f" GAPBS inputs written in {time.perf_counter() - t:.1f} s under {work}")
+        runs += gapbs_runs(Path(args.gapbs_bin), files, source, args.peer_trials, args.peer_verify, ours,
+                           args.peer_timeout, log)
+        for f in files.values():
+            f.unlink()
+        save(doc)
+    if need_emogi:
+        t = time.perf_counter()
+        bel = write_emogi(g, work / "graph")
+        log(f" EMOGI inputs written in {time.perf_counter() - t:.1f} s under {work}")
+        runs += emogi_runs(Path(args.emogi_bin), bel, source, g.weights is not None, ours,
+                           args.peer_timeout, log)
+        save(doc)
+    shutil.rmtree(work, ignore_errors=True)
+    for label, flag in (("peer:hytgraph", args.hytgraph_bin), ("peer:subway", args.subway_bin),
+                        ("peer:cugraph", None)):
+        if label == "peer:cugraph":
+            try:
+                import cugraph  # noqa: F401
+            except ImportError:
+                log("  peer:cugraph: skipped (not installed)")
+        elif not flag:
+            log(f"  {label}: skipped (no binary directory given)")
+
+    save(doc)
+    return doc
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scales", type=int, nargs="+", default=[22])
+    ap.add_argument("--algorithms", nargs="+", default=ALGORITHMS, choices=ALGORITHMS)
+    ap.add_argument("--engines", nargs="+", default=["cpu", *GPU_ENGINES])
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--delta-engines", nargs="*", default=["host", *GPU_ENGINES],
+                    help="engines that also run PageRank's delta form (host = the CPU backend)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="bench/results")
+    ap.add_argument("--tag", default="")
+    ap.add_argument("--work", default="/tmp/graphferry-peers", help="where peer input files are written")
+    ap.add_argument("--gapbs-bin", default=None, help="directory with GAPBS's bfs, sssp, pr, cc")
+    ap.add_argument("--emogi-bin", default=None, help="directory with emogi_{bfs,sssp,pagerank,cc}_32")
+    ap.add_argument("--hytgraph-bin", default=None)
+    ap.add_argument("--subway-bin", default=None)
+    ap.add_argument("--peer-trials", type=int, default=3)
+    ap.add_argument("--peer-verify", action="store_true")
+    ap.add_argument("--peer-timeout", type=float, default=120)
+    ap.add_argument("--cpu-only", action="store_true", help="graphferry's CPU backend only, even with a GPU")
+    ap.add_argument("--deadline-s", type=float, default=1e9, help="stop starting graphferry runs after this")
+    args = ap.parse_args(argv)
+    args.deadline = time.perf_counter() + args.deadline_s
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    def log(msg):
+        print(msg, flush=True)
+
+    for scale in args.scales:
+        path = out / f"peers-kron{scale}{('-' + args.tag) if args.tag else ''}.json"
+
+        def save(doc, path=path):  # after each section, so a run cut short keeps what it measured
+            path.write_text(json.dumps(doc, indent=1, default=float))
+
+        doc = bench_scale(scale, args, log, save)
+        log(f"wrote {path}")
+        log(report(doc))
+    return 0
+
+
+def report(doc) -> str:
+    """A table: algorithm x system, ms (per iteration for PageRank), verified."""
+    rows = {}
+    for r in doc["runs"]:
+        if "seconds" not in r:
+            continue
+        key = r["algorithm"]
+        ms = r["seconds"] * 1e3
+        cell = f"{ms:.1f}" if not key.startswith("pagerank") else f"{r.get('seconds_per_iteration', 0) * 1e3:.1f}/it"
+        rows.setdefault(key, {})[r["engine"]] = cell + ("" if r.get("verified") else "?")
+    systems = sorted({e for v in rows.values() for e in v})
+    lines = ["| | " + " | ".join(systems) + " |", "|---" * (len(systems) + 1) + "|"]
+    for k, v in rows.items():
+        lines.append(f"| {k} | " + " | ".join(v.get(s, "") for s in systems) + " |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,389 @@
+"""A loaded graph: a graph placed once for a backend and reused by every algorithm call on it.
+
+Peers (GAPBS, EMOGI, HyTGraph) load a graph once and time algorithms on it;
+users run several algorithms on one graph. :func:`load` does the one-time work
+and returns a :class:`LoadedGraph` that every algorithm accepts in place of a
+:class:`~graphferry.graph.Graph`:
+
+* the edge arrays in **pinned host memory** (on a GPU: ``cudaHostAlloc``'ed
+  buffers, read straight from the store's files, so copies run at the bus's
+  pinned speed and zero-copy kernels read them with no registration per call;
+  when host memory is short, the arrays are pinned in place with
+  ``cudaHostRegister`` instead). On the CPU backend "pinned" is plain memory: a
+  memory-mapped store is read into memory when it fits.
+* the **edge sides** (partitions) and their **engines** with their device
+  buffers (a ``resident`` copy stays on the device), built on first use and kept;
+* the device copies of the **degrees** and their sums (the push/pull choice);
+* the **compiled programs** (one compilation per program and vertex-id type).
+
+Engines that need more of the device-memory budget than is free evict the
+least recently used other engines (their buffers are given back), so one
+handle can serve ``resident`` and ``filter`` runs one after the other.
+
+A plain ``Graph`` passed to an algorithm gets a temporary loaded graph that is
+closed when the call ends, with the graph's arrays used where they lie (no
+pinned copy), which is what one call on a fresh graph needs.
+
+Example:
+    >>> import numpy as np
+    >>> import graphferry as gf
+    >>> from graphferry.algorithms import bfs, wcc
+    >>> g = gf.Graph.from_edges([0, 1, 3], [1, 2, 4], n=5, directed=False)
+    >>> with gf.load(g, backend="cpu") as lg:
+    ...     levels = bfs(lg, 0).levels.tolist()
+    ...     labels = wcc(lg).labels.tolist()
+    ...     compiled = lg.stats["programs_compiled"]
+    >>> levels, labels, compiled
+    ([0, 1, 2, -1, -1], [0, 0, 0, 3, 3], 2)
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..backends import get_backend
+from ..backends.base import Backend, DeviceArena
+from ..engines.base import EdgeSide, Engine
+from ..engines.registry import engine_class
+from ..errors import DeviceMemoryError
+from ..graph import Graph
+from ..partition import DEFAULT_PARTITION_BYTES
+
+log = logging.getLogger(__name__)
+
+#: Copies and reads into pinned memory run in slices of this many bytes, several threads at once.
+COPY_SLICE_BYTES = 64 << 20
+#: Leave this fraction of the host's available memory free when choosing pinned copies.
+HOST_HEADROOM = 0.2
+
+
+class LoadedGraphClosedError(RuntimeError):
+    """The loaded graph was closed; load the graph again."""
+
+
+def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto", budget: int | None = None,
+         partition_bytes: int | None = None, pinned: bool | None = None) -> "LoadedGraph":
+    """Load ``graph`` (a :class:`Graph` or a graph store's path) once for ``backend``.
+
+    ``budget``: bytes of device memory for edge data (default: 80% of the GPU's
+    free memory; on the CPU, room for both edge directions). ``pinned``: place
+    the edges in pinned host memory (default: when host memory allows it).
+
+    Example:
+        >>> import graphferry as gf
+        >>> g = gf.Graph.from_edges([0, 1], [1, 2], n=3)
+        >>> lg = gf.load(g, backend="cpu")
+        >>> lg.n, lg.m, lg.backend.name
+        (3, 2, 'cpu')
+        >>> lg.close(); lg.closed
+        True
+    """
+    t0 = time.perf_counter()
+    if not isinstance(graph, Graph):
+        from ..store import open_store
+
+        graph = open_store(Path(graph))
+    return LoadedGraph(graph, backend=backend, budget=budget, partition_bytes=partition_bytes,
+                       pinned=True if pinned is None else pinned, _t0=t0)
+
+
+class LoadedGraph:
+    """A graph placed for one backend; engines, buffers, degrees and programs kept across calls.
+
+    Reads like the :class:`Graph` it holds (``n``, ``m``, ``indices``,
+    ``out_degree``, ``to_internal_id``, ...), so algorithms take either.
+    ``load_seconds`` is the one-time cost; each run record names it apart from
+    the algorithm's own time. Close it (or use it as a context manager) to give
+    back device and pinned memory.
+    """
+
+    def __init__(self, graph: Graph, *, backend: str | Backend = "auto", budget: int | None = None,
+                 partition_bytes: int | None = None, pinned: bool = True,
+                 temporary: bool = False, _t0: float | None = None):
+        t0 = time.perf_counter() if _t0 is None else _t0
+        if partition_bytes is not None and int(partition_bytes) <= 0:
+            raise ValueError(f"partition_bytes must be positive, got {partition_bytes}")
+        self.backend = get_backend(backend)
+        # None: DEFAULT_PARTITION_BYTES for engines that move edges, one partition
+        # per side for the host engine (nothing moves; partitions would only add launches)
+        self.partition_bytes = None if partition_bytes is None else int(partition_bytes)
+        self.temporary = temporary
+        self.closed = False
+        self.source = graph
+        self.placement: dict[str, str] = {}
+        self.graph = self._place(graph, pinned) if not temporary else graph
+        self.arena = DeviceArena(self.backend, int(self._default_budget() if budget is None else budget))
+        self._engines: OrderedDict[tuple, tuple[EdgeSide, Engine]] = OrderedDict()
+        self._sides: dict[tuple, EdgeSide] = {}
+        self._transpose: Graph | None = None
+        self._whole: dict[tuple, Any] = {}
+        self._degrees: dict[str, Any] = {}
+        self._degree_sums: dict[str, int] = {}
+        self._programs: dict[tuple, Any] = {}
+        self.stats = {"programs_compiled": 0, "sides_built": 0, "engines_built": 0, "engines_evicted": 0}
+        self.load_seconds = time.perf_counter() - t0
+        if not temporary:
+            log.info("loaded %r for %s in %.3f s (%s)", graph, self.backend.name, self.load_seconds,
+                     ", ".join(f"{k}: {v}" for k, v in self.placement.items()))
+
+    # ------------------------------------------------------------ reads like a Graph
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name in ("graph", "closed"):
+            raise AttributeError(name)
+        return getattr(self.graph, name)
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"{self.backend.name}, {self.placement.get('indices', 'in place')}"
+        return f"LoadedGraph({self.graph!r}, {state})"
+
+    # ------------------------------------------------------------ placement
+    def _place(self, g: Graph, pinned: bool) -> Graph:
+        """The graph with its edge arrays in pinned host memory where that is allowed."""
+        arrays = {"indices": g.indices, "weights": g.weights}
+        need = sum(a.nbytes for a in arrays.values() if a is not None)
+        place_copy = pinned and need <= host_available_bytes() * (1 - HOST_HEADROOM)
+        out = {}
+        for key, arr in arrays.items():
+            if arr is None:
+                out[key] = None
+                continue
+            out[key] = self._place_array(key, arr, place_copy)
+        offsets = np.ascontiguousarray(g.offsets) if not _is_mapped(g.offsets) or not place_copy \
+            else _read_copy(g.offsets, np.empty(len(g.offsets), np.int64))
+        placed = Graph(offsets, out["indices"], out["weights"], directed=g.directed,
+                       original_ids=g.original_ids, name=g.name, meta=g.meta)
+        return placed
+
+    def _place_array(self, key: str, arr: np.ndarray, copy: bool) -> np.ndarray:
+        b = self.backend
+        if copy and b.is_device:
+            try:
+                buf = b.pinned_empty(arr.size, arr.dtype)
+                self.placement[key] = "pinned (cudaHostAlloc)"
+                return _read_copy(arr, buf)
+            except Exception as e:  # noqa: BLE001 - the driver refuses: fall back to pinning in place
+                log.info("pinned allocation of %d bytes for %s refused (%s); registering in place",
+                         arr.nbytes, key, e)
+        if copy and not b.is_device and _is_mapped(arr):
+            self.placement[key] = "host memory (read from the store)"
+            return _read_copy(arr, np.empty(arr.size, arr.dtype))
+        if b.is_device and b.register_host(arr):
+            self.placement[key] = "registered in place (cudaHostRegister)"
+        else:
+            self.placement[key] = "in place"
+        return arr
+
+    def _default_budget(self) -> int:
+        g = self.graph
+        if self.backend.is_device:
+            return max(1 << 20, int(self.backend.free_device_bytes() * 0.8))
+        return 2 * (g.m * (g.indices.itemsize + 4)) + (1 << 20)  # both directions, weights
+
+    # ------------------------------------------------------------ what runtimes use
+    def _check_open(self) -> None:
+        if self.closed:
+            raise LoadedGraphClosedError(f"{self!r} was closed; load the graph again (graphferry.load)")
+
+    def transpose(self) -> Graph:
+        """The in-edge CSR, built once and placed like the graph's own edges."""
+        self._check_open()
+        if not self.graph.directed:
+            return self.graph
+        if self._transpose is None:
+            t = self.graph.transpose()
+            if not self.temporary:
+                t = Graph(t.offsets, self._place_array("transpose indices", t.indices, True),
+                          None if t.weights is None else self._place_array("transpose weights", t.weights, True),
+                          directed=True, name=t.name)
+            self._transpose = t
+        return self._transpose
+
+    def side(self, csr: str, use_weights: bool, engine: str) -> tuple[EdgeSide, Engine]:
+        """The edge side of ``csr`` ("out" or "in") and its engine ``engine``, built once."""
+        self._check_open()
+        cls = engine_class(engine)
+        pbytes = self.partition_bytes
+        if pbytes is None:
+            pbytes = DEFAULT_PARTITION_BYTES if cls.splits_partitions else 1 << 62
+        skey = (csr, use_weights, pbytes)
+        key = (csr, use_weights, engine)
+        if key in self._engines:
+            self._engines.move_to_end(key)
+            return self._engines[key]
+        side = self._sides.get(skey)
+        if side is None:
+            g = self.graph if csr == "out" else self.transpose()
+            side = self._sides[skey] = EdgeSide.of(g, pbytes, use_weights)
+            self.stats["sides_built"] += 1
+        while True:
+            used = self.arena.used_bytes
+            try:
+                eng = cls(side, self.backend, self.arena)
+                break
+            except DeviceMemoryError:
+                self.arena.used_bytes = used  # buffers taken before the refusal are garbage now
+                if not self._evict_one(keep=key):
+                    raise
+        self._engines[key] = (side, eng)
+        self.stats["engines_built"] += 1
+        log.debug("%s-edge side: %d partitions, engine %s", csr, len(side.partitions), engine)
+        return side, eng
+
+    def make_room(self, nbytes: int, keep: tuple) -> bool:
+        """Evict engines (least recently used first, never ``keep``) until ``nbytes`` are free."""
+        while self.arena.free_bytes < nbytes:
+            if not self._evict_one(keep):
+                return False
+        return True
+
+    def _evict_one(self, keep: tuple) -> bool:
+        for key in list(self._engines):
+            if key != keep:
+                _, eng = self._engines.pop(key)
+                eng.close()
+                self.stats["engines_evicted"] += 1
+                log.debug("evicted engine %s to free device memory", key)
+                return True
+        return False
+
+    def compile(self, program) -> Any:
+        """The program compiled for this backend and the graph's vertex-id type (once)."""
+        self._check_open()
+        key = (program.fingerprint(), self.graph.indices.dtype.str)
+        k = self._programs.get(key)
+        if k is None:
+            k = self._programs[key] = self.backend.compile(program, self.graph.indices.dtype)
+            self.stats["programs_compiled"] += 1
+        return k
+
+    def degree_sum(self, reverse: bool) -> int:
+        key = "in" if reverse and self.graph.directed else "out"
+        if key not in self._degree_sums:
+            deg = self.graph.in_degree if key == "in" else self.graph.out_degree
+            self._degree_sums[key] = int(deg.sum())
+        return self._degree_sums[key]
+
+    def device_degrees(self, reverse: bool) -> Any:
+        """The degrees along the map's edges, on the device (uploaded once)."""
+        key = "in" if reverse and self.graph.directed else "out"
+        dev = self._degrees.get(key)
+        if dev is None:
+            deg = self.graph.in_degree if key == "in" else self.graph.out_degree
+            dev = self._degrees[key] = self.backend.asarray(deg)
+        return dev
+
+    def whole(self, key: tuple, build) -> Any:
+        self._check_open()
+        if key not in self._whole:
+            self._whole[key] = build()
+        return self._whole[key]
+
+    # ------------------------------------------------------------ life time
+    def close(self) -> None:
+        """Give back every engine's device buffers and the handle's device copies (idempotent)."""
+        if self.closed:
+            return
+        for _, eng in self._engines.values():
+            eng.close()
+        self._engines.clear()
+        self._sides.clear()
+        self._whole.clear()
+        self._degrees.clear()
+        self._programs.clear()
+        self.closed = True
+
+    def __enter__(self) -> "LoadedGraph":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):  # pragma: no cover - best effort on exit
+        try:
+            if not self.closed:
+                self.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+# ------------------------------------------------------------------ copies
+def host_available_bytes() -> int:
+    """Host memory available without swapping (``MemAvailable``: free plus reclaimable page cache)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):  # pragma: no cover
+        return 1 << 40
+
+
+def _is_mapped(arr: np.ndarray) -> bool:
+    """True when ``arr`` lies in a memory-mapped file (a store) rather than ordinary memory."""
+    base = arr
+    while base is not None:
+        if isinstance(base, np.memmap):
+            return True
+        base = getattr(base, "base", None)
+        if base is not None and not isinstance(base, np.ndarray):
+            import mmap
+
+            return isinstance(base, mmap.mmap)
+    return False
+
+
+def _file_of(arr: np.ndarray) -> tuple[str, int] | None:
+    """(file name, byte offset) of a memory-mapped array that is one contiguous run of its file."""
+    if isinstance(arr, np.memmap) and getattr(arr, "filename", None) and arr.flags.c_contiguous:
+        return arr.filename, int(arr.offset)
+    return None
+
+
+def _read_copy(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Fill ``dst`` with ``src`` in parallel slices: ``pread`` from the store's file when ``src``
+    maps one (no page faults through the mapping), else memory copies (numpy releases the GIL)."""
+    raw = dst.reshape(-1).view(np.uint8)
+    nbytes = raw.nbytes
+    if nbytes == 0:
+        return dst
+    where = _file_of(src)
+    slices = [(o, min(COPY_SLICE_BYTES, nbytes - o)) for o in range(0, nbytes, COPY_SLICE_BYTES)]
+    workers = max(1, min(len(slices), os.cpu_count() or 1, 16))
+    if where is not None:
+        fname, base = where
+        fd = os.open(fname, os.O_RDONLY)
+        try:
+            def read(piece):
+                off, n = piece
+                view = memoryview(raw[off:off + n])
+                got = 0
+                while got < n:
+                    k = os.preadv(fd, [view[got:]], base + off + got)
+                    if k <= 0:
+                        raise OSError(f"{fname}: short read at byte {base + off + got}")
+                    got += k
+            with ThreadPoolExecutor(workers) as pool:
+                list(pool.map(read, slices))
+        finally:
+            os.close(fd)
+        return dst
+    src_raw = np.ascontiguousarray(src).reshape(-1).view(np.uint8)
+
+    def copy(piece):
+        off, n = piece
+        np.copyto(raw[off:off + n], src_raw[off:off + n])
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(copy, slices))
+    return dst

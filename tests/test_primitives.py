@@ -1,0 +1,129 @@
+"""The runtime's primitives over frontiers and vertex state, against numpy / Python sets."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from graphferry import Graph
+from graphferry.backends.cpu import host_ops
+from graphferry.backends.cpu.backend import CpuBackend
+from graphferry.runtime import Frontier, Program, Runtime
+from graphferry.runtime.direction import ALPHA, BETA, DirectionHistory, choose_direction
+
+STATE = Program("prim_test", arrays={"x": "float64", "k": "int32"}, source="""
+GF_FN bool cond(const State& S, vid_t d) { return true; }
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { return false; }
+""")
+
+id_sets = st.integers(1, 300).flatmap(lambda n: st.tuples(
+    st.just(n), st.sets(st.integers(0, n - 1)), st.sets(st.integers(0, n - 1))))
+
+
+@settings(max_examples=60, deadline=None)
+@given(id_sets)
+def test_frontier_set_operations_match_python_sets(case):
+    n, a, b = case
+    be = CpuBackend()
+    fa, fb = Frontier.from_ids(be, n, sorted(a)), Frontier.from_ids(be, n, sorted(b))
+    assert (fa | fb).ids.tolist() == sorted(a | b)
+    assert (fa & fb).ids.tolist() == sorted(a & b)
+    assert (fa - fb).ids.tolist() == sorted(a - b)
+    everyone = Frontier.all(be, n)
+    assert len(fa | everyone) == n and (fa - everyone).ids.tolist() == []
+    assert (everyone - fb).ids.tolist() == sorted(set(range(n)) - b)
+    assert (everyone & fb).ids.tolist() == sorted(b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 5000), st.floats(0, 1), st.integers(0, 2**31))
+def test_bitmap_helpers_match_numpy(n, p, seed):
+    rng = np.random.default_rng(seed)
+    ids = np.flatnonzero(rng.random(n) < p)
+    words = (n + 31) // 32
+    bits = host_ops.ids_to_bits(ids, words)
+    flags = np.zeros(words * 32, np.uint8)
+    flags[ids] = 1
+    assert np.array_equal(bits, np.packbits(flags, bitorder="little").view(np.uint32))
+    assert np.array_equal(host_ops.bits_to_ids(bits), ids)
+    assert host_ops.popcount(bits) == len(ids)
+    offsets = np.r_[0, np.cumsum(rng.integers(0, 50, n))].astype(np.int64)
+    want = int((offsets[ids + 1] - offsets[ids]).sum())
+    assert host_ops.degree_sum(offsets, bits=bits) == host_ops.degree_sum(offsets, ids=ids) == want
+
+
+def test_large_bitmaps_take_the_parallel_path():
+    rng = np.random.default_rng(1)
+    n = 1 << 22  # above the serial threshold of the helpers
+    ids = np.flatnonzero(rng.random(n) < 0.3)
+    bits = host_ops.ids_to_bits(ids, n // 32)
+    assert np.array_equal(host_ops.bits_to_ids(bits), ids)
+    assert host_ops.popcount(bits) == len(ids)
+
+
+def test_state_reductions_gathers_scatters_and_selection():
+    rng = np.random.default_rng(3)
+    n = 200
+    x = rng.random(n)
+    g = Graph.from_edges(np.array([0]), np.array([1]), n=n)
+    with Runtime(g, backend="cpu") as rt:
+        st_ = rt.start(STATE, arrays={"x": x, "k": 7})
+        f = rt.frontier([3, 50, 199])
+        assert st_.reduce("x", "sum") == pytest.approx(x.sum())
+        assert st_.reduce("x", "min", f) == x[[3, 50, 199]].min()
+        assert st_.reduce("x", "max", f) == x[[3, 50, 199]].max()
+        assert st_.reduce("k", "sum") == 7 * n
+        empty = Frontier.empty(rt.backend, n)
+        assert st_.reduce("x", "sum", empty) == 0 and st_.reduce("x", "min", empty) is None
+        with pytest.raises(ValueError, match="op must be"):
+            st_.reduce("x", "mean")
+        st_.assign("k", [1, 2], [10, 20])
+        st_.assign("x", [5], 0.25)
+        assert st_.gather("k", [0, 1, 2]).tolist() == [7, 10, 20]
+        assert st_.gather("x", rt.frontier([5])).tolist() == [0.25]
+        x[5] = 0.25
+        sel = st_.select("x", 0.2, 0.6)
+        assert sel.ids.tolist() == np.flatnonzero((x >= 0.2) & (x < 0.6)).tolist()
+        sub = st_.select("x", 0.2, 0.6, f)
+        assert sub.ids.tolist() == [v for v in (3, 50, 199) if 0.2 <= x[v] < 0.6]
+
+
+class Both:
+    has_push = has_pull = True
+    name = "both"
+
+
+def test_direction_rule_follows_gapbs_with_history():
+    m, n = 1_000_000, 10_000
+    h = DirectionHistory(m=m, n=n)
+    assert choose_direction(Both(), 1, 1_000, m, history=h) == "push"
+    assert h.unscanned == m - 1_000
+    # the frontier's edges pass the unscanned edges / alpha: pull
+    assert choose_direction(Both(), 500, (m - 1_000) // ALPHA + 1, m, history=h) == "pull"
+    # growing: keep pulling even when small
+    assert choose_direction(Both(), 501, 10, m, history=h) == "pull"
+    # shrinking but above n / beta: keep pulling
+    assert choose_direction(Both(), n // BETA + 1, 10, m, history=h) == "pull"
+    # shrinking and at most n / beta: push again
+    assert choose_direction(Both(), n // BETA - 1, 10, m, history=h) == "push"
+
+
+def test_direction_history_restarts_when_pushes_scan_more_than_m():
+    h = DirectionHistory(m=100, n=10)
+    h.note("push", 5, 90)
+    h.note("push", 5, 20)   # re-activated vertices: more than m edges scanned in all
+    assert h.unscanned == 100
+
+
+def test_bfs_switches_like_gapbs_on_a_kronecker_graph():
+    from graphferry.algorithms import bfs
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(12)
+    src = int(np.argmax(g.out_degree))
+    r = bfs(g, src, backend="cpu")
+    dirs = [s.direction for s in r.record.edge_steps]
+    assert dirs[0] == "push" and "pull" in dirs and dirs[-1] == "push"
+    # once it pulls, it pushes again only after the frontier shrinks below n / beta
+    for prev, cur in zip(r.record.edge_steps, r.record.edge_steps[1:]):
+        if prev.direction == "pull" and cur.direction == "push":
+            assert cur.active_vertices < prev.active_vertices and cur.active_vertices * BETA <= g.n
