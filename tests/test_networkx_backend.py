@@ -376,3 +376,13 @@ def test_conversion_of_integer_labels_matches_dict_lookup():
     assert g.csr.indices.tolist() == [2, 0, 1] and g.nodes == [10**12, 5, 7]
     assert math.isclose(sum(nx.pagerank(G, **GF).values()), 1.0)
     assert np.asarray(g.csr.offsets).tolist() == [0, 1, 2, 3]
+
+
+def test_readme_example_runs():
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", (REPO / "README.md").read_text(), re.S)
+    example = next(b for b in blocks if 'backend="graphferry"' in b)
+    session: dict = {}
+    exec(compile(example, "README.md (NetworkX backend)", "exec"), session)
+    assert session["parts"] == list(nx.connected_components(session["G"]))
