@@ -108,6 +108,22 @@ def test_pagerank_default_tolerance_is_as_accurate_as_networkx(G):
     assert sum(abs(got[v] - exact[v]) for v in G) <= bound
 
 
+@SETTINGS
+@given(G=nx_graphs(weights=(None,)), max_iter=st.integers(1, 15), tol=st.sampled_from([1e-2, 1e-4, 1e-6]),
+       alpha=st.sampled_from([0.85, 0.5]))
+def test_pagerank_converges_exactly_when_networkx_does(G, max_iter, tol, alpha):
+    try:
+        want = nx.pagerank(G, alpha=alpha, max_iter=max_iter, tol=tol)
+    except nx.PowerIterationFailedConvergence:
+        with pytest.raises(nx.PowerIterationFailedConvergence):
+            nx.pagerank(G, alpha=alpha, max_iter=max_iter, tol=tol, **GF)
+        return
+    got = nx.pagerank(G, alpha=alpha, max_iter=max_iter, tol=tol, **GF)
+    exact = nx.pagerank(G, alpha=alpha, tol=1e-14, max_iter=100_000)
+    # a later iterate of the same iteration: never further from the fixed point than NetworkX's answer
+    assert sum(abs(got[v] - exact[v]) for v in G) <= sum(abs(want[v] - exact[v]) for v in G) + 1e-12
+
+
 def test_pagerank_uniform_weights_are_the_unweighted_case():
     G = nx.gnp_random_graph(30, 0.2, seed=3, directed=True)
     nx.set_edge_attributes(G, 2.5, "weight")
@@ -360,3 +376,13 @@ def test_conversion_of_integer_labels_matches_dict_lookup():
     assert g.csr.indices.tolist() == [2, 0, 1] and g.nodes == [10**12, 5, 7]
     assert math.isclose(sum(nx.pagerank(G, **GF).values()), 1.0)
     assert np.asarray(g.csr.offsets).tolist() == [0, 1, 2, 3]
+
+
+def test_readme_example_runs():
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", (REPO / "README.md").read_text(), re.S)
+    example = next(b for b in blocks if 'backend="graphferry"' in b)
+    session: dict = {}
+    exec(compile(example, "README.md (NetworkX backend)", "exec"), session)
+    assert session["parts"] == list(nx.connected_components(session["G"]))

@@ -17,8 +17,9 @@ from __future__ import annotations
 #: NetworkX function -> what its docstring's "Backends" section says about graphferry.
 #: A NetworkX call that these notes say is unsupported is handed back to NetworkX (can_run is False).
 FUNCTIONS: dict[str, str] = {
-    "pagerank": ("graphferry's delta-based PageRank, stopped when its L1 error bound is NetworkX's "
-                 "(len(G) * tol). personalization, nstart, dangling and non-uniform weights are left to NetworkX."),
+    "pagerank": ("NetworkX's power iteration run by graphferry's LDBC PageRank, to a step at which NetworkX's "
+                 "stopping rule has certainly fired. personalization, nstart, dangling and non-uniform "
+                 "weights are left to NetworkX."),
     "bfs_edges": "BFS levels by graphferry; edges in NetworkX's order. sort_neighbors and reverse=True on "
                  "a directed graph are left to NetworkX.",
     "bfs_layers": "BFS levels by graphferry (several sources through a virtual super-source); layers in NetworkX's order.",
