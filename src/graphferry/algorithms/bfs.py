@@ -24,6 +24,7 @@ from ._common import Result, runtime_for
 
 PROGRAM = Program(
     "bfs",
+    combine="max",  # executors' parents/levels: -1 (unreached) loses to any id or depth
     arrays={"parent": "vid", "level": "int32"},
     scalars={"depth": "int64"},
     source=r"""

@@ -1,0 +1,217 @@
+"""The hybrid engine equals the CPU backend under every placement mix, within its device budget.
+
+Oracles: the CPU backend's host engine (itself checked against scipy and networkx
+elsewhere) for bit-identical integer outputs, scipy for BFS levels and SSSP
+distances, the LDBC reference outputs, and each algorithm's verifier. Budgets
+are a quarter of the edge bytes with partitions small enough for at least 8 of
+them; the simulated device arena stands in for the GPU and a second CPU
+executor for the CPU side.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse.csgraph as csgraph
+from hypothesis import given, settings, strategies as st
+
+import graphferry as gf
+from graphferry import Graph
+from graphferry.algorithms.bfs import bfs, verify_bfs
+from graphferry.algorithms.pagerank import pagerank, pagerank_ldbc
+from graphferry.algorithms.sssp import sssp, verify_sssp
+from graphferry.algorithms.wcc import verify_wcc, wcc
+from graphferry.scheduler import Calibration, Policy
+
+import ldbc
+from conftest import LDBC_GRAPHS, need_shared
+
+DEVICE = [("device", e) for e in ("resident", "filter", "compaction", "zerocopy")]
+HOST = [("host", "host")]
+#: every engine alone, each device engine beside the CPU, and everything at once
+MIXES = {
+    **{e: [(w, e)] for w, e in DEVICE + HOST},
+    **{f"{e}+cpu": [(w, e)] + HOST for w, e in DEVICE},
+    "all": DEVICE + HOST,
+    "all-reversed": HOST + DEVICE[::-1],
+}
+NOMINAL = Calibration.nominal()
+POLICIES = {**{f"mix-{k}": (lambda v=v: Policy(mix=v)) for k, v in MIXES.items()},
+            "cost-calibrated": lambda: Policy(calibration=NOMINAL),
+            "cost-paper": lambda: Policy(mode="paper", calibration=NOMINAL),
+            "cost-no-residency": lambda: Policy(calibration=NOMINAL, residency=False)}
+
+
+def hybrid_options(g: Graph, policy: Policy, min_parts: int = 8) -> dict:
+    """Budget a quarter of the edge bytes (at least 64 bytes), partitions small enough for ``min_parts``."""
+    per_edge = g.indices.itemsize + (4 if g.weights is not None else 0)
+    edge_bytes = max(1, g.m) * per_edge
+    return {"backend": "cpu", "engine": "hybrid", "policy": policy,
+            "partition_bytes": max(per_edge, edge_bytes // (2 * min_parts)),
+            "budget": max(64, edge_bytes // 4)}
+
+
+def check_record(r, options) -> None:
+    rec = r.record
+    assert rec.extra["peak_device_edge_bytes"] <= options["budget"]
+    for step in rec.edge_steps:
+        for p in step.partitions:
+            assert p.device in ("dev0", "gpu0", "cpu") and p.engine in ("resident", "filter", "compaction", "zerocopy", "host")
+            assert (p.device == "cpu") == (p.engine == "host")
+            assert p.engine != "host" or p.bytes_h2d == 0
+
+
+@st.composite
+def graphs(draw, weighted=False):
+    n = draw(st.integers(2, 150))
+    m = draw(st.integers(16, 800))
+    seed = draw(st.integers(0, 2**32 - 1))
+    directed = draw(st.booleans())
+    rng = np.random.default_rng(seed)
+    w = rng.integers(1, 20, m).astype(np.float32) if weighted else None
+    return Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=directed, weights=w)
+
+
+# ---------------------------------------------------------------- random graphs, every mix
+@pytest.mark.parametrize("policy", list(POLICIES.values()), ids=list(POLICIES))
+@settings(max_examples=6, deadline=None)
+@given(g=graphs(), data=st.data())
+def test_bfs_equals_cpu_backend(policy, g, data):
+    s = data.draw(st.integers(0, g.n - 1))
+    direction = data.draw(st.sampled_from(["auto", "push", "pull"]))
+    options = hybrid_options(g, policy())
+    r = bfs(g, s, direction=direction, **options)
+    ref = bfs(g, s, backend="cpu", engine="host")
+    assert np.array_equal(r.levels, ref.levels)
+    d = csgraph.shortest_path(g.to_scipy(), unweighted=True, indices=s, directed=True)
+    assert np.array_equal(r.levels, np.where(np.isinf(d), -1, d).astype(np.int64))
+    verify_bfs(g, s, r.levels, r.parents)
+    check_record(r, options)
+
+
+@pytest.mark.parametrize("policy", list(POLICIES.values()), ids=list(POLICIES))
+@settings(max_examples=5, deadline=None)
+@given(g=graphs(weighted=True), data=st.data())
+def test_sssp_equals_cpu_backend(policy, g, data):
+    s = data.draw(st.integers(0, g.n - 1))
+    direction = data.draw(st.sampled_from(["auto", "push", "pull"]))
+    options = hybrid_options(g, policy())
+    r = sssp(g, s, direction=direction, **options)
+    assert np.array_equal(r.distances, sssp(g, s, backend="cpu", engine="host").distances)
+    verify_sssp(g, s, r.distances)  # tight along edges, reached exactly where reachable
+    check_record(r, options)
+
+
+@pytest.mark.parametrize("policy", list(POLICIES.values()), ids=list(POLICIES))
+@settings(max_examples=4, deadline=None)
+@given(g=graphs())
+def test_wcc_and_pagerank_equal_cpu_backend(policy, g):
+    options = hybrid_options(g, policy())
+    r = wcc(g, **options)
+    assert np.array_equal(r.labels, wcc(g, backend="cpu", engine="host").labels)
+    verify_wcc(g, r.labels)
+    check_record(r, options)
+    for direction in ("pull", "push"):
+        p = pagerank_ldbc(g, damping=0.85, iterations=6, direction=direction, **options)
+        ref = pagerank_ldbc(g, damping=0.85, iterations=6, backend="cpu", engine="host")
+        assert np.allclose(p.ranks, ref.ranks, rtol=1e-12, atol=1e-15)
+        check_record(p, options)
+    d = pagerank(g, tol=1e-8, **options)
+    assert np.allclose(d.ranks, pagerank(g, tol=1e-8, backend="cpu", engine="host").ranks, atol=1e-9)
+
+
+def test_mixes_reach_every_engine_and_device_with_8_partitions():
+    rng = np.random.default_rng(3)
+    n, m = 400, 6000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n)
+    options = hybrid_options(g, Policy(mix=MIXES["all"]))
+    r = pagerank_ldbc(g, damping=0.85, iterations=6, **options)
+    steps = r.record.edge_steps
+    assert max(len(s.partitions) for s in steps) >= 8
+    seen = {(p.engine, p.device) for s in steps for p in s.partitions}
+    assert seen >= {("resident", "dev0"), ("filter", "dev0"), ("zerocopy", "dev0"), ("host", "cpu")}
+    assert all(s.floor_bytes is not None for s in steps)
+    r = bfs(g, 0, **options)
+    assert ("compaction", "dev0") in {(p.engine, p.device) for s in r.record.edge_steps for p in s.partitions}
+    check_record(r, options)
+
+
+def test_residency_keeps_partitions_across_iterations_and_calls():
+    rng = np.random.default_rng(4)
+    n, m = 300, 4000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n)
+    edge_bytes = g.m * 4
+    policy = Policy(calibration=NOMINAL, use_cpu=False)
+    with gf.load(g, backend="cpu", budget=edge_bytes // 2, partition_bytes=edge_bytes // 16) as lg:
+        r = pagerank_ldbc(lg, damping=0.85, iterations=5, engine="hybrid", policy=policy)
+        moved = [s.bytes_h2d for s in r.record.edge_steps]
+        # the first iteration fills the free budget; later ones move only what is not resident
+        assert moved[1] < moved[0] and moved[1] == moved[-1]
+        assert any(p.engine == "resident" and p.bytes_h2d == 0 for p in r.record.edge_steps[1].partitions)
+        again = pagerank_ldbc(lg, damping=0.85, iterations=2, engine="hybrid", policy=policy)
+        assert again.record.edge_steps[0].bytes_h2d == moved[-1]  # still resident on the loaded graph
+        assert lg.arena.peak_bytes <= lg.arena.budget_bytes
+        assert np.allclose(r.ranks, pagerank_ldbc(g, damping=0.85, iterations=5, backend="cpu").ranks)
+
+
+def test_hybrid_is_the_default_on_a_device_when_edges_do_not_fit():
+    from graphferry.runtime import Runtime
+
+    g = Graph.from_edges([0, 1, 2], [1, 2, 0], n=3)
+
+    class FakeDevice:  # only what _resolve_engine reads
+        is_device = True
+
+    rt = Runtime(g, backend="cpu", engine="host")
+    rt.backend = FakeDevice()
+    rt.arena.budget_bytes = g.edge_bytes  # less than both directions
+    assert rt._resolve_engine("auto") == "hybrid"
+    rt.arena.budget_bytes = 4 * g.edge_bytes
+    assert rt._resolve_engine("auto") == "resident"
+    rt.close()
+
+
+def test_program_combine_is_checked():
+    from graphferry.runtime import Program
+
+    with pytest.raises(ValueError, match="combine"):
+        Program("p", source="", combine="product")
+
+
+# ---------------------------------------------------------------- LDBC, hybrid with mixes
+CASES = ldbc.cases(LDBC_GRAPHS)
+LDBC_POLICIES = {k: POLICIES[k] for k in ("mix-all", "mix-all-reversed", "mix-zerocopy+cpu", "cost-calibrated")}
+
+
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+@pytest.mark.parametrize("policy", list(LDBC_POLICIES.values()), ids=list(LDBC_POLICIES))
+@pytest.mark.parametrize("case", CASES or [None], ids=lambda c: "-".join(c) if c else "absent")
+def test_ldbc_case_hybrid(case, policy, backend):
+    if case is None:
+        need_shared(LDBC_GRAPHS, "LDBC validation graphs")
+    name, alg = case
+    graph, params = ldbc.load_graph(LDBC_GRAPHS, name)
+    expected = ldbc.read_output(LDBC_GRAPHS / f"{name}-{alg}")
+    options = {"backend": backend, "engine": "hybrid", "partition_bytes": 32, "budget": 256, "policy": policy()}
+    actual = ldbc.run(alg, graph, params, **options)
+    problems = ldbc.compare(ldbc.RULES[alg], expected, actual)
+    assert not problems, f"{name}-{alg} with {options}:\n" + "\n".join(problems)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mix", ["all", "all-reversed", "compaction+cpu"])
+def test_cuda_hybrid_equals_cpu_backend(mix):
+    rng = np.random.default_rng(5)
+    n, m = 3000, 40000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n,
+                         weights=rng.integers(1, 9, m).astype(np.float32))
+    options = {**hybrid_options(g, Policy(mix=MIXES[mix])), "backend": "cuda"}
+    for s in (0, 7):
+        r = bfs(g, s, **options)
+        assert np.array_equal(r.levels, bfs(g, s, backend="cpu").levels)
+        verify_bfs(g, s, r.levels, r.parents)
+        assert np.array_equal(sssp(g, s, **options).distances, sssp(g, s, backend="cpu").distances)
+    assert np.array_equal(wcc(g, **options).labels, wcc(g, backend="cpu").labels)
+    p = pagerank_ldbc(g, damping=0.85, iterations=8, **options)
+    assert np.allclose(p.ranks, pagerank_ldbc(g, damping=0.85, iterations=8, backend="cpu").ranks, rtol=1e-10)
+    check_record(p, options)
