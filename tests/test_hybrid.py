@@ -215,3 +215,60 @@ def test_cuda_hybrid_equals_cpu_backend(mix):
     p = pagerank_ldbc(g, damping=0.85, iterations=8, **options)
     assert np.allclose(p.ranks, pagerank_ldbc(g, damping=0.85, iterations=8, backend="cpu").ranks, rtol=1e-10)
     check_record(p, options)
+
+
+# ---------------------------------------------------------------- calibration, CLI, pictures
+def test_calibration_measures_caches_and_drives_the_model(tmp_path, monkeypatch):
+    from graphferry.backends import get_backend
+    from graphferry.runtime import calibration as calibration_module
+    from graphferry.scheduler.cost import CostModel, calibration_path, load_cached
+
+    monkeypatch.setenv("GRAPHFERRY_CACHE_DIR", str(tmp_path))
+    b = get_backend("cpu")
+    cal = calibration_module.measure(b, quick=True)
+    assert cal.copy_bandwidth > 0 and cal.gather_bandwidth > 0 and cal.state_bandwidth > 0
+    assert set(cal.device_edge_rate) == {f"{c}/{d}" for c in ("traversal", "relax", "accumulate")
+                                         for d in ("push", "pull")}
+    monkeypatch.setattr(calibration_module, "measure", lambda backend, quick=False: cal)
+    first = calibration_module.calibration_for(b)
+    assert calibration_path(first.device).exists() and load_cached(first.device) == cal
+    monkeypatch.setattr(calibration_module, "measure", lambda *a, **k: pytest.fail("measured twice"))
+    assert calibration_module.calibration_for(b) == cal  # cached on disk
+    calibration_path(first.device).write_text("{not json")  # a damaged cache is measured again
+    monkeypatch.setattr(calibration_module, "measure", lambda backend, quick=False: cal)
+    assert calibration_module.calibration_for(b) == cal
+    # slow scattered zero-copy (as on the H100) turns the rule from zero-copy to compaction
+    stats = dict(part_edges=1 << 20, active_vertices=100, active_edges=25600, lines=800, bytes_per_edge=4)
+    fast = Calibration.nominal()
+    slow = Calibration.from_json(fast.to_json())
+    slow.zerocopy_bandwidth = {32: 0.2e9, 128: 0.5e9, 4096: 5e9}
+    assert CostModel(fast).transfer_engine(**stats)[0] == "zerocopy"
+    assert CostModel(slow).transfer_engine(**stats)[0] == "compaction"
+
+
+def test_cli_calibrate_run_hybrid_and_plot(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from graphferry.cli import app
+    from graphferry.runtime import calibration as calibration_module
+
+    monkeypatch.setenv("GRAPHFERRY_CACHE_DIR", str(tmp_path / "cache"))
+    quick = calibration_module.measure
+    monkeypatch.setattr(calibration_module, "measure", lambda backend, quick_=True: quick(backend, quick=True))
+    runner = CliRunner()
+    r = runner.invoke(app, ["calibrate", "--backend", "cpu", "--json"])
+    assert r.exit_code == 0, r.output
+    assert "copy_bandwidth" in r.output
+    store = tmp_path / "k.store"
+    assert runner.invoke(app, ["generate", "kronecker", "--scale", "10", str(store)]).exit_code == 0
+    rec = tmp_path / "bfs.json"
+    r = runner.invoke(app, ["run", "bfs", str(store), "--source", "0", "--backend", "cpu", "--engine", "hybrid",
+                            "--budget", "16KiB", "--partition-bytes", "2KiB", "--record", str(rec)])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["plot", str(rec), "-o", str(tmp_path / "bfs.png")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "bfs.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    r = runner.invoke(app, ["plot", str(bad)])
+    assert r.exit_code != 0 and "not a run record" in r.output and not (tmp_path / "bad.png").exists()

@@ -75,14 +75,16 @@ class HybridEngine:
 
     # ------------------------------------------------------------ device buffers
     def _slot_shape(self, k: int):
-        """Slot capacity for groups of up to ``k`` partitions, shrunk until two slots fit the budget."""
+        """Slot capacity for groups of up to ``k`` partitions, shrunk until two slots take at most
+        half the budget (the rest keeps partitions resident, which saves more than combining), or,
+        when even single-partition slots take more than that, until two fit at all."""
         s = self.side
         cap = max(1, s.max_partition_edges())
         per_edge = s.indices.itemsize + (4 if s.weights is not None else 0)
         budget = self.arena.budget_bytes - sum(
             sum(int(x.indices.nbytes) + (int(x.weights.nbytes) if x.weights is not None else 0) for x in v)
             for shape, v in self.pool.slots.items() if shape[0] != self.key)
-        while k > 1 and 2 * k * cap * per_edge > budget:
+        while k > 1 and 2 * k * cap * per_edge > budget // 2:
             k -= 1
         if 2 * k * cap * per_edge > budget:
             return None, 0  # not even two single-partition slots: explicit copies are impossible
