@@ -272,3 +272,40 @@ def test_cli_calibrate_run_hybrid_and_plot(tmp_path, monkeypatch):
     bad.write_text("[1, 2]")
     r = runner.invoke(app, ["plot", str(bad)])
     assert r.exit_code != 0 and "not a run record" in r.output and not (tmp_path / "bad.png").exists()
+
+
+@settings(max_examples=10, deadline=None)
+@given(g=graphs(weighted=True), data=st.data())
+def test_asynchronous_mode_reaches_the_same_distances(g, data):
+    s = data.draw(st.integers(0, g.n - 1))
+    mix = data.draw(st.sampled_from(["all", "filter", "compaction", "resident+cpu"]))
+    options = hybrid_options(g, Policy(mix=MIXES[mix], asynchronous=True))
+    r = sssp(g, s, direction="push", **options)
+    assert np.array_equal(r.distances, sssp(g, s, backend="cpu", engine="host").distances)
+    check_record(r, options)
+    b = bfs(g, s, **options)  # BFS levels need synchronous iterations: the mode leaves them alone
+    assert np.array_equal(b.levels, bfs(g, s, backend="cpu", engine="host").levels)
+
+
+@settings(max_examples=30, deadline=None)
+@given(g=graphs(weighted=True), data=st.data())
+def test_partition_stats_count_what_a_loop_counts(g, data):
+    from graphferry.backends.cpu.backend import CpuBackend
+    from graphferry.engines.base import EdgeSide
+    from graphferry.runtime.frontier import Frontier
+    from graphferry.scheduler.stats import partition_stats
+
+    b = CpuBackend()
+    ids = sorted(data.draw(st.sets(st.integers(0, g.n - 1), max_size=g.n)))
+    side = EdgeSide.of(g, data.draw(st.integers(8, 256)), use_weights=True)
+    s = partition_stats(side, b, Frontier.from_ids(b, g.n, ids), dense=False)
+    for p in side.partitions:
+        mine = [v for v in ids if p.lo <= v < p.hi]
+        lines = 0
+        for v in mine:
+            lo, hi = int(g.offsets[v]), int(g.offsets[v + 1])
+            for size in (4, 4):  # indices, then weights: the 128-byte lines each range covers
+                lines += len({x * size // 128 for x in range(lo, hi)})
+        assert s.active_vertices[p.index] == len(mine)
+        assert s.active_edges[p.index] == sum(int(g.offsets[v + 1] - g.offsets[v]) for v in mine)
+        assert s.lines[p.index] == lines

@@ -104,7 +104,7 @@ class HybridEngine:
         dense = direction == "pull" or frontier.is_all
         stats = partition_stats(s, b, frontier, dense=dense)
         parts = s.partitions
-        self._update_values(stats)
+        self._update_values(stats, policy.decay)
         shape, k = self._slot_shape(policy.combine_k)
         if shape is not None:
             self.pool.reserve(shape, 2 * shape[3] * s.bytes_per_edge)
@@ -172,7 +172,12 @@ class HybridEngine:
                 else:
                     keep.append(i)
             dev["filter"] = sorted(keep)
-        launch = lambda view, rows, bits: self._launch(kernel, tables, view, rows, bits, out, it)  # noqa: E731
+        # asynchronous mode (HyTGraph sec. VI-A): a loaded partition is processed once more, from
+        # the vertices this iteration has activated so far; only for min-combining push programs,
+        # whose fixpoint does not depend on the order of relaxations (SSSP): others stay synchronous
+        again = policy.asynchronous and direction == "push" and st.program.combine == "min"
+        launch = lambda view, rows, bits: self._launch(kernel, tables, view, rows, bits, out, it,  # noqa: E731
+                                                       again)
         for i, admit in dev["resident"]:
             self._run_resident(i, admit, stats, launch, in_bits, direction, dense, it, shape)
         self._run_filter(dev["filter"], stats, launch, in_bits, direction, dense, it, shape, k)
@@ -204,10 +209,9 @@ class HybridEngine:
         return out
 
     # ------------------------------------------------------------ helpers
-    def _update_values(self, stats) -> None:
+    def _update_values(self, stats, decay: float) -> None:
         """VDS value with history: the partition's share of active edges, decayed each iteration."""
         edges = np.array([max(1, p.num_edges) for p in self.side.partitions], dtype=np.float64)
-        decay = 0.5
         self.value = decay * self.value + stats.active_edges / edges
         for key, block in self.pool.blocks.items():
             if key[0] == self.key:
@@ -234,9 +238,11 @@ class HybridEngine:
         ids = stats.ids[int(stats.cuts[first]) : int(stats.cuts[last + 1])]
         return ids - lo if lo else ids
 
-    def _launch(self, kernel, tables, view, rows, in_bits, out, it) -> None:
+    def _launch(self, kernel, tables, view, rows, in_bits, out, it, again: bool = False) -> None:
         t = time.perf_counter()
         kernel(tables, view, rows, in_bits, out)
+        if again:  # the same edges, now from the rows activated so far (the bitmap filters them)
+            kernel(tables, view, None, out, out)
         it.kernel_seconds += time.perf_counter() - t
 
     def _bits_for(self, direction, rows, in_bits):

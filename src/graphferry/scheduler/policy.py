@@ -69,6 +69,7 @@ class Policy:
     mix: Sequence[tuple[str, str]] | None = None
     calibration: Calibration | None = None   # None: this machine's (cached, measured once)
     decay: float = 0.5                # weight of history in a partition's value
+    asynchronous: bool = False        # process each loaded partition once more (min-combining push only)
     _model: CostModel | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
