@@ -6,6 +6,10 @@ frontiers. The runtime picks the direction (one place:
 :mod:`graphferry.runtime.direction`), walks the active partitions, asks the
 engine for each partition's view, launches the backend's kernel and records
 what happened. Algorithms never name an engine, a direction or a device.
+With ``engine="hybrid"`` (the default on a device whose budget does not hold
+the edges) the scheduler (:mod:`graphferry.scheduler`) takes each edge_map:
+it places every partition on an engine and an executor (device or CPU) per
+iteration, under a cost model calibrated on the machine.
 
 Example:
     >>> import numpy as np
