@@ -16,7 +16,10 @@ Runs (each timed after a warm-up call, median of ``--reps`` calls):
 * graphferry on a loaded graph (``graphferry.load``: edges in pinned host memory,
   engines and programs kept), load time reported apart: the CPU backend as run
   ``cpu``, and on a GPU each engine (``resident`` with the whole graph on the
-  device; ``filter``, ``compaction``, ``zerocopy`` with 25% of the edge bytes);
+  device; ``filter``, ``compaction``, ``zerocopy`` with 25% of the edge bytes)
+  and the hybrid engine under the same budget (``hybrid``: calibrated cost model,
+  residency, CPU executor; ``hybrid-paper``: HyTGraph's fixed constants;
+  ``hybrid-gpu``: no CPU executor), with where it placed the work and the floor;
 * peers given by binary directories, skipped when absent: ``peer:gapbs`` (bfs,
   sssp -d 2, pr, cc; GAPBS's own timer, its ``-v`` verifier with
   ``--peer-verify``), ``peer:emogi-gpu`` (``-m 0``, edges in GPU memory) and
@@ -61,6 +64,10 @@ import engines_bench as eb  # noqa: E402  (our generator, ceilings probe and GPU
 
 ALGORITHMS = ["bfs", "sssp", "pagerank", "wcc"]
 GPU_ENGINES = ["resident", "filter", "compaction", "zerocopy"]
+#: The hybrid engine's runs (issue 9): run name -> scheduler.Policy options. "hybrid" is the
+#: calibrated cost model with residency and the CPU executor; "hybrid-paper" applies HyTGraph's
+#: fixed constants instead of the calibration; "hybrid-gpu" keeps every partition on the GPU.
+HYBRID_RUNS = {"hybrid": {}, "hybrid-paper": {"mode": "paper"}, "hybrid-gpu": {"use_cpu": False}}
 PR_ITERATIONS, PR_DAMPING = 20, 0.85
 PR_DELTA_TOL = 1e-2
 SSSP_DELTA = 2  # GAPBS's setting for Kronecker graphs (its benchmark makefile)
@@ -187,10 +194,22 @@ class Checker:
 
 # ====================================================================== graphferry runs
 def call(name: str, lg, source: int, engine: str):
-    from graphferry.algorithms.bfs import bfs
-    from graphferry.algorithms.pagerank import pagerank, pagerank_ldbc
-    from graphferry.algorithms.sssp import sssp
-    from graphferry.algorithms.wcc import wcc
+    from graphferry.algorithms.bfs import bfs as _bfs
+    from graphferry.algorithms.pagerank import pagerank as _pagerank, pagerank_ldbc as _pagerank_ldbc
+    from graphferry.algorithms.sssp import sssp as _sssp
+    from graphferry.algorithms.wcc import wcc as _wcc
+    from graphferry.scheduler import Policy
+
+    extra = {}
+    if engine in HYBRID_RUNS:  # the hybrid engine with one of its policies
+        extra = {"policy": Policy(**HYBRID_RUNS[engine])}
+        engine = "hybrid"
+
+    def with_policy(fn):
+        return lambda *a, **k: fn(*a, **k, **extra)
+
+    bfs, sssp, wcc = with_policy(_bfs), with_policy(_sssp), with_policy(_wcc)
+    pagerank, pagerank_ldbc = with_policy(_pagerank), with_policy(_pagerank_ldbc)
 
     if name == "bfs":
         r = bfs(lg, source, engine=engine)
@@ -250,9 +269,24 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log) -> dict
         run["depth"] = int(vals["levels"].max())
     if name == "wcc":
         run["components"] = int(len(np.unique(vals["labels"])))
+    if engine in HYBRID_RUNS:  # where the hybrid put the work, and the bytes that had to cross
+        placed: dict = {}
+        for s in rec.edge_steps:
+            for p in s.partitions:
+                key = f"{p.engine}@{p.device}"
+                placed[key] = placed.get(key, 0) + 1
+        run["placements"] = placed
+        run["floor_bytes"] = int(sum(s.floor_bytes or 0 for s in rec.edge_steps))
+        run["copy_seconds"] = round(sum(s.copy_seconds for s in rec.edge_steps), 5)
+        run["kernel_seconds"] = round(sum(s.kernel_seconds for s in rec.edge_steps), 5)
+        if RECORDS is not None:
+            (RECORDS / f"{engine}-{name}.json").write_text(json.dumps(rec.to_dict(), default=float))
     log(f"  {run['engine']:>11} {name:<15} {wall * 1e3:9.1f} ms  {iters:3d} it  "
         f"outside {run['outside_fraction']:.0%}  {'ok' if ok else 'FAILED'} ({how})")
     return run
+
+
+RECORDS: Path | None = None  # --records: where the hybrid runs' run records are written (for graphferry plot)
 
 
 def _dense_iteration_seconds(rec, n):
@@ -392,7 +426,7 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
                   "median of reps after a warm-up; load_seconds apart (peers' timers exclude loading too); "
                   "in_iterations_seconds = first iteration's start to last iteration's end, "
                   "outside_iterations_seconds = the rest of the call (set-up, initialisation, result "
-                  "conversion). resident: whole graph on the GPU; filter/compaction/zerocopy: budget 25% of "
+                  "conversion). resident: whole graph on the GPU; filter/compaction/zerocopy/hybrid*: budget 25% of "
                   "the weighted edge bytes. Peers: their own timers."),
         "runs": runs,
     }
@@ -436,8 +470,10 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
         full.close()
         quarter_budget = max(1 << 20, int(0.25 * g.m * 8))  # 25% of the weighted edge bytes
         part = gf.load(full.graph, backend="cuda", budget=quarter_budget, pinned=False)
-        for engine in [e for e in GPU_ENGINES if e != "resident" and e in args.engines]:
+        for engine in [e for e in [*GPU_ENGINES, *HYBRID_RUNS] if e != "resident" and e in args.engines]:
             ours_on(part, engine)
+        if part._pool is not None:
+            doc.setdefault("hybrid_pool", part._pool.stats)
         part.close()
         del full, part
         import cupy as cp
@@ -502,9 +538,14 @@ def main(argv=None) -> int:
     ap.add_argument("--peer-verify", action="store_true")
     ap.add_argument("--peer-timeout", type=float, default=120)
     ap.add_argument("--cpu-only", action="store_true", help="graphferry's CPU backend only, even with a GPU")
+    ap.add_argument("--records", default=None, help="write the hybrid runs' run records (JSON) here")
     ap.add_argument("--deadline-s", type=float, default=1e9, help="stop starting graphferry runs after this")
     args = ap.parse_args(argv)
     args.deadline = time.perf_counter() + args.deadline_s
+    global RECORDS
+    RECORDS = None if args.records is None else Path(args.records)
+    if RECORDS is not None:
+        RECORDS.mkdir(parents=True, exist_ok=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 

@@ -9,6 +9,8 @@ Commands::
     graphferry verify web.store                          # checksums and structure of a store
     graphferry run pagerank web.store --out pr.parquet   # run an algorithm, write per-vertex results
     graphferry demo                                      # the main job on a built-in graph
+    graphferry calibrate [--refresh]                     # the hybrid's cost-model figures
+    graphferry plot run.json -o run.png                  # execution path of a run record
 
 This is the one layer that talks to people: options are validated here, long
 work draws rich progress bars on stderr, and every error a user can cause
@@ -731,6 +733,7 @@ class EngineName(str, Enum):
     compaction = "compaction"
     zerocopy = "zerocopy"
     unified = "unified"
+    hybrid = "hybrid"
 
 
 class Direction(str, Enum):
@@ -949,6 +952,60 @@ def run(
             _stdout().print(f"  {key}: {value}", highlight=False)
         if out is not None:
             _stdout().print(f"  wrote {out}", highlight=False)
+
+
+@app.command()
+def calibrate(
+    backend: Annotated[Backend, typer.Option("--backend", help="The device to calibrate.")] = Backend.auto,
+    refresh: Annotated[bool, typer.Option("--refresh", help="Measure again even when a calibration is cached.")]
+        = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Show the hybrid engine's cost-model figures for this machine (measured once, then cached)."""
+    from .backends import get_backend
+    from .runtime.calibration import calibration_for
+    from .scheduler.cost import calibration_path
+
+    b = _user_value_errors(get_backend, backend.value)
+    with _spinner(f"calibrating {b.name}" if refresh else f"reading the calibration of {b.name}"):
+        cal = calibration_for(b, refresh=refresh)
+    if as_json:
+        typer.echo(cal.to_json())
+        return
+    gb = lambda x: f"{x / 1e9:.2f} GB/s"  # noqa: E731
+    console = _stdout()
+    console.print(f"{cal.device} (cached in {calibration_path(cal.device)})", highlight=False)
+    console.print(f"  pinned copy: {gb(cal.copy_bandwidth)}; state exchange: {gb(cal.state_bandwidth)}; "
+                  f"CPU gather: {gb(cal.gather_bandwidth)}; one iteration: {cal.launch_seconds * 1e6:.0f} us",
+                  highlight=False)
+    console.print("  zero-copy by request: " + ", ".join(f"{k} B {gb(v)}" for k, v in
+                                                         sorted(cal.zerocopy_bandwidth.items())), highlight=False)
+    for where, table in (("device", cal.device_edge_rate), ("CPU", cal.host_edge_rate)):
+        console.print(f"  {where} edges/s: " + ", ".join(f"{k} {v / 1e6:.0f} M" for k, v in sorted(table.items())),
+                      highlight=False)
+
+
+@app.command()
+def plot(
+    record: Annotated[Path, typer.Argument(metavar="RUNRECORD", help="A run record (graphferry run --record).",
+                                           show_default=False)],
+    out: Annotated[Path | None, typer.Option("--out", "-o", metavar="PNG", show_default="RUNRECORD with .png",
+        help="Where to write the picture.")] = None,
+) -> None:
+    """Draw a run record: engines and devices per iteration, bytes moved against the floor, time."""
+    from .plots import plot_record
+
+    if not record.exists():
+        raise GraphferryError(f"{record}: no such file or directory")
+    try:
+        data = json.loads(record.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise GraphferryError(f"{record}: not a run record (not JSON: {e})") from None
+    if not isinstance(data, dict) or "steps" not in data:
+        raise GraphferryError(f"{record}: not a run record (no 'steps')")
+    out = record.with_suffix(".png") if out is None else out
+    _user_value_errors(plot_record, data, out)
+    _stdout().print(f"wrote {out}", highlight=False)
 
 
 def _write_json(path: Path, data: Any) -> None:

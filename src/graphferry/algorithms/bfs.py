@@ -24,6 +24,7 @@ from ._common import Result, runtime_for
 
 PROGRAM = Program(
     "bfs",
+    combine="max",  # executors' parents/levels: -1 (unreached) loses to any id or depth
     # int64, the result's dtype: the state arrays are returned as they are, no conversion pass
     arrays={"parent": "int64", "level": "int64"},
     scalars={"depth": "int64"},

@@ -95,6 +95,7 @@ def _delta_program(dtype: str) -> Program:
         arrays={"rank": dtype, "resid": dtype, "send": dtype, "scale": dtype},
         scalars={"tol": "float64", "floor": "float64"},
         vertex_functions=("emit", "active"),
+        combine="sum",  # executors' residual increments add up
         source=_DELTA_SOURCE.replace("{T}", ctype),
     )
 
@@ -106,6 +107,7 @@ LDBC_PROGRAM = Program(
     arrays={"rank": "float64", "acc": "float64", "contrib": "float64", "scale": "float64"},
     scalars={"base": "float64", "damping": "float64"},
     vertex_functions=("prepare", "finish"),
+    combine="sum",  # executors' pushed sums add up
     source=r"""
 GF_FN bool cond(const State& S, vid_t d) { return true; }
 // pull: one thread owns d, so a plain sum in a fixed order

@@ -46,6 +46,7 @@ PROGRAM = Program(
     "sssp",
     arrays={"dist": "float64"},
     uses_weights=True,
+    combine="min",  # executors' distances merge by the shortest
     source=r"""
 GF_FN bool cond(const State& S, vid_t d) { return true; }
 // pull: one thread owns d and keeps the best offer of its active in-neighbours

@@ -56,6 +56,10 @@ from ..engines.registry import engine_class
 from ..errors import DeviceMemoryError
 from ..graph import Graph
 from ..partition import DEFAULT_PARTITION_BYTES
+from ..scheduler.executors import Executor
+from ..scheduler.hybrid import HybridEngine
+from ..scheduler.pool import BufferPool
+from .calibration import calibration_for
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +132,8 @@ class LoadedGraph:
         self._degrees: dict[str, Any] = {}
         self._degree_sums: dict[str, int] = {}
         self._programs: dict[tuple, Any] = {}
+        self._pool = None        # the hybrid engine's device buffers (scheduler.pool), made on first use
+        self._executors = None   # the hybrid engine's executors (device, CPU), made on first use
         self.stats = {"programs_compiled": 0, "sides_built": 0, "engines_built": 0, "engines_evicted": 0}
         self.load_seconds = time.perf_counter() - t0
         if not temporary:
@@ -209,7 +215,7 @@ class LoadedGraph:
     def side(self, csr: str, use_weights: bool, engine: str) -> tuple[EdgeSide, Engine]:
         """The edge side of ``csr`` ("out" or "in") and its engine ``engine``, built once."""
         self._check_open()
-        cls = engine_class(engine)
+        cls = HybridEngine if engine == "hybrid" else engine_class(engine)
         pbytes = self.partition_bytes
         if pbytes is None:
             pbytes = DEFAULT_PARTITION_BYTES if cls.splits_partitions else 1 << 62
@@ -226,7 +232,9 @@ class LoadedGraph:
         while True:
             used = self.arena.used_bytes
             try:
-                eng = cls(side, self.backend, self.arena)
+                eng = cls(side, self.backend, self.arena) if cls is not HybridEngine else \
+                    HybridEngine(side, self.backend, self.arena, pool=self.pool, executors=self.executors,
+                                 key=skey, calibration_for=lambda: calibration_for(self.backend))
                 break
             except DeviceMemoryError:
                 self.arena.used_bytes = used  # buffers taken before the refusal are garbage now
@@ -236,6 +244,24 @@ class LoadedGraph:
         self.stats["engines_built"] += 1
         log.debug("%s-edge side: %d partitions, engine %s", csr, len(side.partitions), engine)
         return side, eng
+
+    @property
+    def pool(self) -> BufferPool:
+        """One pool of device buffers shared by the hybrid engine's sides (allocated lazily)."""
+        if self._pool is None:
+            self._pool = BufferPool(self.arena)
+        return self._pool
+
+    @property
+    def executors(self) -> list[Executor]:
+        """Where the hybrid engine computes: this graph's device first, then the host's CPU."""
+        if self._executors is None:
+            from ..backends.cpu.backend import CpuBackend
+
+            first = "gpu0" if self.backend.name == "cuda" else "dev0"  # dev0: the CPU's simulated device
+            self._executors = [Executor(first, self.backend, True, self.arena),
+                               Executor("cpu", CpuBackend(), False)]
+        return self._executors
 
     def make_room(self, nbytes: int, keep: tuple) -> bool:
         """Evict engines (least recently used first, never ``keep``) until ``nbytes`` are free."""
@@ -294,6 +320,8 @@ class LoadedGraph:
         for _, eng in self._engines.values():
             eng.close()
         self._engines.clear()
+        if self._pool is not None:
+            self._pool.close()
         self._sides.clear()
         self._whole.clear()
         self._degrees.clear()

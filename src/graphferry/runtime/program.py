@@ -56,6 +56,8 @@ _CTYPES = {
     "vid": "vid_t",
 }
 _SCALAR_CTYPES = {"int64": "int64_t", "float64": "double"}
+#: Merge operators a program may declare for state written by several executors at once.
+COMBINE_OPERATORS = (None, "min", "max", "sum", "or")
 
 
 def _defines(source: str, name: str) -> bool:
@@ -73,8 +75,16 @@ class Program:
     vertex_functions: tuple[str, ...] = ()
     neighbor_functions: tuple[str, ...] = ()
     uses_weights: bool = False  # False: engines move no weight bytes, kernels see w = 1
+    #: How two executors' copies of the state merge after a push (min, max, sum or or);
+    #: declaring it also promises that pull's ``update`` writes only ``d``'s entries (so
+    #: executors owning disjoint destinations merge by copying them). None: the edge
+    #: functions write elsewhere (e.g. union-find links): one executor runs each edge_map.
+    combine: str | None = None
 
     def __post_init__(self) -> None:
+        if self.combine not in COMBINE_OPERATORS:
+            raise ValueError(f"program {self.name}: combine must be one of "
+                             f"{', '.join(str(c) for c in COMBINE_OPERATORS)}, got {self.combine!r}")
         for a, t in self.arrays.items():
             if t not in _CTYPES:
                 raise ValueError(f"program {self.name}: array {a!r} has unsupported dtype {t!r}")

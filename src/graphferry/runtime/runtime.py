@@ -6,6 +6,10 @@ frontiers. The runtime picks the direction (one place:
 :mod:`graphferry.runtime.direction`), walks the active partitions, asks the
 engine for each partition's view, launches the backend's kernel and records
 what happened. Algorithms never name an engine, a direction or a device.
+With ``engine="hybrid"`` (the default on a device whose budget does not hold
+the edges) the scheduler (:mod:`graphferry.scheduler`) takes each edge_map:
+it places every partition on an engine and an executor (device or CPU) per
+iteration, under a cost model calibrated on the machine.
 
 Example:
     >>> import numpy as np
@@ -39,6 +43,7 @@ from ..backends.base import Backend, DeviceArena
 from ..engines.base import EdgeSide, Engine
 from ..engines.registry import engine_class
 from ..graph import Graph
+from ..scheduler.policy import Policy
 from .loaded import LoadedGraph
 from .direction import DEFAULT_PULL_FRACTION, DirectionHistory, choose_direction
 from .frontier import Frontier
@@ -69,6 +74,7 @@ class RunOptions:
     direction: str = "auto"
     pull_fraction: float = DEFAULT_PULL_FRACTION
     progress: Progress | None = None
+    policy: Policy | None = None       # engine "hybrid": per-partition placement (None: cost-driven)
 
 
 @dataclass
@@ -91,7 +97,7 @@ class Runtime:
     def __init__(self, graph: "Graph | LoadedGraph", *, backend: str | Backend = "auto", engine: str = "auto",
                  budget: int | None = None, partition_bytes: int | None = None,
                  direction: str = "auto", pull_fraction: float = DEFAULT_PULL_FRACTION,
-                 progress: Progress | None = None, algorithm: str = "?"):
+                 progress: Progress | None = None, algorithm: str = "?", policy: Policy | None = None):
         self._t0 = time.perf_counter()
         if partition_bytes is not None and partition_bytes <= 0:
             raise ValueError(f"partition_bytes must be positive, got {partition_bytes}")
@@ -111,7 +117,9 @@ class Runtime:
         self.pull_fraction = pull_fraction
         self.progress = progress
         self.engine_name = self._resolve_engine(engine)
-        engine_class(self.engine_name)  # fail early on a bad name
+        if self.engine_name != "hybrid":
+            engine_class(self.engine_name)  # fail early on a bad name
+        self.policy = policy if policy is not None else Policy()
         self.record = RunRecord(algorithm=algorithm, backend=self.backend.name, engine=self.engine_name)
         self.record.extra["loaded_graph"] = not self._owns_loaded
         self.record.extra["load_seconds"] = self.loaded.load_seconds
@@ -121,7 +129,8 @@ class Runtime:
     def from_options(cls, graph: "Graph | LoadedGraph", options: RunOptions, algorithm: str) -> "Runtime":
         return cls(graph, backend=options.backend, engine=options.engine, budget=options.budget,
                    partition_bytes=options.partition_bytes, direction=options.direction,
-                   pull_fraction=options.pull_fraction, progress=options.progress, algorithm=algorithm)
+                   pull_fraction=options.pull_fraction, progress=options.progress, algorithm=algorithm,
+                   policy=options.policy)
 
     # ------------------------------------------------------------ set-up
     def _resolve_engine(self, engine: str) -> str:
@@ -129,7 +138,8 @@ class Runtime:
             return engine
         if not self.backend.is_device:
             return "host"
-        return "resident" if 2 * self.graph.edge_bytes <= self.arena.budget_bytes else "filter"
+        # the edges do not fit: the hybrid places each partition each iteration
+        return "resident" if 2 * self.graph.edge_bytes <= self.arena.budget_bytes else "hybrid"
 
     def side(self, direction: str, use_weights: bool, reverse: bool = False) -> tuple[EdgeSide, Engine]:
         """The edge side and its engine, built once per physical CSR (and kept by a loaded graph).
@@ -352,6 +362,9 @@ class ProgramState:
         side, engine = rt.side(d, self.program.uses_weights, reverse)
         out = b.new_bitmap(g.n)
         it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)
+        if getattr(engine, "schedules", False):  # hybrid: the scheduler places every partition
+            out = engine.edge_map(self, frontier, d, it, rt.policy)
+            return self._finish_edge_map(out, it)
         tables = self._tables_now()
         kernel = self.kernels.push if d == "push" else self.kernels.pull
         for part, active in self._work(side, frontier, d):
@@ -374,6 +387,10 @@ class ProgramState:
         device_times = b.take_device_times()
         if device_times is not None:  # asynchronous backend: host timers saw only the launches
             it.copy_seconds, it.kernel_seconds = device_times
+        return self._finish_edge_map(out, it)
+
+    def _finish_edge_map(self, out, it) -> Frontier:
+        rt, g, b = self.rt, self.rt.graph, self.rt.backend
         nxt = Frontier(b, g.n, bits=out)
         it.next_active = len(nxt)
         rt.record.end(it)
