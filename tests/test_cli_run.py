@@ -115,3 +115,25 @@ def test_demo_runs_pagerank_and_bfs():
     pr = data["pagerank"]["values"]["ranks"]
     assert pr["argmax"] == int(np.argmax(want))
     assert pr["max"] == pytest.approx(want.max(), abs=4 * 0.85 / 0.15 * 1e-6)   # documented bound at tol 1e-6
+
+
+def test_run_betweenness_sampled_matches_networkx(store, tmp_path):
+    import networkx as nx
+
+    out = tmp_path / "bc.csv"
+    r = runner.invoke(app, ["run", "betweenness", str(store), "--out", str(out), "--backend", "cpu",
+                            "--param", "k=16", "--param", "seed=5", "--param", "normalized=false", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["values"]["sources"] == 16
+    a, _ = scipy_graph(store)
+    directed = json.loads(next(store.rglob("manifest.json")).read_text())["directed"]
+    ref = nx.from_scipy_sparse_array(a, create_using=nx.DiGraph if directed else nx.Graph)
+    ref.remove_edges_from(nx.selfloop_edges(ref))
+    want = nx.betweenness_centrality(ref, k=16, seed=5, normalized=False)
+    rows = np.loadtxt(out, delimiter=",", skiprows=1)
+    assert np.allclose(rows[:, 1], [want[int(v)] for v in rows[:, 0]])
+
+
+def test_run_param_errors_are_one_line(store):
+    r = runner.invoke(app, ["run", "betweenness", str(store), "--backend", "cpu", "--param", "q=1"])
+    assert r.exit_code != 0 and "has no parameter 'q'" in r.output

@@ -8,6 +8,7 @@ They live here, below ``algorithms/``, so no algorithm imports another's file:
 * :func:`simple_graph`: self-loops dropped, repeated edges kept once, rows sorted;
 * :func:`degree_ordered_dag`: the undirected simple view relabelled by
   ``(degree, id)`` and oriented upwards (Schank's ordering, GAPBS ``tc``);
+* :func:`simple_weighted_graph`: the same keeping the least weight per arc;
 * :func:`symmetrize`: the undirected simple view keeping, per vertex pair, the
   smallest weight of the arcs between them (what ``scipy``'s spanning tree
   reads from a symmetrised matrix);
@@ -15,7 +16,7 @@ They live here, below ``algorithms/``, so no algorithm imports another's file:
 * :func:`contract`: the quotient graph of a labelling (HyPar's merge step),
   self-edges removed and parallel edges merged.
 
-The first three are cached on the graph (one computation per graph object and
+The first four are cached on the graph (one computation per graph object and
 arguments, dropped with the graph); a :class:`~graphferry.runtime.LoadedGraph`
 caches on the graph it holds.
 
@@ -45,7 +46,7 @@ import numpy as np
 
 from .graph import Graph, index_dtype_for, offsets_from_degrees
 
-__all__ = ["unique_pairs", "simple_graph", "degree_ordered_dag", "symmetrize", "induced_subgraph",
+__all__ = ["unique_pairs", "simple_graph", "simple_weighted_graph", "degree_ordered_dag", "symmetrize", "induced_subgraph",
            "contract", "cached"]
 
 _KEY_LIMIT = 3_000_000_000  # n * n + n fits in int64 below this: pairs sort as one int64 key
@@ -177,31 +178,43 @@ def _min_weight_pairs(a: np.ndarray, b: np.ndarray, w: np.ndarray, n: int):
     return a[first], b[first], w[first]
 
 
+def simple_weighted_graph(graph: Graph, *, undirected: bool) -> Graph:
+    """:func:`simple_graph` keeping weights: each arc (each edge ``{u, v}`` when ``undirected``)
+    weighs the least of the input's arcs it stands for.
+
+    An unweighted graph gives :func:`simple_graph`'s result. Cached.
+    """
+    if _base(graph).weights is None:
+        return simple_graph(graph, undirected=undirected)
+    return cached(graph, ("simple_weighted", bool(undirected)),
+                  lambda: _simple_weighted_graph(_base(graph), undirected))
+
+
+def _simple_weighted_graph(graph: Graph, undirected: bool) -> Graph:
+    n = graph.n
+    src, dst = graph.edges()
+    w = graph.weights
+    keep = src != dst
+    src, dst, w = src[keep], dst[keep], w[keep]
+    if undirected or not graph.directed:
+        lo, hi, w = _min_weight_pairs(np.minimum(src, dst), np.maximum(src, dst), w, n)
+        src, dst, w = np.concatenate([lo, hi]), np.concatenate([hi, lo]), np.concatenate([w, w])
+        order = np.lexsort((dst, src))
+        src, dst, w = src[order], dst[order], w[order]
+    else:
+        src, dst, w = _min_weight_pairs(src, dst, w, n)
+    offsets, indices = _csr(src, dst, n)
+    return Graph(offsets, indices, w.astype(np.float32), directed=graph.directed and not undirected,
+                 original_ids=graph.original_ids, name=f"{graph.name}-simple")
+
+
 def symmetrize(graph: Graph) -> Graph:
     """The undirected simple view; each edge ``{u, v}`` weighs the least of the arcs between u and v.
 
     Self-loops are dropped. An unweighted graph gives an unweighted result
     (:func:`simple_graph` with ``undirected=True``). ``original_ids`` are kept. Cached.
     """
-    return cached(graph, ("symmetrize",), lambda: _symmetrize(_base(graph)))
-
-
-def _symmetrize(graph: Graph) -> Graph:
-    if graph.weights is None:
-        return simple_graph(graph, undirected=True)
-    n = graph.n
-    src, dst = graph.edges()
-    w = graph.weights
-    keep = src != dst
-    src, dst, w = src[keep], dst[keep], w[keep]
-    lo, hi, w = _min_weight_pairs(np.minimum(src, dst), np.maximum(src, dst), w, n)
-    a, b = np.concatenate([lo, hi]), np.concatenate([hi, lo])
-    ww = np.concatenate([w, w])
-    order = np.lexsort((b, a))
-    a, b, ww = a[order], b[order], ww[order]
-    offsets, indices = _csr(a, b, n)
-    return Graph(offsets, indices, ww.astype(np.float32), directed=False,
-                 original_ids=graph.original_ids, name=f"{graph.name}-sym")
+    return simple_weighted_graph(graph, undirected=True)
 
 
 def induced_subgraph(graph: Graph, vertices: np.ndarray) -> Graph:

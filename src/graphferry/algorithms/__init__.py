@@ -32,10 +32,12 @@ _WHERE = {
     "verify_lcc": "lcc",
     "triangle_count": "triangles",
     "verify_triangles": "triangles",
+    "betweenness": "betweenness",
+    "verify_betweenness": "betweenness",
 }
 
 # the names the CLI and the LDBC runner accept
-ALGORITHMS = ("bfs", "sssp", "pagerank", "pagerank_ldbc", "wcc", "cdlp", "lcc", "triangle_count")
+ALGORITHMS = ("bfs", "sssp", "pagerank", "pagerank_ldbc", "wcc", "cdlp", "lcc", "triangle_count", "betweenness")
 
 __all__ = list(_WHERE) + ["ALGORITHMS", "get"]
 

@@ -33,7 +33,7 @@ Example:
     >>> registry.get("page_rank")
     Traceback (most recent call last):
     ...
-    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count
+    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness
 """
 
 from __future__ import annotations
@@ -199,6 +199,10 @@ def _verify_triangles(verify, graph, result, params):
     verify(graph, result.triangles, result.total)
 
 
+def _verify_with_params(verify, graph, result, params):
+    verify(graph, *result.values.values(), **params)
+
+
 ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
     AlgorithmSpec(
         "bfs", "bfs",
@@ -251,6 +255,15 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
         "Triangles through every vertex and in total, directions, self-loops and repeats ignored.",
         columns=(Column("triangles", "int64", "count", "triangles through the vertex"),),
         scalars=("total",), verifier="verify_triangles", verify_call=_verify_triangles),
+    AlgorithmSpec(
+        "betweenness", "betweenness",
+        "Betweenness centrality (Brandes), exact or from k sampled sources; NetworkX's scaling.",
+        columns=(Column("betweenness", "float64", "score", "betweenness centrality"),),
+        parameters=(Parameter("k", int, None, "number of sampled sources (none: every vertex, exact)"),
+                    Parameter("normalized", bool, True, "divide by the number of vertex pairs, as NetworkX does"),
+                    Parameter("weighted", bool, True, "edge weights as path lengths (when the graph has them)"),
+                    Parameter("seed", int, None, "seed of the source sample (NetworkX's draw)")),
+        scalars=("sources",), verifier="verify_betweenness", verify_call=_verify_with_params),
 )}
 
 
