@@ -137,3 +137,19 @@ def test_run_betweenness_sampled_matches_networkx(store, tmp_path):
 def test_run_param_errors_are_one_line(store):
     r = runner.invoke(app, ["run", "betweenness", str(store), "--backend", "cpu", "--param", "q=1"])
     assert r.exit_code != 0 and "has no parameter 'q'" in r.output
+
+
+@pytest.mark.parametrize("method", ["speculative", "jones_plassmann"])
+def test_run_coloring_writes_a_proper_colouring(store, tmp_path, method):
+    out = tmp_path / "colors.csv"
+    r = runner.invoke(app, ["run", "coloring", str(store), "--out", str(out), "--backend", "cpu",
+                            "--param", f"method={method}", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = np.loadtxt(out, delimiter=",", skiprows=1, dtype=np.int64)
+    colors = np.empty(len(rows), np.int64)
+    colors[rows[:, 0]] = rows[:, 1]
+    a, _ = scipy_graph(store)
+    a = a.tocoo()
+    off_diagonal = a.row != a.col
+    assert not np.any(colors[a.row[off_diagonal]] == colors[a.col[off_diagonal]])
+    assert json.loads(r.output)["values"]["num_colors"] == colors.max() + 1

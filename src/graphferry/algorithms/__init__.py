@@ -34,10 +34,12 @@ _WHERE = {
     "verify_triangles": "triangles",
     "betweenness": "betweenness",
     "verify_betweenness": "betweenness",
+    "coloring": "coloring",
+    "verify_coloring": "coloring",
 }
 
 # the names the CLI and the LDBC runner accept
-ALGORITHMS = ("bfs", "sssp", "pagerank", "pagerank_ldbc", "wcc", "cdlp", "lcc", "triangle_count", "betweenness")
+ALGORITHMS = ("bfs", "sssp", "pagerank", "pagerank_ldbc", "wcc", "cdlp", "lcc", "triangle_count", "betweenness", "coloring")
 
 __all__ = list(_WHERE) + ["ALGORITHMS", "get"]
 

@@ -33,7 +33,7 @@ Example:
     >>> registry.get("page_rank")
     Traceback (most recent call last):
     ...
-    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness
+    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring
 """
 
 from __future__ import annotations
@@ -264,6 +264,16 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
                     Parameter("weighted", bool, True, "edge weights as path lengths (when the graph has them)"),
                     Parameter("seed", int, None, "seed of the source sample (NetworkX's draw)")),
         scalars=("sources",), verifier="verify_betweenness", verify_call=_verify_with_params),
+    AlgorithmSpec(
+        "coloring", "coloring",
+        "Proper vertex colouring (speculative Gebremedhin-Manne or Jones-Plassmann) of the undirected simple view.",
+        columns=(Column("colors", "int64", "count", "colour, from 0"),),
+        parameters=(Parameter("method", str, "speculative", "colouring method",
+                              choices=("speculative", "jones_plassmann")),
+                    Parameter("order", str, "largest_first", "Jones-Plassmann priority order",
+                              choices=("largest_first", "random")),
+                    Parameter("seed", int, 0, "Jones-Plassmann priority seed")),
+        scalars=("num_colors", "rounds"), verifier="verify_coloring"),
 )}
 
 
