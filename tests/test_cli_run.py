@@ -153,3 +153,20 @@ def test_run_coloring_writes_a_proper_colouring(store, tmp_path, method):
     off_diagonal = a.row != a.col
     assert not np.any(colors[a.row[off_diagonal]] == colors[a.col[off_diagonal]])
     assert json.loads(r.output)["values"]["num_colors"] == colors.max() + 1
+
+
+def test_run_mst_writes_one_row_per_forest_edge(tmp_path):
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    el = tmp_path / "g.el"
+    el.write_text("10 20 3\n20 30 1\n10 30 2\n40 50 7\n")
+    out = tmp_path / "forest.csv"
+    r = runner.invoke(app, ["run", "mst", str(el), "--out", str(out), "--backend", "cpu", "--json"])
+    assert r.exit_code == 0, r.output
+    lines = out.read_text().splitlines()
+    assert lines[0] == "source,target,weight"
+    rows = sorted(tuple(x.split(",")) for x in lines[1:])
+    assert rows == [("10", "30", "2.0"), ("20", "30", "1.0"), ("40", "50", "7.0")]
+    a = sp.csr_array(([3.0, 1.0, 2.0, 7.0], ([0, 1, 0, 3], [1, 2, 2, 4])), shape=(5, 5))
+    assert json.loads(r.output)["values"]["total_weight"] == minimum_spanning_tree(a).sum()

@@ -55,3 +55,19 @@ class Result:
     def to_table(self) -> dict[str, np.ndarray]:
         """Columns ``vertex`` (original ids) and each per-vertex value."""
         return {"vertex": self.vertices, **self.values}
+
+
+@dataclass
+class EdgeResult(Result):
+    """A result whose table is one row per edge: ``source``, ``target`` (original ids) and ``weight``.
+
+    ``edges`` holds the edge columns by internal id; ``values`` may still hold per-vertex columns.
+    """
+
+    edges: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def to_table(self) -> dict[str, np.ndarray]:
+        """Columns ``source``, ``target`` (original ids) and ``weight``, one row per edge."""
+        return {"source": self.graph.to_original_ids(self.edges["source"]),
+                "target": self.graph.to_original_ids(self.edges["target"]),
+                "weight": self.edges["weight"]}

@@ -33,7 +33,7 @@ Example:
     >>> registry.get("page_rank")
     Traceback (most recent call last):
     ...
-    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring
+    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst
 """
 
 from __future__ import annotations
@@ -199,6 +199,10 @@ def _verify_triangles(verify, graph, result, params):
     verify(graph, result.triangles, result.total)
 
 
+def _verify_msf(verify, graph, result, params):
+    verify(graph, result.edges["source"], result.edges["target"], result.edges["weight"], result.total_weight)
+
+
 def _verify_with_params(verify, graph, result, params):
     verify(graph, *result.values.values(), **params)
 
@@ -274,6 +278,13 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
                               choices=("largest_first", "random")),
                     Parameter("seed", int, 0, "Jones-Plassmann priority seed")),
         scalars=("num_colors", "rounds"), verifier="verify_coloring"),
+    AlgorithmSpec(
+        "mst", "mst",
+        "Minimum spanning forest (Boruvka) of the symmetrised graph; its table is one row per forest edge.",
+        columns=(Column("component", "int64", "label", "smallest (internal) vertex id of the vertex's tree",
+                        ids="internal"),),
+        scalars=("total_weight", "num_edges", "components", "rounds"), verifier="verify_msf",
+        verify_call=_verify_msf, function_name="minimum_spanning_forest"),
 )}
 
 
