@@ -170,3 +170,21 @@ def test_run_mst_writes_one_row_per_forest_edge(tmp_path):
     assert rows == [("10", "30", "2.0"), ("20", "30", "1.0"), ("40", "50", "7.0")]
     a = sp.csr_array(([3.0, 1.0, 2.0, 7.0], ([0, 1, 0, 3], [1, 2, 2, 4])), shape=(5, 5))
     assert json.loads(r.output)["values"]["total_weight"] == minimum_spanning_tree(a).sum()
+
+
+def test_run_communities_reports_networkx_modularity(tmp_path):
+    import networkx as nx
+
+    G = nx.planted_partition_graph(4, 30, 0.5, 0.005, seed=1)
+    el = tmp_path / "pp.el"
+    el.write_text("".join(f"{a} {b}\n" for a, b in G.edges()))
+    out = tmp_path / "c.csv"
+    r = runner.invoke(app, ["run", "communities", str(el), "--out", str(out), "--backend", "cpu", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = np.loadtxt(out, delimiter=",", skiprows=1, dtype=np.int64)
+    groups = {}
+    for v, c in rows.tolist():
+        groups.setdefault(c, set()).add(v)
+    summary = json.loads(r.output)["values"]
+    assert np.isclose(summary["modularity"], nx.community.modularity(G, groups.values()))
+    assert summary["num_communities"] == len(groups)

@@ -39,13 +39,15 @@ _WHERE = {
     "mst": "mst",
     "minimum_spanning_forest": "mst",
     "verify_msf": "mst",
+    "communities": "communities",
+    "verify_communities": "communities",
 }
 
 # public names whose function is called otherwise in its module
 _FUNCTION = {"mst": "minimum_spanning_forest"}
 
 # the names the CLI and the LDBC runner accept
-ALGORITHMS = ("bfs", "sssp", "pagerank", "pagerank_ldbc", "wcc", "cdlp", "lcc", "triangle_count", "betweenness", "coloring", "mst")
+ALGORITHMS = ("bfs", "sssp", "pagerank", "pagerank_ldbc", "wcc", "cdlp", "lcc", "triangle_count", "betweenness", "coloring", "mst", "communities")
 
 __all__ = list(_WHERE) + ["ALGORITHMS", "get"]
 

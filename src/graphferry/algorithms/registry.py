@@ -33,7 +33,7 @@ Example:
     >>> registry.get("page_rank")
     Traceback (most recent call last):
     ...
-    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst
+    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst, communities
 """
 
 from __future__ import annotations
@@ -199,6 +199,10 @@ def _verify_triangles(verify, graph, result, params):
     verify(graph, result.triangles, result.total)
 
 
+def _verify_communities(verify, graph, result, params):
+    verify(graph, result.community, result.modularity)
+
+
 def _verify_msf(verify, graph, result, params):
     verify(graph, result.edges["source"], result.edges["target"], result.edges["weight"], result.total_weight)
 
@@ -285,6 +289,16 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
                         ids="internal"),),
         scalars=("total_weight", "num_edges", "components", "rounds"), verifier="verify_msf",
         verify_call=_verify_msf, function_name="minimum_spanning_forest"),
+    AlgorithmSpec(
+        "communities", "communities",
+        "Communities by label propagation (PLP) refined by HyPar's merge rule; modularity reported.",
+        columns=(Column("community", "int64", "label", "smallest (internal) vertex id of the community",
+                        ids="internal"),),
+        parameters=(Parameter("max_iterations", int, 100, "most propagation rounds"),
+                    Parameter("refine", bool, True, "apply HyPar's merge rule, then propagate on the rest"),
+                    Parameter("seed", int, 0, "seed of the visiting order and tie-breaks")),
+        scalars=("modularity", "num_communities", "iterations", "finalised"), verifier="verify_communities",
+        verify_call=_verify_communities),
 )}
 
 
