@@ -263,7 +263,7 @@ def test_cli_calibrate_run_hybrid_and_plot(tmp_path, monkeypatch):
     assert runner.invoke(app, ["generate", "kronecker", "--scale", "10", str(store)]).exit_code == 0
     rec = tmp_path / "bfs.json"
     r = runner.invoke(app, ["run", "bfs", str(store), "--source", "0", "--backend", "cpu", "--engine", "hybrid",
-                            "--budget", "16KiB", "--partition-bytes", "2KiB", "--record", str(rec)])
+                            "--budget", "32KiB", "--partition-bytes", "4KiB", "--record", str(rec)])
     assert r.exit_code == 0, r.output
     r = runner.invoke(app, ["plot", str(rec), "-o", str(tmp_path / "bfs.png")])
     assert r.exit_code == 0, r.output

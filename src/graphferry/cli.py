@@ -886,10 +886,39 @@ def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend
     return fn(graph, **kwargs, **options)
 
 
+def _registry_params(algorithm: str, given: list[str]) -> dict[str, Any]:
+    """``--param NAME=VALUE`` options, typed by the algorithm's registry entry."""
+    from .algorithms import registry
+
+    spec = registry.get(algorithm)
+    out: dict[str, Any] = {}
+    for item in given:
+        name, eq, text = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not eq:
+            raise GraphferryError(f"--param {item}: expected NAME=VALUE")
+        try:
+            p = spec.parameter(name)
+        except KeyError:
+            valid = ", ".join(q.name for q in spec.parameters) or "none"
+            raise GraphferryError(f"--param {item}: {algorithm} has no parameter {name!r}; valid: {valid}") from None
+        try:
+            if p.type is bool:
+                if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError(text)
+                value: Any = text.lower() in ("true", "1", "yes")
+            else:
+                value = p.type(text)
+        except ValueError:
+            raise GraphferryError(f"--param {item}: {name} must be a {p.type.__name__}") from None
+        out[name] = value
+    return out
+
+
 @app.command()
 def run(
     algorithm: Annotated[str, typer.Argument(metavar="ALGORITHM", show_default=False,
-        help="bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc or triangle_count.")],
+        help="bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, ...")],
     graph_path: Annotated[Path, typer.Argument(metavar="GRAPH", show_default=False,
         help="A graph store or a graph file.")],
     source: Annotated[str | None, typer.Option("--source", help="Source vertex (bfs, sssp), an id of the input.",
@@ -909,6 +938,8 @@ def run(
     max_iterations: Annotated[int | None, typer.Option("--max-iterations", help="Iteration limit (pagerank, cdlp).",
                                                        show_default=False)] = None,
     tol: Annotated[float | None, typer.Option("--tol", help="Convergence tolerance (pagerank).", show_default=False)] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", metavar="NAME=VALUE", show_default=False,
+        help="Any parameter the algorithm's registry entry lists, e.g. --param k=64 (repeatable).")] = None,
     record: Annotated[Path | None, typer.Option("--record", metavar="FILE", show_default=False,
         help="Write the run record (per iteration, per partition) as JSON.")] = None,
     verify: VerifyFlag = False,
@@ -924,6 +955,7 @@ def run(
     if out is not None:
         _check_table_path(out)  # before the run, not after it
     params = {"damping": damping, "iterations": iterations, "max_iterations": max_iterations, "tol": tol}
+    params.update(_registry_params(algorithm, param or []))
     _algorithm_arguments(algorithm, params, backend.value)  # before reading a large graph
     with _spinner(f"reading {graph_path}"):
         graph = _user_value_errors(_load, graph_path, verify=verify)

@@ -84,3 +84,19 @@ class Result:
     def to_table(self) -> dict[str, np.ndarray]:
         """Columns ``vertex`` and each per-vertex value, all vertex ids in the input's ids."""
         return {"vertex": self.vertices, **{k: self.input_ids(k) for k in self.values}}
+
+
+@dataclass
+class EdgeResult(Result):
+    """A result whose table is one row per edge: ``source``, ``target`` (original ids) and ``weight``.
+
+    ``edges`` holds the edge columns by internal id; ``values`` may still hold per-vertex columns.
+    """
+
+    edges: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def to_table(self) -> dict[str, np.ndarray]:
+        """Columns ``source``, ``target`` (original ids) and ``weight``, one row per edge."""
+        return {"source": self.graph.to_original_ids(self.edges["source"]),
+                "target": self.graph.to_original_ids(self.edges["target"]),
+                "weight": self.edges["weight"]}

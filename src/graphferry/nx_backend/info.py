@@ -34,6 +34,9 @@ FUNCTIONS: dict[str, str] = {
     "triangles": "graphferry's ordered triangle counting.",
     "clustering": ("graphferry's LCC on undirected graphs; weighted and directed clustering are left to NetworkX "
                    "(graphferry's directed LCC is LDBC's definition, not NetworkX's)."),
+    "betweenness_centrality": ("graphferry's Brandes (BFS levels, or distances with positive float32 weights); "
+                               "sampled sources drawn from seed as NetworkX draws them. endpoints=True, "
+                               "weight functions, zero weights and weighted multigraphs are left to NetworkX."),
 }
 
 DEFAULT_CONFIG = {
