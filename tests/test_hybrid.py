@@ -309,3 +309,25 @@ def test_partition_stats_count_what_a_loop_counts(g, data):
         assert s.active_vertices[p.index] == len(mine)
         assert s.active_edges[p.index] == sum(int(g.offsets[v + 1] - g.offsets[v]) for v in mine)
         assert s.lines[p.index] == lines
+
+
+def test_hybrid_after_other_engines_on_one_loaded_graph_takes_their_room():
+    """Other engines' idle buffers on a loaded graph are evicted for the hybrid's pool (the GPU
+    benchmark ran filter and compaction first: the hybrid then found no room for a copy slot)."""
+    rng = np.random.default_rng(6)
+    n, m = 400, 6000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n,
+                         weights=rng.integers(1, 9, m).astype(np.float32))
+    budget = g.m * 8 // 4
+    with gf.load(g, backend="cpu", budget=budget, partition_bytes=budget // 8) as lg:
+        for engine in ("filter", "compaction"):
+            sssp(lg, 0, engine=engine)
+            pagerank_ldbc(lg, damping=0.85, iterations=2, engine=engine)
+        assert lg.arena.used_bytes > budget // 2  # their double buffers stay after the calls
+        policy = Policy(calibration=NOMINAL, use_cpu=False)
+        d = sssp(lg, 0, engine="hybrid", policy=policy)
+        assert np.array_equal(d.distances, sssp(g, 0, backend="cpu").distances)
+        p = pagerank_ldbc(lg, damping=0.85, iterations=4, engine="hybrid", policy=policy)
+        assert np.allclose(p.ranks, pagerank_ldbc(g, damping=0.85, iterations=4, backend="cpu").ranks)
+        assert any(s.engine == "resident" for s in p.record.edge_steps[-1].partitions)
+        assert lg.stats["engines_evicted"] >= 2 and lg.arena.peak_bytes <= budget
