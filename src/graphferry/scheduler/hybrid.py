@@ -37,8 +37,6 @@ from __future__ import annotations
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
-
 import numpy as np
 
 from ..backends.base import PartitionView
@@ -310,11 +308,10 @@ class HybridEngine:
                 continue
             e = last.edge_hi - first.edge_lo
             t = time.perf_counter()
-            token = b.copy_h2d(slot.indices[:e], s.indices[first.edge_lo : last.edge_hi], after=slot.free_at)
+            b.copy_h2d(slot.indices[:e], s.indices[first.edge_lo : last.edge_hi], after=slot.free_at)
             if slot.weights is not None:
                 b.copy_h2d(slot.weights[:e], s.weights[first.edge_lo : last.edge_hi], after=slot.free_at)
             it.copy_seconds += time.perf_counter() - t
-            del token
             view = PartitionView(offs[first.lo : last.hi + 1], slot.indices[:e],
                                  None if slot.weights is None else slot.weights[:e], None,
                                  first.lo, last.hi - first.lo, first.edge_lo)
