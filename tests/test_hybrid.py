@@ -56,7 +56,7 @@ def check_record(r, options) -> None:
     assert rec.extra["peak_device_edge_bytes"] <= options["budget"]
     for step in rec.edge_steps:
         for p in step.partitions:
-            assert p.device in ("dev0", "gpu0", "cpu") and p.engine in ("resident", "filter", "compaction", "zerocopy", "host")
+            assert p.device in ("dev0", "gpu0", "cpu", "cpu2") and p.engine in ("resident", "filter", "compaction", "zerocopy", "host")
             assert (p.device == "cpu") == (p.engine == "host")
             assert p.engine != "host" or p.bytes_h2d == 0
 
@@ -309,3 +309,47 @@ def test_partition_stats_count_what_a_loop_counts(g, data):
         assert s.active_vertices[p.index] == len(mine)
         assert s.active_edges[p.index] == sum(int(g.offsets[v + 1] - g.offsets[v]) for v in mine)
         assert s.lines[p.index] == lines
+
+
+def test_hybrid_after_other_engines_on_one_loaded_graph_takes_their_room():
+    """Other engines' idle buffers on a loaded graph are evicted for the hybrid's pool (the GPU
+    benchmark ran filter and compaction first: the hybrid then found no room for a copy slot)."""
+    rng = np.random.default_rng(6)
+    n, m = 400, 6000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n,
+                         weights=rng.integers(1, 9, m).astype(np.float32))
+    budget = g.m * 8 // 4
+    with gf.load(g, backend="cpu", budget=budget, partition_bytes=budget // 8) as lg:
+        for engine in ("filter", "compaction"):
+            sssp(lg, 0, engine=engine)
+            pagerank_ldbc(lg, damping=0.85, iterations=2, engine=engine)
+        assert lg.arena.used_bytes > budget // 2  # their double buffers stay after the calls
+        policy = Policy(calibration=NOMINAL, use_cpu=False)
+        d = sssp(lg, 0, engine="hybrid", policy=policy)
+        assert np.array_equal(d.distances, sssp(g, 0, backend="cpu").distances)
+        p = pagerank_ldbc(lg, damping=0.85, iterations=4, engine="hybrid", policy=policy)
+        assert np.allclose(p.ranks, pagerank_ldbc(g, damping=0.85, iterations=4, backend="cpu").ranks)
+        assert any(s.engine == "resident" for s in p.record.edge_steps[-1].partitions)
+        assert lg.stats["engines_evicted"] >= 2 and lg.arena.peak_bytes <= budget
+
+
+def test_three_executors_share_one_iteration():
+    """The executor list is not two by construction: a third (here another CPU) takes partitions too."""
+    from graphferry.backends.cpu.backend import CpuBackend
+    from graphferry.scheduler import Executor
+
+    rng = np.random.default_rng(7)
+    n, m = 500, 8000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n,
+                         weights=rng.integers(1, 9, m).astype(np.float32))
+    mix = [("dev0", "filter"), ("cpu", "host"), ("cpu2", "host"), ("dev0", "zerocopy")]
+    with gf.load(g, backend="cpu", budget=g.m * 2, partition_bytes=g.m // 2) as lg:
+        lg.executors.append(Executor("cpu2", CpuBackend(), False))
+        for direction in ("push", "pull"):
+            r = sssp(lg, 3, engine="hybrid", policy=Policy(mix=mix), direction=direction)
+            assert np.array_equal(r.distances, sssp(g, 3, backend="cpu").distances)
+            p = pagerank_ldbc(lg, damping=0.85, iterations=3, engine="hybrid", policy=Policy(mix=mix),
+                              direction=direction)
+            assert np.allclose(p.ranks, pagerank_ldbc(g, damping=0.85, iterations=3, backend="cpu").ranks)
+            devices = {s.device for s in p.record.edge_steps[0].partitions}
+            assert devices == {"dev0", "cpu", "cpu2"}

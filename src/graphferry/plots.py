@@ -76,7 +76,7 @@ def plot_record(record: dict[str, Any], out: str | os.PathLike) -> Path:
     title = f"{record.get('algorithm', '?')}: engine {record.get('engine', '?')} on {record.get('backend', '?')}"
     fig.suptitle(title)
     ax1.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    if len(steps) <= 40:  # the direction of each iteration, where there is room to print it
+    if len(steps) <= 25:  # the direction of each iteration, where there is room to print it
         for x, s in zip(xs, steps):
             ax1.text(x, 1.01, s["direction"], ha="center", va="bottom", fontsize=6)
 

@@ -249,7 +249,8 @@ class LoadedGraph:
     def pool(self) -> BufferPool:
         """One pool of device buffers shared by the hybrid engine's sides (allocated lazily)."""
         if self._pool is None:
-            self._pool = BufferPool(self.arena)
+            # the pool may evict this graph's other (idle) engines: never a hybrid side in use
+            self._pool = BufferPool(self.arena, reclaim=lambda nbytes: self._reclaim_for_pool(nbytes))
         return self._pool
 
     @property
@@ -262,6 +263,18 @@ class LoadedGraph:
             self._executors = [Executor(first, self.backend, True, self.arena),
                                Executor("cpu", CpuBackend(), False)]
         return self._executors
+
+    def _reclaim_for_pool(self, nbytes: int) -> bool:
+        """Evict engines other than the hybrid's until ``nbytes`` are free (least recently used first)."""
+        while self.arena.free_bytes < nbytes:
+            victim = next((k for k in self._engines if k[2] != "hybrid"), None)
+            if victim is None:
+                return False
+            _, eng = self._engines.pop(victim)
+            eng.close()
+            self.stats["engines_evicted"] += 1
+            log.debug("evicted engine %s to make room for the hybrid's buffers", victim)
+        return True
 
     def make_room(self, nbytes: int, keep: tuple) -> bool:
         """Evict engines (least recently used first, never ``keep``) until ``nbytes`` are free."""

@@ -37,8 +37,6 @@ from __future__ import annotations
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
-
 import numpy as np
 
 from ..backends.base import PartitionView
@@ -216,6 +214,8 @@ class HybridEngine:
         for key, block in self.pool.blocks.items():
             if key[0] == self.key:
                 block.value = float(self.value[key[1]])
+            else:  # another side's partitions are not being read: their value fades the same way
+                block.value *= decay
 
     def _admit(self, i: int):
         p = self.side.partitions[i]
@@ -303,13 +303,15 @@ class HybridEngine:
         for g in groups:
             first, last = parts[g[0]], parts[g[-1]]
             slot = self._slot(shape)
+            if slot is None:  # no room for a copy after all: read these in place
+                self._run_zerocopy(g, stats, launch, in_bits, direction, dense, it)
+                continue
             e = last.edge_hi - first.edge_lo
             t = time.perf_counter()
-            token = b.copy_h2d(slot.indices[:e], s.indices[first.edge_lo : last.edge_hi], after=slot.free_at)
+            b.copy_h2d(slot.indices[:e], s.indices[first.edge_lo : last.edge_hi], after=slot.free_at)
             if slot.weights is not None:
                 b.copy_h2d(slot.weights[:e], s.weights[first.edge_lo : last.edge_hi], after=slot.free_at)
             it.copy_seconds += time.perf_counter() - t
-            del token
             view = PartitionView(offs[first.lo : last.hi + 1], slot.indices[:e],
                                  None if slot.weights is None else slot.weights[:e], None,
                                  first.lo, last.hi - first.lo, first.edge_lo)
@@ -361,6 +363,9 @@ class HybridEngine:
         vid = s.indices.dtype
         for chunk in chunks:
             slot = self._slot(shape)
+            if slot is None:  # no room for a copy after all: read these in place
+                self._run_zerocopy(chunk, stats, launch, None, "push", False, it)
+                continue
             if slot.host_indices is None:
                 slot.host_indices = b.pinned_empty(slot.capacity, s.indices.dtype)
                 slot.host_weights = None if s.weights is None else b.pinned_empty(slot.capacity, np.float32)

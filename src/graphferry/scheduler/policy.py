@@ -77,7 +77,7 @@ class Policy:
             for where, engine in self.mix:
                 if engine not in DEVICE_ENGINES + HOST_ENGINES:
                     raise ValueError(f"policy mix: unknown engine {engine!r}")
-                if (where == "host") != (engine in HOST_ENGINES):
+                if where in ("device", "host") and (where == "host") != (engine in HOST_ENGINES):
                     raise ValueError(f"policy mix: engine {engine!r} does not run on {where!r}")
         if self.combine_k < 1:
             raise ValueError(f"combine_k must be at least 1, got {self.combine_k}")
@@ -105,6 +105,8 @@ class Policy:
         where, engine = self.forced(i, ctx.iteration)
         for k, ex in enumerate(ctx.executors):
             if where == ex.name or (where == "device" and ex.device_side) or (where == "host" and not ex.device_side):
+                if ex.device_side == (engine in HOST_ENGINES):
+                    raise ValueError(f"policy mix: engine {engine!r} does not run on executor {ex.name!r}")
                 if k and not split:  # this program cannot be split over executors
                     break
                 return k, engine

@@ -63,8 +63,11 @@ class Block:
 class BufferPool:
     """Device buffers of one loaded graph, shared by every engine of the hybrid (see module doc)."""
 
-    def __init__(self, arena):
+    def __init__(self, arena, reclaim=None):
         self.arena = arena
+        #: ``reclaim(nbytes) -> bool``: free ``nbytes`` of the arena held outside the pool (a loaded
+        #: graph evicts its other, idle engines); None: nothing outside the pool can be freed
+        self.reclaim = reclaim
         self.backend = arena.backend
         self.slots: dict[tuple, list[Slot]] = {}
         self.blocks: dict[tuple, Block] = {}
@@ -109,6 +112,8 @@ class BufferPool:
             need = capacity * (np.dtype(idx_dtype).itemsize + (4 if weighted else 0))
             if self.arena.free_bytes < need:
                 self.drop_blocks(need - self.arena.free_bytes)
+            if self.arena.free_bytes < need and self.reclaim is not None:
+                self.reclaim(need)
             if self.arena.free_bytes >= need:
                 idx = self._alloc(capacity, idx_dtype, f"hybrid slot {shape} (indices)")
                 w = self._alloc(capacity, np.float32, f"hybrid slot {shape} (weights)") if weighted else None
@@ -126,6 +131,8 @@ class BufferPool:
         if nbytes > self.room_for_blocks():
             cheaper = sorted((b.value, k) for k, b in self.blocks.items() if b.value < value and k not in self.busy)
             freeable = sum(self.blocks[k].nbytes for _, k in cheaper)
+            if nbytes > self.room_for_blocks() + freeable and self.reclaim is not None:
+                self.reclaim(nbytes + self.unallocated_reserve)  # idle buffers outside the pool first
             if nbytes > self.room_for_blocks() + freeable:
                 return None
             for _, k in cheaper:
