@@ -37,7 +37,7 @@ import numpy as np
 
 from ..graph import Graph
 from ..runtime import Frontier, Program, RunOptions
-from ._common import Result, runtime_for
+from ._common import Result, once, runtime_for
 
 PROGRAM = Program(
     "sssp",
@@ -84,7 +84,7 @@ def sssp(graph: Graph, source, *, delta: float | None = None, options: RunOption
     frontier Bellman-Ford). Other keywords are run options (backend=, engine=, ...).
     ``scalars`` holds ``source`` (internal id) and ``rounds``.
     """
-    check_weights(graph)
+    once(graph, "sssp.check_weights", lambda: check_weights(graph))
     if delta is not None and not (isinstance(delta, (int, float)) and math.isfinite(delta) and delta > 0):
         raise ValueError(f"sssp: argument 'delta' must be a positive finite number or None, got {delta!r}")
     s = graph.to_internal_id(source)

@@ -74,7 +74,8 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
     """
     n = graph.n
     with runtime_for(graph, "wcc", options, kwargs) as rt:
-        st = rt.start(PROGRAM, arrays={"label": np.arange(n, dtype=graph.indices.dtype), "hooked": 0})
+        identity = rt.constant("identity", lambda: np.arange(n, dtype=graph.indices.dtype))
+        st = rt.start(PROGRAM, arrays={"label": identity, "hooked": 0})
         frontier = rt.all_vertices()
         rounds = 0
         while frontier:

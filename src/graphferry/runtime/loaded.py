@@ -63,6 +63,11 @@ log = logging.getLogger(__name__)
 COPY_SLICE_BYTES = 64 << 20
 #: Leave this fraction of the host's available memory free when choosing pinned copies.
 HOST_HEADROOM = 0.2
+#: On a device, engines whose edges are all readable at once see the whole side as one
+#: partition: no transfer needs cutting, and one launch per map replaces one per partition
+#: (each with its own tail of idle multiprocessors). The CPU backend keeps the partitions, so
+#: CI runs every engine's partition logic.
+WHOLE_SIDE_ENGINES = {"resident"}
 
 
 class LoadedGraphClosedError(RuntimeError):
@@ -128,6 +133,8 @@ class LoadedGraph:
         self._degrees: dict[str, Any] = {}
         self._degree_sums: dict[str, int] = {}
         self._programs: dict[tuple, Any] = {}
+        self._memo: dict[str, Any] = {}
+        self._constants: dict[str, Any] = {}
         self.stats = {"programs_compiled": 0, "sides_built": 0, "engines_built": 0, "engines_evicted": 0}
         self.load_seconds = time.perf_counter() - t0
         if not temporary:
@@ -209,7 +216,8 @@ class LoadedGraph:
     def side(self, csr: str, use_weights: bool, engine: str) -> tuple[EdgeSide, Engine]:
         """The edge side of ``csr`` ("out" or "in") and its engine ``engine``, built once."""
         self._check_open()
-        skey = (csr, use_weights)
+        whole = engine in WHOLE_SIDE_ENGINES and self.backend.is_device
+        skey = (csr, use_weights, whole)
         key = (csr, use_weights, engine)
         if key in self._engines:
             self._engines.move_to_end(key)
@@ -217,7 +225,8 @@ class LoadedGraph:
         side = self._sides.get(skey)
         if side is None:
             g = self.graph if csr == "out" else self.transpose()
-            side = self._sides[skey] = EdgeSide.of(g, self.partition_bytes, use_weights)
+            pbytes = max(1, g.m * (g.indices.itemsize + 4)) if whole else self.partition_bytes
+            side = self._sides[skey] = EdgeSide.of(g, pbytes, use_weights)
             self.stats["sides_built"] += 1
         cls = engine_class(engine)
         while True:
@@ -277,6 +286,23 @@ class LoadedGraph:
             dev = self._degrees[key] = self.backend.asarray(deg)
         return dev
 
+    def memo(self, key: str, build) -> Any:
+        """A fact about the graph computed once by ``build()`` and kept (e.g. "weights are
+        non-negative"); on a temporary loaded graph it lives for the call only."""
+        self._check_open()
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]
+
+    def constant(self, key: str, build) -> Any:
+        """A per-vertex array derived from the graph alone (inverse degrees, sink ids, ...),
+        built once on the host by ``build()`` and kept on the device for every later call."""
+        self._check_open()
+        dev = self._constants.get(key)
+        if dev is None:
+            dev = self._constants[key] = self.backend.asarray(np.ascontiguousarray(build()))
+        return dev
+
     def whole(self, key: tuple, build) -> Any:
         self._check_open()
         if key not in self._whole:
@@ -295,6 +321,8 @@ class LoadedGraph:
         self._whole.clear()
         self._degrees.clear()
         self._programs.clear()
+        self._constants.clear()
+        self._memo.clear()
         self.closed = True
 
     def __enter__(self) -> "LoadedGraph":
