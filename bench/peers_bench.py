@@ -261,6 +261,25 @@ def _dense_iteration_seconds(rec, n):
     return round(float(np.median(t)), 6) if t else None
 
 
+def partitioned_runs(gf, graph, budget, engine, names, source, args, checker, pinned_gbps, runs, log):
+    """``engine`` with 32 MB partitions even where the loaded graph would use one whole side."""
+    from graphferry.runtime import loaded as loaded_module
+
+    kept = set(loaded_module.WHOLE_SIDE_ENGINES)
+    loaded_module.WHOLE_SIDE_ENGINES.clear()
+    try:
+        lg = gf.load(graph, backend="cuda", budget=budget, pinned=False)
+        for name in names:
+            if name == "pagerank-delta":
+                continue
+            run = time_ours(name, lg, source, engine, args.reps, checker, pinned_gbps, log)
+            run["engine"] = f"{engine}-partitioned"
+            runs.append(run)
+    finally:
+        loaded_module.WHOLE_SIDE_ENGINES.update(kept)
+    return lg
+
+
 # ====================================================================== peers
 def run_peer(cmd, timeout, log) -> tuple[str, float]:
     t = time.perf_counter()
@@ -434,25 +453,18 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
         if "resident" in args.engines:
             ours_on(full, "resident")
         if "resident-partitioned" in args.engines:  # the same engine, one launch per 32 MB partition
-            from graphferry.runtime import loaded as loaded_module
-
-            kept = set(loaded_module.WHOLE_SIDE_ENGINES)
-            loaded_module.WHOLE_SIDE_ENGINES.clear()
             full.close()
-            full = gf.load(full.graph, backend="cuda", pinned=False)
-            for name in names:
-                if name == "pagerank-delta":
-                    continue
-                run = time_ours(name, full, source, "resident", args.reps, checker, pinned_gbps, log)
-                run["engine"] = "resident-partitioned"
-                runs.append(run)
-            loaded_module.WHOLE_SIDE_ENGINES.update(kept)
+            full = partitioned_runs(gf, full.graph, None, "resident", names, source, args, checker,
+                                    pinned_gbps, runs, log)
         full.close()
         quarter_budget = max(1 << 20, int(0.25 * g.m * 8))  # 25% of the weighted edge bytes
         part = gf.load(full.graph, backend="cuda", budget=quarter_budget, pinned=False)
         for engine in [e for e in GPU_ENGINES if e != "resident" and e in args.engines]:
             ours_on(part, engine)
         part.close()
+        if "zerocopy-partitioned" in args.engines:
+            partitioned_runs(gf, full.graph, quarter_budget, "zerocopy", names, source, args, checker,
+                             pinned_gbps, runs, log).close()
         del full, part
         import cupy as cp
 

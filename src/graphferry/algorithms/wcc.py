@@ -84,8 +84,8 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
             if graph.directed:
                 changed = _union(rt.backend, n, changed, st.edge_map(frontier, reverse=True))
             frontier = _union(rt.backend, n, changed, st.vertex_map("settle"))
+        components = int(rt.backend.xp.count_nonzero(st.arrays["label"] == identity))  # roots, counted there
         labels = st.host("label", np.int64)
-    components = int(np.count_nonzero(labels == np.arange(n)))
     return Result(graph, {"labels": labels}, rt.record, {"components": components, "rounds": rounds})
 
 

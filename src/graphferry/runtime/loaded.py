@@ -63,11 +63,12 @@ log = logging.getLogger(__name__)
 COPY_SLICE_BYTES = 64 << 20
 #: Leave this fraction of the host's available memory free when choosing pinned copies.
 HOST_HEADROOM = 0.2
-#: On a device, engines whose edges are all readable at once see the whole side as one
-#: partition: no transfer needs cutting, and one launch per map replaces one per partition
-#: (each with its own tail of idle multiprocessors). The CPU backend keeps the partitions, so
+#: On a device, engines whose edges are all readable at once (in device memory, or mapped
+#: host memory) see the whole side as one partition: no transfer needs cutting, and one
+#: launch per map replaces one per partition (measured at Kronecker 25 on an H200, resident:
+#: PageRank 47 -> 32 ms per iteration, SSSP 242 -> 84 ms, BFS 56 -> 28 ms). The CPU backend keeps the partitions, so
 #: CI runs every engine's partition logic.
-WHOLE_SIDE_ENGINES = {"resident"}
+WHOLE_SIDE_ENGINES = {"resident", "zerocopy"}
 
 
 class LoadedGraphClosedError(RuntimeError):
