@@ -84,6 +84,22 @@ def test_resources_are_built_once():
         assert lg.stats["sides_built"] == 1  # another program, the same side and engine
         assert lg.stats["engines_built"] == 1
         assert lg.stats["programs_compiled"] == 2
+        constants = lg.stats["constants_built"]
+        for _ in range(2):
+            wcc(lg, engine="filter")
+            pagerank(lg, engine="filter")
+        assert lg.stats["constants_built"] == constants + 1  # pagerank's inverse degrees, once
+
+
+def test_facts_are_checked_once_per_handle():
+    g = random_graph()
+    with gf.load(g, backend="cpu") as lg:
+        sssp(lg, 0)
+        sssp(lg, 1)
+        assert lg.stats["facts_computed"] == 1  # the weights' sign, read once
+    bad = gf.Graph(g.offsets, g.indices, -g.weights, directed=True)
+    with gf.load(bad, backend="cpu") as lg, pytest.raises(ValueError, match="negative"):
+        sssp(lg, 0)
 
 
 def test_resident_copy_moves_once_per_handle():

@@ -13,8 +13,13 @@ and returns a :class:`LoadedGraph` that every algorithm accepts in place of a
   memory-mapped store is read into memory when it fits.
 * the **edge sides** (partitions) and their **engines** with their device
   buffers (a ``resident`` copy stays on the device), built on first use and kept;
-* the device copies of the **degrees** and their sums (the push/pull choice);
+* the device copies of the **degrees** and their sums (the push/pull choice), and other
+  per-vertex **constants** derived from the graph alone (inverse degrees, sink ids, identity
+  labels: :meth:`LoadedGraph.constant`) and checked **facts** (:meth:`LoadedGraph.memo`);
 * the **compiled programs** (one compilation per program and vertex-id type).
+
+On a device, the engines whose edges are all readable at once (``resident``, ``zerocopy``)
+see each edge side as one partition, so a map is one launch.
 
 Engines that need more of the device-memory budget than is free evict the
 least recently used other engines (their buffers are given back), so one
@@ -123,7 +128,6 @@ class LoadedGraph:
         self.partition_bytes = int(partition_bytes)
         self.temporary = temporary
         self.closed = False
-        self.source = graph
         self.placement: dict[str, str] = {}
         self.graph = self._place(graph, pinned) if not temporary else graph
         self.arena = DeviceArena(self.backend, int(self._default_budget() if budget is None else budget))
@@ -136,7 +140,8 @@ class LoadedGraph:
         self._programs: dict[tuple, Any] = {}
         self._memo: dict[str, Any] = {}
         self._constants: dict[str, Any] = {}
-        self.stats = {"programs_compiled": 0, "sides_built": 0, "engines_built": 0, "engines_evicted": 0}
+        self.stats = {"programs_compiled": 0, "sides_built": 0, "engines_built": 0, "engines_evicted": 0,
+                      "constants_built": 0, "facts_computed": 0}
         self.load_seconds = time.perf_counter() - t0
         if not temporary:
             log.info("loaded %r for %s in %.3f s (%s)", graph, self.backend.name, self.load_seconds,
@@ -244,13 +249,6 @@ class LoadedGraph:
         log.debug("%s-edge side: %d partitions, engine %s", csr, len(side.partitions), engine)
         return side, eng
 
-    def make_room(self, nbytes: int, keep: tuple) -> bool:
-        """Evict engines (least recently used first, never ``keep``) until ``nbytes`` are free."""
-        while self.arena.free_bytes < nbytes:
-            if not self._evict_one(keep):
-                return False
-        return True
-
     def _evict_one(self, keep: tuple) -> bool:
         for key in list(self._engines):
             if key != keep:
@@ -293,6 +291,7 @@ class LoadedGraph:
         self._check_open()
         if key not in self._memo:
             self._memo[key] = build()
+            self.stats["facts_computed"] += 1
         return self._memo[key]
 
     def constant(self, key: str, build) -> Any:
@@ -302,6 +301,7 @@ class LoadedGraph:
         dev = self._constants.get(key)
         if dev is None:
             dev = self._constants[key] = self.backend.asarray(np.ascontiguousarray(build()))
+            self.stats["constants_built"] += 1
         return dev
 
     def whole(self, key: tuple, build) -> Any:
