@@ -194,3 +194,22 @@ def test_cuda_loaded_graph_is_pinned_and_matches_plain_graph(engine):
         np.testing.assert_allclose(again[name], plain[name], rtol=1e-9, err_msg=name)
     np.testing.assert_array_equal(first["bfs"], oracle_levels(g, 0))
     np.testing.assert_array_equal(first["wcc"], oracle_components(g))
+
+
+def test_cli_run_loads_the_graph_once_and_reports_load_time(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from graphferry.cli import app
+
+    g = random_graph()
+    write_store(g, tmp_path / "g")
+    r = CliRunner().invoke(app, ["run", "bfs", str(tmp_path / "g"), "--source", "0", "--backend", "cpu",
+                                 "--json", "--record", str(tmp_path / "rec.json")])
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.stdout)
+    assert summary["load_seconds"] > 0
+    assert summary["end_to_end_seconds"] >= summary["seconds"] + summary["load_seconds"] - 1e-9
+    rec = json.loads((tmp_path / "rec.json").read_text())
+    assert rec["extra"]["loaded_graph"] is True and rec["extra"]["load_seconds"] == summary["load_seconds"]
