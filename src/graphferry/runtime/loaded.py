@@ -173,10 +173,15 @@ class LoadedGraph:
             else _read_copy(g.offsets, np.empty(len(g.offsets), np.int64))
         placed = Graph(offsets, out["indices"], out["weights"], directed=g.directed,
                        original_ids=g.original_ids, name=g.name, meta=g.meta)
+        if out["indices"] is g.indices and out["weights"] is g.weights:
+            placed._transpose = g._transpose  # nothing moved: a transpose already built still serves
         return placed
 
     def _place_array(self, key: str, arr: np.ndarray, copy: bool) -> np.ndarray:
         b = self.backend
+        if b.is_device and b.is_pinned(arr):  # e.g. another loaded graph's placement
+            self.placement[key] = "pinned already"
+            return arr
         if copy and b.is_device:
             try:
                 buf = b.pinned_empty(arr.size, arr.dtype)
