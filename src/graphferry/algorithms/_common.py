@@ -23,6 +23,12 @@ def run_options(options: RunOptions | None, kwargs: dict[str, Any]) -> RunOption
     return opts
 
 
+def once(graph, key: str, build) -> Any:
+    """``build()``, computed once per loaded graph (every call on a plain Graph)."""
+    memo = getattr(graph, "memo", None)
+    return memo(key, build) if callable(memo) else build()
+
+
 def runtime_for(graph: Graph, algorithm: str, options: RunOptions | None, kwargs: dict[str, Any]) -> Runtime:
     return Runtime.from_options(graph, run_options(options, kwargs), algorithm)
 

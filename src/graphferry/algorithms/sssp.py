@@ -40,7 +40,7 @@ import numpy as np
 from ..backends.cpu import host_ops
 from ..graph import Graph
 from ..runtime import PriorityBuckets, Program, RunOptions
-from ._common import Result, runtime_for
+from ._common import Result, once, runtime_for
 
 PROGRAM = Program(
     "sssp",
@@ -106,7 +106,7 @@ def sssp(graph: Graph, source, *, delta: float | None = None, options: RunOption
     ``inf``: frontier Bellman-Ford). Other keywords are run options (backend=,
     engine=, ...). ``scalars`` holds ``source`` (internal id), ``rounds`` and ``delta``.
     """
-    check_weights(graph)
+    once(graph, "sssp.check_weights", lambda: check_weights(graph))
     if delta is not None and not (isinstance(delta, (int, float)) and not math.isnan(delta) and delta > 0):
         raise ValueError(f"sssp: argument 'delta' must be a positive number (inf allowed) or None, got {delta!r}")
     s = graph.to_internal_id(source)

@@ -149,6 +149,10 @@ class Backend(ABC):
         """A host buffer the device copies from at full speed (pinned on a GPU)."""
         return np.empty(int(count), dtype=dtype)
 
+    def is_pinned(self, host: np.ndarray) -> bool:
+        """True when ``host`` already lies in pinned (page-locked) memory the device reads."""
+        return False
+
     def register_host(self, host: np.ndarray) -> bool:
         """Make a large host array fast to copy from (pinned in place on a GPU); True if done."""
         return False

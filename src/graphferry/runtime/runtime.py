@@ -179,6 +179,11 @@ class Runtime:
 
         return self.loaded.whole((use_weights, in_edges), build)
 
+    def constant(self, key: str, build) -> Any:
+        """A per-vertex array that depends on the graph alone (``build()`` gives it on the host),
+        on the backend; a loaded graph keeps it for every later call (no pass over n per call)."""
+        return self.loaded.constant(key, build)
+
     # ------------------------------------------------------------ frontiers
     def frontier_edges(self, frontier: Frontier, reverse: bool = False) -> int:
         """Sum of the active vertices' degrees along the map's edges (for the push/pull choice).
@@ -260,6 +265,11 @@ class ProgramState:
                 continue
             if np.isscalar(init):  # filled where it lives, in one pass, no host copy
                 self.arrays[name] = rt.backend.full(n, init, dtype)
+                continue
+            if isinstance(init, rt.backend.xp.ndarray) and rt.backend.xp is not np:  # already there
+                if init.shape != (n,):
+                    raise ValueError(f"array {name!r} must have {n} entries, got shape {init.shape}")
+                self.arrays[name] = init.astype(dtype, copy=True)
                 continue
             host = np.asarray(init)
             if host.shape != (n,):

@@ -325,6 +325,10 @@ class CudaBackend(Backend):
             return True  # already page-locked (cudaHostAlloc'd)
         return self.registry.register(host)
 
+    def is_pinned(self, host: np.ndarray) -> bool:
+        return (host is not None and host.nbytes > 0 and host.flags.c_contiguous
+                and self._pinned(int(host.ctypes.data), int(host.nbytes)))
+
     def _pinned(self, ptr: int, nbytes: int) -> bool:
         if self.registry.covers(ptr, nbytes):
             return True
