@@ -21,13 +21,10 @@ def store(tmp_path_factory):
 
 
 def scipy_graph(store):
-    """The stored graph as a scipy matrix, read with numpy alone (not graphferry's store reader)."""
-    import scipy.sparse as sp
-
-    offsets = np.load(next(store.rglob("offsets.npy")))
-    indices = np.load(next(store.rglob("indices.npy")))
-    n = len(offsets) - 1
-    return sp.csr_array((np.ones(len(indices)), indices, offsets), shape=(n, n)), offsets
+    """The stored graph (the fixture's generator output, not read back through graphferry's
+    store reader) as a scipy matrix, and its offsets."""
+    g = kronecker_graph(8, seed=3)
+    return g.to_scipy(), g.offsets
 
 
 def test_run_bfs_writes_scipys_levels(store, tmp_path):
