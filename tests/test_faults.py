@@ -336,17 +336,32 @@ def _start_convert(src: Path, out: Path, tmpdir: Path) -> subprocess.Popen:
                             text=True, env=_env(TMPDIR=str(tmpdir)))
 
 
-def _wait_for_work(out: Path, proc: subprocess.Popen, timeout: float = 60) -> None:
+def _signal_during_build(src: Path, out: Path, tmpdir: Path, sig: int) -> subprocess.Popen:
+    """Start a conversion and deliver ``sig`` while its temporary store exists.
+
+    The process is frozen (SIGSTOP) as soon as the temporary store appears, so
+    the signal cannot arrive after the conversion finished; a run that finished
+    before it could be frozen (a fast machine) is retried.
+    """
+    import signal
     import time
 
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        if any(p.name.startswith(f".{out.name}.tmp-") for p in out.parent.iterdir()):
-            return
-        if proc.poll() is not None:
-            pytest.fail(f"convert ended before it could be interrupted: {proc.returncode} {proc.stderr.read()}")
-        time.sleep(0.02)
-    pytest.fail("convert never started its temporary store")
+    for _ in range(5):
+        proc = _start_convert(src, out, tmpdir)
+        t0 = time.monotonic()
+        while proc.poll() is None and time.monotonic() - t0 < 120:
+            if any(p.name.startswith(f".{out.name}.tmp-") for p in out.parent.iterdir()):
+                proc.send_signal(signal.SIGSTOP)
+                break
+            time.sleep(0.005)
+        if proc.poll() is None and any(p.name.startswith(f".{out.name}.tmp-") for p in out.parent.iterdir()):
+            proc.send_signal(sig)
+            proc.send_signal(signal.SIGCONT)
+            return proc
+        proc.kill()
+        proc.communicate()
+        shutil.rmtree(out, ignore_errors=True)
+    pytest.fail("could not catch the conversion while it wrote its temporary store")
 
 
 @pytest.mark.parametrize("sig, code, word", [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")])
@@ -357,9 +372,7 @@ def test_signal_during_convert_leaves_nothing(big_edge_list, tmp_path, sig, code
     tmpdir.mkdir()
     out = tmp_path / "out" / "g.store"
     out.parent.mkdir()
-    proc = _start_convert(big_edge_list, out, tmpdir)
-    _wait_for_work(out, proc)
-    proc.send_signal(getattr(signal, sig))
+    proc = _signal_during_build(big_edge_list, out, tmpdir, getattr(signal, sig))
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == code, (proc.returncode, err)
     assert [ln for ln in err.splitlines() if ln.strip()] == [f"error: {word}"]
@@ -374,9 +387,7 @@ def test_next_convert_removes_what_a_killed_one_left(big_edge_list, tmp_path):
     tmpdir.mkdir()
     out = tmp_path / "out" / "g.store"
     out.parent.mkdir()
-    proc = _start_convert(big_edge_list, out, tmpdir)
-    _wait_for_work(out, proc)
-    proc.send_signal(signal.SIGKILL)
+    proc = _signal_during_build(big_edge_list, out, tmpdir, signal.SIGKILL)
     proc.communicate(timeout=60)
     left = _leftovers(out.parent, tmpdir)
     assert any(".tmp-" in name for name in left), left  # what SIGKILL leaves (no handler runs)
