@@ -159,7 +159,7 @@ def _assert_clean_or_correct(store: Path, out: Path, check_results: bool = True)
 
 
 @pytest.mark.parametrize("array", ["offsets", "indices", "weights"])
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(flips=st.lists(st.tuples(st.floats(0, 1), st.integers(1, 255)), min_size=1, max_size=3))
 def test_flipped_bytes_give_a_clean_error_or_a_correct_result(clean_store, tmp_path_factory, array, flips):
     work = tmp_path_factory.mktemp("damaged")
@@ -172,7 +172,7 @@ def test_flipped_bytes_give_a_clean_error_or_a_correct_result(clean_store, tmp_p
         assert f"{array}.npy" in line
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(flips=st.lists(st.tuples(st.floats(0, 1), st.integers(1, 255)), min_size=1, max_size=3))
 def test_flipped_original_ids_give_a_clean_exit(tmp_path_factory, flips):
     """Damaged labels of a renumbered store: whatever they became, no signal and no traceback."""
