@@ -280,6 +280,20 @@ def test_damaged_cache_entry_is_rebuilt(tmp_path, damage):
     assert entry_is_valid(entry)
 
 
+def test_killed_compilers_temporaries_are_removed(tmp_path):
+    cache = tmp_path / "cache"
+    code = f"from graphferry.backends.cpu.compiler import compile_library; compile_library({_PROGRAM!r} % 5, label='t')"
+    dead = subprocess.run([sys.executable, "-c", "from graphferry.store import owner_tag; print(owner_tag())"],
+                          capture_output=True, text=True, env=_env(), check=True).stdout.strip()
+    (cache / "cpu").mkdir(parents=True)
+    left = cache / "cpu" / f".t-{dead}-abc.so"  # what SIGKILL during a compile leaves
+    left.write_bytes(b"half")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=_env(GRAPHFERRY_CACHE_DIR=str(cache)), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert not left.exists()
+
+
 def test_damaged_cache_does_not_crash_a_run(tmp_path, clean_store):
     cache = tmp_path / "cache"
     assert graphferry("run", "wcc", str(clean_store), "--backend", "cpu", GRAPHFERRY_CACHE_DIR=str(cache)).returncode == 0

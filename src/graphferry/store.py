@@ -39,6 +39,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -220,7 +221,7 @@ def owner_is_alive(name: str, prefix: str) -> bool:
 
 
 def remove_stale_work(parent: str | os.PathLike, prefix: str) -> list[Path]:
-    """Remove ``parent/prefix*`` directories whose owner process is dead; returns them.
+    """Remove ``parent/prefix*`` directories (or files) whose owner process is dead; returns them.
 
     Example:
         >>> import tempfile
@@ -238,10 +239,15 @@ def remove_stale_work(parent: str | os.PathLike, prefix: str) -> list[Path]:
     except OSError:
         return removed
     for path in candidates:
-        if path.is_dir() and not path.is_symlink() and not owner_is_alive(path.name, prefix):
-            log.warning("removing %s, left by a process that no longer runs", path)
+        if path.is_symlink() or owner_is_alive(path.name, prefix):
+            continue
+        log.warning("removing %s, left by a process that no longer runs", path)
+        if path.is_dir():
             shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        removed.append(path)
     return removed
 
 
