@@ -677,3 +677,15 @@ def test_galois_offset_error_names_the_vertex(tmp_path):
     path.write_bytes(raw)
     line = _cli_error(_cli("convert", str(path), str(tmp_path / "s")), 1)
     assert "vertex 2: its edges end at 2, before they start at 3" in line, line
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["pagerank", "--damping", "2"], "--damping must lie in [0, 1]"),
+    (["pagerank", "--max-iterations", "-1"], "--max-iterations must be >= 0"),
+    (["pagerank", "--tol", "0"], "--tol must be a positive number"),
+    (["pagerank_ldbc", "--damping", "0.85", "--iterations", "-1"], "--iterations must be a non-negative"),
+    (["cdlp", "--max-iterations", "-3"], "--max-iterations must be >= 0"),
+])
+def test_algorithm_argument_errors_speak_cli_words(clean_store, args, flag):
+    line = _cli_error(_cli("run", args[0], str(clean_store), "--backend", "cpu", *args[1:]), 1)
+    assert flag in line and "argument '" not in line, line

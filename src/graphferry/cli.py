@@ -992,6 +992,8 @@ def run(
             run_algorithm, graph, algorithm, source=source, backend=backend.value, engine=engine.value,
             budget=budget, partition_bytes=partition_bytes,
             direction=direction.value, params=params, progress=progress)
+    except GraphferryError as exc:
+        raise GraphferryError(_cli_words(str(exc), params)) from exc
     finally:
         stop()
     if out is not None:
@@ -1007,6 +1009,23 @@ def run(
             _stdout().print(f"  {key}: {value}", highlight=False)
         if out is not None:
             _stdout().print(f"  wrote {out}", highlight=False)
+
+
+def _cli_words(message: str, params: Mapping[str, Any]) -> str:
+    """An algorithm's "argument 'max_iterations'" in the option's own words ("--max-iterations").
+
+    Example:
+        >>> _cli_words("pagerank: argument 'max_iterations' must be >= 0", {"max_iterations": -1})
+        'pagerank: --max-iterations must be >= 0'
+        >>> _cli_words("max_iterations must be >= 0", {"max_iterations": -1, "tol": None})
+        '--max-iterations must be >= 0'
+    """
+    for key in params:
+        flag = "--" + key.replace("_", "-")
+        message = message.replace(f"argument '{key}'", flag)
+        if "_" in key:  # a bare identifier cannot be prose
+            message = re.sub(rf"(?<![\w-]){key}\b", flag, message)
+    return message
 
 
 def _write_json(path: Path, data: Any) -> None:
