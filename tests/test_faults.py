@@ -433,10 +433,10 @@ def test_interrupted_replacement_is_restored(tmp_path):
     dead = tmp_path / f".g.store.old-{_host_tag()}-999999999-1-x"
     os.rename(tmp_path / "g.store", dead)
     aside.mkdir()
-    write_store(_small_graph(), tmp_path / "other.store")  # any writer next to it runs the recovery
     g = Graph.from_edges(np.array([0]), np.array([1]), n=2)
+    # The next writer of that target first puts the old store back, then finds it taken.
     with pytest.raises(Exception, match="already exists"):
-        write_store(g, tmp_path / "g.store")  # the restored store is there, so no overwrite
+        write_store(g, tmp_path / "g.store")
     assert open_store(tmp_path / "g.store").n == _small_graph().n and not dead.exists() and aside.exists()
 
 
