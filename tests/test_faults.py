@@ -689,3 +689,17 @@ def test_galois_offset_error_names_the_vertex(tmp_path):
 def test_algorithm_argument_errors_speak_cli_words(clean_store, args, flag):
     line = _cli_error(_cli("run", args[0], str(clean_store), "--backend", "cpu", *args[1:]), 1)
     assert flag in line and "argument '" not in line, line
+
+
+# ---------------------------------------------------------------- 7. memory
+def test_info_states_what_each_algorithm_needs(clean_store):
+    from graphferry.algorithms import ALGORITHMS as ALL
+
+    data = json.loads(_cli("info", str(clean_store), "--json").stdout)
+    est = data["memory_estimates"]
+    assert set(est) == set(ALL)
+    arrays = data["arrays"]["offsets"]["bytes"] + data["arrays"]["indices"]["bytes"]
+    for name, e in est.items():
+        assert e["bytes"] > arrays and "B/vertex" in e["formula"], (name, e)
+    text = _cli("info", str(clean_store)).stdout
+    assert "memory to run" in text and "triangle_count" in text
