@@ -441,6 +441,66 @@ def _degree_stats(deg: np.ndarray) -> dict[str, float | int]:
             "median": float(np.median(deg))}
 
 
+#: Peak resident memory of ``graphferry run ALGORITHM`` on the CPU backend, as
+#: ``(bytes per vertex, bytes per arc)`` beyond the interpreter and the store's
+#: arrays the algorithm reads (those count as resident once touched). Fitted to
+#: bench/memory_bench.py at Kronecker scale 20 (undirected) and checked at scale
+#: 22 (bench/results/memory-kron*.json); a directed graph adds the transpose for
+#: the algorithms that pull (DIRECTED_PULL_BYTES). Estimates, not promises.
+MEMORY_MODEL: dict[str, tuple[int, int]] = {
+    "bfs": (64, 0),             # parents, levels (+ int64 copies), frontier ids and bitmaps
+    "sssp": (56, 0),            # distances (+ copy), frontier
+    "pagerank": (80, 0),        # ranks, residuals, inverse degrees, frontier (float64)
+    "pagerank_ldbc": (72, 0),   # ranks, next ranks, inverse degrees (float64)
+    "wcc": (64, 0),             # labels (+ copy), frontiers
+    "cdlp": (64, 80),           # simple view + per-hub (vertex, label) keys sorted each round
+    "lcc": (32, 64),            # degree-ordered DAG built from int64 edge arrays
+    "triangle_count": (16, 64), # the same DAG without arc counts
+    # not fitted yet: the state arrays plus the simple view built from int64 edge arrays
+    # (as lcc's), pending a bench/memory_bench.py run
+    "betweenness": (64, 64),    # level, dist, sigma, delta, bc (8 B each) + frontiers; simple view
+    "coloring": (40, 64),       # colour, worklists; simple undirected view
+    "mst": (40, 72),            # label, key, hi; symmetrised view keeping the least weight per pair
+    "communities": (64, 64),    # labels, flags, modularity terms; simple undirected view
+}
+#: Interpreter, numpy and graphferry, measured (``python -c "import graphferry.cli"``).
+BASE_BYTES = 40 * 2**20
+#: A directed graph's transpose for pulling: kept 8 B/vertex + the index bytes per
+#: arc; while it is built (int64 edge arrays, argsort), about 40 B/arc.
+DIRECTED_PULL_BYTES = (8, 40)
+_PULLS = {"bfs", "sssp", "pagerank", "pagerank_ldbc", "wcc", "cdlp"}
+
+
+def memory_estimates(graph: Graph) -> dict[str, dict[str, Any]]:
+    """Estimated peak resident bytes of running each algorithm on ``graph`` (CPU backend).
+
+    ``{name: {"bytes": int, "formula": str}}`` from :data:`MEMORY_MODEL`.
+
+    Example:
+        >>> g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=3, directed=False)
+        >>> est = memory_estimates(g)
+        >>> est["bfs"]["formula"], est["bfs"]["bytes"] - BASE_BYTES  # 32 B offsets + 16 B indices
+        ('40 MiB + arrays 48 B + 64 B/vertex', 240)
+        >>> est["triangle_count"]["formula"], est["triangle_count"]["bytes"] - BASE_BYTES
+        ('40 MiB + arrays 48 B + 16 B/vertex + 64 B/arc', 352)
+    """
+    n, m = graph.n, graph.m
+    store = graph.offsets.nbytes + graph.indices.itemsize * m
+    if graph.original_ids is not None:
+        store += np.asarray(graph.original_ids).nbytes
+    out = {}
+    for name, (per_vertex, per_arc) in MEMORY_MODEL.items():
+        arrays = store + (4 * m if name == "sssp" and graph.weighted else 0)
+        v, a = per_vertex, per_arc
+        if graph.directed and name in _PULLS:
+            v, a = v + DIRECTED_PULL_BYTES[0], a + DIRECTED_PULL_BYTES[1]
+        formula = f"{BASE_BYTES >> 20} MiB + arrays {format_bytes(arrays)} + {v} B/vertex"
+        if a:
+            formula += f" + {a} B/arc"
+        out[name] = {"bytes": int(BASE_BYTES + arrays + v * n + a * m), "formula": formula}
+    return out
+
+
 def graph_info(graph: Graph, partition_bytes: int = DEFAULT_PARTITION_BYTES,
                path: str | os.PathLike | None = None) -> dict[str, Any]:
     """Sizes, degree statistics and partition count of a graph, as plain data.
@@ -485,6 +545,7 @@ def graph_info(graph: Graph, partition_bytes: int = DEFAULT_PARTITION_BYTES,
         "partition_bytes": int(partition_bytes),
         "partitions": len(parts),
         "largest_partition_bytes": max((p.num_edges * bytes_per_edge for p in parts), default=0),
+        "memory_estimates": memory_estimates(graph),
     }
 
 
@@ -521,6 +582,14 @@ def print_info(info: dict[str, Any], console: Console) -> None:
     for name, a in info["arrays"].items():
         arr.add_row(name, a["dtype"], f"{a['entries']:,}", f"{a['bytes']:,} ({format_bytes(a['bytes'])})")
     console.print(arr)
+
+    if info.get("memory_estimates"):
+        mem = Table(title="memory to run (estimated peak resident, CPU backend)", title_justify="left")
+        for col, just in (("algorithm", "left"), ("peak", "right"), ("from", "left")):
+            mem.add_column(col, justify=just)
+        for name, e in info["memory_estimates"].items():
+            mem.add_row(name, format_bytes(e["bytes"]), e["formula"])
+        console.print(mem)
 
 
 # ---------------------------------------------------------------- options
@@ -968,6 +1037,8 @@ def run(
             run_algorithm, loaded, algorithm, source=source, backend=backend.value, engine=engine.value,
             budget=budget, partition_bytes=partition_bytes,
             direction=direction.value, params=params, progress=progress)
+    except GraphferryError as exc:
+        raise GraphferryError(_cli_words(str(exc), params)) from exc
     finally:
         stop()
         loaded.close()
@@ -1038,6 +1109,23 @@ def plot(
     out = record.with_suffix(".png") if out is None else out
     _user_value_errors(plot_record, data, out)
     _stdout().print(f"wrote {out}", highlight=False)
+
+
+def _cli_words(message: str, params: Mapping[str, Any]) -> str:
+    """An algorithm's "argument 'max_iterations'" in the option's own words ("--max-iterations").
+
+    Example:
+        >>> _cli_words("pagerank: argument 'max_iterations' must be >= 0", {"max_iterations": -1})
+        'pagerank: --max-iterations must be >= 0'
+        >>> _cli_words("max_iterations must be >= 0", {"max_iterations": -1, "tol": None})
+        '--max-iterations must be >= 0'
+    """
+    for key in params:
+        flag = "--" + key.replace("_", "-")
+        message = message.replace(f"argument '{key}'", flag)
+        if "_" in key:  # a bare identifier cannot be prose
+            message = re.sub(rf"(?<![\w-]){key}\b", flag, message)
+    return message
 
 
 def _write_json(path: Path, data: Any) -> None:

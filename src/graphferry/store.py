@@ -18,7 +18,12 @@ from it, pin it or read it zero-copy).
 Writes are atomic: everything goes into a temporary sibling directory that is
 renamed onto the target only once every file and the manifest are complete and
 synced, so a reader sees either no store or a whole one, also after a crash or
-a failed conversion. Opening always checks the manifest, every file's size and
+a failed conversion. File space is reserved (``posix_fallocate``) before a file
+is memory-mapped for writing, so a full disk raises an error naming the file
+instead of killing the process with SIGBUS. Temporary directories carry their
+owner in their name (host, pid, process start time); the next writer of the
+same target removes those of dead processes (never a live one's) and puts back
+an old store that a killed replacement had moved aside. Opening always checks the manifest, every file's size and
 ``.npy`` header against it, and that the CSR is well formed (one vectorised
 pass over ``offsets`` and ``indices``, a few percent of reading them);
 ``verify=True`` also recomputes the checksums (O(size of the store), hashing). A store that fails a check raises
@@ -39,6 +44,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -220,7 +226,7 @@ def owner_is_alive(name: str, prefix: str) -> bool:
 
 
 def remove_stale_work(parent: str | os.PathLike, prefix: str) -> list[Path]:
-    """Remove ``parent/prefix*`` directories whose owner process is dead; returns them.
+    """Remove ``parent/prefix*`` directories (or files) whose owner process is dead; returns them.
 
     Example:
         >>> import tempfile
@@ -238,10 +244,15 @@ def remove_stale_work(parent: str | os.PathLike, prefix: str) -> list[Path]:
     except OSError:
         return removed
     for path in candidates:
-        if path.is_dir() and not path.is_symlink() and not owner_is_alive(path.name, prefix):
-            log.warning("removing %s, left by a process that no longer runs", path)
+        if path.is_symlink() or owner_is_alive(path.name, prefix):
+            continue
+        log.warning("removing %s, left by a process that no longer runs", path)
+        if path.is_dir():
             shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        removed.append(path)
     return removed
 
 

@@ -41,6 +41,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...errors import CompilerError
+from ...store import owner_tag, remove_stale_work
 from ..base import INCLUDE_DIR
 
 log = logging.getLogger(__name__)
@@ -126,12 +127,15 @@ def _entry_lock(path: Path):
 def _build(cxx: str, source: str, label: str, key: str, out: Path) -> None:
     """Compile into a temporary file, append the footer, rename onto ``out``."""
     directory = out.parent
+    # Temporaries carry their owner, so the next build removes those of a killed compiler.
+    remove_stale_work(directory, f".{label}-")
+    tag = f".{label}-{owner_tag()}-"
     src = directory / f"{label}-{key}.cpp"
-    fd, tmp_src = tempfile.mkstemp(prefix=f".{label}-", suffix=".cpp", dir=directory)
+    fd, tmp_src = tempfile.mkstemp(prefix=tag, suffix=".cpp", dir=directory)
     with os.fdopen(fd, "w") as f:
         f.write(source)
     os.replace(tmp_src, src)
-    fd, tmp_out = tempfile.mkstemp(prefix=f".{label}-", suffix=".so", dir=directory)
+    fd, tmp_out = tempfile.mkstemp(prefix=tag, suffix=".so", dir=directory)
     os.close(fd)
     try:
         cmd = [cxx, *_FLAGS, f"-I{INCLUDE_DIR}", f"-I{CPU_DIR}", str(src), "-o", tmp_out]
