@@ -172,6 +172,18 @@ def test_bfs_edges_in_networkx_order(G, data, depth):
         assert got == list(nx.bfs_edges(G, s, reverse=True))
 
 
+@SETTINGS
+@given(G=nx_graphs(), data=st.data(), depth=st.sampled_from([None, 1, 3]))
+def test_bfs_trees_and_distances_in_networkx_order(G, data, depth):
+    s = _node(data, G)
+    if s is None:
+        return
+    assert list(nx.bfs_predecessors(G, s, depth_limit=depth, **GF)) == list(nx.bfs_predecessors(G, s, depth_limit=depth))
+    assert list(nx.bfs_successors(G, s, depth_limit=depth, **GF)) == list(nx.bfs_successors(G, s, depth_limit=depth))
+    for distance in (0, 1, 2, 5, -1):
+        assert nx.descendants_at_distance(G, s, distance, **GF) == nx.descendants_at_distance(G, s, distance)
+
+
 def test_bfs_edges_is_lazy_and_reports_missing_source_like_networkx():
     G = nx.path_graph(3)
     edges = nx.bfs_edges(G, 9, **GF)  # nothing raised yet: a generator
@@ -245,6 +257,22 @@ def test_weakly_connected_components_in_networkx_order(G):
     assert nx.number_weakly_connected_components(G, **GF) == nx.number_weakly_connected_components(G)
 
 
+@SETTINGS
+@given(G=nx_graphs(weights=(None,)), data=st.data())
+def test_connectivity_predicates(G, data):
+    if len(G) == 0:
+        for fn in (nx.is_connected, nx.is_weakly_connected):
+            with pytest.raises((nx.NetworkXPointlessConcept, nx.NetworkXNotImplemented)):
+                fn(G, **GF)
+        return
+    s = _node(data, G)
+    if G.is_directed():
+        assert nx.is_weakly_connected(G, **GF) == nx.is_weakly_connected(G)
+    else:
+        assert nx.is_connected(G, **GF) == nx.is_connected(G)
+        assert nx.node_connected_component(G, s, **GF) == nx.node_connected_component(G, s)
+
+
 def test_component_functions_keep_networkx_type_errors():
     with pytest.raises(nx.NetworkXNotImplemented):
         list(nx.connected_components(nx.DiGraph([(0, 1)]), **GF))
@@ -265,6 +293,19 @@ def test_triangles_and_clustering(G, data):
         some = data.draw(st.lists(st.sampled_from(list(G)), max_size=5)) + ["not a node"]
         assert nx.triangles(G, some, **GF) == nx.triangles(G, some)
         assert nx.clustering(G, some, **GF) == nx.clustering(G, some)
+
+
+@SETTINGS
+@given(G=nx_graphs(kinds=("Graph",), weights=(None,)), count_zeros=st.booleans())
+def test_average_clustering_and_transitivity_are_the_same_floats(G, count_zeros):
+    assert nx.transitivity(G, **GF) == nx.transitivity(G)
+    try:
+        want = nx.average_clustering(G, count_zeros=count_zeros)
+    except ZeroDivisionError:
+        with pytest.raises(ZeroDivisionError):
+            nx.average_clustering(G, count_zeros=count_zeros, **GF)
+        return
+    assert nx.average_clustering(G, count_zeros=count_zeros, **GF) == want
 
 
 def test_clustering_variants_graphferry_does_not_define_go_back_to_networkx():

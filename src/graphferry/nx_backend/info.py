@@ -34,6 +34,14 @@ FUNCTIONS: dict[str, str] = {
     "triangles": "graphferry's ordered triangle counting.",
     "clustering": ("graphferry's LCC on undirected graphs; weighted and directed clustering are left to NetworkX "
                    "(graphferry's directed LCC is LDBC's definition, not NetworkX's)."),
+    "bfs_predecessors": "From bfs_edges; sort_neighbors is left to NetworkX.",
+    "bfs_successors": "From bfs_edges; sort_neighbors is left to NetworkX.",
+    "descendants_at_distance": "graphferry's BFS levels.",
+    "is_connected": "graphferry's WCC.",
+    "is_weakly_connected": "graphferry's WCC.",
+    "node_connected_component": "graphferry's WCC.",
+    "average_clustering": "graphferry's LCC, summed in NetworkX's order; as clustering, weighted and directed are left to NetworkX.",
+    "transitivity": "graphferry's triangle counts; simple undirected graphs only.",
 }
 
 DEFAULT_CONFIG = {

@@ -279,6 +279,33 @@ def bfs_layers(G, sources):
         yield [nodes[i] for i in layer.tolist()]
 
 
+def bfs_predecessors(G, source, depth_limit=None, sort_neighbors=None):
+    """``(child, parent)`` pairs of the BFS tree in NetworkX's order (a generator)."""
+    for parent, child in bfs_edges(G, source, depth_limit=depth_limit):
+        yield child, parent
+
+
+def bfs_successors(G, source, depth_limit=None, sort_neighbors=None):
+    """``(parent, [children])`` of the BFS tree in NetworkX's order (a generator)."""
+    parent, children = source, []
+    for p, c in bfs_edges(G, source, depth_limit=depth_limit):
+        if p == parent:
+            children.append(c)
+            continue
+        yield parent, children
+        parent, children = p, [c]
+    yield parent, children
+
+
+def descendants_at_distance(G, source, distance):
+    """The nodes exactly ``distance`` hops from ``source``."""
+    if source not in G:
+        raise nx.NetworkXError(f"The node {source} is not in the graph.")
+    levels = _bfs_levels(G.csr, np.array([G.index[source]]))
+    at = (levels == distance) & (levels >= 0)  # -1 marks the unreachable, never a distance
+    return set(map(G.nodes.__getitem__, np.flatnonzero(at).tolist()))
+
+
 def single_source_shortest_path_length(G, source, cutoff=None):
     """Hops from ``source`` to every node within ``cutoff``, in NetworkX's discovery order."""
     if source not in G:
@@ -352,6 +379,24 @@ def number_weakly_connected_components(G):
     return int(_run("wcc", G.csr).components) if len(G) else 0
 
 
+def is_connected(G):
+    if len(G) == 0:
+        raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
+    return number_connected_components(G) == 1
+
+
+def is_weakly_connected(G):
+    if len(G) == 0:
+        raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
+    return number_weakly_connected_components(G) == 1
+
+
+def node_connected_component(G, n):
+    """The set of nodes in ``n``'s component."""
+    labels = _run("wcc", G.csr).labels
+    return set(map(G.nodes.__getitem__, np.flatnonzero(labels == labels[G.index[n]]).tolist()))
+
+
 def triangles(G, nodes=None):
     """Triangles through each node (an int when ``nodes`` is one node)."""
     counts = _run("triangle_count", G.csr).triangles if len(G) else np.zeros(0, np.int64)
@@ -374,6 +419,27 @@ def clustering(G, nodes=None, weight=None):
     if nodes is not None:
         return {v: as_python[G.index[v]] for v in _nbunch(G, nodes)}
     return dict(zip(G.nodes, as_python))
+
+
+def average_clustering(G, nodes=None, weight=None, count_zeros=True):
+    """Mean local clustering, summed in NetworkX's order (so the same float)."""
+    c = clustering(G, nodes, weight=weight).values()
+    if not count_zeros:
+        c = [v for v in c if abs(v) > 0]
+    return sum(c) / len(c)
+
+
+def transitivity(G):
+    """``3 * triangles / connected triples`` of an undirected graph (exact integer sums, one division)."""
+    if len(G) == 0:
+        return 0
+    csr = G.csr
+    triangles_through = _run("triangle_count", csr).triangles
+    rows = np.repeat(np.arange(csr.n), csr.out_degree)
+    degree = csr.out_degree - np.bincount(rows[csr.indices == rows], minlength=csr.n)  # self-loops aside
+    twice_triangles = 2 * int(triangles_through.sum())
+    triples = int((degree * (degree - 1)).sum())
+    return 0 if twice_triangles == 0 else twice_triangles / triples
 
 
 # ------------------------------------------------------------ can_run / should_run
@@ -436,6 +502,27 @@ def _check_triangles(a: dict) -> bool | str:
     return True
 
 
+def _check_bfs_tree(a: dict) -> bool | str:
+    if a["sort_neighbors"] is not None:
+        return "sort_neighbors is not supported"
+    if a["depth_limit"] is not None and not isinstance(a["depth_limit"], Real):
+        return "depth_limit must be a number"
+    return True
+
+
+def _check_node(a: dict) -> bool | str:
+    if a["n"] not in a["G"]:
+        return "the node is not in the graph; NetworkX raises its own error"
+    return True
+
+
+def _check_simple_undirected(a: dict) -> bool | str:
+    G = a["G"]
+    if G.is_directed() or G.is_multigraph():
+        return "only simple undirected graphs"
+    return True
+
+
 def _check_clustering(a: dict) -> bool | str:
     G = a["G"]
     if a["weight"] is not None:
@@ -464,6 +551,14 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], Callable[[dict], bool | str]]] = 
     "number_weakly_connected_components": (number_weakly_connected_components, _always),
     "triangles": (triangles, _check_triangles),
     "clustering": (clustering, _check_clustering),
+    "bfs_predecessors": (bfs_predecessors, _check_bfs_tree),
+    "bfs_successors": (bfs_successors, _check_bfs_tree),
+    "descendants_at_distance": (descendants_at_distance, _always),
+    "is_connected": (is_connected, _always),
+    "is_weakly_connected": (is_weakly_connected, _always),
+    "node_connected_component": (node_connected_component, _check_node),
+    "average_clustering": (average_clustering, _check_clustering),
+    "transitivity": (transitivity, _check_simple_undirected),
 }
 
 
