@@ -409,6 +409,29 @@ def test_entry_points_resolve(tmp_path):
     assert out.stdout.strip() == str(round(nx.pagerank(nx.path_graph(3))[1], 4))
 
 
+@SETTINGS
+@given(G=nx_graphs(weights=(None, "int")), data=st.data())
+def test_graph_views(G, data):
+    keep = data.draw(st.lists(st.sampled_from(list(G)), unique=True)) if len(G) else []
+    view = G.subgraph(keep)
+    s = keep[0] if keep else None
+    if s is not None:
+        assert list(nx.bfs_edges(view, s, **GF)) == list(nx.bfs_edges(view, s))
+        assert nx.single_source_dijkstra_path_length(view, s, **GF) == nx.single_source_dijkstra_path_length(view, s)
+    if G.is_directed():
+        assert list(nx.weakly_connected_components(view, **GF)) == list(nx.weakly_connected_components(view))
+    else:
+        assert list(nx.connected_components(view, **GF)) == list(nx.connected_components(view))
+
+
+def test_labels_beyond_int64_and_numpy_weights():
+    G = nx.Graph()
+    G.add_edge(2**70, 5, weight=np.int64(3))
+    G.add_edge(5, -7, weight=np.float64(0.5))
+    assert nx.single_source_dijkstra_path_length(G, 2**70, **GF) == nx.single_source_dijkstra_path_length(G, 2**70)
+    assert list(nx.bfs_edges(G, -7, **GF)) == list(nx.bfs_edges(G, -7))
+
+
 def test_conversion_of_integer_labels_matches_dict_lookup():
     G = nx.DiGraph()
     G.add_nodes_from([10**12, 5, 7])
