@@ -45,22 +45,6 @@ import networkx as nx  # noqa: E402
 from graphferry.generators import kronecker_edges, uniform_random_edges  # noqa: E402
 
 
-def register_backend() -> None:
-    """Register the backend in this process unless an install already did (entry points)."""
-    from importlib.metadata import EntryPoint
-
-    from graphferry.nx_backend.info import get_info
-
-    backends = nx.utils.backends
-    if "graphferry" in backends.backends:
-        return
-    backends.backends["graphferry"] = EntryPoint("graphferry", "graphferry.nx_backend.interface", "networkx.backends")
-    info = get_info()
-    backends.backend_info["graphferry"] = info
-    nx.config.backends = nx.utils.Config(graphferry=nx.utils.Config(**info["default_config"]), **nx.config.backends)
-    backends._dispatchable.__call__ = backends._dispatchable._call_if_any_backends_installed
-
-
 def build(kind: str, seed: int) -> nx.Graph:
     """An undirected NetworkX graph of about 1 M distinct edges (self-loops and repeats dropped)."""
     if kind == "uniform":
@@ -118,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
 
-    register_backend()
+    from graphferry.nx_backend import register
+
+    register()
     from graphferry.nx_backend.graph import from_networkx
 
     nx.config.backends.graphferry.backend = args.backend

@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 import tomllib
-from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +22,7 @@ from hypothesis import strategies as st
 
 nx = pytest.importorskip("networkx")
 
-from graphferry.nx_backend import interface  # noqa: E402
+from graphferry.nx_backend import interface, register  # noqa: E402
 from graphferry.nx_backend.graph import from_networkx  # noqa: E402
 from graphferry.nx_backend.info import FUNCTIONS, get_info  # noqa: E402
 
@@ -31,20 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 GF = {"backend": "graphferry"}
 
 
-def _register() -> None:
-    backends = nx.utils.backends
-    if "graphferry" in backends.backends:
-        return
-    backends.backends["graphferry"] = EntryPoint("graphferry", "graphferry.nx_backend.interface",
-                                                 "networkx.backends")
-    info = get_info()
-    backends.backend_info["graphferry"] = info
-    nx.config.backends = nx.utils.Config(graphferry=nx.utils.Config(**info["default_config"]),
-                                         **nx.config.backends)
-    backends._dispatchable.__call__ = backends._dispatchable._call_if_any_backends_installed
-
-
-_register()
+register()
 nx.config.warnings_to_ignore.add("cache")
 nx.config.backends.graphferry.backend = "cpu"
 

@@ -13,13 +13,15 @@ raises ``NotImplementedError`` (an explicit ``backend="graphferry"``).
 
 Example:
     >>> import networkx as nx
+    >>> from graphferry.nx_backend import register
+    >>> _ = register()  # only needed when graphferry runs from a source checkout
     >>> G = nx.path_graph(4)
     >>> ranks = nx.pagerank(G, backend="graphferry")
     >>> {v: round(r, 4) for v, r in ranks.items()}
     {0: 0.1754, 1: 0.3246, 2: 0.3246, 3: 0.1754}
-    >>> list(nx.bfs_edges(G, 1, backend="graphferry"))
+    >>> list(nx.bfs_edges(nx.path_graph(4), 1, backend="graphferry"))  # a fresh graph: converted anew
     [(1, 0), (1, 2), (2, 3)]
-    >>> nx.pagerank(G, personalization={0: 1}, backend="graphferry")
+    >>> nx.pagerank(nx.path_graph(4), personalization={0: 1}, backend="graphferry")
     Traceback (most recent call last):
     ...
     NotImplementedError: 'pagerank' is not implemented by 'graphferry' backend for the given arguments. ...
