@@ -367,6 +367,17 @@ def test_automatic_dispatch_through_backend_priority():
     assert fallback == pytest.approx(nx.pagerank(G, personalization={0: 1}))
 
 
+def test_automatic_dispatch_keeps_small_graphs_in_networkx(monkeypatch):
+    calls = []
+    monkeypatch.setattr(interface, "from_networkx", lambda *a, **k: calls.append(a) or from_networkx(*a, **k))
+    G = nx.gnp_random_graph(40, 0.2, seed=6)
+    with nx.config.backend_priority(algos=["graphferry"]):
+        nx.pagerank(G, weight=None)      # 150-odd edges, far below min_edges: NetworkX runs it
+    assert calls == []
+    nx.pagerank(G, weight=None, **GF)    # asked for by name: graphferry runs it whatever the size
+    assert len(calls) == 1
+
+
 def test_every_advertised_function_exists_and_matches_networkx_signature():
     import inspect
 
