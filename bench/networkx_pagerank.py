@@ -111,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     nx.config.warnings_to_ignore.add("cache")
     nx.pagerank(nx.gnm_random_graph(100, 400, seed=0), backend="graphferry")  # compile the kernels once
 
+    load_before = os.getloadavg()[0]
     runs = []
     for kind in args.graphs:
         G = build(kind, args.seed)
@@ -156,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
             "commit": commit,
             "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "machine": {"device": "cpu", "host_cores": os.cpu_count(), "python": platform.python_version(),
-                        "networkx": nx.__version__, "note": "CI-class machine shared with other jobs: medians"},
+                        "networkx": nx.__version__, "note": "CI-class machine shared with other jobs: medians",
+                        "load_average_before_after": [round(load_before, 1), round(os.getloadavg()[0], 1)]},
             "graphferry_backend": args.backend,
             "runs": [{"algorithm": "pagerank", "engine": "networkx-backend", **r} for r in runs],
         }
