@@ -339,6 +339,10 @@ def test_backend_graph_is_accepted_directly():
     G = nx.karate_club_graph()
     g = interface.convert_from_nx(G)
     assert nx.number_connected_components(g) == 1  # dispatched on the graph's type, no backend= needed
+    assert "without edge attribute 'weight'" in interface.can_run("pagerank", (g,), {})
+    assert interface.can_run("pagerank", (g,), {"weight": None}) is True
+    weighted = interface.convert_from_nx(G, edge_attrs={"weight": 1})
+    assert nx.single_source_dijkstra_path_length(weighted, 0) == nx.single_source_dijkstra_path_length(G, 0)
     assert "karate" not in repr(g) and "34 nodes" in repr(g)
 
 

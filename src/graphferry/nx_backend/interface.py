@@ -446,7 +446,8 @@ def transitivity(G):
 
 # ------------------------------------------------------------ can_run / should_run
 def _weights(G, weight) -> Any:
-    return _converted(G, {weight: 1}).weights[weight]
+    """Edge attribute ``weight`` of ``G`` as converted (None: a backend graph converted without it)."""
+    return _converted(G, {weight: 1}).weights.get(weight)
 
 
 def _check_pagerank(a: dict) -> bool | str:
@@ -463,6 +464,8 @@ def _check_pagerank(a: dict) -> bool | str:
         if not isinstance(a["weight"], str):
             return "weight must be an attribute name"
         w = _weights(a["G"], a["weight"])
+        if w is None:
+            return f"the graph was converted without edge attribute {a['weight']!r}"
         if not w.numeric or w.all_uniform is None or w.all_uniform <= 0:
             return "weighted PageRank is not supported (edge weights differ)"
     return True
@@ -493,6 +496,8 @@ def _check_dijkstra(a: dict) -> bool | str:
     if not isinstance(weight, str):
         return "weight functions are not supported"
     w = _weights(a["G"], weight)
+    if w is None:
+        return f"the graph was converted without edge attribute {weight!r}"
     if not w.float32_exact:
         return "edge weights must be non-negative numbers that float32 holds exactly"
     return True
