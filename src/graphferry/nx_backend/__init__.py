@@ -2,7 +2,8 @@
 
 Installing graphferry registers the backend with NetworkX through two entry
 points (``networkx.backends`` -> :mod:`.interface`, ``networkx.backend_info``
--> :func:`.info.get_info`). NetworkX then sends calls of the functions in
+-> ``_graphferry_nx.get_info``, a package that imports nothing, since NetworkX
+calls it on every import). NetworkX then sends calls of the functions in
 :data:`.info.FUNCTIONS` here when asked (``backend="graphferry"``) or when
 ``graphferry`` is in ``nx.config.backend_priority``; it converts each graph
 once (:mod:`.graph`) and keeps the conversion on the graph. Arguments graphferry
