@@ -451,3 +451,19 @@ def test_readme_example_runs():
     session: dict = {}
     exec(compile(example, "README.md (NetworkX backend)", "exec"), session)
     assert session["parts"] == list(nx.connected_components(session["G"]))
+
+
+@pytest.mark.gpu
+def test_backend_on_the_gpu_matches_networkx():
+    G = nx.gnm_random_graph(3000, 20_000, seed=4)
+    nx.config.backends.graphferry.backend = "cuda"
+    try:
+        got = nx.pagerank(G, tol=1e-10, **GF)
+        assert list(nx.bfs_edges(G, 0, **GF)) == list(nx.bfs_edges(G, 0))
+        assert list(nx.connected_components(G, **GF)) == list(nx.connected_components(G))
+        assert nx.triangles(G, **GF) == nx.triangles(G)
+        assert nx.single_source_dijkstra_path_length(G, 0, **GF) == nx.single_source_dijkstra_path_length(G, 0)
+    finally:
+        nx.config.backends.graphferry.backend = "cpu"
+    exact = nx.pagerank(G, tol=1e-15, max_iter=10_000)
+    assert sum(abs(got[v] - exact[v]) for v in G) <= 0.85 / 0.15 * len(G) * 1e-10  # NetworkX's own bound
