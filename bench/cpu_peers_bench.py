@@ -475,6 +475,7 @@ def main():
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     scales = args.scale or [20]
     for scale in scales:
+        load_at_start = [round(x, 2) for x in os.getloadavg()]
         g, rows, threads = run_scale(scale, args)
         systems = list(threads)
         print(f"{'algorithm':<10} " + " ".join(f"{k:>12}" for k in systems) + "   ours/fastest-peer")
@@ -514,6 +515,7 @@ def main():
                 "commit": commit + ("-dirty" if dirty else ""),
                 "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                 "machine": {"device": "cpu", "host_cores": os.cpu_count(), "platform": platform.platform(),
+                            "load_average_1_5_15_at_start": load_at_start,
                             "load_average_1_5_15_at_end": [round(x, 2) for x in load]},
                 "graph": {"name": f"kron{scale}", "n": g.n, "m": g.m, "directed": g.directed,
                           "self_loops": 0, "edge_bytes": g.edge_bytes},

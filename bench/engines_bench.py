@@ -563,8 +563,9 @@ def agree(name, ref, vals) -> tuple[bool, str]:
     if name == "pagerank":
         a, b = ref["rank"], vals["rank"]
         err = float(np.abs(a - b).sum())
-        # both within the documented bound of the true ranks: at most twice it apart
-        return err <= 2 * pagerank_error_bound(), f"L1 to the reference run {err:.1e}"
+        # engine agreement, not correctness (the oracle checks that): the same rounds in
+        # another order agree to rounding; 1e-4 leaves room for a round more or less
+        return err < 1e-4, f"L1 to the reference run {err:.1e}"
     raise ValueError(name)
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One call on the lent GPU machine: GPU tests (CUDA backend, LDBC on every engine),
+# One call on the lent GPU machine: GPU tests (CUDA backend, LDBC on every engine; their counts
+# recorded in $OUT/gpu-tests-<device>.json for bench/results/),
 # the README's demo on the GPU, and the engines benchmark with the library's PageRank.
 # Usage there: GRAPHFERRY_SHARED=.carry/shared bash bench/gpu_session.sh   (writes under $OUT)
 set -u
@@ -9,8 +10,13 @@ mkdir -p "$OUT"
 export GRAPHFERRY_COMMIT=${GRAPHFERRY_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv | tee "$OUT/gpu.txt"
 timeout "${TEST_S:-220}" python -m pytest -q -m gpu -p no:cacheprovider tests/test_cuda_backend.py tests/test_ldbc.py \
-    > "$OUT/gpu-tests.txt" 2>&1
-echo "gpu tests rc=$?"; tail -4 "$OUT/gpu-tests.txt"
+    --junitxml="$OUT/gpu-tests.xml" > "$OUT/gpu-tests.txt" 2>&1
+rc=$?
+echo "gpu tests rc=$rc"; tail -4 "$OUT/gpu-tests.txt"
+# The record the repository keeps: commit, device, passed/failed/skipped counts. Copy
+# $OUT/gpu-tests-<device>.json to bench/results/ and commit it after every change to the
+# runtime, the backends or the engines.
+python bench/gpu_tests_record.py "$OUT/gpu-tests.xml" "$rc" "$OUT"
 timeout 90 python -m graphferry demo --scale 20 > "$OUT/demo.txt" 2>&1
 echo "demo rc=$?"; tail -12 "$OUT/demo.txt"
 timeout "${BENCH_S:-230}" python bench/engines_bench.py --scales 24 --algorithms pagerank --tag pr-lib \

@@ -16,7 +16,10 @@ Runs (each timed after a warm-up call, median of ``--reps`` calls):
 * graphferry on a loaded graph (``graphferry.load``: edges in pinned host memory,
   engines and programs kept), load time reported apart: the CPU backend as run
   ``cpu``, and on a GPU each engine (``resident`` with the whole graph on the
-  device; ``filter``, ``compaction``, ``zerocopy`` with 25% of the edge bytes);
+  device; ``filter``, ``compaction``, ``zerocopy`` with 25% of the edge bytes)
+  and the hybrid engine under the same budget (``hybrid``: calibrated cost model,
+  residency, CPU executor; ``hybrid-paper``: HyTGraph's fixed constants;
+  ``hybrid-gpu``: no CPU executor), with where it placed the work and the floor;
 * peers given by binary directories, skipped when absent: ``peer:gapbs`` (bfs,
   sssp -d 2, pr, cc; GAPBS's own timer, its ``-v`` verifier with
   ``--peer-verify``), ``peer:emogi-gpu`` (``-m 0``, edges in GPU memory) and
@@ -61,6 +64,10 @@ import engines_bench as eb  # noqa: E402  (our generator, ceilings probe and GPU
 
 ALGORITHMS = ["bfs", "sssp", "pagerank", "wcc"]
 GPU_ENGINES = ["resident", "filter", "compaction", "zerocopy"]
+#: The hybrid engine's runs (issue 9): run name -> scheduler.Policy options. "hybrid" is the
+#: calibrated cost model with residency and the CPU executor; "hybrid-paper" applies HyTGraph's
+#: fixed constants instead of the calibration; "hybrid-gpu" keeps every partition on the GPU.
+HYBRID_RUNS = {"hybrid": {}, "hybrid-paper": {"mode": "paper"}, "hybrid-gpu": {"use_cpu": False}}
 PR_ITERATIONS, PR_DAMPING = 20, 0.85
 PR_DELTA_TOL = 1e-2
 SSSP_DELTA = 2  # GAPBS's setting for Kronecker graphs (its benchmark makefile)
@@ -187,10 +194,22 @@ class Checker:
 
 # ====================================================================== graphferry runs
 def call(name: str, lg, source: int, engine: str):
-    from graphferry.algorithms.bfs import bfs
-    from graphferry.algorithms.pagerank import pagerank, pagerank_ldbc
-    from graphferry.algorithms.sssp import sssp
-    from graphferry.algorithms.wcc import wcc
+    from graphferry.algorithms.bfs import bfs as _bfs
+    from graphferry.algorithms.pagerank import pagerank as _pagerank, pagerank_ldbc as _pagerank_ldbc
+    from graphferry.algorithms.sssp import sssp as _sssp
+    from graphferry.algorithms.wcc import wcc as _wcc
+    from graphferry.scheduler import Policy
+
+    extra = {}
+    if engine in HYBRID_RUNS:  # the hybrid engine with one of its policies
+        extra = {"policy": Policy(**HYBRID_RUNS[engine])}
+        engine = "hybrid"
+
+    def with_policy(fn):
+        return lambda *a, **k: fn(*a, **k, **extra)
+
+    bfs, sssp, wcc = with_policy(_bfs), with_policy(_sssp), with_policy(_wcc)
+    pagerank, pagerank_ldbc = with_policy(_pagerank), with_policy(_pagerank_ldbc)
 
     if name == "bfs":
         r = bfs(lg, source, engine=engine)
@@ -214,6 +233,7 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log) -> dict
     call(name, lg, source, engine)  # warm-up: compiles, builds sides and engines, resident upload
     walls, results = [], []
     for _ in range(reps):
+        vals = r = None  # a user's loop drops the last result before the next call: so do we
         t = time.perf_counter()
         vals, r = call(name, lg, source, engine)
         t1 = time.perf_counter()
@@ -222,10 +242,9 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log) -> dict
         # from the first step's start to the last step's end: the iterations (with their
         # frontier bookkeeping); before it set-up and initialisation, after it result conversion
         span = (steps[-1]._t0 + steps[-1].seconds - steps[0]._t0) if steps else 0.0
-        results.append((vals, r, span))
+        results.append((r.record, span))
     k = int(np.argsort(walls)[len(walls) // 2])
-    vals, r, inside = results[k]
-    rec = r.record
+    rec, inside = results[k]  # the median call's record; the last call's values are checked
     wall = walls[k]
     ok, how = checker.check(name, vals)
     iters = rec.iterations
@@ -250,15 +269,49 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log) -> dict
         run["depth"] = int(vals["levels"].max())
     if name == "wcc":
         run["components"] = int(len(np.unique(vals["labels"])))
+    if engine in HYBRID_RUNS:  # where the hybrid put the work, and the bytes that had to cross
+        placed: dict = {}
+        for s in rec.edge_steps:
+            for p in s.partitions:
+                key = f"{p.engine}@{p.device}"
+                placed[key] = placed.get(key, 0) + 1
+        run["placements"] = placed
+        run["floor_bytes"] = int(sum(s.floor_bytes or 0 for s in rec.edge_steps))
+        run["copy_seconds"] = round(sum(s.copy_seconds for s in rec.edge_steps), 5)
+        run["kernel_seconds"] = round(sum(s.kernel_seconds for s in rec.edge_steps), 5)
+        if RECORDS is not None:
+            (RECORDS / f"{engine}-{name}.json").write_text(json.dumps(rec.to_dict(), default=float))
     log(f"  {run['engine']:>11} {name:<15} {wall * 1e3:9.1f} ms  {iters:3d} it  "
         f"outside {run['outside_fraction']:.0%}  {'ok' if ok else 'FAILED'} ({how})")
     return run
+
+
+RECORDS: Path | None = None  # --records: where the hybrid runs' run records are written (for graphferry plot)
 
 
 def _dense_iteration_seconds(rec, n):
     """Median time of the edge_map steps with every vertex active (PageRank's, WCC's first)."""
     t = [s.seconds for s in rec.edge_steps if s.active_vertices >= n]
     return round(float(np.median(t)), 6) if t else None
+
+
+def partitioned_runs(gf, graph, budget, engine, names, source, args, checker, pinned_gbps, runs, log):
+    """``engine`` with 32 MB partitions even where the loaded graph would use one whole side."""
+    from graphferry.runtime import loaded as loaded_module
+
+    kept = set(loaded_module.WHOLE_SIDE_ENGINES)
+    loaded_module.WHOLE_SIDE_ENGINES.clear()
+    try:
+        lg = gf.load(graph, backend="cuda", budget=budget, pinned=False)
+        for name in names:
+            if name == "pagerank-delta":
+                continue
+            run = time_ours(name, lg, source, engine, args.reps, checker, pinned_gbps, log)
+            run["engine"] = f"{engine}-partitioned"
+            runs.append(run)
+    finally:
+        loaded_module.WHOLE_SIDE_ENGINES.update(kept)
+    return lg
 
 
 # ====================================================================== peers
@@ -392,7 +445,7 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
                   "median of reps after a warm-up; load_seconds apart (peers' timers exclude loading too); "
                   "in_iterations_seconds = first iteration's start to last iteration's end, "
                   "outside_iterations_seconds = the rest of the call (set-up, initialisation, result "
-                  "conversion). resident: whole graph on the GPU; filter/compaction/zerocopy: budget 25% of "
+                  "conversion). resident: whole graph on the GPU; filter/compaction/zerocopy/hybrid*: budget 25% of "
                   "the weighted edge bytes. Peers: their own timers."),
         "runs": runs,
     }
@@ -433,12 +486,21 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
         log(f" graphferry cuda (loaded in {loads['cuda']:.2f} s: {full.placement})")
         if "resident" in args.engines:
             ours_on(full, "resident")
+        if "resident-partitioned" in args.engines:  # the same engine, one launch per 32 MB partition
+            full.close()
+            full = partitioned_runs(gf, full.graph, None, "resident", names, source, args, checker,
+                                    pinned_gbps, runs, log)
         full.close()
         quarter_budget = max(1 << 20, int(0.25 * g.m * 8))  # 25% of the weighted edge bytes
         part = gf.load(full.graph, backend="cuda", budget=quarter_budget, pinned=False)
-        for engine in [e for e in GPU_ENGINES if e != "resident" and e in args.engines]:
+        for engine in [e for e in [*GPU_ENGINES, *HYBRID_RUNS] if e != "resident" and e in args.engines]:
             ours_on(part, engine)
+        if part._pool is not None:
+            doc.setdefault("hybrid_pool", part._pool.stats)
         part.close()
+        if "zerocopy-partitioned" in args.engines:
+            partitioned_runs(gf, full.graph, quarter_budget, "zerocopy", names, source, args, checker,
+                             pinned_gbps, runs, log).close()
         del full, part
         import cupy as cp
 
@@ -502,9 +564,14 @@ def main(argv=None) -> int:
     ap.add_argument("--peer-verify", action="store_true")
     ap.add_argument("--peer-timeout", type=float, default=120)
     ap.add_argument("--cpu-only", action="store_true", help="graphferry's CPU backend only, even with a GPU")
+    ap.add_argument("--records", default=None, help="write the hybrid runs' run records (JSON) here")
     ap.add_argument("--deadline-s", type=float, default=1e9, help="stop starting graphferry runs after this")
     args = ap.parse_args(argv)
     args.deadline = time.perf_counter() + args.deadline_s
+    global RECORDS
+    RECORDS = None if args.records is None else Path(args.records)
+    if RECORDS is not None:
+        RECORDS.mkdir(parents=True, exist_ok=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 

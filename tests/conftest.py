@@ -70,3 +70,9 @@ def tiny_budget_options(engine: str) -> dict:
     """Options that split even a 100-vertex graph into many partitions."""
     return {"backend": "cpu", "engine": engine, "partition_bytes": 256,
             "budget": None if engine == "resident" else 64 * 1024}
+
+
+def small_budget_options(engine: str) -> dict:
+    """Options for graphs of thousands of vertices: a few dozen partitions, budget for a few."""
+    return {"backend": "cpu", "engine": engine, "partition_bytes": 2048,
+            "budget": None if engine == "resident" else 16 * 1024}

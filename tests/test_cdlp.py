@@ -125,6 +125,19 @@ def test_ties_isolated_vertices_and_zero_iterations():
     assert cdlp(g, 1, backend="cpu").labels.tolist() == [1, 0, 1]
 
 
+@pytest.mark.parametrize("directed", [True, False])
+def test_few_changes_are_not_a_fixed_point(directed):
+    # vertices 0 and 1 swap labels every iteration while a triangle with a tail settles
+    # (9, 7, 5, 4, 3, then 2 changes an iteration): stopping on "few labels changed"
+    # instead of "none changed" freezes the pair at the wrong parity
+    src = np.r_[0, 2, 3, 4, 4, 5, 6, 7]
+    dst = np.r_[1, 3, 4, 2, 5, 6, 7, 8]
+    g = Graph.from_edges(src, dst, n=9, directed=directed)
+    for iterations in range(1, 10):
+        assert cdlp(g, iterations, backend="cpu").labels.tolist() == \
+            ldbc_cdlp_bruteforce(9, src, dst, directed, iterations), iterations
+
+
 def test_stops_at_a_fixed_point():
     g = Graph.from_edges(np.array([0, 1, 2]), np.array([1, 2, 0]), n=3, directed=False)
     r = cdlp(g, 50, backend="cpu")

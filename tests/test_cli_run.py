@@ -21,13 +21,10 @@ def store(tmp_path_factory):
 
 
 def scipy_graph(store):
-    """The stored graph as a scipy matrix, read with numpy alone (not graphferry's store reader)."""
-    import scipy.sparse as sp
-
-    offsets = np.load(next(store.rglob("offsets.npy")))
-    indices = np.load(next(store.rglob("indices.npy")))
-    n = len(offsets) - 1
-    return sp.csr_array((np.ones(len(indices)), indices, offsets), shape=(n, n)), offsets
+    """The stored graph (the fixture's generator output, not read back through graphferry's
+    store reader) as a scipy matrix, and its offsets."""
+    g = kronecker_graph(8, seed=3)
+    return g.to_scipy(), g.offsets
 
 
 def test_run_bfs_writes_scipys_levels(store, tmp_path):
@@ -35,7 +32,7 @@ def test_run_bfs_writes_scipys_levels(store, tmp_path):
 
     out = tmp_path / "levels.npy"
     r = runner.invoke(app, ["run", "bfs", str(store), "--source", "3", "--out", str(out), "--backend", "cpu",
-                            "--engine", "compaction", "--budget", "64KiB", "--partition-bytes", "512"])
+                            "--engine", "compaction", "--budget", "64KiB", "--partition-bytes", "4KiB"])
     assert r.exit_code == 0, r.output
     table = np.load(out)
     a, _ = scipy_graph(store)
@@ -115,3 +112,76 @@ def test_demo_runs_pagerank_and_bfs():
     pr = data["pagerank"]["values"]["ranks"]
     assert pr["argmax"] == int(np.argmax(want))
     assert pr["max"] == pytest.approx(want.max(), abs=4 * 0.85 / 0.15 * 1e-6)   # documented bound at tol 1e-6
+
+
+def test_run_betweenness_sampled_matches_networkx(store, tmp_path):
+    import networkx as nx
+
+    out = tmp_path / "bc.csv"
+    r = runner.invoke(app, ["run", "betweenness", str(store), "--out", str(out), "--backend", "cpu",
+                            "--param", "k=16", "--param", "seed=5", "--param", "normalized=false", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["values"]["sources"] == 16
+    a, _ = scipy_graph(store)
+    directed = json.loads(next(store.rglob("manifest.json")).read_text())["directed"]
+    ref = nx.from_scipy_sparse_array(a, create_using=nx.DiGraph if directed else nx.Graph)
+    ref.remove_edges_from(nx.selfloop_edges(ref))
+    want = nx.betweenness_centrality(ref, k=16, seed=5, normalized=False)
+    rows = np.loadtxt(out, delimiter=",", skiprows=1)
+    assert np.allclose(rows[:, 1], [want[int(v)] for v in rows[:, 0]])
+
+
+def test_run_param_errors_are_one_line(store):
+    r = runner.invoke(app, ["run", "betweenness", str(store), "--backend", "cpu", "--param", "q=1"])
+    assert r.exit_code != 0 and "has no parameter 'q'" in r.output
+
+
+@pytest.mark.parametrize("method", ["speculative", "jones_plassmann"])
+def test_run_coloring_writes_a_proper_colouring(store, tmp_path, method):
+    out = tmp_path / "colors.csv"
+    r = runner.invoke(app, ["run", "coloring", str(store), "--out", str(out), "--backend", "cpu",
+                            "--param", f"method={method}", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = np.loadtxt(out, delimiter=",", skiprows=1, dtype=np.int64)
+    colors = np.empty(len(rows), np.int64)
+    colors[rows[:, 0]] = rows[:, 1]
+    a, _ = scipy_graph(store)
+    a = a.tocoo()
+    off_diagonal = a.row != a.col
+    assert not np.any(colors[a.row[off_diagonal]] == colors[a.col[off_diagonal]])
+    assert json.loads(r.output)["values"]["num_colors"] == colors.max() + 1
+
+
+def test_run_mst_writes_one_row_per_forest_edge(tmp_path):
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    el = tmp_path / "g.el"
+    el.write_text("10 20 3\n20 30 1\n10 30 2\n40 50 7\n")
+    out = tmp_path / "forest.csv"
+    r = runner.invoke(app, ["run", "mst", str(el), "--out", str(out), "--backend", "cpu", "--json"])
+    assert r.exit_code == 0, r.output
+    lines = out.read_text().splitlines()
+    assert lines[0] == "source,target,weight"
+    rows = sorted(tuple(x.split(",")) for x in lines[1:])
+    assert rows == [("10", "30", "2.0"), ("20", "30", "1.0"), ("40", "50", "7.0")]
+    a = sp.csr_array(([3.0, 1.0, 2.0, 7.0], ([0, 1, 0, 3], [1, 2, 2, 4])), shape=(5, 5))
+    assert json.loads(r.output)["values"]["total_weight"] == minimum_spanning_tree(a).sum()
+
+
+def test_run_communities_reports_networkx_modularity(tmp_path):
+    import networkx as nx
+
+    G = nx.planted_partition_graph(4, 30, 0.5, 0.005, seed=1)
+    el = tmp_path / "pp.el"
+    el.write_text("".join(f"{a} {b}\n" for a, b in G.edges()))
+    out = tmp_path / "c.csv"
+    r = runner.invoke(app, ["run", "communities", str(el), "--out", str(out), "--backend", "cpu", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = np.loadtxt(out, delimiter=",", skiprows=1, dtype=np.int64)
+    groups = {}
+    for v, c in rows.tolist():
+        groups.setdefault(c, set()).add(v)
+    summary = json.loads(r.output)["values"]
+    assert np.isclose(summary["modularity"], nx.community.modularity(G, groups.values()))
+    assert summary["num_communities"] == len(groups)

@@ -1,4 +1,6 @@
-"""The CUDA backend gives the CPU backend's results for every algorithm x every engine.
+"""The CUDA backend gives the CPU backend's results for every algorithm x every engine, and every
+GPU result passes the algorithm's own verifier (the CPU backend compiles the same program text, so
+agreeing with it alone would not catch a wrong program).
 
 Marked ``gpu``: skipped where CuPy or a GPU is missing (conftest). Budgets and
 partition sizes are tiny, so even small graphs are split into many partitions
@@ -55,6 +57,8 @@ def call(name: str, g: Graph, source: int, **opts):
     args = (source,) if "source" in params else ()
     if name == "cdlp":
         opts.setdefault("max_iterations", 5)
+    if name == "pagerank":
+        opts.setdefault("max_iterations", 1000)   # converge, so the documented error bound applies
     return fn(g, *args, **opts)
 
 
@@ -82,7 +86,12 @@ def assert_same(name: str, ref, got) -> None:
                 assert np.array_equal(have, want), (name, key, np.flatnonzero(have != want)[:10])
 
 
+PR_TOL = 1e-6   # pagerank's default tol, which call() uses
+
+
 def verify(name: str, g: Graph, source: int, r) -> None:
+    """Check a GPU result with the algorithm's own verifier (independent of the framework and of
+    the CPU backend, which compiles the same program text). ``source`` is an internal id."""
     if name == "bfs":
         from graphferry.algorithms.bfs import verify_bfs
 
@@ -95,6 +104,27 @@ def verify(name: str, g: Graph, source: int, r) -> None:
         from graphferry.algorithms.wcc import verify_wcc
 
         verify_wcc(g, r.labels)
+    elif name == "pagerank":
+        from graphferry.algorithms.pagerank import pagerank_reference
+
+        assert r.converged
+        # the documented L1 bound at tol: 4 d / (1 - d) * tol
+        err = np.abs(r.ranks - pagerank_reference(g, 0.85)).sum()
+        assert err <= 4 * 0.85 / 0.15 * PR_TOL, f"pagerank L1 error {err:.2e}"
+    elif name == "cdlp":
+        from graphferry.algorithms.cdlp import verify_cdlp
+
+        verify_cdlp(g, r.labels, 5)     # call() runs 5 iterations
+    elif name == "lcc":
+        from graphferry.algorithms.lcc import verify_lcc
+
+        verify_lcc(g, r.lcc)
+    elif name == "triangle_count":
+        from graphferry.algorithms.triangles import verify_triangles
+
+        verify_triangles(g, r.triangles, r.total)
+    else:
+        raise ValueError(f"no verifier for {name}")
 
 
 def random_graph(n: int, m: int, seed: int, directed: bool) -> Graph:
@@ -215,6 +245,7 @@ def test_ldbc_graphs_match_cpu(stem, name):
     for engine in CUDA_ENGINES:
         got = call(name, g, source, **cuda_options(engine, budget=64 * 1024, partition_bytes=128))
         assert_same(name, ref, got)
+        verify(name, g, g.to_internal_id(source), got)
 
 
 # ------------------------------------------------------------------ kernels directly
@@ -340,6 +371,7 @@ def test_unified_refuses_more_managed_memory_than_free(monkeypatch):
     monkeypatch.setattr(b, "allow_managed_oversubscription", True)   # explicit opt-in (tiny: safe)
     r = call("bfs", g, 0, **cuda_options("unified"))
     assert np.array_equal(r.levels, cpu_reference("bfs", "random-8", g, 0).levels)
+    verify("bfs", g, 0, r)
 
 
 @gpu

@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 from graphferry import Graph
 from graphferry.algorithms.bfs import bfs, verify_bfs
 
-from conftest import ENGINES, tiny_budget_options
+from conftest import ENGINES, small_budget_options, tiny_budget_options
+from shapes import shape_edges, shaped_graphs
 
 
 def scipy_levels(g: Graph, s: int) -> np.ndarray:
@@ -50,3 +51,26 @@ def test_engines_record_bytes_and_partitions():
     assert moved["resident"] == g.m * 4  # the push side once
     # compaction never moves more edge bytes than filtering whole partitions, plus its vertex lists
     assert moved["compaction"] <= moved["filter"] + 12 * g.n * r.record.iterations
+
+
+@settings(max_examples=10, deadline=None)
+@given(case=shaped_graphs(), engine=st.sampled_from(ENGINES), direction=st.sampled_from(["auto", "push", "pull"]),
+       data=st.data())
+def test_bfs_on_long_deep_hub_and_large_graphs(case, engine, direction, data):
+    _, g = case
+    s = data.draw(st.integers(0, g.n - 1))
+    r = bfs(g, s, direction=direction, **small_budget_options(engine))
+    assert np.array_equal(r.levels, scipy_levels(g, s))
+    verify_bfs(g, s, r.levels, r.parents)
+
+
+@pytest.mark.parametrize("engine", ["resident", "compaction"])
+def test_bfs_reaches_the_end_of_a_long_path(engine):
+    # 1500 levels: a loop capped at a few hundred rounds leaves the far end unreached
+    n = 1500
+    src, dst = shape_edges("path", n, np.random.default_rng(0))
+    perm = np.random.default_rng(1).permutation(n)
+    g = Graph.from_edges(perm[src], perm[dst], n=n)
+    r = bfs(g, int(perm[0]), **small_budget_options(engine))
+    assert r.levels[perm].tolist() == list(range(n))
+    verify_bfs(g, int(perm[0]), r.levels, r.parents)

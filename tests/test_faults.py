@@ -310,3 +310,345 @@ def test_several_processes_compiling_at_once(tmp_path):
     entries = _entries(tmp_path / "cache")
     assert len(entries) == 2 and all(entry_is_valid(e) for e in entries)
     assert not [p for p in (tmp_path / "cache" / "cpu").iterdir() if p.name.startswith(".")]  # no temporaries left
+
+
+# ------------------------------------------------- 3. killed conversions, full disk
+@pytest.fixture(scope="module")
+def big_edge_list(tmp_path_factory) -> Path:
+    """An edge list that takes a second or more to convert on a loaded 2-core machine."""
+    path = tmp_path_factory.mktemp("input") / "big.el"
+    rng = np.random.default_rng(3)
+    e = rng.integers(0, 1 << 20, size=(3_000_000, 2))
+    with open(path, "w") as f:
+        f.write("\n".join(f"{a} {b}" for a, b in e.tolist()))
+        f.write("\n")
+    return path
+
+
+def _leftovers(directory: Path, tmpdir: Path) -> list[str]:
+    names = [p.name for p in directory.iterdir() if p.name.startswith(".")]
+    return names + [p.name for p in tmpdir.iterdir() if p.name.startswith("graphferry-build-")]
+
+
+def _start_convert(src: Path, out: Path, tmpdir: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "graphferry", "-q", "convert", str(src), str(out),
+                             "--drop-duplicates"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=_env(TMPDIR=str(tmpdir)))
+
+
+def _wait_for_work(out: Path, proc: subprocess.Popen, timeout: float = 60) -> None:
+    import time
+
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if any(p.name.startswith(f".{out.name}.tmp-") for p in out.parent.iterdir()):
+            return
+        if proc.poll() is not None:
+            pytest.fail(f"convert ended before it could be interrupted: {proc.returncode} {proc.stderr.read()}")
+        time.sleep(0.02)
+    pytest.fail("convert never started its temporary store")
+
+
+@pytest.mark.parametrize("sig, code, word", [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")])
+def test_signal_during_convert_leaves_nothing(big_edge_list, tmp_path, sig, code, word):
+    import signal
+
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    out = tmp_path / "out" / "g.store"
+    out.parent.mkdir()
+    proc = _start_convert(big_edge_list, out, tmpdir)
+    _wait_for_work(out, proc)
+    proc.send_signal(getattr(signal, sig))
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == code, (proc.returncode, err)
+    assert [ln for ln in err.splitlines() if ln.strip()] == [f"error: {word}"]
+    assert not out.exists()
+    assert _leftovers(out.parent, tmpdir) == []
+
+
+def test_next_convert_removes_what_a_killed_one_left(big_edge_list, tmp_path):
+    import signal
+
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    out = tmp_path / "out" / "g.store"
+    out.parent.mkdir()
+    proc = _start_convert(big_edge_list, out, tmpdir)
+    _wait_for_work(out, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    left = _leftovers(out.parent, tmpdir)
+    assert any(".tmp-" in name for name in left), left  # what SIGKILL leaves (no handler runs)
+    # A spill directory of another dead process, and work of live ones, which must survive.
+    from graphferry.store import owner_tag
+
+    dead_tag = subprocess.run([sys.executable, "-c", "from graphferry.store import owner_tag; print(owner_tag())"],
+                              capture_output=True, text=True, env=_env(), check=True).stdout.strip()
+    (tmpdir / f"graphferry-build-{dead_tag}-abc").mkdir()
+    live = out.parent / f".g.store.tmp-{owner_tag()}-live"
+    live.mkdir()
+    live_build = tmpdir / f"graphferry-build-{owner_tag()}-live"
+    live_build.mkdir()
+    small = tmp_path / "small.el"
+    small.write_text("0 1\n1 2\n")
+    done = subprocess.run([sys.executable, "-m", "graphferry", "-q", "convert", str(small), str(out)],
+                          capture_output=True, text=True, env=_env(TMPDIR=str(tmpdir)), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert sorted(_leftovers(out.parent, tmpdir)) == sorted([live.name, live_build.name])
+    assert open_store(out).m == 2
+
+
+def test_interrupted_replacement_is_restored(tmp_path):
+    """Killed between moving the old store aside and moving the new one in: the old one comes back."""
+    write_store(_small_graph(), tmp_path / "g.store")
+    aside = tmp_path / ".g.store.old-00000000-1-1-x"  # another host's: never touched
+    from graphferry.store import _host_tag
+
+    dead = tmp_path / f".g.store.old-{_host_tag()}-999999999-1-x"
+    os.rename(tmp_path / "g.store", dead)
+    aside.mkdir()
+    write_store(_small_graph(), tmp_path / "other.store")  # any writer next to it runs the recovery
+    g = Graph.from_edges(np.array([0]), np.array([1]), n=2)
+    with pytest.raises(Exception, match="already exists"):
+        write_store(g, tmp_path / "g.store")  # the restored store is there, so no overwrite
+    assert open_store(tmp_path / "g.store").n == _small_graph().n and not dead.exists() and aside.exists()
+
+
+def test_full_disk_is_an_error_naming_the_file(tmp_path, monkeypatch):
+    """ENOSPC injected where the store reserves its files (works without root)."""
+    import errno
+
+    from graphferry.errors import DiskFullError
+    from graphferry.generators import kronecker_graph
+
+    def full(fd, offset, length):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "posix_fallocate", full)
+    with pytest.raises(DiskFullError, match=r"no space left on device while writing .*indices\.npy"):
+        kronecker_graph(6, store=tmp_path / "k.store")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    """A 1 MiB tmpfs (needs root and mount; skipped elsewhere)."""
+    mnt = tmp_path / "full"
+    mnt.mkdir()
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], capture_output=True)
+    if proc.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    yield mnt
+    subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def test_full_disk_during_convert_and_out(small_tmpfs, tmp_path, clean_store):
+    src = tmp_path / "g.el"
+    rng = np.random.default_rng(0)
+    np.savetxt(src, rng.integers(0, 50_000, size=(400_000, 2)), fmt="%d")
+    out = small_tmpfs / "g.store"
+    proc = graphferry("convert", str(src), str(out), TMPDIR=str(small_tmpfs))
+    line = assert_clean_error(proc, 1)
+    assert line.startswith(f"error: no space left on device while writing {small_tmpfs}"), line
+    assert list(small_tmpfs.iterdir()) == []  # temporaries removed: the disk is free again
+    # --out and --record on a full disk name their path; nothing half-written stays.
+    filler = small_tmpfs / "filler"
+    with pytest.raises(OSError):
+        with open(filler, "wb") as f:
+            f.write(bytes(4 << 20))
+    for opt, name in (("--out", "r.csv"), ("--record", "rec.json")):
+        proc = graphferry("run", "pagerank", str(clean_store), "--backend", "cpu", opt, str(small_tmpfs / name))
+        line = assert_clean_error(proc, 1)
+        assert line == f"error: no space left on device while writing {small_tmpfs / name}", line
+    assert [p.name for p in small_tmpfs.iterdir()] == ["filler"]
+
+
+# ---------------------------------------------------------------- 4. one id space per output
+@pytest.fixture(scope="module")
+def renumbered_store(tmp_path_factory) -> Path:
+    """A path 100 -> 200 -> 300 plus an isolated 400 and a separate edge 500 -> 600, via an edge list."""
+    d = tmp_path_factory.mktemp("ids")
+    (d / "g.el").write_text("100 200\n200 300\n500 600\n400 400\n")
+    proc = graphferry("convert", str(d / "g.el"), str(d / "g.store"), "--renumber", "--directed")
+    assert proc.returncode == 0, proc.stderr
+    return d / "g.store"
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".npy"])
+def test_parents_and_labels_use_the_input_ids(renumbered_store, tmp_path, suffix):
+    import pandas as pd
+
+    def table(args):
+        out = tmp_path / f"t{suffix}"
+        proc = graphferry("run", *args, str(renumbered_store), "--backend", "cpu", "--out", str(out), "--json")
+        assert proc.returncode == 0, proc.stderr
+        frame = pd.DataFrame(np.load(out)) if suffix == ".npy" else (
+            pd.read_csv(out) if suffix == ".csv" else pd.read_parquet(out))
+        return json.loads(proc.stdout), frame.set_index("vertex")
+
+    summary, bfs_table = table(["bfs", "--source", "200"])
+    assert summary["values"]["source"] == 200
+    assert bfs_table.loc[300, "parents"] == 200 and bfs_table.loc[200, "parents"] == 200
+    assert bfs_table.loc[100, "parents"] == -1  # unreached
+    summary, sssp_table = table(["sssp", "--source", "100"])
+    assert summary["values"]["source"] == 100 and sssp_table.loc[300, "distances"] == 2
+    _, wcc_table = table(["wcc"])
+    assert wcc_table.loc[300, "labels"] == 100 and wcc_table.loc[600, "labels"] == 500
+    assert wcc_table.loc[400, "labels"] == 400
+
+
+def test_result_to_table_and_input_ids_with_string_ids():
+    from graphferry.algorithms import bfs
+
+    g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=4)
+    g.original_ids = np.array(["a", "b", "c", "d"])
+    r = bfs(g, "b", backend="cpu")
+    assert r.parents.tolist() == [-1, 1, 1, -1]  # the API's values stay internal, as documented
+    assert r.to_table()["parents"].tolist() == ["", "b", "b", ""]
+    assert r.input_ids("source") == "b"
+
+
+# ---------------------------------------------------------------- 5. user errors are user errors
+def _cli(*args: str):
+    from typer.testing import CliRunner
+
+    from graphferry.cli import app
+
+    return CliRunner().invoke(app, list(args))
+
+
+def _cli_error(result, code: int) -> str:
+    assert result.exit_code == code, (result.exit_code, result.stderr, result.stdout)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "internal error" not in lines[0], result.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("args, code, words", [
+    (["--budget", "0"], 2, ["--budget", "positive"]),
+    (["--budget", "-5"], 2, ["--budget", "not a size"]),
+    (["--budget", "abc"], 2, ["--budget", "not a size"]),
+    (["--budget", "1e3"], 2, ["--budget", "no exponents"]),
+    (["--partition-bytes", "1"], 2, ["--partition-bytes", "minimum of 4.0 KiB"]),
+    (["--partition-bytes", "4095"], 2, ["--partition-bytes", "minimum"]),
+    (["--source", "abc"], 1, ["--source abc", "must be an integer"]),
+    (["--source", "2.0"], 1, ["--source 2.0", "must be an integer"]),
+    (["--source", "-1"], 1, ["--source -1", "not in the graph"]),
+    (["--backend", "cuda"], 1, ["--backend cuda", "--backend cpu"]),
+])
+def test_bad_run_options_name_the_option(clean_store, args, code, words):
+    from graphferry.backends import cuda_available
+
+    if "cuda" in args and cuda_available():
+        pytest.skip("there is a GPU here")
+    base = ["run", "bfs", str(clean_store), "--backend", "cpu"]
+    if "--source" not in args:
+        base += ["--source", "0"]
+    if "--backend" in args:
+        base.remove("--backend"), base.remove("cpu")
+    line = _cli_error(_cli(*base, *args), code)
+    for w in words:
+        assert w in line, line
+
+
+def test_accepted_sizes(clean_store):
+    from graphferry.cli import parse_size
+
+    assert [parse_size(s) for s in ("64MiB", "1GB", "4096", "1.5KiB", "2k")] == [64 << 20, 10**9, 4096, 1536, 2048]
+    r = _cli("run", "wcc", str(clean_store), "--backend", "cpu", "--budget", "64MiB", "--partition-bytes", "4KiB")
+    assert r.exit_code == 0, r.stderr
+
+
+@pytest.mark.parametrize("args, flags", [
+    ([], "--damping and --iterations"),
+    (["--damping", "0.85"], "--iterations"),
+    (["--iterations", "3"], "--damping"),
+])
+def test_pagerank_ldbc_without_its_parameters_is_a_usage_error(clean_store, args, flags):
+    line = _cli_error(_cli("run", "pagerank_ldbc", str(clean_store), "--backend", "cpu", *args), 2)
+    assert f"pagerank_ldbc needs {flags}" in line
+
+
+def test_cli_speaks_cli_words_when_the_target_appears_late(clean_store, tmp_path, monkeypatch):
+    """The store layer's 'overwrite=True' becomes '--force' (the target appeared after the early check)."""
+    import graphferry.cli as cli
+
+    monkeypatch.setattr(cli, "_check_output", lambda path, force: None)
+    src = tmp_path / "g.el"
+    src.write_text("0 1\n")
+    for args in (["convert", str(src), str(clean_store)], ["generate", "kronecker", "--scale", "3", str(clean_store)]):
+        line = _cli_error(_cli(*args), 1)
+        assert "--force" in line and "overwrite" not in line, line
+
+
+def test_python_api_rejects_float_and_bool_vertex_ids():
+    from graphferry.algorithms import bfs, sssp
+
+    with pytest.raises(TypeError, match="integer vertex ids, got dtype float64"):
+        Graph.from_edges(np.array([0.5, 1.2]), np.array([1, 0]))
+    with pytest.raises(TypeError, match="dtype bool"):
+        Graph.from_edges(np.array([True, False]), np.array([1, 0]))
+    g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=3)
+    for bad in (2.0, True, np.float32(1), None, "1"):
+        with pytest.raises(TypeError, match="vertex id must be"):
+            bfs(g, bad, backend="cpu")
+    with pytest.raises(TypeError):
+        sssp(g, False, backend="cpu")
+    assert bfs(g, np.int64(1), backend="cpu").levels.tolist() == [-1, 0, 1]
+
+
+# ---------------------------------------------------------------- 6. inputs
+@pytest.mark.parametrize("suffix, compress", [
+    (".gz", lambda b: __import__("gzip").compress(b)),
+    (".bz2", lambda b: __import__("bz2").compress(b)),
+    (".xz", lambda b: __import__("lzma").compress(b)),
+])
+def test_truncated_compressed_input_is_named_truncated(tmp_path, suffix, compress):
+    text = "".join(f"{i} {(i * 7) % 1000}\n" for i in range(20000)).encode()
+    whole = compress(text)
+    path = tmp_path / f"g.el{suffix}"
+    path.write_bytes(whole[: len(whole) * 2 // 3])
+    for args in (["convert", str(path), str(tmp_path / "g.store")], ["info", str(path)]):
+        line = _cli_error(_cli(*args), 1)
+        assert line.startswith(f"error: {path}: truncated ") and "ends before" in line, line
+    assert not (tmp_path / "g.store").exists()
+    path.write_bytes(whole)
+    assert _cli("convert", str(path), str(tmp_path / "g.store")).exit_code == 0
+
+
+def test_binary_input_error_is_short_and_escaped(tmp_path):
+    path = tmp_path / "g.el"
+    path.write_bytes(b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 20)
+    line = _cli_error(_cli("convert", str(path), str(tmp_path / "s")), 1)
+    assert line.isascii() and len(line.replace(str(path), "")) < 200, line
+    assert "\\x7fELF" in line and "binary data?" in line
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize("column", ["weight", "W", "value", "cost"])
+def test_weight_named_table_column_makes_a_weighted_graph(tmp_path, fmt, column):
+    import pandas as pd
+
+    df = pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 0], "tag": [7, 7, 7], column: [0.5, 1.5, 2.5]})
+    path = tmp_path / f"e.{fmt}"
+    df.to_csv(path, index=False) if fmt == "csv" else df.to_parquet(path)
+    store = tmp_path / "s"
+    assert _cli("convert", str(path), str(store)).exit_code == 0
+    g = open_store(store)
+    assert g.weighted and sorted(np.asarray(g.weights).tolist()) == [0.5, 1.5, 2.5]
+    info = _cli("info", str(store))
+    assert f"yes (column '{column}')" in info.stdout
+    assert json.loads(_cli("info", str(path), "--json").stdout)["weight_column"] == column
+    assert _cli("convert", str(path), str(tmp_path / "u"), "--unweighted").exit_code == 0
+    assert not open_store(tmp_path / "u").weighted
+
+
+def test_galois_offset_error_names_the_vertex(tmp_path):
+    n, ends, dests = 5, [1, 3, 2, 4, 4], [1, 2, 3, 4]
+    raw = np.array([1, 0, n, len(dests)], dtype="<u8").tobytes() + np.array(ends, "<u8").tobytes()
+    raw += np.array(dests, "<u4").tobytes()
+    path = tmp_path / "g.gr"
+    path.write_bytes(raw)
+    line = _cli_error(_cli("convert", str(path), str(tmp_path / "s")), 1)
+    assert "vertex 2: its edges end at 2, before they start at 3" in line, line

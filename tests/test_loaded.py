@@ -84,6 +84,22 @@ def test_resources_are_built_once():
         assert lg.stats["sides_built"] == 1  # another program, the same side and engine
         assert lg.stats["engines_built"] == 1
         assert lg.stats["programs_compiled"] == 2
+        constants = lg.stats["constants_built"]
+        for _ in range(2):
+            wcc(lg, engine="filter")
+            pagerank(lg, engine="filter")
+        assert lg.stats["constants_built"] == constants + 1  # pagerank's inverse degrees, once
+
+
+def test_facts_are_checked_once_per_handle():
+    g = random_graph()
+    with gf.load(g, backend="cpu") as lg:
+        sssp(lg, 0)
+        sssp(lg, 1)
+        assert lg.stats["facts_computed"] == 1  # the weights' sign, read once
+    bad = gf.Graph(g.offsets, g.indices, -g.weights, directed=True)
+    with gf.load(bad, backend="cpu") as lg, pytest.raises(ValueError, match="negative"):
+        sssp(lg, 0)
 
 
 def test_resident_copy_moves_once_per_handle():
@@ -178,3 +194,22 @@ def test_cuda_loaded_graph_is_pinned_and_matches_plain_graph(engine):
         np.testing.assert_allclose(again[name], plain[name], rtol=1e-9, err_msg=name)
     np.testing.assert_array_equal(first["bfs"], oracle_levels(g, 0))
     np.testing.assert_array_equal(first["wcc"], oracle_components(g))
+
+
+def test_cli_run_loads_the_graph_once_and_reports_load_time(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from graphferry.cli import app
+
+    g = random_graph()
+    write_store(g, tmp_path / "g")
+    r = CliRunner().invoke(app, ["run", "bfs", str(tmp_path / "g"), "--source", "0", "--backend", "cpu",
+                                 "--json", "--record", str(tmp_path / "rec.json")])
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.stdout)
+    assert summary["load_seconds"] > 0
+    assert summary["end_to_end_seconds"] >= summary["seconds"] + summary["load_seconds"] - 1e-9
+    rec = json.loads((tmp_path / "rec.json").read_text())
+    assert rec["extra"]["loaded_graph"] is True and rec["extra"]["load_seconds"] == summary["load_seconds"]

@@ -59,6 +59,8 @@ def nx_graphs(draw, kinds=("Graph", "DiGraph", "MultiGraph", "MultiDiGraph"), we
                 G.add_edge(ids[a], ids[b])
             elif weight == "int":
                 G.add_edge(ids[a], ids[b], weight=draw(st.integers(0, 9)))
+            elif weight == "positive":
+                G.add_edge(ids[a], ids[b], weight=draw(st.integers(1, 5)))
             else:
                 G.add_edge(ids[a], ids[b], weight=draw(st.integers(0, 40)) / 8)
     return G
@@ -298,6 +300,30 @@ def test_clustering_variants_graphferry_does_not_define_go_back_to_networkx():
     assert "weighted" in interface.can_run("clustering", (nx.path_graph(3),), {"weight": "weight"})
     assert "directed" in interface.can_run("clustering", (nx.DiGraph([(0, 1)]),), {})
     assert "multigraph" in interface.can_run("clustering", (nx.MultiGraph([(0, 1)]),), {})
+
+
+# ------------------------------------------------------------ betweenness
+@SETTINGS
+@given(G=nx_graphs(weights=(None, "positive")), data=st.data())
+def test_betweenness_matches_networkx(G, data):
+    weight = "weight" if any("weight" in d for *_, d in G.edges(data=True)) else None
+    if weight is not None and G.is_multigraph():
+        assert "multigraph" in interface.can_run("betweenness_centrality", (G,), {"weight": weight})
+        return
+    normalized = data.draw(st.booleans())
+    k = data.draw(st.none() | st.integers(1, max(len(G), 1))) if len(G) else None
+    seed = data.draw(st.integers(0, 99))
+    got = nx.betweenness_centrality(G, k=k, normalized=normalized, weight=weight, seed=seed, **GF)
+    want = nx.betweenness_centrality(G, k=k, normalized=normalized, weight=weight, seed=seed)
+    assert list(got) == list(want)
+    assert np.allclose(list(got.values()), list(want.values()), rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+def test_betweenness_variants_graphferry_does_not_define_go_back_to_networkx():
+    G = nx.path_graph(4)
+    assert "endpoints" in interface.can_run("betweenness_centrality", (G,), {"endpoints": True})
+    G.add_edge(0, 1, weight=0)
+    assert "positive" in interface.can_run("betweenness_centrality", (G,), {"weight": "weight"})
 
 
 # ------------------------------------------------------------ conversion, caching, dispatch

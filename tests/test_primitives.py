@@ -127,3 +127,40 @@ def test_bfs_switches_like_gapbs_on_a_kronecker_graph():
     for prev, cur in zip(r.record.edge_steps, r.record.edge_steps[1:]):
         if prev.direction == "pull" and cur.direction == "push":
             assert cur.active_vertices < prev.active_vertices and cur.active_vertices * BETA <= g.n
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 400), st.floats(0.01, 50), st.integers(0, 2**31), st.booleans())
+def test_bucket_grouping_matches_a_numpy_sort(k, delta, seed, wide):
+    from graphferry.backends.base import Backend
+
+    rng = np.random.default_rng(seed)
+    n = 500
+    values = rng.random(n) * (1e6 if wide else 100.0)  # wide: sparse keys, the sorting path
+    ids = np.sort(rng.choice(n, size=min(k, n), replace=False)).astype(np.int64)
+    cpu = CpuBackend()
+    grouped, keys, bounds = cpu.split_by_bucket(ids, values, delta)
+    want_keys = np.floor(values[ids] / delta).astype(np.int64)
+    order = np.argsort(want_keys, kind="stable")
+    assert np.array_equal(grouped, ids[order])
+    assert keys == sorted(set(want_keys.tolist())) and bounds[0] == 0 and bounds[-1] == len(ids)
+    for key, a, z in zip(keys, bounds[:-1], bounds[1:]):
+        assert (np.floor(values[grouped[a:z]] / delta) == key).all() and z > a
+    # the backend-neutral (array module) path gives the same grouping
+    g2, k2, b2 = Backend.split_by_bucket(cpu, ids, values, delta)
+    assert np.array_equal(g2, grouped) and k2 == keys and b2 == bounds
+    key = keys[0]
+    assert cpu.keep_bucket(ids, values, delta, key).tolist() == ids[want_keys == key].tolist()
+
+
+def test_state_initialisers():
+    g = Graph.from_edges(np.array([0]), np.array([1]), n=5)
+    prog = Program("init_test", arrays={"a": "vid", "b": "float32", "c": "int64"}, source="")
+    with Runtime(g, backend="cpu") as rt:
+        given = np.array([1, 2, 3, 4, 5], np.int64)
+        s = rt.start(prog, arrays={"a": "vertex_ids", "b": 0.5, "c": given})
+        assert s.host("a").tolist() == [0, 1, 2, 3, 4] and s.host("a").dtype == g.indices.dtype
+        assert s.host("b").tolist() == [0.5] * 5 and s.host("b").dtype == np.float32
+        assert s.host("c").tolist() == given.tolist()
+        s.assign("c", [0], 9)
+        assert given[0] == 1   # the caller's array was copied, not aliased

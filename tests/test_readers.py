@@ -358,7 +358,10 @@ def test_csv_and_parquet_round_trip(tmp_path):
         reader = read_parquet_edges if path.endswith("parquet") else read_csv_edges
         g = reader(tmp_path / path, src="a", dst=1, weight="w")
         assert _arcs(g) == expect, path
+        # a column named like a weight makes the table weighted, as a third column does an edge list
         g = read_graph(tmp_path / path, src=0, dst="b", store=tmp_path / f"s-{path}")
+        assert g.weighted and g.m == 400 and _arcs(g) == expect and g.meta["weight_column"] == "w"
+        g = read_graph(tmp_path / path, src=0, dst="b", weighted=False)
         assert not g.weighted and g.m == 400
     g = read_csv_edges(tmp_path / "e.csv", src="tag", dst="a", renumber=True)
     assert g.n == len(set(df.a) | {"x"}) - 0 and "x" in g.original_ids.tolist()

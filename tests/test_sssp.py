@@ -10,7 +10,8 @@ from hypothesis import given, settings, strategies as st
 from graphferry import Graph
 from graphferry.algorithms.sssp import sssp, verify_sssp
 
-from conftest import ENGINES, tiny_budget_options
+from conftest import ENGINES, small_budget_options, tiny_budget_options
+from shapes import shape_edges, shaped_graphs
 
 
 def oracle(g: Graph, s: int) -> np.ndarray:
@@ -140,7 +141,7 @@ def test_rejects_bad_weights_and_arguments():
     with pytest.raises(ValueError, match="'graph'"):
         sssp(g, 0, backend="cpu")
     g = Graph.from_edges(np.array([0]), np.array([1]), np.array([1.0]), n=3)
-    for bad in (0, -1.0, float("nan"), float("inf")):
+    for bad in (0, -1.0, float("nan"), "2"):
         with pytest.raises(ValueError, match="'delta'"):
             sssp(g, 0, backend="cpu", delta=bad)
     with pytest.raises(KeyError):
@@ -159,3 +160,42 @@ def test_verifier_catches_errors():
                 [0.0, 1.0, 2.0, 7.0]):     # reached without an in-edge
         with pytest.raises(AssertionError):
             verify_sssp(g, 0, np.array(bad))
+
+
+@pytest.mark.parametrize("delta", [None, 0.25, 3.0, 1000.0, float("inf")])
+def test_bucket_widths_agree_with_scipy(delta):
+    # delta-stepping with narrow to single-bucket widths (inf: frontier Bellman-Ford)
+    from scipy.sparse.csgraph import dijkstra
+
+    rng = np.random.default_rng(11)
+    n, m = 300, 2400
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m),
+                         rng.integers(0, 20, m).astype(np.float64) / 4, n=n, drop_duplicates=True)
+    r = sssp(g, 0, delta=delta, backend="cpu")
+    want = dijkstra(g.to_scipy(), indices=0)
+    assert np.allclose(r.distances, want)
+    verify_sssp(g, 0, r.distances)
+    if delta == float("inf"):
+        assert r.rounds < 40   # Bellman-Ford: one bucket, rounds ~ hops
+
+
+@settings(max_examples=10, deadline=None)
+@given(case=shaped_graphs(weighted=True), engine=st.sampled_from(ENGINES),
+       direction=st.sampled_from(["auto", "push", "pull"]), delta=st.sampled_from([None, 2.0]), data=st.data())
+def test_sssp_on_long_deep_hub_and_large_graphs(case, engine, direction, delta, data):
+    _, g = case
+    s = data.draw(st.integers(0, g.n - 1))
+    check(g, s, sssp(g, s, direction=direction, delta=delta, **small_budget_options(engine)))
+
+
+@pytest.mark.parametrize("engine", ["resident", "filter"])
+def test_sssp_reaches_the_end_of_a_long_weighted_path(engine):
+    # 1500 hops plus a heavy shortcut: the shortcut's distance must be corrected by the far end
+    n = 1500
+    src, dst = shape_edges("path", n, np.random.default_rng(0))
+    perm = np.random.default_rng(2).permutation(n)
+    w = np.r_[np.full(n - 1, 0.5), 10_000.0]
+    g = Graph.from_edges(perm[np.r_[src, 0]], perm[np.r_[dst, n - 1]], w, n=n)
+    r = sssp(g, int(perm[0]), **small_budget_options(engine))
+    np.testing.assert_array_equal(r.distances[perm], 0.5 * np.arange(n))
+    verify_sssp(g, int(perm[0]), r.distances)

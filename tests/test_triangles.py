@@ -114,3 +114,24 @@ def test_datasets_match_networkx(name):
     r = triangle_count(g, backend="cpu")
     assert np.array_equal(r.triangles, nx_triangles(n, src, dst))
     verify_triangles(g, r.triangles, r.total)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 300), st.booleans(), st.integers(0, 2**31))
+def test_cpp_dag_equals_the_edge_list_dag(n, m, directed, seed):
+    # the C++ row-by-row builder (triangle_count's) against the numpy edge-list one
+    # (LCC's), with self-loops and repeated edges in the input
+    from graphferry.backends.cpu import host_ops
+
+    rng = np.random.default_rng(seed)
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=directed)
+    want, want_order, want_degree = degree_ordered_dag(g)
+    t = host_ops.unordered_transpose(g.offsets, g.indices) if directed else (None, None)
+    off, idx, order, degree = host_ops.degree_ordered_dag(g.offsets, g.indices, *t)
+    assert np.array_equal(degree, want_degree) and np.array_equal(order, want_order)
+    assert np.array_equal(off, want.offsets) and np.array_equal(idx, want.indices)
+    if directed:  # the unordered transpose holds each arc once, reversed
+        to, ti = t
+        assert np.array_equal(np.diff(to), g.in_degree)
+        got = sorted(zip(np.repeat(np.arange(n), np.diff(to)).tolist(), ti.tolist()))
+        assert got == sorted(zip(g.indices.tolist(), np.repeat(np.arange(n), g.out_degree).tolist()))

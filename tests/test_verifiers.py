@@ -327,3 +327,13 @@ def test_cdlp_verifier_rejects_wrong_labels():
     g = Graph.from_edges(np.array([0, 0]), np.array([1, 2]), n=3, directed=False)
     verify_cdlp(g, np.array([1, 0, 0]), 1)
     raises(verify_cdlp, g, np.array([2, 0, 0]), 1)
+
+
+def test_verify_coloring_rejects_clashes_uncoloured_and_non_greedy_colours():
+    from graphferry.algorithms.coloring import verify_coloring
+
+    g = Graph.from_edges([0, 1], [1, 2], n=3, directed=False)
+    verify_coloring(g, np.array([0, 1, 0]))
+    for bad, why in (([0, 0, 1], "joins"), ([0, -1, 0], "uncoloured"), ([0, 1, 5], "above its degree")):
+        with pytest.raises(AssertionError, match=why):
+            verify_coloring(g, np.array(bad))

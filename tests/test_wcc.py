@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 from graphferry import Graph
 from graphferry.algorithms.wcc import same_partition, union_find_components, verify_wcc, wcc
 
-from conftest import ENGINES, tiny_budget_options
+from conftest import ENGINES, small_budget_options, tiny_budget_options
+from shapes import shaped_graphs
 
 
 @st.composite
@@ -91,3 +92,12 @@ def test_edges_beyond_the_samples_into_the_giant_component_are_linked():
         r = wcc(g, **tiny_budget_options(engine))
         verify_wcc(g, r.labels)
         assert r.labels[200] == r.labels[201] == 0 and r.components == 1 + (n - 102)
+
+
+@settings(max_examples=10, deadline=None)
+@given(case=shaped_graphs(), engine=st.sampled_from(ENGINES), direction=st.sampled_from(["auto", "push", "pull"]))
+def test_wcc_on_long_deep_hub_and_large_graphs(case, engine, direction):
+    _, g = case
+    r = wcc(g, direction=direction, **small_budget_options(engine))
+    assert same_partition(r.labels, scipy_labels(g))
+    verify_wcc(g, r.labels)

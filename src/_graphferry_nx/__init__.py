@@ -44,6 +44,9 @@ FUNCTIONS: dict[str, str] = {
     "node_connected_component": "graphferry's WCC.",
     "average_clustering": "graphferry's LCC, summed in NetworkX's order; as clustering, weighted and directed are left to NetworkX.",
     "transitivity": "graphferry's triangle counts; simple undirected graphs only.",
+    "betweenness_centrality": ("graphferry's Brandes (BFS levels, or distances with positive float32 weights); "
+                               "sampled sources drawn from seed as NetworkX draws them. endpoints=True, "
+                               "weight functions, zero weights and weighted multigraphs are left to NetworkX."),
 }
 
 DEFAULT_CONFIG = {

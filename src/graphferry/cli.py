@@ -9,6 +9,8 @@ Commands::
     graphferry verify web.store                          # checksums and structure of a store
     graphferry run pagerank web.store --out pr.parquet   # run an algorithm, write per-vertex results
     graphferry demo                                      # the main job on a built-in graph
+    graphferry calibrate [--refresh]                     # the hybrid's cost-model figures
+    graphferry plot run.json -o run.png                  # execution path of a run record
 
 This is the one layer that talks to people: options are validated here, long
 work draws rich progress bars on stderr, and every error a user can cause
@@ -56,7 +58,7 @@ from rich.progress import (
 from rich.table import Table
 
 from . import __version__
-from .errors import GraphferryError
+from .errors import GraphferryError, TargetExistsError, writing
 from .graph import Graph
 from .partition import DEFAULT_PARTITION_BYTES, partition_by_bytes
 from .runtime.loaded import load as load_graph
@@ -70,8 +72,45 @@ except ImportError:  # pragma: no cover - older typer on top of click
 log = logging.getLogger(__name__)
 
 # Exit statuses: 1 for a failed run, 2 for a command line that makes no sense
-# (click's convention), 130 for Ctrl-C, 70 (EX_SOFTWARE) for a bug.
-EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_INTERNAL = 1, 2, 130, 70
+# (click's convention), 130 for Ctrl-C (SIGINT), 143 for SIGTERM (128 + signal
+# number, as a shell reports a process killed by it), 70 (EX_SOFTWARE) for a bug.
+EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_INTERNAL = 1, 2, 130, 143, 70
+
+
+class Stopped(BaseException):
+    """Raised in the main thread on SIGINT or SIGTERM, so that cleanup runs on both.
+
+    A BaseException like KeyboardInterrupt, so ``except Exception`` in library
+    code does not swallow it while ``with``/``finally`` blocks (temporary stores,
+    spill directories, half-written output files) still remove what they made.
+    Not a KeyboardInterrupt itself: typer would turn that into a silent exit 130.
+    """
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_stopped(signum: int, frame: Any) -> None:
+    raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def _signals_raise() -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM raise :class:`Stopped` (main thread only)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, _raise_stopped) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
 
 # Errors that a user can cause and fix: reported as one line.
 USER_ERRORS: tuple[type[BaseException], ...] = (GraphferryError, OSError, MemoryError)
@@ -84,19 +123,28 @@ _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgtp]?)(i?)(b?)\s*$", re.
 def parse_size(text: str | int) -> int:
     """Bytes from ``"32MiB"``, ``"1GB"``, ``"512k"`` or a plain integer.
 
-    ``KiB/MiB/GiB/TiB`` and bare ``K/M/G/T`` are powers of 1024, ``kB/MB/GB/TB``
-    powers of 1000 (the convention of ``dd``). Raises ``ValueError`` for
-    anything else, zero or negative sizes included.
+    Accepted: a number (digits, optionally one decimal point) and an optional
+    unit. ``KiB/MiB/GiB/TiB/PiB`` and bare ``K/M/G/T/P`` are powers of 1024,
+    ``kB/MB/GB/TB/PB`` powers of 1000 (the convention of ``dd``), ``B`` or no
+    unit is bytes; fractions are rounded to whole bytes. Refused (``ValueError``):
+    zero, negative sizes, exponents (``1e3``: write ``1000`` or ``1kB``), and
+    anything else.
 
     Example:
         >>> parse_size("1.5KiB"), parse_size("2k"), parse_size("3 MB")
         (1536, 2048, 3000000)
+        >>> parse_size("1e3")
+        Traceback (most recent call last):
+        ...
+        ValueError: not a size: '1e3' (no exponents; write 1000 or 1kB)
     """
     if isinstance(text, int):
         value = text
     else:
         match = _SIZE_RE.match(text)
         if not match:
+            if re.match(r"^\s*[\d.]+e[+-]?\d+\s*$", text, re.IGNORECASE):
+                raise ValueError(f"not a size: {text!r} (no exponents; write 1000 or 1kB)")
             raise ValueError(f"not a size: {text!r} (use e.g. 32MiB, 1GB or a number of bytes)")
         number, prefix, binary, byte = match.groups()
         power = "kmgtp".index(prefix.lower()) + 1 if prefix else 0
@@ -114,6 +162,20 @@ def _size_param(text: str) -> int:
         return parse_size(text)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
+
+
+#: Smallest --partition-bytes the command line takes: one page. Smaller
+#: partitions only multiply per-partition work (1 byte ran 700x slower); the
+#: Python API still takes any size, which tests use to split tiny graphs.
+MIN_PARTITION_BYTES = 4096
+
+
+def _partition_size_param(text: str) -> int:
+    size = _size_param(text)
+    if size < MIN_PARTITION_BYTES:
+        raise typer.BadParameter(f"{format_bytes(size)} is below the minimum of {format_bytes(MIN_PARTITION_BYTES)} "
+                                 "(tiny partitions make every run far slower)")
+    return size
 
 
 def format_bytes(n: int) -> str:
@@ -155,8 +217,9 @@ class _Group(typer.core.TyperGroup):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         debug = os.environ.get("GRAPHFERRY_DEBUG", "") not in ("", "0")
         try:
-            rv = super().main(args=args, prog_name=prog_name or "graphferry",
-                              complete_var=complete_var, standalone_mode=False, **extra)
+            with _signals_raise():
+                rv = super().main(args=args, prog_name=prog_name or "graphferry",
+                                  complete_var=complete_var, standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) else 0
         except _cx.NoArgsIsHelpError as exc:
             typer.echo(exc.ctx.get_help())
@@ -170,12 +233,26 @@ class _Group(typer.core.TyperGroup):
         except _cx.ClickException as exc:
             _report(exc.format_message())
             code = exc.exit_code
-        except typer.Abort:
-            _report("aborted")
-            code = EXIT_FAILURE
+        except typer.Abort as exc:
+            # click turns Ctrl-C into Abort (after printing a newline).
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                _report("interrupted")
+                code = EXIT_INTERRUPTED
+            elif isinstance(exc.__context__, EOFError):  # click turns EOFError into Abort too
+                _report(f"unexpected end of data{': ' + str(exc.__context__) if str(exc.__context__) else ''}")
+                code = EXIT_FAILURE
+            else:
+                _report("aborted")
+                code = EXIT_FAILURE
         except KeyboardInterrupt:
             _report("interrupted")
             code = EXIT_INTERRUPTED
+        except Stopped as exc:
+            import signal
+
+            terminated = exc.signum == signal.SIGTERM
+            _report("terminated" if terminated else "interrupted")
+            code = EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
         except USER_ERRORS as exc:
             if debug:
                 raise
@@ -398,6 +475,7 @@ def graph_info(graph: Graph, partition_bytes: int = DEFAULT_PARTITION_BYTES,
         "m": graph.m,
         "directed": graph.directed,
         "weighted": graph.weighted,
+        "weight_column": graph.meta.get("weight_column") if graph.weighted else None,
         "out_degree": _degree_stats(out_deg),
         "in_degree": _degree_stats(in_deg),
         "isolated_vertices": isolated,
@@ -420,7 +498,8 @@ def print_info(info: dict[str, Any], console: Console) -> None:
     head.add_row("vertices (n)", f"{info['n']:,}")
     head.add_row("arcs (m)", f"{info['m']:,}")
     head.add_row("directed", "yes" if info["directed"] else "no (each edge stored both ways)")
-    head.add_row("weighted", "yes" if info["weighted"] else "no")
+    column = f" (column {info['weight_column']!r})" if info.get("weight_column") else ""
+    head.add_row("weighted", f"yes{column}" if info["weighted"] else "no")
     head.add_row("isolated vertices", f"{info['isolated_vertices']:,}")
     head.add_row("size", format_bytes(info["total_bytes"]))
     head.add_row(f"partitions of {format_bytes(info['partition_bytes'])}",
@@ -478,7 +557,7 @@ ThreadsOpt = Annotated[int | None, typer.Option("--threads", min=1, help="Genera
                                                 show_default="all cores, up to 8")]
 ForceFlag = Annotated[bool, typer.Option("--force", "-f", help="Replace OUT_STORE if it is a store.")]
 PartitionBytesOpt = Annotated[int, typer.Option(
-    "--partition-bytes", parser=_size_param, metavar="SIZE",
+    "--partition-bytes", parser=_partition_size_param, metavar="SIZE",
     help="Partition size for the partition count: 32MiB, 1GB, or bytes.")]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
 VerifyFlag = Annotated[bool, typer.Option(
@@ -493,7 +572,7 @@ def _generate(kind: str, out: Path, *, force: bool, **kwargs: Any) -> Graph:
     total = edge_factor << scale
     fn = generators.kronecker_graph if kind == "kronecker" else generators.uniform_graph
     with _progress(total, f"{kind} scale {scale}: edge samples", "building store") as advance:
-        graph = fn(store=out, overwrite=force, progress=advance, **kwargs)
+        graph = _user_value_errors(fn, store=out, overwrite=force, progress=advance, **kwargs)
     if not _settings.quiet:
         _stderr().print(f"wrote {out}: n={graph.n:,} m={graph.m:,}", highlight=False)
     return graph
@@ -583,6 +662,8 @@ def _user_value_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any
     """
     try:
         return fn(*args, **kwargs)
+    except TargetExistsError as exc:  # the API's words (overwrite=True) in the CLI's (--force)
+        raise GraphferryError(f"{exc.path} already exists (use --force to replace it)") from exc
     except GraphferryError:
         raise
     except ValueError as exc:
@@ -652,6 +733,7 @@ class EngineName(str, Enum):
     compaction = "compaction"
     zerocopy = "zerocopy"
     unified = "unified"
+    hybrid = "hybrid"
 
 
 class Direction(str, Enum):
@@ -723,25 +805,8 @@ def write_table(columns: dict[str, np.ndarray], out: Path) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=suffix, dir=out.parent)
     os.close(fd)
     try:
-        if suffix == ".npy":
-            arr = np.empty(len(next(iter(columns.values()))), dtype=[(k, np.asarray(v).dtype) for k, v in columns.items()])
-            for k, v in columns.items():
-                arr[k] = v
-            np.save(tmp, arr)
-        elif suffix == ".csv":
-            names = list(columns)
-            with open(tmp, "w") as f:
-                f.write(",".join(names) + "\n")
-                data = np.column_stack([np.asarray(columns[k]).astype(object) for k in names])
-                for row in data:
-                    f.write(",".join(str(x) for x in row) + "\n")
-        else:
-            try:
-                import pyarrow as pa
-                import pyarrow.parquet as pq
-            except ImportError as exc:
-                raise GraphferryError("writing .parquet needs pyarrow: pip install 'graphferry[tables]'") from exc
-            pq.write_table(pa.table({k: np.asarray(v) for k, v in columns.items()}), tmp)
+        with writing(out):
+            _write_table_file(columns, suffix, tmp)
         _publish(tmp, out)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -749,16 +814,57 @@ def write_table(columns: dict[str, np.ndarray], out: Path) -> None:
         raise
 
 
+def _write_table_file(columns: dict[str, np.ndarray], suffix: str, tmp: str) -> None:
+    """One table format into ``tmp`` (the caller renames it into place)."""
+    if suffix == ".npy":
+        arr = np.empty(len(next(iter(columns.values()))), dtype=[(k, np.asarray(v).dtype) for k, v in columns.items()])
+        for k, v in columns.items():
+            arr[k] = v
+        np.save(tmp, arr)
+    elif suffix == ".csv":
+        names = list(columns)
+        with open(tmp, "w") as f:
+            f.write(",".join(names) + "\n")
+            data = np.column_stack([np.asarray(columns[k]).astype(object) for k in names])
+            for row in data:
+                f.write(",".join(str(x) for x in row) + "\n")
+    else:
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError as exc:
+            raise GraphferryError("writing .parquet needs pyarrow: pip install 'graphferry[tables]'") from exc
+        pq.write_table(pa.table({k: np.asarray(v) for k, v in columns.items()}), tmp)
+
+
+def _algorithm_arguments(name: str, params: dict[str, Any], backend: str) -> tuple[Callable[..., Any], Any, dict]:
+    """``(function, its parameters, keyword arguments)``; usage errors before any work is done."""
+    from . import algorithms
+
+    fn = algorithms.get(name)
+    accepted = inspect.signature(fn).parameters
+    kwargs = _algorithm_kwargs(accepted, params, name)
+    missing = [p.name for p in accepted.values()
+               if p.kind is p.KEYWORD_ONLY and p.default is p.empty and p.name not in kwargs]
+    if missing:
+        flags = " and ".join("--" + m.replace("_", "-") for m in missing)
+        raise _cx.UsageError(f"{name} needs {flags} (e.g. --damping 0.85 --iterations 10, "
+                             "as LDBC gives them per graph)" if name == "pagerank_ldbc" else f"{name} needs {flags}")
+    if backend == "cuda":
+        from .backends import cuda_available
+
+        if not cuda_available():
+            raise GraphferryError("--backend cuda: no usable GPU here (it needs CuPy and a CUDA device); "
+                                  "use --backend cpu or auto")
+    return fn, accepted, kwargs
+
+
 def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend: str = "auto",
                   engine: str = "auto", budget: int | None = None,
                   partition_bytes: int = DEFAULT_PARTITION_BYTES, direction: str = "auto",
                   params: dict[str, Any] | None = None, progress: Callable[..., None] | None = None) -> Any:
     """Run algorithm ``name`` on ``graph`` with command-line style arguments; returns the Result."""
-    from . import algorithms
-
-    fn = algorithms.get(name)
-    accepted = inspect.signature(fn).parameters
-    kwargs = _algorithm_kwargs(accepted, params or {}, name)
+    fn, accepted, kwargs = _algorithm_arguments(name, params or {}, backend)
     options = {"backend": backend, "engine": engine, "budget": budget, "partition_bytes": partition_bytes,
                "direction": direction, "progress": progress}
     if "source" in accepted:
@@ -772,16 +878,47 @@ def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend
             graph.to_internal_id(src)
         except KeyError as exc:
             raise GraphferryError(f"--source {source}: {exc.args[0]}") from None
+        except (TypeError, ValueError) as exc:
+            raise GraphferryError(f"--source {source}: {exc}") from None
         return fn(graph, src, **kwargs, **options)
     if source is not None:
         raise GraphferryError(f"--source does not apply to {name}")
     return fn(graph, **kwargs, **options)
 
 
+def _registry_params(algorithm: str, given: list[str]) -> dict[str, Any]:
+    """``--param NAME=VALUE`` options, typed by the algorithm's registry entry."""
+    from .algorithms import registry
+
+    spec = registry.get(algorithm)
+    out: dict[str, Any] = {}
+    for item in given:
+        name, eq, text = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not eq:
+            raise GraphferryError(f"--param {item}: expected NAME=VALUE")
+        try:
+            p = spec.parameter(name)
+        except KeyError:
+            valid = ", ".join(q.name for q in spec.parameters) or "none"
+            raise GraphferryError(f"--param {item}: {algorithm} has no parameter {name!r}; valid: {valid}") from None
+        try:
+            if p.type is bool:
+                if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError(text)
+                value: Any = text.lower() in ("true", "1", "yes")
+            else:
+                value = p.type(text)
+        except ValueError:
+            raise GraphferryError(f"--param {item}: {name} must be a {p.type.__name__}") from None
+        out[name] = value
+    return out
+
+
 @app.command()
 def run(
     algorithm: Annotated[str, typer.Argument(metavar="ALGORITHM", show_default=False,
-        help="bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc or triangle_count.")],
+        help="bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, ...")],
     graph_path: Annotated[Path, typer.Argument(metavar="GRAPH", show_default=False,
         help="A graph store or a graph file.")],
     source: Annotated[str | None, typer.Option("--source", help="Source vertex (bfs, sssp), an id of the input.",
@@ -790,7 +927,8 @@ def run(
         help="Write per-vertex results (.parquet, .csv or .npy).")] = None,
     backend: Annotated[Backend, typer.Option("--backend", help="Where kernels run.")] = Backend.auto,
     engine: Annotated[EngineName, typer.Option("--engine", help="Transfer engine for edge data.")] = EngineName.auto,
-    budget: Annotated[str | None, typer.Option("--budget", metavar="SIZE", show_default="80% of free device memory",
+    budget: Annotated[int | None, typer.Option("--budget", metavar="SIZE", parser=_size_param,
+        show_default="80% of free device memory",
         help="Device memory for edge data (e.g. 256MiB).")] = None,
     partition_bytes: PartitionBytesOpt = "32MiB",  # type: ignore[assignment]
     direction: Annotated[Direction, typer.Option("--direction", help="Force push or pull.")] = Direction.auto,
@@ -800,6 +938,8 @@ def run(
     max_iterations: Annotated[int | None, typer.Option("--max-iterations", help="Iteration limit (pagerank, cdlp).",
                                                        show_default=False)] = None,
     tol: Annotated[float | None, typer.Option("--tol", help="Convergence tolerance (pagerank).", show_default=False)] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", metavar="NAME=VALUE", show_default=False,
+        help="Any parameter the algorithm's registry entry lists, e.g. --param k=64 (repeatable).")] = None,
     record: Annotated[Path | None, typer.Option("--record", metavar="FILE", show_default=False,
         help="Write the run record (per iteration, per partition) as JSON.")] = None,
     verify: VerifyFlag = False,
@@ -814,18 +954,19 @@ def run(
         raise GraphferryError(f"{graph_path}: no such file or directory")
     if out is not None:
         _check_table_path(out)  # before the run, not after it
+    params = {"damping": damping, "iterations": iterations, "max_iterations": max_iterations, "tol": tol}
+    params.update(_registry_params(algorithm, param or []))
+    _algorithm_arguments(algorithm, params, backend.value)  # before reading a large graph
     with _spinner(f"reading {graph_path}"):
         graph = _user_value_errors(_load, graph_path, verify=verify)
-    params = {"damping": damping, "iterations": iterations, "max_iterations": max_iterations, "tol": tol}
-    budget_bytes = None if budget is None else parse_size(budget)
     with _spinner(f"loading {graph_path} for the {backend.value} backend"):
-        loaded = _user_value_errors(load_graph, graph, backend=backend.value, budget=budget_bytes,
+        loaded = _user_value_errors(load_graph, graph, backend=backend.value, budget=budget,
                                     partition_bytes=partition_bytes)
     progress, stop = _iteration_reporter(algorithm)
     try:
         result = _user_value_errors(
             run_algorithm, loaded, algorithm, source=source, backend=backend.value, engine=engine.value,
-            budget=budget_bytes, partition_bytes=partition_bytes,
+            budget=budget, partition_bytes=partition_bytes,
             direction=direction.value, params=params, progress=progress)
     finally:
         stop()
@@ -845,11 +986,70 @@ def run(
             _stdout().print(f"  wrote {out}", highlight=False)
 
 
+@app.command()
+def calibrate(
+    backend: Annotated[Backend, typer.Option("--backend", help="The device to calibrate.")] = Backend.auto,
+    refresh: Annotated[bool, typer.Option("--refresh", help="Measure again even when a calibration is cached.")]
+        = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Show the hybrid engine's cost-model figures for this machine (measured once, then cached)."""
+    from .backends import get_backend
+    from .runtime.calibration import calibration_for
+    from .scheduler.cost import calibration_path
+
+    b = _user_value_errors(get_backend, backend.value)
+    with _spinner(f"calibrating {b.name}" if refresh else f"reading the calibration of {b.name}"):
+        cal = calibration_for(b, refresh=refresh)
+    if as_json:
+        typer.echo(cal.to_json())
+        return
+    gb = lambda x: f"{x / 1e9:.2f} GB/s"  # noqa: E731
+    console = _stdout()
+    console.print(f"{cal.device} (cached in {calibration_path(cal.device)})", highlight=False)
+    console.print(f"  pinned copy: {gb(cal.copy_bandwidth)}; state exchange: {gb(cal.state_bandwidth)}; "
+                  f"CPU gather: {gb(cal.gather_bandwidth)}; one iteration: {cal.launch_seconds * 1e6:.0f} us",
+                  highlight=False)
+    console.print("  zero-copy by request: " + ", ".join(f"{k} B {gb(v)}" for k, v in
+                                                         sorted(cal.zerocopy_bandwidth.items())), highlight=False)
+    for where, table in (("device", cal.device_edge_rate), ("CPU", cal.host_edge_rate)):
+        console.print(f"  {where} edges/s: " + ", ".join(f"{k} {v / 1e6:.0f} M" for k, v in sorted(table.items())),
+                      highlight=False)
+
+
+@app.command()
+def plot(
+    record: Annotated[Path, typer.Argument(metavar="RUNRECORD", help="A run record (graphferry run --record).",
+                                           show_default=False)],
+    out: Annotated[Path | None, typer.Option("--out", "-o", metavar="PNG", show_default="RUNRECORD with .png",
+        help="Where to write the picture.")] = None,
+) -> None:
+    """Draw a run record: engines and devices per iteration, bytes moved against the floor, time."""
+    from .plots import plot_record
+
+    if not record.exists():
+        raise GraphferryError(f"{record}: no such file or directory")
+    try:
+        data = json.loads(record.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise GraphferryError(f"{record}: not a run record (not JSON: {e})") from None
+    if not isinstance(data, dict) or "steps" not in data:
+        raise GraphferryError(f"{record}: not a run record (no 'steps')")
+    out = record.with_suffix(".png") if out is None else out
+    _user_value_errors(plot_record, data, out)
+    _stdout().print(f"wrote {out}", highlight=False)
+
+
 def _write_json(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent if str(path.parent) else ".")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=1, default=float)
-    _publish(tmp, path)
+    try:
+        with writing(path), os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=1, default=float)
+        _publish(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
 
 
 def summarize_result(name: str, result: Any) -> dict[str, Any]:
@@ -873,6 +1073,8 @@ def summarize_result(name: str, result: Any) -> dict[str, Any]:
             values[key] = {"sum": int(arr.sum())}
     for key, v in result.scalars.items():
         if np.isscalar(v):
+            if key in getattr(result, "vertex_ids", ()):
+                v = result.input_ids(key)  # the input's id, as the user gave it with --source
             values[key] = v.item() if hasattr(v, "item") else v
     rec = result.record
     load_s = float(rec.extra.get("load_seconds", 0.0))

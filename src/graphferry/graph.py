@@ -180,8 +180,13 @@ class Graph:
         ``(src, dst)`` pairs; for undirected graphs ``(u, v)`` and ``(v, u)`` are
         the same edge, so both directions keep the first one's weight.
         """
-        src = np.asarray(src, dtype=np.int64).ravel()
-        dst = np.asarray(dst, dtype=np.int64).ravel()
+        src, dst = np.asarray(src), np.asarray(dst)
+        for which, arr in (("src", src), ("dst", dst)):
+            # astype(int64) would truncate 0.5 to 0 and turn True into 1 silently
+            if arr.size and arr.dtype.kind not in "iu":
+                raise TypeError(f"{which} must hold integer vertex ids, got dtype {arr.dtype}")
+        src = src.astype(np.int64, copy=False).ravel()
+        dst = dst.astype(np.int64, copy=False).ravel()
         if src.shape != dst.shape:
             raise ValueError("src and dst differ in length")
         if weights is not None:
@@ -291,13 +296,38 @@ class Graph:
         return self.original_ids[np.asarray(vertex_ids)]
 
     def to_internal_id(self, original_id: Any) -> int:
-        """Map an id of the input file to the internal id; raises KeyError if absent."""
-        if self.original_ids is None:
-            v = int(original_id)
-            if not 0 <= v < self.n:
-                raise KeyError(f"vertex {original_id} is not in the graph (n = {self.n})")
-            return v
-        hits = np.flatnonzero(self.original_ids == np.asarray(original_id, dtype=self.original_ids.dtype))
+        """Map an id of the input file to the internal id.
+
+        Raises KeyError if no vertex has that id, TypeError for a value that
+        cannot be a vertex id (a float or a bool: ``2.0`` or ``True`` would
+        otherwise pass silently as vertex 2 or 1). String ids need a graph
+        whose input had string ids.
+
+        Example:
+            >>> g = Graph.from_edges(np.array([0]), np.array([1]), n=2)
+            >>> g.to_internal_id(1), g.to_internal_id(np.int64(0))
+            (1, 0)
+            >>> g.to_internal_id(1.0)
+            Traceback (most recent call last):
+            ...
+            TypeError: vertex id must be an integer, got 1.0 (float)
+        """
+        ids = self.original_ids
+        is_text = isinstance(original_id, (str, np.str_))
+        if isinstance(original_id, (bool, np.bool_)) or not (
+                isinstance(original_id, (int, np.integer)) or is_text):
+            kind = "an integer or a string" if ids is not None and ids.dtype.kind == "U" else "an integer"
+            raise TypeError(f"vertex id must be {kind}, got {original_id!r} ({type(original_id).__name__})")
+        if ids is None or ids.dtype.kind != "U":
+            if is_text:
+                raise TypeError(f"vertex id must be an integer, got {original_id!r} "
+                                "(this graph's vertex ids are integers)")
+            if ids is None:
+                v = int(original_id)
+                if not 0 <= v < self.n:
+                    raise KeyError(f"vertex {original_id} is not in the graph (n = {self.n})")
+                return v
+        hits = np.flatnonzero(ids == np.asarray(original_id, dtype=ids.dtype))
         if len(hits) == 0:
             raise KeyError(f"vertex {original_id} is not in the graph")
         return int(hits[0])

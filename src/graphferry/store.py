@@ -39,11 +39,14 @@ Example:
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
 import os
+import re
 import shutil
+import socket
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -52,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import StoreError
+from .errors import StoreError, TargetExistsError, writing
 from .graph import CSRError, Graph
 
 log = logging.getLogger(__name__)
@@ -115,6 +118,20 @@ def _read_npy_header(path: Path) -> tuple[np.dtype, tuple[int, ...], bool, int]:
         raise StoreError(f"{path}: damaged .npy header ({e})") from e
 
 
+def _reserve(fd: int, size: int) -> None:
+    """Allocate ``size`` bytes of a file on disk (ENOSPC now, not SIGBUS later)."""
+    if size <= 0:
+        return
+    try:
+        os.posix_fallocate(fd, 0, size)
+    except AttributeError:  # pragma: no cover - platforms without posix_fallocate
+        os.ftruncate(fd, size)
+    except OSError as exc:
+        if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+            raise
+        os.ftruncate(fd, size)  # a filesystem that cannot reserve: sparse, as before
+
+
 def _fsync_path(path: Path, directory: bool = False) -> None:
     flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if directory else 0)
     try:
@@ -153,6 +170,99 @@ def _json_safe(value: Any) -> Any:
 _DROP = object()
 
 
+# ------------------------------------------------- work left by dead processes
+# Temporary stores and build directories carry their owner in their name
+# (host, pid, process start time), so that a later run can tell the work of a
+# killed process (SIGKILL, power loss: no chance to clean up) from that of a
+# live one, which it must never touch. The start time guards against a reused
+# pid; a directory of another host is never judged.
+def _host_tag() -> str:
+    return hashlib.blake2b(socket.gethostname().encode(), digest_size=4).hexdigest()
+
+
+def _start_ticks(pid: int) -> int:
+    """The process's start time in clock ticks since boot (0 where /proc is missing)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
+    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
+def owner_tag() -> str:
+    """``host-pid-start`` of this process, for names of its temporary directories."""
+    pid = os.getpid()
+    return f"{_host_tag()}-{pid}-{_start_ticks(pid)}"
+
+
+_OWNER_RE = re.compile(r"(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-(?P<start>\d+)-")
+
+
+def owner_is_alive(name: str, prefix: str) -> bool:
+    """Whether the process named in a temporary directory's name may still be running.
+
+    True (keep it) whenever in doubt: another host, an unparsable name, a pid
+    that exists but belongs to someone else.
+    """
+    match = _OWNER_RE.match(name[len(prefix):])
+    if not name.startswith(prefix) or match is None or match["host"] != _host_tag():
+        return True
+    pid, start = int(match["pid"]), int(match["start"])
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # alive, another user's
+    now = _start_ticks(pid)
+    return not (start and now and now != start)  # a different start time: the pid was reused
+
+
+def remove_stale_work(parent: str | os.PathLike, prefix: str) -> list[Path]:
+    """Remove ``parent/prefix*`` directories whose owner process is dead; returns them.
+
+    Example:
+        >>> import tempfile
+        >>> d = Path(tempfile.mkdtemp())
+        >>> dead = d / ".g.tmp-{}-999999999-1-x".format(_host_tag())  # no such pid
+        >>> live = Path(tempfile.mkdtemp(prefix=f".g.tmp-{owner_tag()}-", dir=d))
+        >>> dead.mkdir(); [p.name == dead.name for p in remove_stale_work(d, ".g.tmp-")]
+        [True]
+        >>> live.exists()
+        True
+    """
+    removed = []
+    try:
+        candidates = [p for p in Path(parent).iterdir() if p.name.startswith(prefix)]
+    except OSError:
+        return removed
+    for path in candidates:
+        if path.is_dir() and not path.is_symlink() and not owner_is_alive(path.name, prefix):
+            log.warning("removing %s, left by a process that no longer runs", path)
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _restore_or_remove_old(target: Path) -> None:
+    """A dead process may have moved the old store aside and died before the new one
+    was in place: put the old one back if the target is empty, else remove it."""
+    prefix = f".{target.name}.old-"
+    try:
+        candidates = [p for p in target.parent.iterdir() if p.name.startswith(prefix)]
+    except OSError:
+        return
+    for old in candidates:
+        if owner_is_alive(old.name, prefix):
+            continue
+        if not target.exists() and is_store(old):
+            log.warning("restoring %s from %s (its replacement never finished)", target, old)
+            os.rename(old, target)
+        else:
+            shutil.rmtree(old, ignore_errors=True)
+
+
 def is_store(path: str | os.PathLike) -> bool:
     """True when ``path`` is a directory with a ``manifest.json`` (not checked further)."""
     p = Path(path)
@@ -170,7 +280,7 @@ def check_target(path: str | os.PathLike, overwrite: bool = False) -> None:
     if not p.exists():
         return
     if not overwrite:
-        raise StoreError(f"{p} already exists; pass overwrite=True to replace it")
+        raise TargetExistsError(f"{p} already exists; pass overwrite=True to replace it", str(p))
     # Never delete something that is not a store: overwrite is for stores only.
     if p.is_dir() and (is_store(p) or not any(p.iterdir())):
         return
@@ -204,10 +314,13 @@ class StoreWriter:
         self.path = Path(path)
         self.overwrite = overwrite
         self.durable = durable
-        self._check_target()
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        _restore_or_remove_old(self.path)
+        self._check_target()
+        remove_stale_work(self.path.parent, f".{self.path.name}.tmp-")
         # A sibling, so the final rename stays within one filesystem (atomic).
-        self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.tmp-", dir=self.path.parent))
+        self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.tmp-{owner_tag()}-",
+                                         dir=self.path.parent))
         self._arrays: dict[str, tuple[np.dtype, int]] = {}
         self._maps: list[np.memmap] = []
         self._done = False
@@ -225,9 +338,12 @@ class StoreWriter:
         dtype = np.dtype(dtype)
         length = int(length)
         path = self.file(key)
-        with open(path, "wb") as f:
+        with writing(self.path / path.name), open(path, "wb") as f:
             f.write(_npy_header(dtype, length))
-            f.truncate(NPY_HEADER_BYTES + length * dtype.itemsize)  # sparse until written
+            f.flush()
+            # Reserve the blocks now: writes through a memory map into a sparse
+            # file on a full disk die of SIGBUS; here they fail as an exception.
+            _reserve(f.fileno(), NPY_HEADER_BYTES + length * dtype.itemsize)
         self._arrays[key] = (dtype, length)
         if length == 0:
             return np.zeros(0, dtype=dtype)  # mmap cannot map zero bytes
@@ -258,7 +374,7 @@ class StoreWriter:
             raise StoreError(f"{key} has dtype object, which a store cannot hold "
                              "(vertex labels must be all integers or all strings)")
         dtype = array.dtype.newbyteorder("=") if array.dtype.byteorder not in "=|" else array.dtype
-        with open(self.file(key), "wb") as f:
+        with writing(self.path / f"{key}.npy"), open(self.file(key), "wb") as f:
             f.write(_npy_header(dtype, len(array)))
             step = max(1, BLOCK_BYTES // max(1, dtype.itemsize))
             for lo in range(0, len(array), step):
@@ -316,7 +432,7 @@ class StoreWriter:
             "writer": f"graphferry {__version__}",
             "meta": _json_safe(meta or {}),
         }
-        with open(self.tmp / MANIFEST, "w") as f:
+        with writing(self.path / MANIFEST), open(self.tmp / MANIFEST, "w") as f:
             json.dump(manifest, f, indent=1)
             f.write("\n")
         log.debug("%s: checksums of %d files in %.2f s", self.path, len(keys), time.perf_counter() - t0)
@@ -336,7 +452,8 @@ class StoreWriter:
         if self.path.exists():
             # rename() cannot replace a non-empty directory: move the old store
             # aside, put the new one in, then delete the old one.
-            old = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.old-", dir=self.path.parent))
+            old = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.old-{owner_tag()}-",
+                                        dir=self.path.parent))
             os.rmdir(old)
             os.rename(self.path, old)
         try:

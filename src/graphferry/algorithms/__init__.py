@@ -32,10 +32,22 @@ _WHERE = {
     "verify_lcc": "lcc",
     "triangle_count": "triangles",
     "verify_triangles": "triangles",
+    "betweenness": "betweenness",
+    "verify_betweenness": "betweenness",
+    "coloring": "coloring",
+    "verify_coloring": "coloring",
+    "mst": "mst",
+    "minimum_spanning_forest": "mst",
+    "verify_msf": "mst",
+    "communities": "communities",
+    "verify_communities": "communities",
 }
 
+# public names whose function is called otherwise in its module
+_FUNCTION = {"mst": "minimum_spanning_forest"}
+
 # the names the CLI and the LDBC runner accept
-ALGORITHMS = ("bfs", "sssp", "pagerank", "pagerank_ldbc", "wcc", "cdlp", "lcc", "triangle_count")
+ALGORITHMS = ("bfs", "sssp", "pagerank", "pagerank_ldbc", "wcc", "cdlp", "lcc", "triangle_count", "betweenness", "coloring", "mst", "communities")
 
 __all__ = list(_WHERE) + ["ALGORITHMS", "get"]
 
@@ -45,7 +57,7 @@ def get(name: str):
     if name not in _WHERE:
         raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
     module = importlib.import_module(f"{__name__}.{_WHERE[name]}")
-    return getattr(module, name)
+    return getattr(module, _FUNCTION.get(name, name))
 
 
 # Bind every function now: importing a submodule sets a package attribute of the

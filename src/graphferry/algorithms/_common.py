@@ -23,6 +23,12 @@ def run_options(options: RunOptions | None, kwargs: dict[str, Any]) -> RunOption
     return opts
 
 
+def once(graph, key: str, build) -> Any:
+    """``build()``, computed once per loaded graph (every call on a plain Graph)."""
+    memo = getattr(graph, "memo", None)
+    return memo(key, build) if callable(memo) else build()
+
+
 def runtime_for(graph: Graph, algorithm: str, options: RunOptions | None, kwargs: dict[str, Any]) -> Runtime:
     return Runtime.from_options(graph, run_options(options, kwargs), algorithm)
 
@@ -31,13 +37,42 @@ def runtime_for(graph: Graph, algorithm: str, options: RunOptions | None, kwargs
 class Result:
     """Per-vertex values (indexed by internal vertex id) plus the run record.
 
-    ``vertices`` gives the ids of the input (original ids when the input was renumbered).
+    ``vertices`` gives the ids of the input (original ids when the input was
+    renumbered). ``vertex_ids`` names the values and scalars that hold internal
+    vertex ids (BFS parents, a WCC label, the source), set by the algorithm;
+    :meth:`to_table` and :meth:`input_ids` give those in the input's ids, so
+    every column of an output speaks one id space. ``-1`` (no vertex: an
+    unreached vertex's parent) stays ``-1`` (``""`` for string ids).
+
+    Example:
+        >>> import numpy as np
+        >>> from graphferry import Graph
+        >>> from graphferry.algorithms import bfs
+        >>> g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=4)
+        >>> g.original_ids = np.array([10, 20, 30, 40])
+        >>> r = bfs(g, 10, backend="cpu")
+        >>> r.parents.tolist(), r.input_ids("parents").tolist(), r.input_ids("source")
+        ([0, 0, 1, -1], [10, 10, 20, -1], 10)
+        >>> r.to_table()["parents"].tolist()
+        [10, 10, 20, -1]
     """
 
     graph: Graph
     values: dict[str, np.ndarray]
     record: RunRecord
     scalars: dict[str, Any] = field(default_factory=dict)
+    vertex_ids: tuple[str, ...] = ()
+
+    def input_ids(self, name: str) -> Any:
+        """Value or scalar ``name`` in the input's ids if it holds vertex ids, else as it is."""
+        value = self.values[name] if name in self.values else self.scalars[name]
+        if name not in self.vertex_ids or self.graph.original_ids is None:
+            return value
+        internal = np.asarray(value)
+        ids = np.asarray(self.graph.original_ids)
+        none = -1 if ids.dtype.kind in "iu" else ""
+        mapped = np.where(internal >= 0, ids[np.clip(internal, 0, None)], np.asarray(none, dtype=ids.dtype))
+        return mapped.item() if np.ndim(value) == 0 else mapped
 
     @property
     def vertices(self) -> np.ndarray:
@@ -53,5 +88,21 @@ class Result:
         raise AttributeError(name)
 
     def to_table(self) -> dict[str, np.ndarray]:
-        """Columns ``vertex`` (original ids) and each per-vertex value."""
-        return {"vertex": self.vertices, **self.values}
+        """Columns ``vertex`` and each per-vertex value, all vertex ids in the input's ids."""
+        return {"vertex": self.vertices, **{k: self.input_ids(k) for k in self.values}}
+
+
+@dataclass
+class EdgeResult(Result):
+    """A result whose table is one row per edge: ``source``, ``target`` (original ids) and ``weight``.
+
+    ``edges`` holds the edge columns by internal id; ``values`` may still hold per-vertex columns.
+    """
+
+    edges: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def to_table(self) -> dict[str, np.ndarray]:
+        """Columns ``source``, ``target`` (original ids) and ``weight``, one row per edge."""
+        return {"source": self.graph.to_original_ids(self.edges["source"]),
+                "target": self.graph.to_original_ids(self.edges["target"]),
+                "weight": self.edges["weight"]}

@@ -24,17 +24,19 @@ from ._common import Result, runtime_for
 
 PROGRAM = Program(
     "bfs",
-    arrays={"parent": "vid", "level": "int32"},
+    combine="max",  # executors' parents/levels: -1 (unreached) loses to any id or depth
+    # int64, the result's dtype: the state arrays are returned as they are, no conversion pass
+    arrays={"parent": "int64", "level": "int64"},
     scalars={"depth": "int64"},
     source=r"""
 GF_FN bool cond(const State& S, vid_t d) { return S.parent[d] < 0; }
 // pull: one thread owns d; the first visited in-neighbour wins
 GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
-    S.parent[d] = s; S.level[d] = (int32_t)S.depth; return true;
+    S.parent[d] = s; S.level[d] = S.depth; return true;
 }
 // push: sources race for d; exactly one compare-and-swap succeeds
 GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
-    if (gf_cas(&S.parent[d], (vid_t)-1, s)) { S.level[d] = (int32_t)S.depth; return true; }
+    if (gf_cas(&S.parent[d], (int64_t)-1, (int64_t)s)) { S.level[d] = S.depth; return true; }
     return false;
 }
 """,
@@ -57,9 +59,10 @@ def bfs(graph: Graph, source, *, options: RunOptions | None = None, **kwargs) ->
             depth += 1
             st.scalars["depth"] = depth
             frontier = st.edge_map(frontier)
-        levels = st.host("level").astype(np.int64)     # the API's dtype: one pass each
-        parents = st.host("parent").astype(np.int64)
-    return Result(graph, {"levels": levels, "parents": parents}, rt.record, {"source": s})
+        levels = st.host("level")
+        parents = st.host("parent")
+    return Result(graph, {"levels": levels, "parents": parents}, rt.record, {"source": s},
+                  vertex_ids=("parents", "source"))
 
 
 def verify_bfs(graph: Graph, source: int, levels: np.ndarray, parents: np.ndarray) -> None:

@@ -51,7 +51,7 @@ import numpy as np
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ._common import Result, runtime_for
-from .triangles import simple_graph
+from ..transforms import simple_graph
 
 LOCAL = 256  # most labels a vertex sorts in its device function; more: the driver's hub path
 

@@ -46,7 +46,7 @@ import numpy as np
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ._common import Result, runtime_for
-from .triangles import degree_ordered_dag
+from ..transforms import degree_ordered_dag
 
 PROGRAM = Program(
     "lcc",

@@ -95,6 +95,7 @@ def _delta_program(dtype: str) -> Program:
         arrays={"rank": dtype, "resid": dtype, "send": dtype, "scale": dtype},
         scalars={"tol": "float64", "floor": "float64"},
         vertex_functions=("emit", "active"),
+        combine="sum",  # executors' residual increments add up
         source=_DELTA_SOURCE.replace("{T}", ctype),
     )
 
@@ -106,6 +107,7 @@ LDBC_PROGRAM = Program(
     arrays={"rank": "float64", "acc": "float64", "contrib": "float64", "scale": "float64"},
     scalars={"base": "float64", "damping": "float64"},
     vertex_functions=("prepare", "finish"),
+    combine="sum",  # executors' pushed sums add up
     source=r"""
 GF_FN bool cond(const State& S, vid_t d) { return true; }
 // pull: one thread owns d, so a plain sum in a fixed order
@@ -175,7 +177,8 @@ def pagerank(graph: Graph, *, damping: float = 0.85, tol: float = 1e-6, max_iter
     with runtime_for(graph, "pagerank", options, kwargs) as rt:
         if n == 0:
             return Result(graph, {"ranks": np.zeros(0)}, rt.record, {"iterations": 0, "converged": True})
-        st = rt.start(program, arrays={"resid": 1.0 / n, "scale": d * _inverse_degrees(graph, np.float64)},
+        inverse = rt.constant("inverse_out_degree", lambda: _inverse_degrees(graph, np.float64))
+        st = rt.start(program, arrays={"resid": 1.0 / n, "scale": d * inverse},
                       scalars={"tol": float(tol), "floor": 1.0 / n})
         frontier = st.vertex_map("active")
         while frontier:
@@ -204,9 +207,11 @@ def pagerank_ldbc(graph: Graph, *, damping: float, iterations: int, options: Run
     with runtime_for(graph, "pagerank_ldbc", options, kwargs) as rt:
         if n == 0:
             return Result(graph, {"ranks": np.zeros(0)}, rt.record, {"iterations": 0})
-        st = rt.start(LDBC_PROGRAM, arrays={"rank": 1.0 / n, "scale": _inverse_degrees(graph, np.float64)},
+        st = rt.start(LDBC_PROGRAM, arrays={"rank": 1.0 / n,
+                                            "scale": rt.constant("inverse_out_degree",
+                                                                 lambda: _inverse_degrees(graph, np.float64))},
                       scalars={"damping": d, "base": 0.0})
-        sink_ids = np.flatnonzero(graph.out_degree == 0)
+        sink_ids = rt.constant("sinks", lambda: np.flatnonzero(graph.out_degree == 0))
         sinks = rt.frontier(sink_ids) if len(sink_ids) else None
         everyone = rt.all_vertices()
         st.vertex_map("prepare")
@@ -215,7 +220,7 @@ def pagerank_ldbc(graph: Graph, *, damping: float, iterations: int, options: Run
             st.scalars["base"] = (1.0 - d) / n + d / n * sink_sum
             st.edge_map(everyone)
             st.vertex_map("finish")
-        ranks = st.host("rank")
+        ranks = st.host("rank", np.float64)
     return Result(graph, {"ranks": ranks}, rt.record, {"iterations": int(iterations)})
 
 

@@ -43,7 +43,7 @@ Example:
     >>> registry.get("page_rank")
     Traceback (most recent call last):
     ...
-    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count
+    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst, communities
 """
 
 from __future__ import annotations
@@ -209,6 +209,19 @@ def _verify_triangles(verify, graph, result, params):
     verify(graph, result.triangles, result.total)
 
 
+def _verify_communities(verify, graph, result, params):
+    verify(graph, result.community, result.modularity)
+
+
+def _verify_msf(verify, graph, result, params):
+    verify(graph, result.edges["source"], result.edges["target"], result.edges["weight"], result.total_weight,
+           component=result.values["component"])
+
+
+def _verify_with_params(verify, graph, result, params):
+    verify(graph, *result.values.values(), **params)
+
+
 ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
     AlgorithmSpec(
         "bfs", "bfs",
@@ -261,6 +274,42 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
         "Triangles through every vertex and in total, directions, self-loops and repeats ignored.",
         columns=(Column("triangles", "int64", "count", "triangles through the vertex"),),
         scalars=("total",), verifier="verify_triangles", verify_call=_verify_triangles),
+    AlgorithmSpec(
+        "betweenness", "betweenness",
+        "Betweenness centrality (Brandes), exact or from k sampled sources; NetworkX's scaling.",
+        columns=(Column("betweenness", "float64", "score", "betweenness centrality"),),
+        parameters=(Parameter("k", int, None, "number of sampled sources (none: every vertex, exact)"),
+                    Parameter("normalized", bool, True, "divide by the number of vertex pairs, as NetworkX does"),
+                    Parameter("weighted", bool, True, "edge weights as path lengths (when the graph has them)"),
+                    Parameter("seed", int, None, "seed of the source sample (NetworkX's draw)")),
+        scalars=("sources",), verifier="verify_betweenness", verify_call=_verify_with_params),
+    AlgorithmSpec(
+        "coloring", "coloring",
+        "Proper vertex colouring (speculative Gebremedhin-Manne or Jones-Plassmann) of the undirected simple view.",
+        columns=(Column("colors", "int64", "count", "colour, from 0"),),
+        parameters=(Parameter("method", str, "speculative", "colouring method",
+                              choices=("speculative", "jones_plassmann")),
+                    Parameter("order", str, "largest_first", "Jones-Plassmann priority order",
+                              choices=("largest_first", "random")),
+                    Parameter("seed", int, 0, "Jones-Plassmann priority seed")),
+        scalars=("num_colors", "rounds"), verifier="verify_coloring"),
+    AlgorithmSpec(
+        "mst", "mst",
+        "Minimum spanning forest (Boruvka) of the symmetrised graph; its table is one row per forest edge.",
+        columns=(Column("component", "int64", "label", "smallest (internal) vertex id of the vertex's tree",
+                        ids="internal"),),
+        scalars=("total_weight", "num_edges", "components", "rounds"), verifier="verify_msf",
+        verify_call=_verify_msf, function_name="minimum_spanning_forest"),
+    AlgorithmSpec(
+        "communities", "communities",
+        "Communities by label propagation (PLP) refined by HyPar's merge rule; modularity reported.",
+        columns=(Column("community", "int64", "label", "smallest (internal) vertex id of the community",
+                        ids="internal"),),
+        parameters=(Parameter("max_iterations", int, 100, "most propagation rounds"),
+                    Parameter("refine", bool, True, "apply HyPar's merge rule, then propagate on the rest"),
+                    Parameter("seed", int, 0, "seed of the visiting order and tie-breaks")),
+        scalars=("modularity", "num_communities", "iterations", "finalised"), verifier="verify_communities",
+        verify_call=_verify_communities),
 )}
 
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Graph
-from ..runtime import Program, RunOptions
+from ..runtime import VERTEX_IDS, Program, RunOptions
 from ._common import Result, runtime_for
 
 SAMPLE_ROUNDS = 2      # GAPBS's neighbor_rounds
@@ -49,8 +49,8 @@ SAMPLE_VERTICES = 1024  # GAPBS's SampleFrequentElement
 PROGRAM = Program(
     "wcc_afforest",
     arrays={"label": "vid"},
-    scalars={"round": "int64"},
-    vertex_functions=("compress",),
+    scalars={"sample_round": "int64"},
+    vertex_functions=("compress", "is_root"),
     neighbor_functions=("sample",),
     source=r"""
 // Join the trees of u and v: hook the higher root under the lower one (Afforest's link).
@@ -68,9 +68,9 @@ GF_FN void link(const State& S, vid_t u, vid_t v) {
 GF_FN bool cond(const State& S, vid_t d) { return true; }
 GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { link(S, s, d); return false; }
 GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { link(S, s, d); return false; }
-// sampling round: link u with its round-th out-neighbour
+// sampling round r: link u with its r-th out-neighbour
 GF_FN bool sample(const State& S, const GfGraph& G, const GfGraph& GT, vid_t u) {
-    if (G.degree(u) > S.round) link(S, u, G.indices[G.begin(u) + S.round]);
+    if (G.degree(u) > S.sample_round) link(S, u, G.indices[G.begin(u) + S.sample_round]);
     return false;
 }
 // path compression: point v at its root
@@ -80,6 +80,7 @@ GF_FN bool compress(const State& S, vid_t v) {
     S.label[v] = l;
     return false;
 }
+GF_FN bool is_root(const State& S, vid_t v) { return S.label[v] == v; }
 """,
 )
 
@@ -93,11 +94,11 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
     """
     n = graph.n
     with runtime_for(graph, "wcc", options, kwargs) as rt:
-        st = rt.start(PROGRAM, arrays={"label": np.arange(n, dtype=graph.indices.dtype)})
+        st = rt.start(PROGRAM, arrays={"label": VERTEX_IDS})
         rounds = 0
         if n:
             for r in range(SAMPLE_ROUNDS):
-                st.scalars["round"] = r
+                st.scalars["sample_round"] = r
                 st.neighbor_map("sample", in_edges=False)
                 st.vertex_map("compress")
                 rounds += 1
@@ -113,9 +114,10 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
                     st.edge_map(rest, reverse=True)
             st.vertex_map("compress")
             rounds += 1
-        labels = st.host("label").astype(np.int64)
-    components = int(np.count_nonzero(labels == np.arange(n)))
-    return Result(graph, {"labels": labels}, rt.record, {"components": components, "rounds": rounds})
+        components = len(st.vertex_map("is_root"))   # one root per component
+        labels = st.host("label", np.int64)
+    return Result(graph, {"labels": labels}, rt.record, {"components": components, "rounds": rounds},
+                  vertex_ids=("labels",))
 
 
 # ---------------------------------------------------------------- verifier

@@ -83,6 +83,35 @@ class Backend(ABC):
         """An array filled with ``value`` where the state lives (on a GPU: a fill kernel, no upload)."""
         return self.xp.full(shape, value, dtype=dtype)
 
+    def vertex_ids(self, n: int, dtype) -> Any:
+        """``arange(n)`` on the backend (labels that start as the vertex's own id)."""
+        return self.xp.arange(n, dtype=dtype)
+
+    # --- priority buckets (delta-stepping) ----------------------------------
+    def split_by_bucket(self, ids: Any, values: Any, delta: float) -> tuple[Any, list[int], list[int]]:
+        """Group ``ids`` (non-empty) by bucket ``floor(values[id] / delta)``, ids kept in
+        order within a bucket. Returns (grouped ids, the non-empty buckets ascending,
+        their bounds in the grouped ids: one more entry)."""
+        xp = self.xp
+        keys = xp.floor(values[ids] / delta).astype(np.int64)
+        low = keys.min()
+        span = int(keys.max() - low)
+        if span == 0:
+            return ids, [int(low)], [0, len(ids)]
+        # few buckets (the usual case): 16-bit keys, which numpy sorts by radix
+        small = (keys - low).astype(np.uint16) if span < 1 << 16 else keys
+        # stable either way (CuPy's argsort is always stable and accepts no other kind)
+        order = xp.argsort(small, kind="stable") if xp is np else xp.argsort(small)
+        ids, keys = ids[order], keys[order]
+        cuts = self.to_host(xp.flatnonzero(keys[1:] != keys[:-1]) + 1).tolist()
+        starts = [0] + cuts
+        head = self.to_host(keys[xp.asarray(starts)]).tolist()
+        return ids, head, starts + [len(ids)]
+
+    def keep_bucket(self, ids: Any, values: Any, delta: float, key: int) -> Any:
+        """The ``ids`` whose bucket ``floor(values[id] / delta)`` is still ``key``."""
+        return ids[self.xp.floor(values[ids] / delta).astype(np.int64) == key]
+
     def pointer(self, arr: Any | None) -> int:
         if arr is None:
             return 0
@@ -119,6 +148,10 @@ class Backend(ABC):
     def pinned_empty(self, count: int, dtype) -> np.ndarray:
         """A host buffer the device copies from at full speed (pinned on a GPU)."""
         return np.empty(int(count), dtype=dtype)
+
+    def is_pinned(self, host: np.ndarray) -> bool:
+        """True when ``host`` already lies in pinned (page-locked) memory the device reads."""
+        return False
 
     def register_host(self, host: np.ndarray) -> bool:
         """Make a large host array fast to copy from (pinned in place on a GPU); True if done."""

@@ -26,3 +26,9 @@ class HostEngine(Engine):
                                None if s.weights is None else s.weights[part.edge_lo : part.edge_hi],
                                part.edge_lo)
         return Loaded(view, self.rows_of(part, active), active is None, 0)
+
+    def rows_of(self, part, active):
+        # the kernels read host memory: the active ids serve as they are (no copy)
+        if active is None:
+            return None
+        return active if part.lo == 0 else active - part.lo

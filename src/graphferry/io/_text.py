@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
 import math
 import os
@@ -21,13 +22,14 @@ import queue
 import re
 import threading
 import warnings
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, excerpt
 
 try:
     import pyarrow as pa
@@ -56,7 +58,12 @@ _F32_MAX = float(np.finfo(np.float32).max)
 
 
 def open_binary(path: str | os.PathLike) -> BinaryIO:
-    """Open ``path`` for binary reading, decompressing gzip, bzip2 or xz by magic bytes."""
+    """Open ``path`` for binary reading, decompressing gzip, bzip2 or xz by magic bytes.
+
+    A compressed file that ends early or holds damaged data raises
+    :class:`InputError` naming the file ("truncated"), not the bare
+    ``EOFError`` of the decompressor.
+    """
     p = Path(path)
     try:
         f = open(p, "rb")
@@ -67,12 +74,65 @@ def open_binary(path: str | os.PathLike) -> BinaryIO:
     magic = f.read(6)
     f.seek(0)
     if magic[:2] == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=f, mode="rb")  # type: ignore[return-value]
+        return _Decompressed(gzip.GzipFile(fileobj=f, mode="rb"), f, str(p), "gzip")  # type: ignore[return-value]
     if magic[:3] == b"BZh":
-        return bz2.BZ2File(f, mode="rb")  # type: ignore[return-value]
+        return _Decompressed(bz2.BZ2File(f, mode="rb"), f, str(p), "bzip2")  # type: ignore[return-value]
     if magic[:6] == b"\xfd7zXZ\x00":
-        return lzma.LZMAFile(f, mode="rb")  # type: ignore[return-value]
+        return _Decompressed(lzma.LZMAFile(f, mode="rb"), f, str(p), "xz")  # type: ignore[return-value]
     return f
+
+
+class _Decompressed(io.BufferedIOBase):
+    """A decompressing reader whose stream errors name the file and say what went wrong."""
+
+    def __init__(self, inner: BinaryIO, raw: BinaryIO, path: str, kind: str):
+        super().__init__()
+        self._inner, self._raw, self._path, self._kind = inner, raw, path, kind
+
+    def _guard(self, fn, *args):
+        try:
+            return fn(*args)
+        except EOFError:
+            raise InputError(f"truncated {self._kind} file: it ends before its compressed data does "
+                             "(an interrupted download or copy?)", path=self._path) from None
+        except (lzma.LZMAError, zlib.error) as exc:
+            raise InputError(f"damaged {self._kind} data ({exc})", path=self._path) from None
+        except OSError as exc:
+            if exc.errno is not None:  # a real I/O error of the disk, not of the format
+                raise
+            raise InputError(f"damaged {self._kind} data ({exc})", path=self._path) from None
+
+    def read(self, size: int | None = -1) -> bytes:
+        return self._guard(self._inner.read, -1 if size is None else size)
+
+    def read1(self, size: int = -1) -> bytes:
+        return self._guard(self._inner.read1, size)
+
+    def readinto(self, buffer) -> int:
+        return self._guard(self._inner.readinto, buffer)
+
+    def readline(self, size: int | None = -1) -> bytes:
+        return self._guard(self._inner.readline, -1 if size is None else size)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return self._inner.seekable()
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self._guard(self._inner.seek, offset, whence)
+
+    def tell(self) -> int:
+        return self._inner.tell()
+
+    def close(self) -> None:
+        if not self.closed:
+            try:
+                self._inner.close()
+            finally:
+                self._raw.close()  # GzipFile(fileobj=...) leaves its file open
+        super().close()
 
 
 def iter_blocks(f: BinaryIO, block_bytes: int = DEFAULT_BLOCK_BYTES,
@@ -160,7 +220,7 @@ def parse_lines_python(block: bytes, first_line: int, spec: ColumnSpec, path: st
             continue
         toks = s.split(",") if spec.delimiter == b"," else s.split()
         if len(toks) < need:
-            raise InputError(f"too few columns: expected at least {need}, found {len(toks)}",
+            raise InputError(f"too few columns: expected at least {need}, found {len(toks)} in {excerpt(s)}",
                              path=path, line=line)
         for k in range(spec.ids):
             tok = toks[k].strip()
@@ -172,7 +232,7 @@ def parse_lines_python(block: bytes, first_line: int, spec: ColumnSpec, path: st
             try:
                 v = int(tok)
             except ValueError:
-                raise InputError(f"non-numeric {spec.id_names[k]} vertex id {tok!r}",
+                raise InputError(f"non-numeric {spec.id_names[k]} vertex id {excerpt(tok)}",
                                  path=path, line=line) from None
             if not -_INT64_MAX - 1 <= v <= _INT64_MAX:
                 raise InputError(f"vertex id {tok} does not fit int64", path=path, line=line)
@@ -183,7 +243,7 @@ def parse_lines_python(block: bytes, first_line: int, spec: ColumnSpec, path: st
             try:
                 w = float(tok)
             except ValueError:
-                raise InputError(f"non-numeric weight {tok!r}", path=path, line=line) from None
+                raise InputError(f"non-numeric weight {excerpt(tok)}", path=path, line=line) from None
             if not math.isfinite(w) or abs(w) > _F32_MAX:
                 raise InputError(f"weight {tok} is not a finite float32 (NaN/inf/overflow)",
                                  path=path, line=line)

@@ -63,8 +63,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, excerpt, writing
 from ..graph import Graph, index_dtype_for, offsets_from_degrees
+from ..store import owner_tag, remove_stale_work
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,8 @@ except (ImportError, AttributeError):  # pragma: no cover - depends on scipy int
 
 #: Chunks held in memory before spilling to the work directory.
 DEFAULT_MEMORY_BYTES = 64 * 2**20
+#: Name prefix of spill directories (followed by the owner: host, pid, start time).
+BUILD_DIR_PREFIX = "graphferry-build-"
 #: Edges per segment (the unit spilled and scattered). Big enough that the
 #: per-segment O(rows) terms of the counting sort are amortised, small enough
 #: that a segment's working set (~40 bytes per arc) stays well below the store.
@@ -114,8 +117,8 @@ def _as_ids(x: Any, renumber: bool, source: str | None, what: str) -> np.ndarray
         return a.astype(np.int64)
     if kind in "USO":
         if not renumber:
-            raise InputError(f"non-numeric {what} vertex ids (e.g. {a[0]!r}); "
-                             "pass renumber=True to map labels to 0..n-1", path=source)
+            raise InputError(f"non-numeric {what} vertex ids (e.g. {excerpt(str(a[0]))}); "
+                             "renumbering maps labels to 0..n-1 (--renumber, renumber=True)", path=source)
         if kind == "S":
             return np.char.decode(a, "utf-8")
         if kind == "O":
@@ -369,7 +372,8 @@ class _Segment:
                 paths.append(None)
                 continue
             p = directory / f"seg{index:06d}_{j}.npy"
-            np.save(p, a, allow_pickle=False)
+            with writing(p):
+                np.save(p, a, allow_pickle=False)
             paths.append(p)
         self.paths, self.arrays = tuple(paths), None
 
@@ -385,7 +389,8 @@ class _Segment:
             return
         for p, a in zip(self.paths, arrays):
             if p is not None:
-                np.save(p, a, allow_pickle=False)
+                with writing(p):
+                    np.save(p, a, allow_pickle=False)
 
     def drop(self) -> None:
         self.arrays = None
@@ -465,6 +470,9 @@ class CSRBuilder:
         self._tmp: Path | None = None
         self._finalizer: weakref.finalize | None = None
         self._closed = False
+        # Spill directories of builders whose process was killed stay until
+        # someone removes them: the next builder does (never a live one's).
+        remove_stale_work(self._work_base(), BUILD_DIR_PREFIX)
 
     # ---------------------------------------------------------------- input
     @property
@@ -578,12 +586,14 @@ class CSRBuilder:
             self._mem_bytes += seg.nbytes
         self._segments.append(seg)
 
+    def _work_base(self) -> Path:
+        return self.workdir if self.workdir is not None else Path(tempfile.gettempdir())
+
     def _tmpdir(self) -> Path:
         if self._tmp is None:
-            base = self.workdir
-            if base is not None:
-                base.mkdir(parents=True, exist_ok=True)
-            self._tmp = Path(tempfile.mkdtemp(prefix="graphferry-build-", dir=base))
+            base = self._work_base()
+            base.mkdir(parents=True, exist_ok=True)
+            self._tmp = Path(tempfile.mkdtemp(prefix=f"{BUILD_DIR_PREFIX}{owner_tag()}-", dir=base))
             # Removed also if the builder is dropped without close().
             self._finalizer = weakref.finalize(self, _cleanup_dir, str(self._tmp))
             log.debug("spilling edge chunks to %s", self._tmp)

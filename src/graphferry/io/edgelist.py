@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, excerpt
 from ..graph import Graph
 from ..store import check_target
 from . import _text
@@ -144,7 +144,8 @@ def _spec_for(path: str, header: EdgeListHeader, first: tuple[int, bytes] | None
         toks = _text.split_tokens(line, spec.delimiter)
         spec.file_columns = len(toks)
         if len(toks) < 2:
-            raise InputError(f"too few columns: expected at least 2, found {len(toks)}", path=path, line=no)
+            raise InputError(f"too few columns: expected at least 2, found {len(toks)} in {excerpt(line)}",
+                             path=path, line=no)
         if renumber and not all(_text.is_int_token(t) for t in toks[:2]):
             spec.str_ids = True
     cols = spec.file_columns

@@ -104,9 +104,18 @@ class _GrLayout:
 def _validate(path: str, ends: np.ndarray, dests: np.ndarray, data, n: int, m: int) -> None:
     prev = 0
     for lo in range(0, n, _BLOCK):
+        # ends[v] is where vertex v's edges end (its start is ends[v - 1], or 0):
+        # the first v whose end lies before its start, or beyond m, is the bad one.
         e = np.asarray(ends[lo:lo + _BLOCK])
-        if (e[0] < prev) or (len(e) > 1 and (np.diff(e.astype(np.int64)) < 0).any()):
-            raise InputError(f"edge offsets decrease near vertex {lo}", path=path)
+        starts = np.concatenate([np.array([prev], dtype=e.dtype), e[:-1]])
+        bad = (e < starts) | (e > m)
+        if bad.any():
+            i = int(np.argmax(bad))
+            v, end, start = lo + i, int(e[i]), int(starts[i])
+            if end > m:
+                raise InputError(f"vertex {v}: its edges end at {end}, beyond m = {m} edges", path=path)
+            raise InputError(f"vertex {v}: its edges end at {end}, before they start at {start} "
+                             "(edge offsets must never decrease)", path=path)
         prev = int(e[-1])
     if n and prev != m:
         raise InputError(f"last edge offset is {prev}, header says m = {m}", path=path)

@@ -1,7 +1,13 @@
 """CSV and Parquet edge tables through pyarrow (the optional ``tables`` extra).
 
 Columns are chosen by name or by position: ``src``, ``dst`` and optionally
-``weight``. Tables are streamed batch by batch into a
+``weight``. Unless told (``weighted=`` / ``--weighted/--unweighted``), a table
+is weighted when one of its columns is named like a weight (case-insensitive:
+``weight``, ``weights``, ``w``, ``value``, ``cost``, ``distance``, ``dist``,
+``length``; the first such column counts), as a text edge list is weighted when
+it has a third column; a headerless CSV likewise by its third column. The
+column used is recorded in the graph's ``meta`` (``weight_column``), which
+``graphferry info`` shows. Tables are streamed batch by batch into a
 :class:`~graphferry.io.builder.CSRBuilder`. Id columns must hold non-negative
 integers unless ``renumber=True`` (then any integers or strings). Errors name
 the file and the line (CSV: physical line, header included; Parquet: row
@@ -28,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, excerpt
 from ..graph import Graph
 from ..store import check_target
 from . import _text
@@ -67,6 +73,30 @@ def _pick(names: list[str], col: Column, path: str, what: str) -> str:
     return col
 
 
+#: Column names that make a table weighted by default (compared in lower case).
+WEIGHT_COLUMN_NAMES = ("weight", "weights", "w", "value", "cost", "distance", "dist", "length")
+
+
+def _weight_choice(names: list[str], s_name: str, d_name: str, weight: Column | None,
+                   weighted: bool | None, named: bool, path: str) -> str | None:
+    """The weight column's name, or None for an unweighted graph (rule in the module docstring)."""
+    if weighted is None and weight is None:
+        others = [c for c in names if c not in (s_name, d_name)]
+        if named:
+            weight = next((c for c in others if c.strip().lower() in WEIGHT_COLUMN_NAMES), None)
+        elif len(names) >= 3:
+            weight = names.index(d_name) + 1 if names.index(d_name) + 1 < len(names) else None
+        if weight is not None:
+            log.info("%s: weighted by column %r", path, weight if isinstance(weight, str) else names[weight])
+    if weighted is None:
+        weighted = weight is not None
+    if not weighted:
+        return None
+    if weight is None:
+        weight = names.index(d_name) + 1
+    return _pick(names, weight, path, "weight")
+
+
 def _builder(path, directed, weighted, renumber, drop_self_loops, drop_duplicates,
              sort_neighbors, n, name, fmt) -> CSRBuilder:
     b = CSRBuilder(n=n, directed=directed, weighted=weighted, renumber=renumber,
@@ -101,7 +131,7 @@ def _column_numpy(col, kind: str, renumber: bool, path: str, what: str) -> np.nd
     if kind == "weight" and (pa.types.is_floating(t) or pa.types.is_integer(t)):
         return col.to_numpy(zero_copy_only=False).astype(np.float64)
     raise InputError(f"{what} column has type {t}; "
-                     + ("ids must be integers (or pass renumber=True for labels)" if kind == "id"
+                     + ("ids must be integers (or renumber them: --renumber, renumber=True)" if kind == "id"
                         else "weights must be numbers"), path=path)
 
 
@@ -133,7 +163,7 @@ def _diagnose_csv(path: str, delimiter: str, header: bool, cols: list[int], weig
                 try:
                     v = int(tok)
                 except ValueError:
-                    return InputError(f"non-numeric vertex id {tok!r}", path=path, line=line)
+                    return InputError(f"non-numeric vertex id {excerpt(tok)}", path=path, line=line)
                 if v < 0:
                     return InputError(f"negative vertex id {v}", path=path, line=line)
                 if n is not None and v >= n:
@@ -143,7 +173,7 @@ def _diagnose_csv(path: str, delimiter: str, header: bool, cols: list[int], weig
                 try:
                     w = float(tok)
                 except ValueError:
-                    return InputError(f"non-numeric weight {tok!r}", path=path, line=line)
+                    return InputError(f"non-numeric weight {excerpt(tok)}", path=path, line=line)
                 if not math.isfinite(w) or abs(w) > float(np.finfo(np.float32).max):
                     return InputError(f"weight {tok} is not a finite float32", path=path, line=line)
     return InputError(fallback, path=path)
@@ -171,8 +201,10 @@ def read_csv_edges(
 ) -> Graph:
     """Read an edge table from CSV (optionally compressed) with pyarrow's streaming reader.
 
-    ``weighted=None``: weighted iff ``weight`` is given; ``weighted=True``
-    without ``weight`` takes the column after ``dst`` (by position).
+    ``weighted=None``: weighted iff ``weight`` is given or a column is named
+    like a weight (a headerless file: has a third column), see the module
+    docstring; ``weighted=True`` without ``weight`` takes the column after
+    ``dst`` (by position); ``weighted=False`` ignores any weight column.
     """
     p = str(path)
     if store is not None:
@@ -188,13 +220,8 @@ def read_csv_edges(
     names = [c.strip() for c in first] if header else [f"f{i}" for i in range(len(first))]
     s_name = _pick(names, src, p, "source")
     d_name = _pick(names, dst, p, "target")
-    if weighted is None:
-        weighted = weight is not None
-    w_name = None
-    if weighted:
-        if weight is None:
-            weight = names.index(d_name) + 1
-        w_name = _pick(names, weight, p, "weight")
+    w_name = _weight_choice(names, s_name, d_name, weight, weighted, header, p)
+    weighted = w_name is not None
     id_type = pa.string() if renumber else pa.int64()
     types = {s_name: id_type, d_name: id_type}
     if renumber:
@@ -218,6 +245,8 @@ def read_csv_edges(
 
     builder = _builder(p, directed, bool(weighted), renumber, drop_self_loops, drop_duplicates,
                        sort_neighbors, n if not renumber else None, name, "csv")
+    if w_name is not None:
+        builder.meta["weight_column"] = w_name
     with builder:
         try:
             reader = pacsv.open_csv(
@@ -292,17 +321,14 @@ def read_parquet_edges(
     names = list(pf.schema_arrow.names)
     s_name = _pick(names, src, p, "source")
     d_name = _pick(names, dst, p, "target")
-    if weighted is None:
-        weighted = weight is not None
-    w_name = None
-    if weighted:
-        if weight is None:
-            weight = names.index(d_name) + 1
-        w_name = _pick(names, weight, p, "weight")
+    w_name = _weight_choice(names, s_name, d_name, weight, weighted, True, p)
+    weighted = w_name is not None
     columns = [s_name, d_name] + ([w_name] if w_name else [])
     rows_done = 0
     builder = _builder(p, directed, bool(weighted), renumber, drop_self_loops, drop_duplicates,
                        sort_neighbors, n if not renumber else None, name, "parquet")
+    if w_name is not None:
+        builder.meta["weight_column"] = w_name
     with builder:
         for batch in pf.iter_batches(batch_size=batch_rows, columns=columns):
             s = _column_numpy(batch.column(s_name), "id", renumber, p, f"source ({s_name!r})")

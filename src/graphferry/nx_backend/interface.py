@@ -444,6 +444,21 @@ def transitivity(G):
     return 0 if twice_triangles == 0 else twice_triangles / triples
 
 
+def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False, seed=None):
+    """Brandes betweenness by graphferry, NetworkX's scaling and (for ``k``) NetworkX's sample of sources.
+
+    NetworkX hands ``seed`` over as a ``random.Random``; graphferry draws the
+    sources from it exactly as NetworkX does, so the same seed samples the same nodes.
+    """
+    n = len(G)
+    if n == 0:
+        return {}
+    csr = G.csr if weight is None else G.weighted(weight)
+    values = _run("betweenness", csr, k=k, normalized=bool(normalized), weighted=weight is not None,
+                  seed=seed).betweenness
+    return dict(zip(G.nodes, values.tolist()))
+
+
 # ------------------------------------------------------------ can_run / should_run
 def _weights(G, weight) -> Any:
     """Edge attribute ``weight`` of ``G`` as converted (None: a backend graph converted without it)."""
@@ -541,6 +556,29 @@ def _check_clustering(a: dict) -> bool | str:
     return True
 
 
+def _check_betweenness(a: dict) -> bool | str:
+    if a["endpoints"]:
+        return "endpoints=True is not supported"
+    k, n = a["k"], len(a["G"])
+    if k is not None and not (isinstance(k, int) and 1 <= k <= n):
+        return "k must be an int in 1..len(G); NetworkX reports anything else"
+    weight = a["weight"]
+    if weight is None:
+        return True
+    if not isinstance(weight, str):
+        return "weight functions are not supported"
+    if a["G"].is_multigraph():
+        return "weighted multigraphs are not supported"
+    w = _weights(a["G"], weight)
+    if w is None:
+        return f"the graph was converted without edge attribute {weight!r}"
+    if not w.float32_exact:
+        return "edge weights must be numbers that float32 holds exactly"
+    if (w.values is None and not w.default > 0) or (w.values is not None and not np.all(w.values > 0)):
+        return "edge weights must be positive"
+    return True
+
+
 def _always(a: dict) -> bool:
     return True
 
@@ -566,6 +604,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], Callable[[dict], bool | str]]] = 
     "node_connected_component": (node_connected_component, _check_node),
     "average_clustering": (average_clustering, _check_clustering),
     "transitivity": (transitivity, _check_simple_undirected),
+    "betweenness_centrality": (betweenness_centrality, _check_betweenness),
 }
 
 

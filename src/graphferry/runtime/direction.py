@@ -15,6 +15,12 @@ alpha = 15, beta = 18), and it needs the previous step, so a
   most ``n / beta`` vertices (GAPBS: ``awake_count < old_awake_count`` and
   ``awake_count <= n / beta``), and keep pulling otherwise.
 
+That rule prices a pull below ``m`` because a pull stops at a row's first
+useful in-edge (BFS). A program whose ``cond`` is the constant ``true``
+(SSSP, PageRank, linking) never stops early: its pull reads all ``m`` edges
+and beats the push's atomics only when the frontier covers about every edge,
+so it pulls when ``n_f + m_f > m`` (a frontier of every vertex) and pushes otherwise.
+
 For BFS the pushed edges never exceed ``m``; a program that re-activates
 vertices (SSSP, PageRank) can scan more, so ``m_u`` starts again at ``m``
 once it would drop below zero. Algorithms never choose; a caller may force a direction.
@@ -79,6 +85,8 @@ def choose_direction(program, frontier_size: int, frontier_edges: int, m: int, *
         if not program.has_pull:
             raise ValueError(f"program {program.name} has no pull form (update)")
         d = "pull"
+    elif not getattr(program, "pull_stops_early", True):
+        d = "pull" if frontier_size + frontier_edges > m else "push"
     elif history is None or history.last is None or history.last == "push":
         unscanned = m if history is None else history.unscanned
         # (the frontier's size counts too, as in Ligra: an edgeless frontier of every vertex pulls)

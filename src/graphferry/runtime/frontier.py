@@ -60,7 +60,10 @@ class Frontier:
             if self.is_all:
                 self._ids = self.backend.xp.arange(self.n, dtype=np.int64)
             else:
-                self._ids = self.backend.ids_from_bits(self._bits, self.n)
+                if self._count is not None and hasattr(self.backend, "ids_from_bits_counted"):
+                    self._ids = self.backend.ids_from_bits_counted(self._bits, self._count)
+                else:
+                    self._ids = self.backend.ids_from_bits(self._bits, self.n)
             self._count = len(self._ids)
         return self._ids
 

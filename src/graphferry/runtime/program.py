@@ -39,6 +39,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -55,6 +56,8 @@ _CTYPES = {
     "vid": "vid_t",
 }
 _SCALAR_CTYPES = {"int64": "int64_t", "float64": "double"}
+#: Merge operators a program may declare for state written by several executors at once.
+COMBINE_OPERATORS = (None, "min", "max", "sum", "or")
 
 
 def _defines(source: str, name: str) -> bool:
@@ -72,8 +75,16 @@ class Program:
     vertex_functions: tuple[str, ...] = ()
     neighbor_functions: tuple[str, ...] = ()
     uses_weights: bool = False  # False: engines move no weight bytes, kernels see w = 1
+    #: How two executors' copies of the state merge after a push (min, max, sum or or);
+    #: declaring it also promises that pull's ``update`` writes only ``d``'s entries (so
+    #: executors owning disjoint destinations merge by copying them). None: the edge
+    #: functions write elsewhere (e.g. union-find links): one executor runs each edge_map.
+    combine: str | None = None
 
     def __post_init__(self) -> None:
+        if self.combine not in COMBINE_OPERATORS:
+            raise ValueError(f"program {self.name}: combine must be one of "
+                             f"{', '.join(str(c) for c in COMBINE_OPERATORS)}, got {self.combine!r}")
         for a, t in self.arrays.items():
             if t not in _CTYPES:
                 raise ValueError(f"program {self.name}: array {a!r} has unsupported dtype {t!r}")
@@ -91,6 +102,13 @@ class Program:
     @property
     def has_pull(self) -> bool:
         return _defines(self.source, "update") and _defines(self.source, "cond")
+
+    @property
+    def pull_stops_early(self) -> bool:
+        """False when ``cond`` is the constant ``true``: a pull then reads every in-edge
+        of every row (no early exit), which the direction rule must know."""
+        return re.search(r"\bcond\s*\(\s*const\s+State\s*&\s*\w+\s*,\s*vid_t\s+\w+\s*\)\s*"
+                         r"\{\s*return\s+true\s*;\s*\}", self.source) is None
 
     @property
     def has_pull_fold(self) -> bool:
@@ -149,11 +167,16 @@ class Program:
             parts.append(f"GF_NEIGHBOR_KERNEL({f})")
         return "\n".join(parts) + "\n"
 
-    def fingerprint(self) -> str:
+    @cached_property
+    def _fingerprint(self) -> str:
         h = hashlib.sha256()
         h.update(repr((self.name, self.source, self.arrays, self.scalars,
                        self.vertex_functions, self.neighbor_functions, self.uses_weights)).encode())
         return h.hexdigest()[:16]
+
+    def fingerprint(self) -> str:
+        """A hash of everything that shapes the compiled code (computed once per program)."""
+        return self._fingerprint
 
     def pack_scalars(self, values: dict[str, float | int]) -> tuple[np.ndarray, np.ndarray]:
         """The scalar tables (float64, int64) in declaration order."""

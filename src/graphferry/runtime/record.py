@@ -22,6 +22,7 @@ class PartitionStep:
     engine: str
     bytes_h2d: int
     rows: int
+    device: str = ""  # the executor that computed it ("" when the run has one)
 
 
 @dataclass
@@ -36,11 +37,13 @@ class IterationRecord:
     copy_seconds: float = 0.0
     kernel_seconds: float = 0.0
     next_active: int | None = None
+    device_seconds: dict | None = None  # hybrid: seconds per other executor and for the state exchange
+    floor_bytes: int | None = None  # edge bytes that had to cross (hybrid: device-placed, not resident)
     partitions: list[PartitionStep] = field(default_factory=list)
     _t0: float = 0.0
 
-    def add_partition(self, partition: int, engine: str, bytes_h2d: int, rows: int) -> None:
-        self.partitions.append(PartitionStep(partition, engine, bytes_h2d, rows))
+    def add_partition(self, partition: int, engine: str, bytes_h2d: int, rows: int, device: str = "") -> None:
+        self.partitions.append(PartitionStep(partition, engine, bytes_h2d, rows, device))
 
     @property
     def bytes_h2d(self) -> int:

@@ -6,6 +6,10 @@ frontiers. The runtime picks the direction (one place:
 :mod:`graphferry.runtime.direction`), walks the active partitions, asks the
 engine for each partition's view, launches the backend's kernel and records
 what happened. Algorithms never name an engine, a direction or a device.
+With ``engine="hybrid"`` (the default on a device whose budget does not hold
+the edges) the scheduler (:mod:`graphferry.scheduler`) takes each edge_map:
+it places every partition on an engine and an executor (device or CPU) per
+iteration, under a cost model calibrated on the machine.
 
 Example:
     >>> import numpy as np
@@ -39,6 +43,7 @@ from ..backends.base import Backend, DeviceArena
 from ..engines.base import EdgeSide, Engine
 from ..engines.registry import engine_class
 from ..graph import Graph
+from ..scheduler.policy import Policy
 from .loaded import LoadedGraph
 from .direction import DEFAULT_PULL_FRACTION, DirectionHistory, choose_direction
 from .frontier import Frontier
@@ -48,6 +53,9 @@ from .record import RunRecord
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, "RunRecord"], None]
+
+#: Initial value of a state array that starts as each vertex's own id (``Runtime.start``).
+VERTEX_IDS = "vertex_ids"
 
 
 @dataclass
@@ -66,6 +74,7 @@ class RunOptions:
     direction: str = "auto"
     pull_fraction: float = DEFAULT_PULL_FRACTION
     progress: Progress | None = None
+    policy: Policy | None = None       # engine "hybrid": per-partition placement (None: cost-driven)
 
 
 @dataclass
@@ -88,7 +97,7 @@ class Runtime:
     def __init__(self, graph: "Graph | LoadedGraph", *, backend: str | Backend = "auto", engine: str = "auto",
                  budget: int | None = None, partition_bytes: int | None = None,
                  direction: str = "auto", pull_fraction: float = DEFAULT_PULL_FRACTION,
-                 progress: Progress | None = None, algorithm: str = "?"):
+                 progress: Progress | None = None, algorithm: str = "?", policy: Policy | None = None):
         self._t0 = time.perf_counter()
         if partition_bytes is not None and partition_bytes <= 0:
             raise ValueError(f"partition_bytes must be positive, got {partition_bytes}")
@@ -108,7 +117,9 @@ class Runtime:
         self.pull_fraction = pull_fraction
         self.progress = progress
         self.engine_name = self._resolve_engine(engine)
-        engine_class(self.engine_name)  # fail early on a bad name
+        if self.engine_name != "hybrid":
+            engine_class(self.engine_name)  # fail early on a bad name
+        self.policy = policy if policy is not None else Policy()
         self.record = RunRecord(algorithm=algorithm, backend=self.backend.name, engine=self.engine_name)
         self.record.extra["loaded_graph"] = not self._owns_loaded
         self.record.extra["load_seconds"] = self.loaded.load_seconds
@@ -118,7 +129,8 @@ class Runtime:
     def from_options(cls, graph: "Graph | LoadedGraph", options: RunOptions, algorithm: str) -> "Runtime":
         return cls(graph, backend=options.backend, engine=options.engine, budget=options.budget,
                    partition_bytes=options.partition_bytes, direction=options.direction,
-                   pull_fraction=options.pull_fraction, progress=options.progress, algorithm=algorithm)
+                   pull_fraction=options.pull_fraction, progress=options.progress, algorithm=algorithm,
+                   policy=options.policy)
 
     # ------------------------------------------------------------ set-up
     def _resolve_engine(self, engine: str) -> str:
@@ -126,7 +138,8 @@ class Runtime:
             return engine
         if not self.backend.is_device:
             return "host"
-        return "resident" if 2 * self.graph.edge_bytes <= self.arena.budget_bytes else "filter"
+        # the edges do not fit: the hybrid places each partition each iteration
+        return "resident" if 2 * self.graph.edge_bytes <= self.arena.budget_bytes else "hybrid"
 
     def side(self, direction: str, use_weights: bool, reverse: bool = False) -> tuple[EdgeSide, Engine]:
         """The edge side and its engine, built once per physical CSR (and kept by a loaded graph).
@@ -166,6 +179,11 @@ class Runtime:
 
         return self.loaded.whole((use_weights, in_edges), build)
 
+    def constant(self, key: str, build) -> Any:
+        """A per-vertex array that depends on the graph alone (``build()`` gives it on the host),
+        on the backend; a loaded graph keeps it for every later call (no pass over n per call)."""
+        return self.loaded.constant(key, build)
+
     # ------------------------------------------------------------ frontiers
     def frontier_edges(self, frontier: Frontier, reverse: bool = False) -> int:
         """Sum of the active vertices' degrees along the map's edges (for the push/pull choice).
@@ -189,6 +207,8 @@ class Runtime:
     # ------------------------------------------------------------ programs
     def start(self, program: Program, arrays: dict[str, Any] | None = None,
               scalars: dict[str, float | int] | None = None) -> "ProgramState":
+        """Bind ``program``: each state array starts as a scalar (filled on the backend),
+        :data:`VERTEX_IDS` (``v`` at ``v``), an n-sized host array (copied), or 0."""
         return ProgramState(self, program, arrays or {}, scalars or {})
 
     def finish(self) -> RunRecord:
@@ -240,8 +260,16 @@ class ProgramState:
         for name in program.arrays:
             dtype = program.array_dtype(name, rt.graph.indices.dtype)
             init = arrays.get(name, 0)
-            if np.isscalar(init):  # filled where the state lives: no host pass, no upload
+            if isinstance(init, str) and init == VERTEX_IDS:  # label[v] = v
+                self.arrays[name] = rt.backend.vertex_ids(n, dtype)
+                continue
+            if np.isscalar(init):  # filled where it lives, in one pass, no host copy
                 self.arrays[name] = rt.backend.full(n, init, dtype)
+                continue
+            if isinstance(init, rt.backend.xp.ndarray) and rt.backend.xp is not np:  # already there
+                if init.shape != (n,):
+                    raise ValueError(f"array {name!r} must have {n} entries, got shape {init.shape}")
+                self.arrays[name] = init.astype(dtype, copy=True)
                 continue
             host = np.asarray(init)
             if host.shape != (n,):
@@ -257,14 +285,24 @@ class ProgramState:
         self._directions: dict[bool, DirectionHistory] = {}
 
     # ------------------------------------------------------------ state access
-    def host(self, name: str) -> np.ndarray:
-        return self.rt.backend.to_host(self.arrays[name])
+    def host(self, name: str, dtype=None) -> np.ndarray:
+        """Array ``name`` on the host, converted to ``dtype`` first where it lives (on a GPU:
+        one device-side conversion and one device-to-host transfer, no pass over it on the host)."""
+        arr = self.arrays[name]
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            arr = arr.astype(dtype)
+        return self.rt.backend.to_host(arr)
 
     def assign(self, name: str, ids, values) -> None:
-        """Scatter: ``name[ids] = values`` (a scalar, or one value per id), on the backend."""
+        """Scatter: ``name[ids] = values`` (a scalar, or one value per id) where the state lives.
+
+        With scalar initial values (filled where the state lives) this initialises
+        vertex state with no pass over ``n`` on the host, e.g. a BFS source's own entries.
+        """
         b = self.rt.backend
-        idx = b.asarray(np.asarray(ids, dtype=np.int64))
-        self.arrays[name][idx] = values if np.isscalar(values) else b.asarray(np.asarray(values))
+        idx = np.asarray(ids, dtype=np.int64).reshape(-1)
+        if len(idx):
+            self.arrays[name][b.asarray(idx)] = values if np.isscalar(values) else b.asarray(np.asarray(values))
 
     def gather(self, name: str, ids) -> np.ndarray:
         """Gather: ``name[ids]`` as a host array (ids on the host, or a frontier's)."""
@@ -334,14 +372,19 @@ class ProgramState:
         side, engine = rt.side(d, self.program.uses_weights, reverse)
         out = b.new_bitmap(g.n)
         it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)
+        if getattr(engine, "schedules", False):  # hybrid: the scheduler places every partition
+            out = engine.edge_map(self, frontier, d, it, rt.policy)
+            return self._finish_edge_map(out, it)
         tables = self._tables_now()
         kernel = self.kernels.push if d == "push" else self.kernels.pull
-        src_bits = None if frontier.is_all else frontier.bits
         for part, active in self._work(side, frontier, d):
             loaded = engine.load(part, active)
             # pull: the bitmap filters sources; push: it filters rows only where the
             # engine gave no row list (a compacted view holds active rows alone)
-            in_bits = src_bits if d == "pull" or loaded.use_bits else None
+            # (the bitmap is built only when a kernel reads it)
+            in_bits = None
+            if not frontier.is_all and (d == "pull" or loaded.use_bits):
+                in_bits = frontier.bits
             t = time.perf_counter()
             kernel(tables, loaded.view, loaded.row_list, in_bits, out)
             it.kernel_seconds += time.perf_counter() - t
@@ -354,6 +397,10 @@ class ProgramState:
         device_times = b.take_device_times()
         if device_times is not None:  # asynchronous backend: host timers saw only the launches
             it.copy_seconds, it.kernel_seconds = device_times
+        return self._finish_edge_map(out, it)
+
+    def _finish_edge_map(self, out, it) -> Frontier:
+        rt, g, b = self.rt, self.rt.graph, self.rt.backend
         nxt = Frontier(b, g.n, bits=out)
         it.next_active = len(nxt)
         rt.record.end(it)

@@ -98,11 +98,40 @@ class CpuBackend(Backend):
         return self._programs[key]
 
     def asarray(self, host):
-        return np.array(host, copy=True)
+        return host_ops.copy(host)
+
+    # vertex state written in parallel (first touch on every core)
+    def full(self, shape, value, dtype):
+        return host_ops.full(shape, value, dtype)
+
+    def vertex_ids(self, n, dtype):
+        return host_ops.vertex_ids(n, dtype)
+
+    # priority buckets: a parallel counting sort in C++ (float64 values; others: numpy)
+    def split_by_bucket(self, ids, values, delta):
+        if values.dtype != np.float64:
+            return super().split_by_bucket(ids, values, delta)
+        low, high = host_ops.bucket_range(ids, values, delta)
+        if low == high:
+            return ids, [low], [0, len(ids)]
+        if high - low >= len(ids):  # sparse keys: sorting beats a histogram over the span
+            return super().split_by_bucket(ids, values, delta)
+        grouped, starts = host_ops.bucket_split(ids, values, delta, low, high - low)
+        nonempty = np.flatnonzero(starts[1:] > starts[:-1])
+        return grouped, (nonempty + low).tolist(), np.r_[starts[nonempty], starts[-1]].tolist()
+
+    def keep_bucket(self, ids, values, delta, key):
+        if values.dtype != np.float64:
+            return super().keep_bucket(ids, values, delta, key)
+        return host_ops.bucket_keep(ids, values, delta, key)
 
     # frontier conversions: one parallel pass each in C++ (host_ops), not numpy's several
     def ids_from_bits(self, bits, n):
         return host_ops.bits_to_ids(bits)
+
+    def ids_from_bits_counted(self, bits, count):
+        """ids_from_bits when the frontier already knows its size (skips a popcount)."""
+        return host_ops.bits_to_ids(bits, count)
 
     def bits_from_ids(self, ids, n):
         return host_ops.ids_to_bits(np.asarray(ids), self.bitmap_words(n))

@@ -1,8 +1,12 @@
 // Host-side helpers that are not per program: compaction gather (Subway's SubCSR).
 // Called through ctypes, which releases the GIL, so a gather overlaps GPU work.
 #pragma once
+#include <cfloat>
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 #include <omp.h>
 #define GF_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -103,4 +107,177 @@ GF_EXPORT int64_t gf_degree_sum(const int64_t* offsets, const uint32_t* bits, in
         for (int64_t i = 0; i < k; ++i) s += offsets[ids[i] + 1] - offsets[ids[i]];
     }
     return s;
+}
+
+// ------------------------------------------------------- degree-ordered DAG
+// The undirected simple view of a graph (rows of G, and of its transpose GT for a
+// directed graph, merged; self-loops and repeats dropped), relabelled by
+// (degree, id) and oriented from lower to higher label (Schank; GAPBS tc).
+// Three parallel passes over the rows, each with a thread-local buffer; memory:
+// the DAG itself (half the simple view) plus n-sized arrays.
+#include <algorithm>
+#include <vector>
+
+// The sorted, distinct neighbours of u other than u, in buf.
+template <typename V>
+static void gf_simple_row(int64_t u, const int64_t* o1, const V* i1, const int64_t* o2, const V* i2,
+                          std::vector<V>& buf) {
+    buf.clear();
+    buf.insert(buf.end(), i1 + o1[u], i1 + o1[u + 1]);
+    if (o2) buf.insert(buf.end(), i2 + o2[u], i2 + o2[u + 1]);
+    if (!std::is_sorted(buf.begin(), buf.end())) std::sort(buf.begin(), buf.end());
+    buf.erase(std::unique(buf.begin(), buf.end()), buf.end());
+    auto self = std::lower_bound(buf.begin(), buf.end(), (V)u);
+    if (self != buf.end() && *self == (V)u) buf.erase(self);
+}
+
+// phase 0: degree[u] = |N(u)|; phase 1: count[rank[u]] = |{v in N(u): rank[v] > rank[u]}|;
+// phase 2: dag row rank[u] (at dag_off[rank[u]]) = those ranks, sorted.
+template <typename V, typename R>
+static void gf_dag_pass(int phase, int64_t n, const int64_t* o1, const V* i1, const int64_t* o2,
+                        const V* i2, const int64_t* rank, int64_t* out, const int64_t* dag_off,
+                        R* dag_idx) {
+#pragma omp parallel
+    {
+        std::vector<V> buf;
+#pragma omp for schedule(dynamic, 256)
+        for (int64_t u = 0; u < n; ++u) {
+            gf_simple_row(u, o1, i1, o2, i2, buf);
+            if (phase == 0) { out[u] = (int64_t)buf.size(); continue; }
+            const int64_t ru = rank[u];
+            if (phase == 1) {
+                int64_t c = 0;
+                for (V v : buf) c += rank[v] > ru;
+                out[ru] = c;
+                continue;
+            }
+            R* row = dag_idx + dag_off[ru];
+            int64_t k = 0;
+            for (V v : buf) if (rank[v] > ru) row[k++] = (R)rank[v];
+            std::sort(row, row + k);
+        }
+    }
+}
+
+#define GF_DAG_EXPORT(SUFFIX, V)                                                                  \
+    GF_EXPORT void gf_dag_pass_##SUFFIX(int phase, int64_t n, const int64_t* o1, const V* i1,    \
+                                        const int64_t* o2, const V* i2, const int64_t* rank,     \
+                                        int64_t* out, const int64_t* dag_off, V* dag_idx) {      \
+        gf_dag_pass<V, V>(phase, n, o1, i1, o2, i2, rank, out, dag_off, dag_idx);                \
+    }
+GF_DAG_EXPORT(i32, int32_t)
+GF_DAG_EXPORT(i64, int64_t)
+
+// The transpose's indices: pos (n entries) starts as the transpose's row offsets
+// and is consumed; rows come out in no particular order (the DAG passes sort them).
+template <typename V>
+static void gf_transpose_fill(int64_t n, const int64_t* offsets, const V* indices, int64_t* pos, V* t_indices) {
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int64_t u = 0; u < n; ++u)
+        for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j)
+            t_indices[__atomic_fetch_add(&pos[indices[j]], 1, __ATOMIC_RELAXED)] = (V)u;
+}
+GF_EXPORT void gf_transpose_fill_i32(int64_t n, const int64_t* o, const int32_t* i, int64_t* pos, int32_t* t) {
+    gf_transpose_fill(n, o, i, pos, t);
+}
+GF_EXPORT void gf_transpose_fill_i64(int64_t n, const int64_t* o, const int64_t* i, int64_t* pos, int64_t* t) {
+    gf_transpose_fill(n, o, i, pos, t);
+}
+
+// Index of the first weight that is negative or NaN, or -1 (one parallel pass, no temporaries).
+GF_EXPORT int64_t gf_first_negative_or_nan(const float* w, int64_t m) {
+    int64_t first = m;
+#pragma omp parallel for schedule(static) reduction(min : first) if (m > (1 << 20))
+    for (int64_t i = 0; i < m; ++i)
+        if (!(w[i] >= 0.0f && w[i] <= FLT_MAX) && i < first) first = i;  // negative, NaN or infinite
+    return first == m ? -1 : first;
+}
+
+// ------------------------------------------------------------- vertex state
+// Fills and copies of n-sized arrays in parallel (first touch on every core),
+// below 1M elements on one thread.
+#define GF_PAR_ELEMS (1 << 20)
+template <typename T> static void gf_fill_impl(T* p, int64_t count, T value) {
+#pragma omp parallel for schedule(static) if (count > GF_PAR_ELEMS)
+    for (int64_t i = 0; i < count; ++i) p[i] = value;
+}
+GF_EXPORT void gf_fill8(uint8_t* p, int64_t count, uint64_t v) { gf_fill_impl<uint8_t>(p, count, (uint8_t)v); }
+GF_EXPORT void gf_fill16(uint16_t* p, int64_t count, uint64_t v) { gf_fill_impl<uint16_t>(p, count, (uint16_t)v); }
+GF_EXPORT void gf_fill32(uint32_t* p, int64_t count, uint64_t v) { gf_fill_impl<uint32_t>(p, count, (uint32_t)v); }
+GF_EXPORT void gf_fill64(uint64_t* p, int64_t count, uint64_t v) { gf_fill_impl<uint64_t>(p, count, v); }
+GF_EXPORT void gf_iota32(int32_t* p, int64_t count) {
+#pragma omp parallel for schedule(static) if (count > GF_PAR_ELEMS)
+    for (int64_t i = 0; i < count; ++i) p[i] = (int32_t)i;
+}
+GF_EXPORT void gf_iota64(int64_t* p, int64_t count) {
+#pragma omp parallel for schedule(static) if (count > GF_PAR_ELEMS)
+    for (int64_t i = 0; i < count; ++i) p[i] = i;
+}
+GF_EXPORT void gf_copy_bytes(uint8_t* dst, const uint8_t* src, int64_t bytes) {
+    const int64_t block = 1 << 20;
+    const int64_t blocks = (bytes + block - 1) / block;
+#pragma omp parallel for schedule(static) if (blocks > 8)
+    for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t lo = b * block, len = std::min(block, bytes - lo);
+        std::memcpy(dst + lo, src + lo, len);
+    }
+}
+
+// --------------------------------------------------------- priority buckets
+// Stable counting sort of ids[0..k) by key = floor(values[ids[i]] / delta) - low,
+// keys in [0, span]: out_ids grouped by key (ids in their order within a key),
+// starts[key] = first position of that key (span + 2 entries). Per-thread
+// histograms over contiguous chunks keep it stable and parallel.
+GF_EXPORT void gf_bucket_split(const int64_t* ids, int64_t k, const double* values, double delta,
+                               int64_t low, int64_t span, int64_t* out_ids, int64_t* starts) {
+    const int T = k > GF_PAR_ELEMS / 4 ? omp_get_max_threads() : 1;
+    const int64_t K = span + 1;
+    std::vector<int64_t> hist((size_t)T * K, 0);
+#pragma omp parallel num_threads(T)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        const int64_t lo = k * t / nt, hi = k * (t + 1) / nt;
+        int64_t* h = &hist[(size_t)t * K];
+        for (int64_t i = lo; i < hi; ++i) ++h[(int64_t)std::floor(values[ids[i]] / delta) - low];
+#pragma omp barrier
+#pragma omp single
+        {
+            int64_t run = 0;
+            for (int64_t key = 0; key < K; ++key) {
+                starts[key] = run;
+                for (int s = 0; s < nt; ++s) {
+                    const int64_t c = hist[(size_t)s * K + key];
+                    hist[(size_t)s * K + key] = run;
+                    run += c;
+                }
+            }
+            starts[K] = run;
+        }
+        for (int64_t i = lo; i < hi; ++i) {
+            const int64_t key = (int64_t)std::floor(values[ids[i]] / delta) - low;
+            out_ids[h[key]++] = ids[i];
+        }
+    }
+}
+
+// Keep the ids whose key floor(values[id] / delta) is still `key` (the others moved to
+// a lower bucket: stale); returns how many were kept, compacted in place, order kept.
+GF_EXPORT int64_t gf_bucket_keep(int64_t* ids, int64_t k, const double* values, double delta, int64_t key) {
+    int64_t kept = 0;
+    for (int64_t i = 0; i < k; ++i)
+        if ((int64_t)std::floor(values[ids[i]] / delta) == key) ids[kept++] = ids[i];
+    return kept;
+}
+
+// Smallest and largest bucket floor(values[id] / delta) over ids[0..k) into out[0], out[1].
+GF_EXPORT void gf_bucket_range(const int64_t* ids, int64_t k, const double* values, double delta, int64_t* out) {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+#pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi) if (k > GF_PAR_ELEMS / 4)
+    for (int64_t i = 0; i < k; ++i) {
+        const int64_t key = (int64_t)std::floor(values[ids[i]] / delta);
+        lo = key < lo ? key : lo;
+        hi = key > hi ? key : hi;
+    }
+    out[0] = lo;
+    out[1] = hi;
 }

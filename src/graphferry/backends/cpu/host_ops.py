@@ -34,6 +34,24 @@ def _lib():
                             ("gf_popcount", [_P, _I], _I), ("gf_degree_sum", [_P, _P, _I, _P, _I], _I)):
         f = getattr(lib, name)
         f.argtypes, f.restype = args, res
+    for name in ("gf_fill8", "gf_fill16", "gf_fill32", "gf_fill64"):
+        f = getattr(lib, name)
+        f.argtypes, f.restype = [_P, _I, ctypes.c_uint64], None
+    for name in ("gf_iota32", "gf_iota64"):
+        f = getattr(lib, name)
+        f.argtypes, f.restype = [_P, _I], None
+    lib.gf_copy_bytes.argtypes, lib.gf_copy_bytes.restype = [_P, _P, _I], None
+    _D = ctypes.c_double
+    lib.gf_bucket_split.argtypes, lib.gf_bucket_split.restype = [_P, _I, _P, _D, _I, _I, _P, _P], None
+    lib.gf_bucket_range.argtypes, lib.gf_bucket_range.restype = [_P, _I, _P, _D, _P], None
+    lib.gf_bucket_keep.argtypes, lib.gf_bucket_keep.restype = [_P, _I, _P, _D, _I], _I
+    lib.gf_first_negative_or_nan.argtypes, lib.gf_first_negative_or_nan.restype = [_P, _I], _I
+    for name in ("gf_transpose_fill_i32", "gf_transpose_fill_i64"):
+        f = getattr(lib, name)
+        f.argtypes, f.restype = [_I, _P, _P, _P, _P], None
+    for name in ("gf_dag_pass_i32", "gf_dag_pass_i64"):
+        f = getattr(lib, name)
+        f.argtypes, f.restype = [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P, _P, _P], None
     return lib
 
 
@@ -71,15 +89,17 @@ def gather_rows(offsets, indices, weights, ids, out_indices=None, out_weights=No
 
 
 # ------------------------------------------------------------------ frontiers
-def bits_to_ids(bits: np.ndarray) -> np.ndarray:
-    """Sorted int64 ids of the set bits of a uint32 bitmap (one parallel pass).
+def bits_to_ids(bits: np.ndarray, count: int | None = None) -> np.ndarray:
+    """Sorted int64 ids of the set bits of a uint32 bitmap (one parallel pass; ``count``:
+    the number of set bits when already known).
 
     Example:
         >>> bits_to_ids(np.array([0b1010, 1], np.uint32)).tolist()
         [1, 3, 32]
     """
     bits = np.ascontiguousarray(bits, dtype=np.uint32)
-    count = popcount(bits)
+    if count is None:
+        count = popcount(bits)
     out = np.empty(count, np.int64)
     _lib().gf_bits_to_ids(_p(bits), len(bits), _p(out))
     return out
@@ -118,3 +138,174 @@ def degree_sum(offsets: np.ndarray, *, bits: np.ndarray | None = None, ids: np.n
         return int(_lib().gf_degree_sum(_p(offsets), _p(bits), len(bits), None, 0))
     ids = np.ascontiguousarray(ids, dtype=np.int64)
     return int(_lib().gf_degree_sum(_p(offsets), None, 0, _p(ids), len(ids)))
+
+
+# ------------------------------------------------------------------ triangle DAG
+def unordered_transpose(offsets, indices):
+    """The transpose's (offsets, indices), rows in no particular order, in one parallel fill.
+
+    Example:
+        >>> o, i = unordered_transpose(np.array([0, 2, 3, 3], np.int64), np.array([1, 2, 2], np.int32))
+        >>> o.tolist(), sorted(i[o[2]:o[3]].tolist())
+        ([0, 0, 1, 3], [0, 1])
+    """
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    indices = np.ascontiguousarray(indices)
+    n = len(offsets) - 1
+    t_offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(indices, minlength=n), out=t_offsets[1:])
+    pos = t_offsets[:-1].copy()
+    t_indices = np.empty(len(indices), indices.dtype)
+    fn = _lib().gf_transpose_fill_i32 if indices.dtype == np.int32 else _lib().gf_transpose_fill_i64
+    fn(n, _p(offsets), _p(indices), _p(pos), _p(t_indices))
+    return t_offsets, t_indices
+
+
+def degree_ordered_dag(offsets, indices, t_offsets=None, t_indices=None):
+    """The undirected simple view relabelled by ``(degree, id)`` and oriented upwards, in C++.
+
+    ``offsets``/``indices``: a CSR; ``t_offsets``/``t_indices``: its transpose
+    for a directed graph (None when the CSR is symmetric). Self-loops and
+    repeated edges are dropped. Returns ``(dag_offsets, dag_indices, order,
+    degree)``: row ``r`` of the DAG holds the sorted labels above ``r`` of the
+    neighbours of vertex ``order[r]``; ``degree[v] = |N(v)|``. Memory: the DAG
+    and a few n-sized arrays; no edge list.
+
+    Example:
+        >>> off = np.array([0, 2, 4, 6, 6], np.int64)        # triangle 0-1-2, vertex 3 alone
+        >>> idx = np.array([1, 2, 0, 2, 0, 1], np.int32)
+        >>> o, i, order, deg = degree_ordered_dag(off, idx)
+        >>> o.tolist(), i.tolist(), order.tolist(), deg.tolist()
+        ([0, 0, 2, 3, 3], [2, 3, 3], [3, 0, 1, 2], [2, 2, 2, 0])
+    """
+    lib = _lib()
+    indices = np.ascontiguousarray(indices)
+    fn = lib.gf_dag_pass_i32 if indices.dtype == np.int32 else lib.gf_dag_pass_i64
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    if t_indices is not None:
+        t_offsets = np.ascontiguousarray(t_offsets, dtype=np.int64)
+        t_indices = np.ascontiguousarray(t_indices, dtype=indices.dtype)
+    n = len(offsets) - 1
+    degree = np.empty(n, np.int64)
+    fn(0, n, _p(offsets), _p(indices), _p(t_offsets), _p(t_indices), None, _p(degree), None, None)
+    order = np.argsort(degree, kind="stable")           # by degree, then id
+    rank = np.empty(n, np.int64)
+    rank[order] = np.arange(n)
+    counts = np.empty(n, np.int64)
+    fn(1, n, _p(offsets), _p(indices), _p(t_offsets), _p(t_indices), _p(rank), _p(counts), None, None)
+    dag_offsets = np.empty(n + 1, np.int64)
+    dag_offsets[0] = 0
+    np.cumsum(counts, out=dag_offsets[1:])
+    del counts
+    dag_indices = np.empty(int(dag_offsets[-1]), indices.dtype)
+    fn(2, n, _p(offsets), _p(indices), _p(t_offsets), _p(t_indices), _p(rank), None,
+       _p(dag_offsets), _p(dag_indices))
+    return dag_offsets, dag_indices, order, degree
+
+
+def first_negative_or_nan(weights: np.ndarray) -> int:
+    """Index of the first float32 weight that is negative, NaN or infinite, or -1 (one parallel pass).
+
+    Example:
+        >>> first_negative_or_nan(np.array([1, 0, np.nan, -1], np.float32)), first_negative_or_nan(np.ones(3, np.float32))
+        (2, -1)
+        >>> first_negative_or_nan(np.array([1, np.inf], np.float32))
+        1
+    """
+    w = np.ascontiguousarray(weights, dtype=np.float32)
+    return int(_lib().gf_first_negative_or_nan(_p(w), len(w)))
+
+
+# ------------------------------------------------------------------ vertex state
+def full(count: int, value, dtype) -> np.ndarray:
+    """``np.full`` filled in parallel (first touch on every core).
+
+    Example:
+        >>> full(3, -1, np.int64).tolist(), full(2, 0.5, np.float32).tolist()
+        ([-1, -1, -1], [0.5, 0.5])
+    """
+    dtype = np.dtype(dtype)
+    out = np.empty(int(count), dtype)
+    size = dtype.itemsize
+    if size not in (1, 2, 4, 8):
+        out.fill(value)
+        return out
+    bits = int(np.array(value, dtype=dtype).view(f"u{size}"))
+    getattr(_lib(), f"gf_fill{8 * size}")(_p(out), len(out), bits)
+    return out
+
+
+def vertex_ids(count: int, dtype) -> np.ndarray:
+    """``np.arange(count)`` of int32 or int64, written in parallel.
+
+    Example:
+        >>> vertex_ids(4, np.int32).tolist()
+        [0, 1, 2, 3]
+    """
+    dtype = np.dtype(dtype)
+    out = np.empty(int(count), dtype)
+    (_lib().gf_iota32 if dtype == np.int32 else _lib().gf_iota64)(_p(out), len(out))
+    return out
+
+
+def copy(host: np.ndarray) -> np.ndarray:
+    """A contiguous copy of ``host``, copied in parallel 1 MiB blocks.
+
+    Example:
+        >>> a = np.arange(5.0); b = copy(a); b[0] = 9; a[0], b.tolist()
+        (np.float64(0.0), [9.0, 1.0, 2.0, 3.0, 4.0])
+    """
+    host = np.asarray(host)
+    if not host.flags.c_contiguous:
+        return np.array(host, copy=True)
+    out = np.empty_like(host)
+    _lib().gf_copy_bytes(_p(out), _p(host), host.nbytes)
+    return out
+
+
+# ------------------------------------------------------------------ priority buckets
+def bucket_range(ids: np.ndarray, values: np.ndarray, delta: float) -> tuple[int, int]:
+    """Smallest and largest bucket ``floor(values[id] / delta)`` over ``ids`` (non-empty).
+
+    Example:
+        >>> bucket_range(np.array([0, 1, 2]), np.array([0.5, 7.0, 2.5]), 2.0)
+        (0, 3)
+    """
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
+    out = np.empty(2, np.int64)
+    _lib().gf_bucket_range(_p(ids), len(ids), _p(np.ascontiguousarray(values, dtype=np.float64)),
+                           float(delta), _p(out))
+    return int(out[0]), int(out[1])
+
+
+def bucket_split(ids: np.ndarray, values: np.ndarray, delta: float, low: int, span: int):
+    """Group ``ids`` by bucket ``floor(values[id] / delta) - low`` (in ``0..span``), stably.
+
+    Returns ``(grouped ids, starts)``: bucket ``low + j`` holds
+    ``grouped[starts[j]:starts[j + 1]]``. A parallel counting sort.
+
+    Example:
+        >>> vals = np.array([0.5, 7.0, 2.5, 2.0])
+        >>> g, s = bucket_split(np.array([0, 1, 2, 3]), vals, 2.0, 0, 3)
+        >>> g.tolist(), s.tolist()
+        ([0, 2, 3, 1], [0, 1, 3, 3, 4])
+    """
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    out = np.empty_like(ids)
+    starts = np.empty(span + 2, np.int64)
+    _lib().gf_bucket_split(_p(ids), len(ids), _p(values), float(delta), int(low), int(span), _p(out), _p(starts))
+    return out, starts
+
+
+def bucket_keep(ids: np.ndarray, values: np.ndarray, delta: float, key: int) -> np.ndarray:
+    """The ``ids`` (a fresh int64 array) whose bucket ``floor(values[id] / delta)`` is ``key``.
+
+    Example:
+        >>> bucket_keep(np.array([0, 1, 2]), np.array([0.5, 7.0, 1.0]), 2.0, 0).tolist()
+        [0, 2]
+    """
+    out = np.array(ids, dtype=np.int64, copy=True)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    kept = _lib().gf_bucket_keep(_p(out), len(out), _p(values), float(delta), int(key))
+    return out[:kept]

@@ -61,6 +61,11 @@ GF_FN bool gf_atomic_max(int32_t* p, int32_t v) {
 }
 GF_FN bool gf_atomic_min(float* p, float v) {
     // Non-negative floats order like their int bit patterns; negative ones reversed.
+    // So a non-negative v needs one native atomicMin on the signed pattern (a negative
+    // *p has a negative pattern and stays), no compare-and-swap retries under contention.
+    if (v >= 0.0f) {
+        return *(volatile float*)p > v && __int_as_float(atomicMin((int*)p, __float_as_int(v))) > v;
+    }
     int* ip = (int*)p;
     int old = *ip;
     while (__int_as_float(old) > v) {
@@ -71,6 +76,10 @@ GF_FN bool gf_atomic_min(float* p, float v) {
     return false;
 }
 GF_FN bool gf_atomic_min(double* p, double v) {
+    if (v >= 0.0) {  // as for float: one native atomicMin on the signed bit pattern
+        return *(volatile double*)p > v &&
+               __longlong_as_double(atomicMin((long long*)p, __double_as_longlong(v))) > v;
+    }
     unsigned long long* ip = (unsigned long long*)p;
     unsigned long long old = *ip;
     while (__longlong_as_double((long long)old) > v) {

@@ -1,0 +1,223 @@
+#!/usr/bin/env python
+"""Mutation check: do the tests catch deliberately wrong algorithms and verifiers?
+
+Each mutant is one small edit, ``(file, exact original snippet, replacement)``: a wrong answer
+at depth, one wrong distance, a small rank shift, merged or split components, a missing
+triangle, a wrong clustering coefficient or label, a loop capped at too few rounds, a stopping
+threshold too loose, a verifier that accepts anything. One at a time, the mutant is applied to
+a temporary copy of ``src/`` and ``tests/`` (the working tree is never touched) and the tests
+that should catch it run there (targeted files, ``-x``). A mutant is
+
+* KILLED when those tests fail,
+* SURVIVED when they pass (a hole in the tests: add a test that fails on it),
+* STALE when its original snippet is no longer in the file exactly once (the code changed:
+  update the mutant to aim at the new code; it is never skipped silently).
+
+The script prints one line per mutant and the kill rate, and exits non-zero when a mutant
+survived or is stale. Mutants aim at logic likely to outlive rewrites of the drivers: the
+programs' C++ text, the verifiers, loop and stopping rules.
+
+    python dev/mutation_check.py              # all mutants (a few minutes on 2 cores)
+    python dev/mutation_check.py -k wcc        # those whose name contains "wcc"
+    python dev/mutation_check.py --list        # names and descriptions only
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+ALG = "src/graphferry/algorithms"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    what: str
+    file: str
+    original: str
+    replacement: str
+    tests: tuple[str, ...]
+
+
+MUTANTS = [
+    # ------------------------------------------------------------------ BFS
+    Mutant("bfs-wrong-level-at-depth", "push records level depth + 1 below depth 5", f"{ALG}/bfs.py",
+           "if (gf_cas(&S.parent[d], (vid_t)-1, s)) { S.level[d] = (int32_t)S.depth; return true; }",
+           "if (gf_cas(&S.parent[d], (vid_t)-1, s)) { S.level[d] = (int32_t)(S.depth + (S.depth > 5)); return true; }",
+           ("tests/test_engines_bfs.py",)),
+    Mutant("bfs-pull-wrong-level-at-depth", "pull records level depth + 1 below depth 5", f"{ALG}/bfs.py",
+           "S.parent[d] = s; S.level[d] = (int32_t)S.depth; return true;",
+           "S.parent[d] = s; S.level[d] = (int32_t)(S.depth + (S.depth > 5)); return true;",
+           ("tests/test_engines_bfs.py",)),
+    Mutant("bfs-loop-capped", "BFS stops after 40 levels", f"{ALG}/bfs.py",
+           "        while frontier:\n            depth += 1\n",
+           "        while frontier and depth < 40:\n            depth += 1\n",
+           ("tests/test_engines_bfs.py",)),
+    Mutant("verify_bfs-second-root", "verify_bfs lets a non-source vertex sit at level 0 (the old hole)",
+           f"{ALG}/bfs.py", "    others = others[others != source]\n",
+           "    others = np.flatnonzero(levels > 0)\n", ("tests/test_verifiers.py",)),
+    # ------------------------------------------------------------------ SSSP
+    Mutant("sssp-one-wrong-distance", "relaxing into vertex 17 adds 0.5", f"{ALG}/sssp.py",
+           "return gf_atomic_min(&S.dist[d], gf_load(&S.dist[s]) + (double)w);",
+           "return gf_atomic_min(&S.dist[d], gf_load(&S.dist[s]) + (double)w + (d == 17 ? 0.5 : 0.0));",
+           ("tests/test_sssp.py",)),
+    Mutant("sssp-pull-one-wrong-distance", "pulling into vertex 17 stores 1% too much", f"{ALG}/sssp.py",
+           "if (nd < S.dist[d]) { S.dist[d] = nd; return true; }",
+           "if (nd < S.dist[d]) { S.dist[d] = nd * (d == 17 ? 1.01 : 1.0); return true; }",
+           ("tests/test_sssp.py",)),
+    Mutant("sssp-loop-capped", "SSSP stops after 40 rounds", f"{ALG}/sssp.py",
+           "            rounds += 1\n            if delta is None:\n",
+           "            rounds += 1\n            if rounds > 40:\n                break\n            if delta is None:\n",
+           ("tests/test_sssp.py",)),
+    Mutant("verify_sssp-no-tight-paths", "verify_sssp skips the tight-path reachability rule",
+           f"{ALG}/sssp.py", "    assert on_tight_paths[np.isfinite(dist)].all(), \\\n",
+           "    assert True or on_tight_paths[np.isfinite(dist)].all(), \\\n", ("tests/test_verifiers.py",)),
+    # ------------------------------------------------------------------ WCC
+    Mutant("wcc-merged-components", "a label 1 offered along an edge arrives as 0", f"{ALG}/wcc.py",
+           "    return gf_atomic_min(&S.label[d], g);\n",
+           "    return gf_atomic_min(&S.label[d], g == 1 ? (vid_t)0 : g);\n",
+           ("tests/test_wcc.py",)),
+    Mutant("wcc-split-components", "WCC stops after 2 rounds", f"{ALG}/wcc.py",
+           "        while frontier:\n            rounds += 1\n",
+           "        while frontier and rounds < 2:\n            rounds += 1\n",
+           ("tests/test_wcc.py",)),
+    # ------------------------------------------------------------------ PageRank
+    Mutant("pagerank-ldbc-rank-shift", "LDBC PageRank ranks 1e-9 too large", f"{ALG}/pagerank.py",
+           "    S.rank[v] = S.base + S.damping * S.acc[v];\n",
+           "    S.rank[v] = (S.base + S.damping * S.acc[v]) * (1.0 + 1e-9);\n",
+           ("tests/test_pagerank.py",)),
+    Mutant("pagerank-delta-rank-shift", "delta PageRank keeps 0.1% too much of vertex 3's residual",
+           f"{ALG}/pagerank.py", "    S.rank[v] += r;\n", "    S.rank[v] += v == 3 ? r * 1.001 : r;\n",
+           ("tests/test_pagerank.py",)),
+    Mutant("pagerank-threshold-3x-loose", "delta PageRank stops at 3x its documented threshold",
+           f"{ALG}/pagerank.py", "return (double)S.resid[v] > S.tol * ((double)S.rank[v] + S.floor);",
+           "return (double)S.resid[v] > 3.0 * S.tol * ((double)S.rank[v] + S.floor);",
+           ("tests/test_pagerank.py",)),
+    Mutant("pagerank-loop-capped", "delta PageRank gives up after 40 rounds", f"{ALG}/pagerank.py",
+           "            if iterations >= int(max_iterations):\n",
+           "            if iterations >= min(int(max_iterations), 40):\n",
+           ("tests/test_pagerank.py",)),
+    # ------------------------------------------------------------------ triangles, LCC, CDLP
+    Mutant("triangles-one-missing", "vertex 3's own count misses one triangle", f"{ALG}/triangles.py",
+           "    if (mine) gf_atomic_add(&S.tri[u], mine);\n",
+           "    if (mine) gf_atomic_add(&S.tri[u], mine - (u == 3 ? 1 : 0));\n",
+           ("tests/test_triangles.py",)),
+    Mutant("lcc-degree-two-is-zero", "LCC is 0 for vertices with two neighbours", f"{ALG}/lcc.py",
+           "S.lcc[v] = d < 2 ? 0.0 :", "S.lcc[v] = d < 3 ? 0.0 :", ("tests/test_lcc.py",)),
+    Mutant("cdlp-ties-to-larger", "CDLP breaks ties towards the larger label", f"{ALG}/cdlp.py",
+           "if (e - k > best_count)", "if (e - k >= best_count)", ("tests/test_cdlp.py",)),
+    Mutant("cdlp-stops-early", "CDLP stops while two labels still change", f"{ALG}/cdlp.py",
+           "            if changed == 0:\n", "            if changed <= 2:\n", ("tests/test_cdlp.py",)),
+    # ------------------------------------------------------------------ verifiers that accept anything
+    Mutant("verify_bfs-accepts-anything", "verify_bfs returns at once", f"{ALG}/bfs.py",
+           "    levels = np.asarray(levels)\n    parents = np.asarray(parents)\n",
+           "    return\n    levels = np.asarray(levels)\n", ("tests/test_verifiers.py",)),
+    Mutant("verify_sssp-accepts-anything", "verify_sssp returns at once", f"{ALG}/sssp.py",
+           "    dist = np.asarray(dist, dtype=np.float64)\n    n = graph.n\n",
+           "    return\n    n = graph.n\n", ("tests/test_verifiers.py",)),
+    Mutant("verify_wcc-accepts-anything", "verify_wcc returns at once", f"{ALG}/wcc.py",
+           "    labels = np.asarray(labels)\n    assert labels.shape == (graph.n,), \"one label per vertex\"\n",
+           "    return\n", ("tests/test_verifiers.py",)),
+    Mutant("verify_pagerank-accepts-anything", "verify_pagerank returns at once", f"{ALG}/pagerank.py",
+           "    ranks = np.asarray(ranks, dtype=np.float64)\n    assert ranks.shape == (graph.n,), \"one rank per vertex\"\n",
+           "    return\n", ("tests/test_verifiers.py",)),
+    Mutant("verify_triangles-accepts-anything", "verify_triangles returns at once", f"{ALG}/triangles.py",
+           "    import scipy.sparse as sp\n\n    n = graph.n\n    src, dst = graph.edges()\n    keep = src != dst\n"
+           "    a = sp.coo_array((np.ones(int(keep.sum())), (src[keep], dst[keep])), shape=(n, n)).tocsr()\n"
+           "    a = ((a + a.T) > 0)",
+           "    return\n    import scipy.sparse as sp\n\n    n = graph.n\n    src, dst = graph.edges()\n    keep = src != dst\n"
+           "    a = sp.coo_array((np.ones(int(keep.sum())), (src[keep], dst[keep])), shape=(n, n)).tocsr()\n"
+           "    a = ((a + a.T) > 0)", ("tests/test_verifiers.py",)),
+    Mutant("verify_lcc-accepts-anything", "verify_lcc returns at once", f"{ALG}/lcc.py",
+           "    values = np.asarray(values, dtype=np.float64)\n", "    return\n", ("tests/test_verifiers.py",)),
+    Mutant("verify_cdlp-accepts-anything", "verify_cdlp returns at once", f"{ALG}/cdlp.py",
+           "    want = values[lab]\n", "    return\n", ("tests/test_verifiers.py",)),
+]
+
+
+def copy_tree(dst: Path) -> None:
+    for part in ("src", "tests"):
+        shutil.copytree(REPO / part, dst / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for f in ("pyproject.toml",):
+        if (REPO / f).exists():
+            shutil.copy2(REPO / f, dst / f)
+
+
+def run_mutant(m: Mutant, work: Path, timeout: float) -> tuple[str, float, str]:
+    path = work / m.file
+    text = path.read_text()
+    if text.count(m.original) != 1:
+        return "STALE", 0.0, f"original snippet found {text.count(m.original)} times in {m.file}"
+    env = dict(os.environ, PYTHONPATH=str(work / "src"),
+               GRAPHFERRY_SHARED=os.environ.get("GRAPHFERRY_SHARED", str(REPO.parent / "shared")))
+    t = time.perf_counter()
+    try:
+        path.write_text(text.replace(m.original, m.replacement))
+        try:
+            proc = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+                                   "--no-header", "-o", "addopts=", *m.tests],
+                                  cwd=work, env=env, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return "SURVIVED", time.perf_counter() - t, f"tests ran past {timeout:.0f} s"
+    finally:
+        path.write_text(text)                      # never leave a mutant applied
+    seconds = time.perf_counter() - t
+    lines = (proc.stdout + proc.stderr).strip().splitlines()
+    if proc.returncode == 1:                       # tests failed: caught
+        first = next((ln for ln in lines if ln.startswith("FAILED")), lines[-1] if lines else "")
+        return "KILLED", seconds, first
+    if proc.returncode == 0:
+        return "SURVIVED", seconds, lines[-1] if lines else ""
+    return "ERROR", seconds, f"pytest exit code {proc.returncode}: {lines[-1] if lines else ''}"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-k", default="", help="only mutants whose name contains this")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant's tests")
+    args = ap.parse_args(argv)
+    chosen = [m for m in MUTANTS if args.k in m.name]
+    if args.list:
+        for m in chosen:
+            print(f"{m.name:36s} {m.file:40s} {m.what}")
+        return 0
+    # the unmutated copy must pass the same tests, or a "kill" would mean nothing
+    results = []
+    with tempfile.TemporaryDirectory(prefix="graphferry-mutants-") as tmp:
+        work = Path(tmp)
+        copy_tree(work)
+        targets = sorted({t for m in chosen for t in m.tests})
+        base = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+                               "-o", "addopts=", *targets], cwd=work,
+                              env=dict(os.environ, PYTHONPATH=str(work / "src"),
+                                       GRAPHFERRY_SHARED=os.environ.get("GRAPHFERRY_SHARED",
+                                                                        str(REPO.parent / "shared"))),
+                              capture_output=True, text=True)
+        if base.returncode != 0:
+            print("the unmutated tests fail; fix them first:\n" + (base.stdout + base.stderr)[-2000:])
+            return 2
+        for m in chosen:
+            status, seconds, detail = run_mutant(m, work, args.timeout)
+            results.append((m, status))
+            print(f"{status:8s} {seconds:6.1f} s  {m.name:36s} {m.what}" + (f"\n         {detail}" if status != "KILLED" else ""),
+                  flush=True)
+    killed = sum(s == "KILLED" for _, s in results)
+    judged = sum(s in ("KILLED", "SURVIVED") for _, s in results)
+    stale = [m.name for m, s in results if s in ("STALE", "ERROR")]
+    print(f"\nkill rate: {killed}/{judged}" + (f" = {killed / judged:.0%}" if judged else "") +
+          (f"; stale or broken (update them): {', '.join(stale)}" if stale else ""))
+    return 0 if killed == judged and not stale else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

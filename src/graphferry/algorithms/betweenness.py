@@ -1,0 +1,246 @@
+"""Betweenness centrality (Brandes), exact or from sampled sources, unweighted or weighted.
+
+Brandes, "A faster algorithm for betweenness centrality" (J. Math. Sociol.
+2001). For every source ``s`` two sweeps over the shortest-path DAG:
+
+* **forward**: ``sigma[v]``, the number of shortest ``s``-``v`` paths:
+  ``sigma[v] = sum over predecessors u of sigma[u]`` (Brandes' Theorem 3).
+  Unweighted: one BFS level per ``edge_map`` (a vertex is claimed by a
+  compare-and-swap on its level; every edge from the level below into it adds
+  its tail's ``sigma``). Weighted: distances first (frontier Bellman-Ford with
+  atomic minima), then one ``edge_map`` per distinct distance, in increasing
+  order, along the tight edges ``dist[u] + w(u, v) == dist[v]``.
+* **backward**: the dependency ``delta[v] = sum over successors w of
+  sigma[v] / sigma[w] * (1 + delta[w])`` (Brandes' Theorem 6), one
+  ``edge_map`` over the reversed graph per level (or distance) from the
+  deepest up; then ``bc[v] += delta[v]`` for every ``v != s``.
+
+The graph is read as its simple view (self-loops dropped; repeated arcs kept
+once, with the least weight), which is what a NetworkX ``Graph``/``DiGraph``
+holds. Weights must be positive (a zero weight makes ties between a vertex
+and its predecessor, which Brandes' ordering by distance cannot separate).
+
+Scaling follows ``networkx.betweenness_centrality`` (networkx 3.6,
+``endpoints=False``): with ``normalized=True`` each value is divided by the
+number of ordered pairs it could lie between, ``(n - 1)(n - 2)``
+(``K (n - 2)`` for ``k = K`` sampled sources, and ``(K - 1)(n - 2)`` for a
+sampled source itself); with ``normalized=False`` an undirected graph's sums
+are halved (each unordered pair was counted from both ends) and sampled sums
+are scaled by ``(n - 1) / K``. Sampling takes
+``random.Random(seed).sample(range(n), k)``, NetworkX's own draw for a graph
+whose nodes are ``0..n-1`` in order, so the same seed samples the same sources.
+
+Example:
+    >>> import numpy as np
+    >>> from graphferry import Graph
+    >>> from graphferry.algorithms.betweenness import betweenness, verify_betweenness
+    >>> g = Graph.from_edges([0, 1, 2], [1, 2, 3], n=4, directed=False)   # a path 0-1-2-3
+    >>> r = betweenness(g, backend="cpu")
+    >>> r.betweenness.round(4).tolist()
+    [0.0, 0.6667, 0.6667, 0.0]
+    >>> betweenness(g, normalized=False, backend="cpu").betweenness.tolist()
+    [0.0, 2.0, 2.0, 0.0]
+    >>> verify_betweenness(g, r.betweenness)
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from ..graph import Graph
+from ..runtime import Program, RunOptions
+from ..transforms import simple_graph, simple_weighted_graph
+from ._common import Result, runtime_for
+
+# phases of one program (scalar ``phase``): which rule the edge functions apply
+BFS, RELAX, COUNT, DEPEND = 0, 1, 2, 3
+
+PROGRAM = Program(
+    "betweenness",
+    arrays={"level": "int64", "dist": "float64", "sigma": "float64", "delta": "float64", "bc": "float64"},
+    scalars={"phase": "int64", "round": "int64", "source": "int64", "weighted": "int64"},
+    vertex_functions=("reset", "accumulate"),
+    uses_weights=True,
+    source=r"""
+// Is u -> v an edge of the shortest-path DAG? (levels when unweighted, distances otherwise)
+GF_FN bool bc_tight(const State& S, vid_t u, vid_t v, float w) {
+    return S.weighted ? S.dist[u] + (double)w == S.dist[v] : S.level[u] + 1 == S.level[v];
+}
+GF_FN bool cond(const State& S, vid_t d) {
+    if (S.phase == 0) { const int64_t l = gf_load(&S.level[d]); return l < 0 || l == S.round + 1; }
+    return true;
+}
+// push: many sources reach d at once
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
+    if (S.phase == 0) {              // BFS level round+1 with path counts
+        bool claimed = false;
+        if (gf_load(&S.level[d]) < 0) claimed = gf_cas(&S.level[d], (int64_t)-1, (int64_t)(S.round + 1));
+        if (gf_load(&S.level[d]) == S.round + 1) gf_atomic_add(&S.sigma[d], S.sigma[s]);
+        return claimed;
+    }
+    if (S.phase == 1) return gf_atomic_min(&S.dist[d], S.dist[s] + (double)w);   // distances
+    if (S.phase == 2) {              // path counts along tight edges, by increasing distance
+        if (bc_tight(S, s, d, w)) gf_atomic_add(&S.sigma[d], S.sigma[s]);
+        return false;
+    }
+    // phase 3, reversed graph: s is the head of the edge d -> s; Brandes' Theorem 6
+    if (bc_tight(S, d, s, w)) gf_atomic_add(&S.delta[d], S.sigma[d] / S.sigma[s] * (1.0 + S.delta[s]));
+    return false;
+}
+// pull: one thread owns d
+GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
+    if (S.phase == 0) {
+        bool claimed = false;
+        if (S.level[d] < 0) { S.level[d] = S.round + 1; claimed = true; }
+        S.sigma[d] += S.sigma[s];
+        return claimed;
+    }
+    if (S.phase == 1) {
+        const double nd = S.dist[s] + (double)w;
+        if (nd < S.dist[d]) { S.dist[d] = nd; return true; }
+        return false;
+    }
+    if (S.phase == 2) {
+        if (bc_tight(S, s, d, w)) S.sigma[d] += S.sigma[s];
+        return false;
+    }
+    if (bc_tight(S, d, s, w)) S.delta[d] += S.sigma[d] / S.sigma[s] * (1.0 + S.delta[s]);
+    return false;
+}
+GF_FN bool reset(const State& S, vid_t v) {
+    S.level[v] = -1; S.dist[v] = GF_INF_D; S.sigma[v] = 0.0; S.delta[v] = 0.0;
+    return false;
+}
+GF_FN bool accumulate(const State& S, vid_t v) {
+    if (v != S.source) S.bc[v] += S.delta[v];
+    return false;
+}
+""",
+)
+
+
+def sample_sources(n: int, k: int | None, seed: Any = None) -> np.ndarray | None:
+    """The sources NetworkX samples for ``k`` (None: every vertex, as NetworkX does for ``k == n``).
+
+    ``seed`` is an int, None, or a ``random.Random`` (what NetworkX passes on).
+    """
+    if k is None or k == n:
+        return None
+    if not 1 <= k <= n:
+        raise ValueError(f"k must lie in 1..{n} (the number of sampled sources), got {k}")
+    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+    return np.array(rng.sample(range(n), k), dtype=np.int64)
+
+
+def rescale(raw: np.ndarray, *, directed: bool, normalized: bool, sources: np.ndarray | None) -> np.ndarray:
+    """NetworkX 3.6's ``_rescale`` with ``endpoints=False`` (see the module docstring)."""
+    n = len(raw)
+    big_n = n - 1                      # pairs (s, t) with v != t: N = n - 1
+    if big_n < 2:
+        return raw.copy()
+    k = None if sources is None else len(sources)
+    if k is None:
+        # normalized: 1 / (N (N - 1)); otherwise halve undirected sums
+        scale = 1 / (big_n * (big_n - 1)) if normalized else (1.0 if directed else 0.5)
+        return raw * scale
+    correction = 1 if directed else 2
+    if normalized:
+        scale_source = 1 / ((k - 1) * (big_n - 1)) if k > 1 else np.nan
+        scale_other = 1 / (k * (big_n - 1))
+    else:
+        scale_source = big_n / ((k - 1) * correction) if k > 1 else np.nan
+        scale_other = big_n / (k * correction)
+    scale = np.full(n, scale_other)
+    scale[sources] = scale_source
+    return raw * scale
+
+
+def betweenness(graph: Graph, k: int | None = None, normalized: bool = True, weighted: bool = True,
+                seed: Any = None, *, options: RunOptions | None = None, **kwargs) -> Result:
+    """Betweenness of every vertex (values ``betweenness``, float64), NetworkX's scaling.
+
+    ``k``: number of sampled sources (None: all, exact); ``seed``: the sample's
+    seed (see :func:`sample_sources`). ``weighted``: use the graph's weights
+    (when it has them) as path lengths. Scalars: ``sources`` (how many were run).
+    """
+    use_weights = bool(weighted and graph.weighted)
+    if use_weights and graph.m and not float(np.min(graph.weights)) > 0:
+        raise ValueError("betweenness: edge weights must be positive")
+    simple = simple_weighted_graph(graph, undirected=False) if use_weights else simple_graph(graph, undirected=False)
+    n = graph.n
+    sources = sample_sources(n, k, seed)
+    with runtime_for(simple, "betweenness", options, kwargs) as rt:
+        st = rt.start(PROGRAM, scalars={"weighted": int(use_weights)})
+        for s in (range(n) if sources is None else sources.tolist()):
+            _one_source(rt, st, int(s), use_weights)
+        raw = st.host("bc").astype(np.float64)
+    values = rescale(raw, directed=graph.directed, normalized=normalized, sources=sources)
+    ran = n if sources is None else len(sources)
+    return Result(graph, {"betweenness": values}, rt.record, {"sources": ran})
+
+
+def _one_source(rt, st, s: int, weighted: bool) -> None:
+    """Add the dependencies of every vertex on source ``s`` to ``bc`` (Brandes' two sweeps)."""
+    st.vertex_map("reset")
+    st.assign("sigma", [s], 1.0)
+    st.assign("level", [s], 0)
+    st.assign("dist", [s], 0.0)
+    if not weighted:
+        st.scalars["phase"] = BFS
+        levels = [rt.frontier([s])]
+        while True:
+            st.scalars["round"] = len(levels) - 1
+            nxt = st.edge_map(levels[-1])
+            if not nxt:
+                break
+            levels.append(nxt)
+    else:
+        st.scalars["phase"] = RELAX
+        f = rt.frontier([s])
+        while f:
+            f = st.edge_map(f)
+        dist = st.host("dist")
+        reached = np.flatnonzero(np.isfinite(dist))
+        order = reached[np.argsort(dist[reached], kind="stable")]
+        cuts = np.flatnonzero(np.diff(dist[order])) + 1
+        levels = [rt.frontier(group) for group in np.split(order, cuts)]
+        st.scalars["phase"] = COUNT
+        for group in levels[:-1]:       # the farthest group has no tight successors to count
+            st.edge_map(group)
+    st.scalars["phase"] = DEPEND
+    for group in reversed(levels[1:]):  # deepest first; the source's own level feeds nothing
+        st.edge_map(group, reverse=True)
+    st.scalars["source"] = s
+    st.vertex_map("accumulate")
+
+
+# ---------------------------------------------------------------- verifier
+def verify_betweenness(graph: Graph, values: np.ndarray, *, k: int | None = None, seed: Any = None,
+                       normalized: bool = True, weighted: bool = True,
+                       rtol: float = 1e-9, atol: float = 1e-12) -> None:
+    """Betweenness by NetworkX (not the framework) on the same simple graph, with the same
+    ``k`` sampled sources and ``seed``; raises AssertionError.
+
+    For test-sized graphs (NetworkX's Brandes in Python).
+    """
+    import networkx as nx
+
+    use_weights = bool(weighted and graph.weighted)
+    simple = simple_weighted_graph(graph, undirected=False) if use_weights else simple_graph(graph, undirected=False)
+    ref = nx.DiGraph() if graph.directed else nx.Graph()
+    ref.add_nodes_from(range(graph.n))
+    src, dst = simple.edges()
+    if use_weights:
+        ref.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), simple.weights.astype(float).tolist()))
+    else:
+        ref.add_edges_from(zip(src.tolist(), dst.tolist()))
+    want = nx.betweenness_centrality(ref, k=k, seed=seed, normalized=normalized,
+                                     weight="weight" if use_weights else None)
+    want = np.array([want[v] for v in range(graph.n)])
+    values = np.asarray(values, dtype=np.float64)
+    assert values.shape == want.shape, "one value per vertex"
+    bad = np.flatnonzero(~np.isclose(values, want, rtol=rtol, atol=atol, equal_nan=True))
+    assert len(bad) == 0, f"vertex {bad[0]}: betweenness {values[bad[0]]}, expected {want[bad[0]]}"

@@ -1,0 +1,349 @@
+"""Community detection by label propagation (PLP) with HyPar's merge rule, and modularity.
+
+The graph is read as its undirected simple view. Label propagation (Raghavan,
+Albert and Kumara 2007) in the parallel, worklist form of Staudt and
+Meyerhenke's PLP (ICPP 2013) that HyPar builds on (HyPar, JPDC 2019,
+Algorithm 4): every vertex starts in its own community; in each round every
+*active* vertex takes the label most frequent among its neighbours, updating
+in place (asynchronous: later vertices of the round already see it). A vertex
+keeps its label when that label is among the most frequent (NetworkX's
+``asyn_lpa_communities`` rule, which stops oscillation); other ties go to the
+label of least ``hash(seed, round, vertex, label)``. A vertex whose label changed
+activates itself and its neighbours for the next round. Rounds stop when
+fewer than ``n / 10**5`` vertices are active or after ``max_iterations``
+(HyPar's PLP criteria).
+
+Counting labels: a vertex with at most 256 neighbours sorts their labels in
+a local array (exact mode); a larger one keeps 32 Misra-Gries counters over
+its neighbours' labels and recounts those candidates exactly (the mode is
+found whenever its share exceeds 1/33; otherwise the best candidate wins).
+
+**HyPar's merge rule** (Section 6.3, Algorithm 5), ``refine=True``: after
+propagation, each community's ratio of intra-community arcs to all its arcs
+is compared with the average ratio over communities; communities below the
+average, or with fewer than ``m / 10**7`` internal edges, are dismantled into
+single vertices, the others are finalised and, with their incident edges,
+removed; propagation then runs again on what remains (HyPar's post-processing
+step on the reduced graph).
+
+**Modularity** (HyPar's Eq. 1, Newman's ``Q``):
+``Q = sum_c [ in_c / 2m - (tot_c / 2m)^2 ]`` with ``in_c`` the arcs inside
+community ``c`` (each internal edge twice), ``tot_c`` the sum of its
+vertices' degrees and ``m`` the number of edges; computed by a
+neighbourhood pass and two reductions.
+
+Example:
+    >>> import numpy as np
+    >>> from graphferry import Graph
+    >>> from graphferry.algorithms.communities import communities
+    >>> a = [0, 0, 1, 3, 3, 4, 2]; b = [1, 2, 2, 4, 5, 5, 3]      # two triangles and a bridge
+    >>> r = communities(Graph.from_edges(a, b, n=6, directed=False), backend="cpu")
+    >>> r.community.tolist(), r.num_communities, round(r.modularity, 4)
+    ([0, 0, 0, 3, 3, 3], 2, 0.3571)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..graph import Graph
+from ..runtime import Program, RunOptions
+from ..transforms import simple_graph
+from ._common import Result, runtime_for
+
+LOCAL = 256         # most labels a vertex sorts exactly
+CANDIDATES = 32     # Misra-Gries counters for larger neighbourhoods
+ACTIVE_FRACTION = 1e-5   # PLP/HyPar stop: fewer active vertices than this fraction of n
+TINY_COMMUNITY = 1e-7    # HyPar: communities with fewer internal edges than this fraction of m are dismantled
+
+PROGRAM = Program(
+    "communities",
+    arrays={"label": "vid", "smallest": "vid", "active": "int8", "next": "int8", "fixed": "int8",
+            "inside": "float64", "total": "float64", "ratio": "float64"},
+    scalars={"seed": "int64", "round": "int64", "average": "float64", "min_inside": "float64",
+             "n_vertices": "int64", "perm_mul": "int64", "perm_add": "int64"},
+    vertex_functions=("clear_next", "clear_smallest", "find_smallest", "rename", "clear_sums", "square_total",
+                      "community_ratio", "dismantle"),
+    neighbor_functions=("propagate", "count_arcs"),
+    source=r"""
+#define GF_LP_LOCAL %(local)d
+#define GF_LP_CANDIDATES %(candidates)d
+
+GF_FN uint64_t lp_hash(uint64_t x) {    // splitmix64's finaliser
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+// tie-break rank of ``label`` for vertex v: independent per vertex and round (a global rank
+// would let one label sweep the graph, as a minimum-label propagation does)
+GF_FN uint64_t lp_tie(const State& S, vid_t v, vid_t label) {
+    return lp_hash((uint64_t)label ^ lp_hash(((uint64_t)S.seed * 1000003ull + (uint64_t)S.round) * 0x100000001B3ull
+                                             ^ (uint64_t)v));
+}
+
+// in-place ascending sort of a[0..n): insertion sort when short, heapsort otherwise
+GF_FN void lp_sift(vid_t* a, int64_t root, int64_t n) {
+    for (;;) {
+        int64_t c = 2 * root + 1;
+        if (c >= n) return;
+        if (c + 1 < n && a[c] < a[c + 1]) ++c;
+        if (!(a[root] < a[c])) return;
+        const vid_t t = a[root]; a[root] = a[c]; a[c] = t;
+        root = c;
+    }
+}
+GF_FN void lp_sort(vid_t* a, int64_t n) {
+    if (n <= 24) {
+        for (int64_t i = 1; i < n; ++i) {
+            const vid_t x = a[i];
+            int64_t j = i - 1;
+            while (j >= 0 && a[j] > x) { a[j + 1] = a[j]; --j; }
+            a[j + 1] = x;
+        }
+        return;
+    }
+    for (int64_t r = n / 2 - 1; r >= 0; --r) lp_sift(a, r, n);
+    for (int64_t end = n - 1; end > 0; --end) {
+        const vid_t t = a[0]; a[0] = a[end]; a[end] = t;
+        lp_sift(a, 0, end);
+    }
+}
+
+// (a * x + b) mod n without overflow: direct when the product fits 64 bits, else double-and-add
+GF_FN uint64_t lp_scramble(uint64_t x, uint64_t a, uint64_t b, uint64_t n) {
+    if (x < (1ull << 31) && a < (1ull << 32)) return (x * a + b) %% n;
+    uint64_t r = b %% n;
+    x %%= n;
+    for (; a; a >>= 1) {
+        if (a & 1) { r += x; if (r >= n) r -= n; }
+        x <<= 1; if (x >= n) x -= n;
+    }
+    return r;
+}
+
+// Better choice of (count, label): more neighbours; on a tie the current label, then least hash.
+GF_FN bool lp_better(const State& S, vid_t v, int64_t c, vid_t l, int64_t best_c, vid_t best_l, vid_t own) {
+    if (c != best_c) return c > best_c;
+    if (l == own || best_l == own) return l == own;
+    return lp_tie(S, v, l) < lp_tie(S, v, best_l);
+}
+
+// One PLP step for an active vertex: take the most frequent label among the neighbours
+// that are still in play (finalised communities are removed with their edges).
+GF_FN bool propagate(const State& S, const GfGraph& G, const GfGraph& GT, vid_t slot) {
+    // visit the vertices in a different scrambled order each round ((a * slot + b) mod n,
+    // a coprime to n): in id order, a label sweeps through blocks of consecutive ids
+    // (planted communities often are such blocks) before the block's own labels form
+    const vid_t v = (vid_t)lp_scramble((uint64_t)slot, (uint64_t)S.perm_mul, (uint64_t)S.perm_add,
+                                       (uint64_t)S.n_vertices);
+    if (!S.active[v] || S.fixed[v]) return false;
+    const eid_t b = G.begin(v), e = G.end(v);
+    const vid_t own = gf_load(&S.label[v]);
+    int64_t best_c = 0;
+    vid_t best = own;
+    if (e - b <= GF_LP_LOCAL) {
+        vid_t buf[GF_LP_LOCAL];
+        int64_t d = 0;
+        for (eid_t i = b; i < e; ++i) {
+            const vid_t u = G.indices[i];
+            if (!S.fixed[u]) buf[d++] = gf_load(&S.label[u]);
+        }
+        lp_sort(buf, d);
+        for (int64_t k = 0; k < d;) {
+            int64_t z = k + 1;
+            while (z < d && buf[z] == buf[k]) ++z;
+            if (lp_better(S, v, z - k, buf[k], best_c, best, own)) { best_c = z - k; best = buf[k]; }
+            k = z;
+        }
+    } else {
+        // Misra-Gries: any label held by more than 1/(K+1) of the neighbours survives
+        vid_t cand[GF_LP_CANDIDATES];
+        int64_t cnt[GF_LP_CANDIDATES];
+        for (int k = 0; k < GF_LP_CANDIDATES; ++k) cnt[k] = 0;
+        for (eid_t i = b; i < e; ++i) {
+            const vid_t u = G.indices[i];
+            if (S.fixed[u]) continue;
+            const vid_t l = gf_load(&S.label[u]);
+            int free_slot = -1, k = 0;
+            for (; k < GF_LP_CANDIDATES; ++k) {
+                if (cnt[k] > 0 && cand[k] == l) { ++cnt[k]; break; }
+                if (cnt[k] == 0 && free_slot < 0) free_slot = k;
+            }
+            if (k < GF_LP_CANDIDATES) continue;
+            if (free_slot >= 0) { cand[free_slot] = l; cnt[free_slot] = 1; continue; }
+            for (int j = 0; j < GF_LP_CANDIDATES; ++j) --cnt[j];
+        }
+        int64_t exact[GF_LP_CANDIDATES];
+        for (int k = 0; k < GF_LP_CANDIDATES; ++k) exact[k] = 0;
+        for (eid_t i = b; i < e; ++i) {
+            const vid_t u = G.indices[i];
+            if (S.fixed[u]) continue;
+            const vid_t l = gf_load(&S.label[u]);
+            for (int k = 0; k < GF_LP_CANDIDATES; ++k)
+                if (cnt[k] > 0 && cand[k] == l) { ++exact[k]; break; }
+        }
+        for (int k = 0; k < GF_LP_CANDIDATES; ++k)
+            if (cnt[k] > 0 && lp_better(S, v, exact[k], cand[k], best_c, best, own)) { best_c = exact[k]; best = cand[k]; }
+    }
+    if (best_c == 0 || best == own) return false;
+    S.label[v] = best;
+    S.next[v] = 1;                       // it and its neighbours look again next round
+    for (eid_t i = b; i < e; ++i) S.next[G.indices[i]] = 1;
+    return true;
+}
+GF_FN bool clear_next(const State& S, vid_t v) { S.next[v] = 0; return false; }
+
+// name every community by its smallest member (so label v, if used, is v's own community's)
+GF_FN bool clear_smallest(const State& S, vid_t v) { S.smallest[v] = (vid_t)S.n_vertices; return false; }
+GF_FN bool find_smallest(const State& S, vid_t v) { gf_atomic_min(&S.smallest[S.label[v]], v); return false; }
+GF_FN bool rename(const State& S, vid_t v) { S.label[v] = S.smallest[S.label[v]]; return false; }
+
+// ---- modularity and HyPar's merge rule: per-community sums indexed by the label
+GF_FN bool clear_sums(const State& S, vid_t v) { S.inside[v] = 0.0; S.total[v] = 0.0; S.ratio[v] = 0.0; return false; }
+GF_FN bool count_arcs(const State& S, const GfGraph& G, const GfGraph& GT, vid_t v) {
+    const vid_t c = S.label[v];
+    int64_t in = 0;
+    for (eid_t i = G.begin(v); i < G.end(v); ++i) in += S.label[G.indices[i]] == c;
+    if (in) gf_atomic_add(&S.inside[c], (double)in);
+    if (G.degree(v)) gf_atomic_add(&S.total[c], (double)G.degree(v));
+    return false;
+}
+GF_FN bool square_total(const State& S, vid_t c) { S.ratio[c] = S.total[c] * S.total[c]; return false; }
+// HyPar: ratio of a community's intra-community arcs to all of its arcs (intra twice, cut once)
+GF_FN bool community_ratio(const State& S, vid_t c) {
+    const double cut = S.total[c] - S.inside[c];
+    S.ratio[c] = S.total[c] > 0 ? S.inside[c] / (S.inside[c] + cut) : 0.0;
+    return S.total[c] > 0;
+}
+// HyPar Algorithm 5, lines 5-12: dismantle weak communities, finalise the rest
+GF_FN bool dismantle(const State& S, vid_t v) {
+    const vid_t c = S.label[v];
+    if (S.ratio[c] < S.average || S.inside[c] / 2 < S.min_inside) {
+        S.label[v] = v; S.fixed[v] = 0; S.active[v] = 1;
+        return false;
+    }
+    S.fixed[v] = 1; S.active[v] = 0;
+    return true;
+}
+""" % {"local": LOCAL, "candidates": CANDIDATES},
+)
+
+
+def _scramble(n: int, rng: np.random.Generator) -> tuple[int, int]:
+    """``(a, b)`` with ``gcd(a, n) == 1``: ``slot -> (a * slot + b) mod n`` permutes ``0..n-1``."""
+    while True:
+        a = int(rng.integers(1, max(n, 2)))
+        if math.gcd(a, n) == 1:
+            return a, int(rng.integers(0, max(n, 1)))
+
+
+def propagate(st, n: int, max_iterations: int, first_round: int = 0) -> int:
+    """PLP rounds on the active, unfixed vertices until few are active; returns the rounds run."""
+    rounds = 0
+    rng = np.random.default_rng([int(st.scalars["seed"]), first_round])
+    while rounds < max_iterations:
+        st.scalars["round"] = first_round + rounds
+        st.scalars["perm_mul"], st.scalars["perm_add"] = _scramble(n, rng)
+        st.vertex_map("clear_next")
+        st.neighbor_map("propagate", in_edges=False)
+        rounds += 1
+        st.swap("active", "next")
+        if st.reduce("active", "sum") < max(1.0, n * ACTIVE_FRACTION):
+            break
+    return rounds
+
+
+def modularity_terms(st, m: int) -> float:
+    """Newman's Q of the current labels (HyPar's Eq. 1); leaves per-community sums in the state."""
+    st.vertex_map("clear_sums")
+    st.neighbor_map("count_arcs", in_edges=False)
+    inside = float(st.reduce("inside", "sum"))
+    st.vertex_map("square_total")
+    squares = float(st.reduce("ratio", "sum"))
+    if m == 0:
+        return 0.0
+    return inside / (2 * m) - squares / (2 * m) ** 2
+
+
+def name_by_smallest(st) -> None:
+    """Relabel every community with its smallest member (three vertex passes)."""
+    st.vertex_map("clear_smallest")
+    st.vertex_map("find_smallest")
+    st.vertex_map("rename")
+
+
+def hypar_merge(st, m: int) -> int:
+    """HyPar's merge rule on the current labels; returns how many vertices were finalised.
+
+    Communities are first named by their smallest member, so a dismantled
+    vertex's own id never names a finalised community.
+    """
+    name_by_smallest(st)
+    modularity_terms(st, m)
+    present = st.vertex_map("community_ratio")          # communities with at least one arc
+    if not present:
+        return 0
+    st.scalars["average"] = float(st.reduce("ratio", "sum", present)) / len(present)
+    st.scalars["min_inside"] = m * TINY_COMMUNITY
+    return len(st.vertex_map("dismantle"))
+
+
+def communities(graph: Graph, max_iterations: int = 100, refine: bool = True, seed: int = 0, *,
+                options: RunOptions | None = None, **kwargs) -> Result:
+    """Community of every vertex (values ``community``: the smallest internal id of its
+    community) by label propagation, refined by HyPar's merge rule when ``refine``.
+
+    Scalars: ``modularity``, ``num_communities``, ``iterations`` (propagation rounds)
+    and ``finalised`` (vertices the merge rule kept; 0 without ``refine``).
+    """
+    if max_iterations < 0:
+        raise ValueError(f"max_iterations must be >= 0, got {max_iterations}")
+    simple = simple_graph(graph, undirected=True)
+    n, m = simple.n, simple.m // 2
+    finalised = 0
+    with runtime_for(simple, "communities", options, kwargs) as rt:
+        st = rt.start(PROGRAM, arrays={"label": np.arange(n, dtype=simple.indices.dtype), "active": 1,
+                                       "next": 0, "fixed": 0, "inside": 0, "total": 0, "ratio": 0},
+                      scalars={"seed": int(seed), "n_vertices": n})
+        rounds = propagate(st, n, max_iterations) if n else 0
+        if refine and n and rounds < max_iterations:
+            finalised = hypar_merge(st, m)
+            if finalised < n:                         # post-process the reduced graph
+                rounds += propagate(st, n, max_iterations - rounds, first_round=rounds)
+        if n:
+            name_by_smallest(st)
+        modularity = modularity_terms(st, m) if n else 0.0
+        community = st.host("label").astype(np.int64)
+    return Result(graph, {"community": community}, rt.record,
+                  {"modularity": modularity, "num_communities": int(len(np.unique(community))),
+                   "iterations": rounds, "finalised": finalised},
+                  vertex_ids=("community",))  # a community is named by its smallest vertex
+
+
+def verify_communities(graph: Graph, community: np.ndarray, modularity: float | None = None) -> None:
+    """A community for every vertex, named by its smallest member, and (when given) a
+    modularity equal to ``networkx.community.modularity``'s on the undirected simple view.
+    (Label propagation may leave a community in pieces, so connectivity is not required.)
+    Raises AssertionError.
+    """
+    import networkx as nx
+
+    community = np.asarray(community, dtype=np.int64)
+    n = graph.n
+    assert community.shape == (n,), "one community per vertex"
+    assert n == 0 or (community.min() >= 0 and community.max() < n), "community names are vertex ids"
+    assert np.all(community[community] == community), "a community is not named by one of its members"
+    assert np.all(community <= np.arange(n)), "a community is not named by its smallest member"
+    src, dst = graph.edges()
+    if modularity is not None:
+        g = nx.Graph()
+        g.add_nodes_from(range(n))
+        g.add_edges_from((x, y) for x, y in zip(src.tolist(), dst.tolist()) if x != y)
+        groups = {}
+        for v, c in enumerate(community.tolist()):
+            groups.setdefault(c, set()).add(v)
+        want = nx.community.modularity(g, groups.values()) if g.number_of_edges() else 0.0
+        assert np.isclose(modularity, want, atol=1e-9), f"modularity {modularity}, networkx says {want}"

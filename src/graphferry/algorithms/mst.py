@@ -1,0 +1,232 @@
+"""Minimum spanning forest by Boruvka's algorithm, ties broken deterministically.
+
+The graph is read as its symmetrised simple view (directions ignored,
+self-loops dropped, each vertex pair joined by its lightest arc; 1 per edge
+when unweighted), which is what ``scipy.sparse.csgraph.minimum_spanning_tree``
+spans for ``A + A.T`` with the lighter entry kept.
+
+Boruvka (1926), as in Chung and Condon's parallel form: every component picks
+its lightest outgoing edge and all picked edges join the forest at once;
+repeated until no component has an outgoing edge (``O(log n)`` rounds, each
+at least halving the components that still have one). Edges are ordered by
+``(weight, lower endpoint, higher endpoint)``, a total order, so the picked
+edges never close a cycle (two components may pick the same edge: it joins
+once) and the forest is the same on every run and every backend. Each round:
+
+1. every vertex scans its row and lowers its component's key
+   ``(weight, lower endpoint)`` with an atomic minimum over one 64-bit word
+   (the weight's bits made order-preserving, then the endpoint), then a second
+   scan lowers the higher endpoint among the edges that carry that key;
+2. the components' picks are gathered (the forest's new edges), then each
+   pick links the two trees in a union-find (Afforest's hook of the higher root
+   under the lower, by compare-and-swap) and a vertex pass compresses paths.
+
+Component labels are the smallest vertex id of each tree (internal ids).
+Vertex ids must fit 32 bits (the key's lower half).
+
+Example:
+    >>> import numpy as np
+    >>> from graphferry import Graph
+    >>> from graphferry.algorithms.mst import minimum_spanning_forest, verify_msf
+    >>> g = Graph.from_edges([0, 1, 2, 0, 3], [1, 2, 0, 2, 4], [1, 2, 3, 1, 5], n=6, directed=False)
+    >>> r = minimum_spanning_forest(g, backend="cpu")
+    >>> r.to_table()["source"].tolist(), r.to_table()["target"].tolist(), r.to_table()["weight"].tolist()
+    ([0, 0, 3], [1, 2, 4], [1.0, 1.0, 5.0])
+    >>> r.total_weight, r.num_edges, r.components
+    (7.0, 3, 3)
+    >>> verify_msf(g, r.edges["source"], r.edges["target"], r.edges["weight"])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph import Graph
+from ..runtime import Program, RunOptions
+from ..transforms import symmetrize
+from ._common import EdgeResult, runtime_for
+
+NO_EDGE = np.iinfo(np.uint64).max
+
+PROGRAM = Program(
+    "boruvka",
+    arrays={"label": "vid", "key": "uint64", "hi": "int64"},
+    vertex_functions=("reset_pick", "link_pick", "compress"),
+    neighbor_functions=("lightest_key", "lightest_hi"),
+    uses_weights=True,
+    source=r"""
+// float weight -> uint32 with the same order (negative weights too)
+GF_FN uint64_t msf_weight_bits(const GfGraph& G, eid_t i) {
+    const float w = G.weights ? G.weights[i] : 1.0f;
+#if defined(GF_CUDA)
+    uint32_t b = __float_as_uint(w);
+#else
+    uint32_t b;
+    memcpy(&b, &w, sizeof b);
+#endif
+    b = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+    return (uint64_t)b;
+}
+GF_FN uint64_t msf_key(const GfGraph& G, eid_t i, vid_t u, vid_t v) {
+    const uint64_t lo = (uint64_t)(uint32_t)(u < v ? u : v);
+    return (msf_weight_bits(G, i) << 32) | lo;
+}
+GF_FN bool reset_pick(const State& S, vid_t v) {
+    S.key[v] = 0xFFFFFFFFFFFFFFFFull;
+    S.hi[v] = INT64_MAX;
+    return false;
+}
+// round step 1a: each component's least (weight, lower endpoint) over its outgoing edges
+GF_FN bool lightest_key(const State& S, const GfGraph& G, const GfGraph& GT, vid_t v) {
+    const vid_t c = S.label[v];
+    uint64_t best = 0xFFFFFFFFFFFFFFFFull;
+    for (eid_t i = G.begin(v); i < G.end(v); ++i) {
+        const vid_t u = G.indices[i];
+        if (S.label[u] == c) continue;
+        const uint64_t k = msf_key(G, i, v, u);
+        if (k < best) best = k;
+    }
+    if (best != 0xFFFFFFFFFFFFFFFFull) gf_atomic_min(&S.key[c], best);
+    return false;
+}
+// round step 1b: among the edges carrying the component's key, the least higher endpoint
+GF_FN bool lightest_hi(const State& S, const GfGraph& G, const GfGraph& GT, vid_t v) {
+    const vid_t c = S.label[v];
+    const uint64_t want = S.key[c];
+    if (want == 0xFFFFFFFFFFFFFFFFull) return false;
+    for (eid_t i = G.begin(v); i < G.end(v); ++i) {
+        const vid_t u = G.indices[i];
+        if (S.label[u] == c || msf_key(G, i, v, u) != want) continue;
+        gf_atomic_min(&S.hi[c], (int64_t)(u < v ? v : u));
+    }
+    return false;
+}
+// Join the trees of u and v: hook the higher root under the lower one (Afforest's link).
+GF_FN void msf_link(const State& S, vid_t u, vid_t v) {
+    vid_t p1 = gf_load(&S.label[u]), p2 = gf_load(&S.label[v]);
+    while (p1 != p2) {
+        const vid_t high = p1 > p2 ? p1 : p2, low = p1 > p2 ? p2 : p1;
+        const vid_t ph = gf_load(&S.label[high]);
+        if (ph == low) break;
+        if (ph == high && gf_cas(&S.label[high], high, low)) break;
+        p1 = gf_load(&S.label[gf_load(&S.label[high])]);
+        p2 = gf_load(&S.label[low]);
+    }
+}
+// round step 2: every component root with a pick links its edge's endpoints
+GF_FN bool link_pick(const State& S, vid_t r) {
+    const uint64_t k = S.key[r];
+    if (k == 0xFFFFFFFFFFFFFFFFull) return false;
+    msf_link(S, (vid_t)(k & 0xFFFFFFFFull), (vid_t)S.hi[r]);
+    return true;
+}
+GF_FN bool compress(const State& S, vid_t v) {
+    vid_t l = gf_load(&S.label[v]);
+    for (vid_t up = gf_load(&S.label[l]); up != l; up = gf_load(&S.label[l])) l = up;
+    S.label[v] = l;
+    return false;
+}
+""",
+)
+
+
+def _key_weights(keys: np.ndarray) -> np.ndarray:
+    """The float32 weights inside 64-bit keys (inverse of ``msf_weight_bits``)."""
+    b = (keys >> np.uint64(32)).astype(np.uint32)
+    b = np.where(b & np.uint32(0x80000000), b & np.uint32(0x7FFFFFFF), ~b)
+    return b.astype(np.uint32).view(np.float32)
+
+
+def minimum_spanning_forest(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> EdgeResult:
+    """The minimum spanning forest's edges (``edges``: ``source`` < ``target``, internal ids,
+    and ``weight``, in order of picking then of endpoints) and each vertex's tree (values
+    ``component``: the tree's smallest internal vertex id).
+
+    Scalars: ``total_weight`` (float64 sum of the float32 weights), ``num_edges``
+    (``n - components``), ``components`` and ``rounds``.
+    """
+    sym = symmetrize(graph)
+    n = sym.n
+    if n >= 2**32:
+        raise ValueError("minimum_spanning_forest: vertex ids must fit 32 bits")
+    lo_all, hi_all, w_all = [], [], []
+    rounds = 0
+    with runtime_for(sym, "mst", options, kwargs) as rt:
+        st = rt.start(PROGRAM, arrays={"label": np.arange(n, dtype=sym.indices.dtype), "key": 0, "hi": 0})
+        while n:
+            st.vertex_map("reset_pick")
+            st.neighbor_map("lightest_key", in_edges=False)
+            st.neighbor_map("lightest_hi", in_edges=False)
+            roots = st.select("key", 0, float(NO_EDGE))   # components with a pick (keys below "none")
+            if not roots:
+                break
+            rounds += 1
+            keys = st.gather("key", roots).astype(np.uint64)
+            his = st.gather("hi", roots).astype(np.int64)
+            lo_all.append((keys & np.uint64(0xFFFFFFFF)).astype(np.int64))
+            hi_all.append(his)
+            w_all.append(_key_weights(keys))
+            st.vertex_map("link_pick", roots)
+            st.vertex_map("compress")
+        labels = st.host("label").astype(np.int64)
+    lo = np.concatenate(lo_all) if lo_all else np.empty(0, np.int64)
+    hi = np.concatenate(hi_all) if hi_all else np.empty(0, np.int64)
+    w = np.concatenate(w_all) if w_all else np.empty(0, np.float32)
+    # two components may pick the same edge in a round: keep it once
+    _, first = np.unique(lo * np.int64(max(n, 1)) + hi, return_index=True)
+    first.sort()
+    lo, hi, w = lo[first], hi[first], w[first]
+    components = int(np.count_nonzero(labels == np.arange(n)))
+    edges = {"source": lo, "target": hi, "weight": w.astype(np.float32)}
+    scalars = {"total_weight": float(w.astype(np.float64).sum()), "num_edges": len(lo),
+               "components": components, "rounds": rounds}
+    return EdgeResult(graph, {"component": labels}, rt.record, scalars, vertex_ids=("component",), edges=edges)
+
+
+def verify_msf(graph: Graph, source: np.ndarray, target: np.ndarray, weight: np.ndarray,
+               total_weight: float | None = None, component: np.ndarray | None = None) -> None:
+    """Check a spanning forest against ``scipy.sparse.csgraph`` on the symmetrised simple graph.
+
+    The edges are edges of that graph with its weights, they form a forest
+    (``n - components`` edges that connect exactly the graph's components), and
+    their total equals ``minimum_spanning_tree``'s (float64 sums of float32 weights,
+    so equal up to rounding). ``component``, if given, must name each vertex's
+    tree by its smallest vertex id. Raises AssertionError.
+    """
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+
+    n = graph.n
+    src, dst = graph.edges()
+    w = np.ones(len(src), np.float64) if graph.weights is None else graph.weights.astype(np.float64)
+    keep = src != dst
+    lo, hi, w = np.minimum(src, dst)[keep], np.maximum(src, dst)[keep], w[keep]
+    order = np.lexsort((w, hi, lo))
+    lo, hi, w = lo[order], hi[order], w[order]
+    first = np.r_[True, (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])] if len(lo) else np.zeros(0, bool)
+    lo, hi, w = lo[first], hi[first], w[first]            # lightest arc of every vertex pair
+    lightest = dict(zip(zip(lo.tolist(), hi.tolist()), w.tolist()))
+    source, target, weight = (np.asarray(a) for a in (source, target, weight))
+    for a, b, x in zip(source.tolist(), target.tolist(), weight.tolist()):
+        pair = (min(a, b), max(a, b))
+        assert pair in lightest, f"forest edge {a} - {b} is not an edge of the graph"
+        assert np.float32(lightest[pair]) == np.float32(x), f"forest edge {a} - {b} weighs {x}, not {lightest[pair]}"
+    want_components, want_labels = connected_components(
+        sp.coo_array((np.ones(len(lo)), (lo, hi)), shape=(n, n)), directed=False)
+    assert len(source) == n - want_components, f"{len(source)} edges, a spanning forest has {n - want_components}"
+    got_components, got_labels = connected_components(
+        sp.coo_array((np.ones(len(source)), (source, target)), shape=(n, n)), directed=False)
+    assert got_components == want_components, "the edges do not connect every component (a cycle or a gap)"
+    pairs = np.unique(np.stack([got_labels, want_labels], 1), axis=0) if n else np.zeros((0, 2))
+    assert len(pairs) == want_components, "the forest's trees are not the graph's components"
+    if component is not None:
+        smallest = np.full(got_components, n, np.int64)
+        np.minimum.at(smallest, got_labels, np.arange(n))
+        assert np.array_equal(np.asarray(component), smallest[got_labels]), \
+            "a vertex's component is not its tree's smallest vertex"
+    # scipy drops zero entries as non-edges: shift every weight by the same amount so none is zero
+    shift = 1.0 - (float(w.min()) if len(w) else 0.0)
+    mst = minimum_spanning_tree(sp.csr_array((w + shift, (lo, hi)), shape=(n, n)))
+    want_total = float(mst.sum()) - shift * (n - want_components)
+    total = float(np.asarray(weight, np.float64).sum()) if total_weight is None else total_weight
+    assert np.isclose(total, want_total, rtol=1e-9, atol=1e-6), f"forest weight {total}, minimum {want_total}"

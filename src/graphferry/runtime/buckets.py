@@ -1,0 +1,84 @@
+"""Priority buckets over a vertex-state array (delta-stepping's buckets, Meyer and Sanders 2003).
+
+A vertex ``v`` belongs to bucket ``floor(value[v] / delta)``. Vertices whose
+value dropped are :meth:`~PriorityBuckets.add`\\ ed after each edge_map;
+:meth:`~PriorityBuckets.pop` returns the lowest non-empty bucket as a
+frontier. Values only decrease, so an entry whose vertex has since moved to a
+lower bucket is stale and dropped when its bucket comes up (GAPBS keeps
+per-thread bins and filters the same way). The backend groups the added
+vertices by bucket (``Backend.split_by_bucket``: a parallel counting sort on
+the CPU, array operations on a GPU); each ``pop`` touches only that bucket's entries.
+``delta = inf`` keeps one bucket: every changed vertex is in the next frontier
+(frontier Bellman-Ford).
+
+Example:
+    >>> import numpy as np
+    >>> from graphferry import Graph
+    >>> from graphferry.runtime import Program, Runtime
+    >>> from graphferry.runtime.buckets import PriorityBuckets
+    >>> p = Program("bucket_doc", arrays={"x": "float64"}, source="")
+    >>> g = Graph.from_edges(np.array([0]), np.array([1]), n=6)
+    >>> with Runtime(g, backend="cpu") as rt:
+    ...     st = rt.start(p, arrays={"x": np.array([0.5, 7.0, 2.5, 2.0, np.inf, 9.0])})
+    ...     b = PriorityBuckets(st, "x", delta=2.0)
+    ...     b.add(rt.frontier([0, 1, 2, 3]))
+    ...     first = b.pop().ids.tolist()
+    ...     st.assign("x", [1], 1.0)      # 1 drops into bucket 0: its entry in bucket 3 is stale
+    ...     b.add(rt.frontier([1]))
+    ...     [first, b.pop().ids.tolist(), b.pop().ids.tolist(), b.pop()]
+    [[0], [1], [2, 3], None]
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+from .frontier import Frontier
+
+
+class PriorityBuckets:
+    """Delta-stepping buckets of the vertices of one state array (see module docstring)."""
+
+    def __init__(self, state, name: str, delta: float):
+        if not (delta > 0):
+            raise ValueError(f"bucket width delta must be positive, got {delta!r}")
+        self.state, self.name, self.delta = state, name, float(delta)
+        self.backend = state.rt.backend
+        self.n = state.rt.graph.n
+        self._entries: dict[int, list] = {}
+        self._heap: list[int] = []
+
+    def add(self, frontier: Frontier) -> None:
+        """Put the vertices of ``frontier`` into the buckets of their current values."""
+        if not frontier:
+            return
+        ids = frontier.ids
+        if math.isinf(self.delta):
+            grouped, keys, bounds = ids, [0], [0, len(ids)]
+        else:  # the backend groups them (a parallel counting sort on the CPU)
+            grouped, keys, bounds = self.backend.split_by_bucket(ids, self.state.arrays[self.name], self.delta)
+        for k, a, z in zip(keys, bounds[:-1], bounds[1:]):
+            if k not in self._entries:
+                self._entries[k] = []
+                heapq.heappush(self._heap, k)
+            self._entries[k].append(grouped[a:z])
+
+    def pop(self) -> Frontier | None:
+        """The lowest non-empty bucket's vertices (sorted, distinct), or None when all are empty."""
+        xp = self.backend.xp
+        while self._heap:
+            k = heapq.heappop(self._heap)
+            parts = self._entries.pop(k)
+            ids = parts[0] if len(parts) == 1 else xp.concatenate(parts)
+            if not math.isinf(self.delta):  # drop the stale entries
+                ids = self.backend.keep_bucket(ids, self.state.arrays[self.name], self.delta, k)
+            if len(parts) > 1 and len(ids) > 1:
+                ids = xp.sort(ids)
+                ids = ids[xp.concatenate([xp.ones(1, bool), ids[1:] != ids[:-1]])]
+            if len(ids):
+                return Frontier(self.backend, self.n, ids=ids)
+        return None
+
+    def __bool__(self) -> bool:
+        return bool(self._heap)

@@ -1,0 +1,217 @@
+"""Measure the figures the hybrid's cost model needs, once per machine and device, cached on disk.
+
+``calibration_for(backend)`` returns the cached :class:`~graphferry.scheduler.cost.Calibration`
+of this machine's device, measuring it first when there is none
+(``graphferry calibrate`` shows it and measures again). What is measured:
+
+* pinned host-to-device copy bandwidth (the explicit engines' bus);
+* zero-copy read throughput by request size (32 B to 4 KiB segments at random
+  places of mapped host memory, read by a kernel);
+* the CPU's compaction (row gather) throughput, all threads;
+* edge-processing rates per class of program (traversal, relax, accumulate)
+  and direction, on the device (edges resident) and on the CPU executor
+  (edges in host memory), with the runtime's own kernels on a random graph;
+* one iteration's fixed cost (a single-vertex edge_map), and the bandwidth of
+  vertex state between executors.
+
+On the CPU backend the "device" is the simulated arena: its figures are those
+of copies into separate host memory and of host reads, so the model runs (and
+is tested) without a GPU.
+
+Example:
+    >>> from graphferry.backends import get_backend
+    >>> from graphferry.runtime.calibration import measure
+    >>> cal = measure(get_backend("cpu"), quick=True)
+    >>> cal.copy_bandwidth > 0 and sorted(cal.zerocopy_bandwidth) == [32, 128, 512, 4096]
+    True
+    >>> sorted(cal.host_edge_rate)[:2]
+    ['accumulate/pull', 'accumulate/push']
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+import numpy as np
+
+from ..scheduler import cost as cost_module
+from ..scheduler.cost import Calibration
+
+log = logging.getLogger(__name__)
+
+REQUEST_SIZES = (32, 128, 512, 4096)
+
+_REFERENCE = {
+    "traversal": ({"seen": "int32"}, False, r"""
+GF_FN bool cond(const State& S, vid_t d) { return S.seen[d] == 0; }
+GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { S.seen[d] = 1; return true; }
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { return gf_cas(&S.seen[d], 0, 1); }
+"""),
+    "relax": ({"dist": "float64"}, True, r"""
+GF_FN bool cond(const State& S, vid_t d) { return true; }
+GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
+    const double nd = S.dist[s] + (double)w;
+    if (nd < S.dist[d]) { S.dist[d] = nd; return true; }
+    return false;
+}
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
+    return gf_atomic_min(&S.dist[d], gf_load(&S.dist[s]) + (double)w);
+}
+"""),
+    "accumulate": ({"acc": "float64", "x": "float64"}, False, r"""
+GF_FN bool cond(const State& S, vid_t d) { return true; }
+GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { S.acc[d] += S.x[s]; return false; }
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { gf_atomic_add(&S.acc[d], S.x[s]); return false; }
+"""),
+}
+
+
+def calibration_for(backend, refresh: bool = False) -> Calibration:
+    """This machine's calibration for ``backend``'s device: cached, or measured now and cached."""
+    device = device_key(backend)
+    if not refresh:
+        cal = cost_module.load_cached(device)
+        if cal is not None:
+            return cal
+    log.info("calibrating the cost model on %s (once; cached)", device)
+    cal = measure(backend)
+    path = cost_module.save(cal)
+    log.info("calibration saved to %s", path)
+    return cal
+
+
+def device_key(backend) -> str:
+    describe = getattr(backend, "device_description", None)
+    return f"{backend.name}: {describe() if describe else '?'}"
+
+
+def _best(fn, repeats: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return max(best, 1e-9)
+
+
+def measure(backend, *, quick: bool = False) -> Calibration:
+    """Measure every figure on ``backend`` (``quick``: small sizes, for tests)."""
+    big = backend.is_device and not quick
+    nbytes = (256 << 20) if big else (4 << 20 if quick else 32 << 20)
+    src = backend.pinned_empty(nbytes // 4, np.int32)
+    src[:] = np.arange(len(src), dtype=np.int32)
+    dst = backend.empty(len(src), np.int32)
+
+    def copy():
+        backend.copy_h2d(dst, src)
+        backend.synchronize()
+
+    copy()
+    copy_bw = nbytes / _best(copy)
+    zc = {size: _zerocopy_rate(backend, src, size, quick) for size in REQUEST_SIZES}
+    gather_bw = _gather_rate(quick)
+    state = backend.asarray(src)  # to the other executor's memory: a copy on every backend
+    state_bw = nbytes / _best(lambda: np.array(backend.to_host(state), copy=True))
+    del dst, state
+    dev_rates, host_rates, launch = _edge_rates(backend, quick)
+    cal = Calibration(device_key(backend), copy_bw, zc, gather_bw, dev_rates, host_rates, launch, state_bw,
+                      notes={"threads": os.cpu_count(), "quick": quick, "bytes": nbytes})
+    log.info("calibration: copy %.1f GB/s, zero-copy %s, gather %.1f GB/s", copy_bw / 1e9,
+             {k: round(v / 1e9, 2) for k, v in zc.items()}, gather_bw / 1e9)
+    return cal
+
+
+def _zerocopy_rate(backend, src: np.ndarray, size: int, quick: bool) -> float:
+    """Bytes/s of reading ``size``-byte segments at random places of host memory from the device."""
+    words = size // 4
+    nseg = max(1, min(len(src) // words, (1 << 14 if quick else 1 << 18)))
+    rng = np.random.default_rng(size)
+    # fresh places for every timed read: repeating one set would time the GPU's L2 cache
+    # (it holds mapped host lines), not the bus
+    sets = [rng.integers(0, len(src) // words, nseg).astype(np.int64) for _ in range(4)]
+    turn = iter(range(1 << 30))
+    if backend.name == "cuda":  # a kernel reading mapped host memory
+        import cupy
+
+        kernel = cupy.RawKernel(r"""
+extern "C" __global__ void gf_zc_read(const int* src, const long long* seg, int words, long long nseg,
+                                      unsigned long long* out) {
+    unsigned long long acc = 0;
+    const long long total = nseg * words;
+    for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < total;
+         k += (long long)gridDim.x * blockDim.x)
+        acc += src[seg[k / words] * words + k % words];
+    atomicAdd(out, acc);
+}""", "gf_zc_read")
+        view = backend.host_view(src)
+        segs = [cupy.asarray(s) for s in sets]
+        out = cupy.zeros(1, dtype=cupy.uint64)
+
+        def run():
+            seg = segs[next(turn) % len(segs)]
+            kernel((1024,), (256,), (view, seg, np.int32(words), np.int64(nseg), out))
+            cupy.cuda.get_current_stream().synchronize()
+    else:  # the simulated device reads host memory in place
+        table = src[: (len(src) // words) * words].reshape(-1, words)
+
+        def run():
+            table[sets[next(turn) % len(sets)]].sum()
+    run()
+    return nseg * size / _best(run)
+
+
+def _gather_rate(quick: bool) -> float:
+    from ..backends.cpu.host_ops import gather_rows
+
+    n = 1 << (14 if quick else 20)
+    rng = np.random.default_rng(1)
+    deg = rng.integers(0, 32, n)
+    offsets = np.concatenate([[0], np.cumsum(deg)]).astype(np.int64)
+    indices = rng.integers(0, n, int(offsets[-1])).astype(np.int32)
+    ids = np.sort(rng.choice(n, n // 8, replace=False)).astype(np.int64)
+    gathered = int((deg[ids]).sum()) * 4 + len(ids) * 8
+    gather_rows(offsets, indices, None, ids)
+    return gathered / _best(lambda: gather_rows(offsets, indices, None, ids))
+
+
+def _edge_rates(backend, quick: bool):
+    """Edges/s per class and direction on the device (resident edges) and on the CPU (host edges)."""
+    from ..backends.cpu.backend import CpuBackend
+    from ..graph import Graph
+    from .program import Program
+    from .runtime import Runtime
+
+    scale = 12 if quick else (20 if backend.is_device else 16)
+    n, m = 1 << scale, 16 << scale
+    rng = np.random.default_rng(2)
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n,
+                         weights=rng.random(m).astype(np.float32) + 0.5)
+    device, host, launch = {}, {}, []
+    places = [(host, CpuBackend(), "host")]
+    if backend.is_device:
+        places.insert(0, (device, backend, "resident"))
+    # the CPU backend's simulated device computes on the same cores as its CPU executor:
+    # one measurement serves both (and its single-vertex iterations give the fixed cost)
+    for table, b, engine in places:
+        with Runtime(g, backend=b, engine=engine, budget=4 * g.edge_bytes + (1 << 20)) as rt:
+            for klass, (arrays, weighted, source) in _REFERENCE.items():
+                prog = Program(f"calibrate_{klass}", source=source, arrays=arrays, uses_weights=weighted)
+                st = rt.start(prog, arrays={a: (1.0 if a == "x" else 0) for a in arrays})
+                for direction in ("push", "pull"):
+                    secs = []
+                    for _ in range(3):
+                        for a in arrays:
+                            st.arrays[a][:] = 1.0 if a == "x" else 0
+                        st.edge_map(rt.all_vertices(), direction=direction)
+                        step = rt.record.steps[-1]
+                        secs.append(step.kernel_seconds or step.seconds)
+                    table[f"{klass}/{direction}"] = m / max(min(secs), 1e-9)
+                if b is backend or not backend.is_device:
+                    for _ in range(3):
+                        st.edge_map(rt.frontier([0]), direction="push")
+                        launch.append(rt.record.steps[-1].seconds)
+    if not backend.is_device:
+        device = dict(host)
+    return device, host, float(np.median(launch))

@@ -1,0 +1,199 @@
+"""The cost model: HyTGraph's engine-selection rule, extended with residency and CPU compute.
+
+HyTGraph (sec. V-A) prices each partition ``P_i`` with active vertices ``A_i``
+three ways, with ``d_1`` bytes per edge, ``d_2`` bytes per vertex index, ``m``
+= 128-byte requests and ``MR`` = 256 outstanding requests per TLP batch:
+
+* (1) ExpTM-filter:      ``Tef_i = ceil(sum_{v in P_i} D_o(v) * d_1 / m / MR) * RTT``
+* (2) ExpTM-compaction:  ``Tec_i = ceil((sum_{v in A_i} D_o(v) * d_1 + |A_i| * d_2) / m / MR) * RTT
+  + (sum_{v in A_i} D_o(v) * d_1 + |A_i| * d_2) / Thpt_cpt``
+* (3) ImpTM-zero-copy:   ``Tiz_i = ceil(sum_{v in A_i} (ceil(D_o(v) * d_1 / m) + am(v)) / MR) * RTT_zc``
+  with ``RTT_zc = gamma * RTT + (1 - gamma) * (sum_{A_i} D_o / sum_{P_i} D_o) * RTT``
+
+and chooses compaction if ``Tec_i < alpha * Tef_i`` and ``Tec_i < beta * Tiz_i``,
+else zero-copy if ``Tiz_i < Tef_i``, else filter (alpha 0.8, beta 0.4, gamma
+0.625; RTT cancels out, and the paper drops the compaction term in practice).
+
+``mode="paper"`` applies exactly that. ``mode="calibrated"`` (the default)
+keeps the rule's shape but prices each term in seconds with figures measured
+on this machine (:class:`Calibration`): bytes over the measured pinned copy
+bandwidth for (1) and (2), the CPU gather at its measured throughput in (2),
+and the zero-copy lines at the throughput measured for requests of the
+partition's mean request size in (3) (which replaces the damping ``gamma``:
+small scattered requests are far slower on a PCIe 5 H100 than the paper's
+constants assume). Both modes add:
+
+* residency: a partition already on the device costs no transfer, only its kernel;
+* computing: the device kernel at the measured edge rate of the program's class
+  (traversal, relax, accumulate) and, for a CPU executor, the same edges at
+  the CPU's measured rate, plus the vertex state it must exchange.
+
+Example:
+    >>> from graphferry.scheduler.cost import Calibration, CostModel
+    >>> c = Calibration.nominal()
+    >>> model = CostModel(c, mode="paper")
+    >>> # a few active vertices in a partition of 10,000 edges: read their lines in place
+    >>> model.transfer_engine(part_edges=10_000, active_vertices=10, active_edges=20, lines=10, bytes_per_edge=4)[0]
+    'zerocopy'
+    >>> # many active vertices of degree 1 (many unsaturated requests): compact them
+    >>> model.transfer_engine(part_edges=10**6, active_vertices=20_000, active_edges=20_000, lines=20_000,
+    ...                       bytes_per_edge=4)[0]
+    'compaction'
+    >>> # every row active: copy the partition whole
+    >>> model.transfer_engine(part_edges=10_000, active_vertices=1000, active_edges=10_000, lines=1000, bytes_per_edge=4)[0]
+    'filter'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+LINE_BYTES = 128   # m
+MAX_REQUESTS = 256  # MR (PCIe 3.0)
+CLASSES = ("traversal", "relax", "accumulate")
+#: A program's combine operator names its class of per-edge work (the calibration has one rate each).
+CLASS_OF_COMBINE = {None: "traversal", "max": "traversal", "or": "traversal", "min": "relax", "sum": "accumulate"}
+CALIBRATION_VERSION = 1
+
+
+@dataclass
+class Calibration:
+    """Figures measured once per machine and device (bytes/s, edges/s, seconds)."""
+
+    device: str
+    copy_bandwidth: float                 # pinned host-to-device explicit copy
+    zerocopy_bandwidth: dict[int, float]  # kernel reads of mapped host memory, by request size (bytes)
+    gather_bandwidth: float               # CPU compaction (gathered bytes/s, all threads)
+    device_edge_rate: dict[str, float]    # "class/direction" -> edges/s on the device
+    host_edge_rate: dict[str, float]      # the same on the CPU executor
+    launch_seconds: float                 # one kernel launch (and its bookkeeping) on the device
+    state_bandwidth: float                # vertex state between executors (each way)
+    measured: bool = True
+    version: int = CALIBRATION_VERSION
+    notes: dict = field(default_factory=dict)
+
+    @classmethod
+    def nominal(cls) -> "Calibration":
+        """The lent H100's published ceilings (ARCHITECTURE.md), for when nothing was measured."""
+        rates = {f"{c}/{d}": 2e9 for c in CLASSES for d in ("push", "pull")}
+        host = {f"{c}/{d}": 3e8 for c in CLASSES for d in ("push", "pull")}
+        return cls("nominal", 51.3e9, {32: 2.2e9, 128: 8.3e9, 4096: 48.1e9}, 10e9, rates, host,
+                   5e-6, 25e9, measured=False)
+
+    # ------------------------------------------------------------ lookups
+    def zerocopy_rate(self, request_bytes: float) -> float:
+        """Throughput for requests of ``request_bytes`` (log-linear between measured sizes)."""
+        pts = sorted((int(k), float(v)) for k, v in self.zerocopy_bandwidth.items())
+        if request_bytes <= pts[0][0]:
+            return pts[0][1]
+        for (s0, r0), (s1, r1) in zip(pts, pts[1:]):
+            if request_bytes <= s1:
+                t = (math.log(request_bytes) - math.log(s0)) / (math.log(s1) - math.log(s0))
+                return r0 + t * (r1 - r0)
+        return pts[-1][1]
+
+    def edge_rate(self, where: str, klass: str, direction: str) -> float:
+        table = self.device_edge_rate if where == "device" else self.host_edge_rate
+        return float(table.get(f"{klass}/{direction}") or min(table.values()))
+
+    # ------------------------------------------------------------ cache
+    def to_json(self) -> str:
+        d = asdict(self)
+        d["zerocopy_bandwidth"] = {str(k): v for k, v in self.zerocopy_bandwidth.items()}
+        return json.dumps(d, indent=1, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Calibration":
+        d = json.loads(text)
+        d["zerocopy_bandwidth"] = {int(k): float(v) for k, v in d["zerocopy_bandwidth"].items()}
+        return cls(**d)
+
+
+def calibration_path(device: str) -> Path:
+    """Where the calibration of ``device`` is cached (``$GRAPHFERRY_CACHE_DIR`` or ``~/.cache/graphferry``)."""
+    root = os.environ.get("GRAPHFERRY_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "graphferry")
+    key = hashlib.sha256(f"{device}|{os.cpu_count()}|v{CALIBRATION_VERSION}".encode()).hexdigest()[:16]
+    return Path(root) / "calibration" / f"{key}.json"
+
+
+def load_cached(device: str) -> Calibration | None:
+    path = calibration_path(device)
+    try:
+        cal = Calibration.from_json(path.read_text())
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    return cal if cal.version == CALIBRATION_VERSION and cal.device == device else None
+
+
+def save(cal: Calibration) -> Path:
+    path = calibration_path(cal.device)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(cal.to_json())
+    os.replace(tmp, path)  # whole or not at all
+    return path
+
+
+# ------------------------------------------------------------------ the model
+@dataclass
+class CostModel:
+    """Prices a partition's options (see module doc). ``mode``: "calibrated" or "paper"."""
+
+    calibration: Calibration
+    mode: str = "calibrated"
+    alpha: float = 0.8
+    beta: float = 0.4
+    gamma: float = 0.625
+
+    def __post_init__(self):
+        if self.mode not in ("calibrated", "paper"):
+            raise ValueError(f"cost model mode must be 'calibrated' or 'paper', got {self.mode!r}")
+
+    def transfer_costs(self, *, part_edges: int, active_vertices: int, active_edges: int, lines: int,
+                       bytes_per_edge: int, index_bytes: int = 8) -> dict[str, float]:
+        """``{"filter": Tef, "compaction": Tec, "zerocopy": Tiz}`` (seconds when calibrated, RTTs in paper mode)."""
+        d1, d2 = bytes_per_edge, index_bytes
+        filter_bytes = part_edges * d1
+        compact_bytes = active_edges * d1 + active_vertices * d2
+        share = active_edges / part_edges if part_edges else 1.0
+        if self.mode == "paper":
+            rtt = 1.0
+            tef = math.ceil(filter_bytes / LINE_BYTES / MAX_REQUESTS) * rtt                      # (1)
+            tec = math.ceil(compact_bytes / LINE_BYTES / MAX_REQUESTS) * rtt                     # (2), transfer only
+            rtt_zc = self.gamma * rtt + (1 - self.gamma) * share * rtt
+            tiz = math.ceil(lines / MAX_REQUESTS) * rtt_zc                                       # (3)
+            return {"filter": tef, "compaction": tec, "zerocopy": tiz}
+        c = self.calibration
+        tef = filter_bytes / c.copy_bandwidth                                                    # (1)
+        tec = compact_bytes / c.copy_bandwidth + compact_bytes / c.gather_bandwidth              # (2)
+        request = active_edges * d1 / lines if lines else LINE_BYTES
+        tiz = lines * LINE_BYTES / c.zerocopy_rate(request)                                      # (3)
+        return {"filter": tef, "compaction": tec, "zerocopy": tiz}
+
+    def transfer_engine(self, **stats) -> tuple[str, float]:
+        """HyTGraph's rule (Algorithm 1, lines 4-12): the engine and its cost."""
+        t = self.transfer_costs(**stats)
+        tef, tec, tiz = t["filter"], t["compaction"], t["zerocopy"]
+        if tec < self.alpha * tef and tec < self.beta * tiz:
+            return "compaction", tec
+        if tiz < tef:
+            return "zerocopy", tiz
+        return "filter", tef
+
+    def seconds(self, engine: str, cost: float) -> float:
+        """A transfer cost in seconds (paper mode counts RTTs: priced here at one full TLP batch each)."""
+        if self.mode == "calibrated":
+            return cost
+        return cost * LINE_BYTES * MAX_REQUESTS / self.calibration.copy_bandwidth
+
+    def kernel_seconds(self, where: str, klass: str, direction: str, edges: int) -> float:
+        return edges / self.calibration.edge_rate(where, klass, direction)

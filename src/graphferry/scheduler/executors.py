@@ -1,0 +1,109 @@
+"""Executors: the places a partition's edges are computed, and how their vertex states meet.
+
+A runtime holds a list of executors: the device it was loaded for (the GPU,
+or on the CPU backend the simulated device arena) and the CPU it runs on
+(the host backend reading the edges where they lie). Several GPUs or ranks
+(Lux) are more entries in the same list. Executor 0 holds the program's state;
+each other executor that is given partitions in an iteration gets a copy of
+the state before anyone computes, computes on it at the same time as the
+others (a thread each; kernels release the GIL), and its results are merged
+back into executor 0's state:
+
+* pull: an executor owns the destinations of its partitions, so the owners'
+  ranges are copied back (no two executors write one vertex);
+* push: sources race across executors for a destination, so the program's
+  declared ``combine`` operator merges the copies (``min``/``max``/``or``
+  elementwise, ``sum`` adds each copy's increments over its snapshot);
+* the output frontiers are OR-ed.
+
+Example:
+    >>> import numpy as np
+    >>> from graphferry.backends.cpu.backend import CpuBackend
+    >>> from graphferry.scheduler.executors import merge_arrays
+    >>> b = CpuBackend()
+    >>> mine = {"dist": np.array([0.0, 5.0, 9.0])}
+    >>> merge_arrays(b, mine, {"dist": np.array([0.0, 7.0, 4.0])}, None, "min", "push", [])
+    >>> mine["dist"].tolist()
+    [0.0, 5.0, 4.0]
+    >>> acc = {"acc": np.array([1.0, 1.0, 1.0])}
+    >>> merge_arrays(b, acc, {"acc": np.array([1.0, 3.0, 1.5])}, {"acc": np.array([1.0, 1.0, 1.0])}, "sum", "push", [])
+    >>> acc["acc"].tolist()
+    [1.0, 3.0, 1.5]
+    >>> own = {"x": np.zeros(4)}
+    >>> merge_arrays(b, own, {"x": np.arange(4.0)}, None, "min", "pull", [(2, 4)])
+    >>> own["x"].tolist()
+    [0.0, 0.0, 2.0, 3.0]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class Executor:
+    """One place kernels run: its backend, and whether edges reach it through a device arena."""
+
+    name: str
+    backend: Any
+    device_side: bool      # True: edges cross into its arena (transfer engines); False: read in place
+    arena: Any = None
+
+
+class ExecutorState:
+    """A non-primary executor's copy of a program's state for one edge_map."""
+
+    def __init__(self, executor: Executor, program, arrays: dict[str, Any], primary_backend,
+                 scalars: dict[str, Any], vid_dtype, n: int):
+        b = self.backend = executor.backend
+        self.executor = executor
+        self.kernels = b.compile(program, vid_dtype)
+        host = {k: primary_backend.to_host(v) for k, v in arrays.items()}
+        self.arrays = {k: b.asarray(v) for k, v in host.items()}  # a copy (asarray copies on the CPU)
+        # sum merges add the increments over what the executor started from
+        self.snapshot = ({k: np.array(v, copy=True) for k, v in host.items()}
+                         if program.combine == "sum" else None)
+        self.state_bytes = sum(int(v.nbytes) for v in host.values())
+        ptrs = tuple(b.pointer(self.arrays[a]) for a in program.arrays)
+        f, i = program.pack_scalars(scalars)
+        self.tables = (b.asarray(np.array(ptrs + (0,), dtype=np.uint64)), b.asarray(f), b.asarray(i))
+        self.out = b.new_bitmap(n)
+        self.seconds = 0.0
+
+
+def merge_arrays(backend, mine: dict[str, Any], theirs: dict[str, Any], snapshot: dict[str, Any] | None,
+                 combine: str, direction: str, ranges: list[tuple[int, int]]) -> None:
+    """Merge an executor's copy ``theirs`` into ``mine`` (executor 0's arrays, on ``backend``)."""
+    xp = backend.xp
+    for name, arr in mine.items():
+        other = theirs[name]
+        if direction == "pull":  # disjoint owners: copy the owned destinations back
+            for lo, hi in ranges:
+                arr[lo:hi] = backend.asarray(np.ascontiguousarray(other[lo:hi]))
+            continue
+        dev = backend.asarray(np.asarray(other))
+        if combine == "min":
+            xp.minimum(arr, dev, out=arr)
+        elif combine == "max":
+            xp.maximum(arr, dev, out=arr)
+        elif combine == "or":
+            xp.bitwise_or(arr, dev, out=arr)
+        elif combine == "sum":
+            arr += dev - backend.asarray(snapshot[name])
+        else:
+            raise ValueError(f"cannot merge executor states with combine={combine!r}")
+
+
+def owned_ranges(partitions, indices) -> list[tuple[int, int]]:
+    """Vertex ranges of the given partitions, adjacent ones joined (fewer copies back)."""
+    out: list[tuple[int, int]] = []
+    for i in sorted(indices):
+        p = partitions[i]
+        if out and out[-1][1] == p.lo:
+            out[-1] = (out[-1][0], p.hi)
+        else:
+            out.append((p.lo, p.hi))
+    return out

@@ -1,0 +1,418 @@
+"""The hybrid engine: per partition and per iteration, residency, filter, compaction,
+zero-copy on the device, or the CPU computing the edges where they lie.
+
+Each edge_map (HyTGraph Algorithm 1 and sec. VI, VDS sec. III-C):
+
+1. **statistics** of the frontier per partition, in one pass where the frontier
+   lies (:mod:`~graphferry.scheduler.stats`); only per-partition counts come back;
+2. the **policy** places every active partition (engine and executor);
+3. **residency** (VDS): a partition placed on ``filter`` is copied into a block of
+   its own that stays on the device when the budget left over by the transfer
+   slots holds it, or when it is worth more than resident partitions it displaces;
+   a partition's value is its share of active edges, with history
+   (``value <- decay * value + active_edges / edges``: partitions whose vertices
+   have converged lose value and are displaced first); a resident partition moves
+   nothing;
+4. **task combining** (HyTGraph sec. V-B): up to ``k`` consecutive ``filter``
+   partitions are one copy into one slot and one kernel launch; every
+   ``compaction`` partition's active rows are gathered into one staging buffer
+   (chunks of a slot), one copy and one launch per chunk; all ``zerocopy``
+   partitions are one launch over their rows;
+5. **scheduling** (sec. VI-B): filter tasks first, in order of their active edges
+   (contribution first), then zero-copy and compaction; on a GPU the copies run
+   on the copy stream and the kernels on the compute stream, each copy waiting
+   only for the kernel that last read its slot, so the CPU's gather for the next
+   chunk, the copy of one task and the kernel of another overlap. CPU executors
+   compute their partitions at the same time in their own threads;
+6. the executors' states are **merged** into the device's (pull: owned ranges;
+   push: the program's combine operator) and their frontiers OR-ed.
+
+Synchronous: every iteration sees the previous one's values, so results equal
+the CPU backend's (integers bit for bit). The frontier's ids stay on the device
+for device-side tasks; the host sees them only for compaction and CPU work.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+import numpy as np
+
+from ..backends.base import PartitionView
+from ..backends.cpu.host_ops import gather_rows
+from .executors import ExecutorState, merge_arrays, owned_ranges
+from .policy import Decision, Policy
+from .stats import LINE_BYTES, partition_stats
+
+log = logging.getLogger(__name__)
+
+
+class HybridEngine:
+    """The hybrid engine of one edge side (kept by a loaded graph with its pool and executors)."""
+
+    name = "hybrid"
+    splits_partitions = True
+    schedules = True  # the runtime hands it whole edge_maps
+
+    def __init__(self, side, backend, arena, *, pool, executors, key: tuple, calibration_for):
+        self.side = side
+        self.backend = backend
+        self.arena = arena
+        self.pool = pool
+        self.executors = executors
+        self.key = key
+        self.calibration_for = calibration_for
+        self.value = np.zeros(len(side.partitions))
+        self.iterations = 0
+        self._threads: ThreadPoolExecutor | None = None
+        self._host_view = None
+        backend.register_host(side.indices)  # explicit copies at the bus's pinned speed
+        if side.weights is not None:
+            backend.register_host(side.weights)
+
+    # ------------------------------------------------------------ device buffers
+    def _slot_shape(self, k: int):
+        """Slot capacity for groups of up to ``k`` partitions, shrunk until two slots take at most
+        half the budget (the rest keeps partitions resident, which saves more than combining), or,
+        when even single-partition slots take more than that, until two fit at all."""
+        s = self.side
+        cap = max(1, s.max_partition_edges())
+        per_edge = s.indices.itemsize + (4 if s.weights is not None else 0)
+        budget = self.arena.budget_bytes - sum(
+            sum(int(x.indices.nbytes) + (int(x.weights.nbytes) if x.weights is not None else 0) for x in v)
+            for shape, v in self.pool.slots.items() if shape[0] != self.key)
+        while k > 1 and 2 * k * cap * per_edge > budget // 2:
+            k -= 1
+        if 2 * k * cap * per_edge > budget:
+            return None, 0  # not even two single-partition slots: explicit copies are impossible
+        return (self.key, s.indices.dtype.str, s.weights is not None, k * cap), k
+
+    def _slot(self, shape):
+        _, dt, weighted, cap = shape
+        return self.pool.slot(shape, cap, np.dtype(dt), weighted)
+
+    def _partition_bytes(self, p) -> int:
+        return p.num_edges * self.side.bytes_per_edge
+
+    # ------------------------------------------------------------ one edge_map
+    def edge_map(self, st, frontier, direction: str, it, policy: Policy):
+        b, s = self.backend, self.side
+        n = s.n
+        dense = direction == "pull" or frontier.is_all
+        stats = partition_stats(s, b, frontier, dense=dense)
+        parts = s.partitions
+        self._update_values(stats, policy.decay)
+        shape, k = self._slot_shape(policy.combine_k)
+        if shape is not None:
+            self.pool.reserve(shape, 2 * shape[3] * s.bytes_per_edge)
+        resident = {key[1] for key in self.pool.blocks if key[0] == self.key}
+        self.pool.busy = {(self.key, i) for i in resident}  # nothing read this iteration is dropped during it
+        state_bytes = sum(int(a.nbytes) for a in st.arrays.values())
+        ctx = Decision(stats, parts, resident, self.executors, direction, st.program.combine,
+                       s.bytes_per_edge, s.indices.itemsize, state_bytes, self.iterations)
+        model = None if policy.mix is not None else policy.model(self.calibration_for)
+        placed = policy.decide(ctx, model)
+        self.iterations += 1
+
+        out = b.new_bitmap(n)
+        tables = st._tables_now()
+        kernel = st.kernels.push if direction == "push" else st.kernels.pull
+        in_bits = None if frontier.is_all else frontier.bits
+        host_ids = None
+        if not dense and any(e == "compaction" or ex for ex, e in placed.values()):
+            host_ids = frontier.host_ids()
+
+        # ---- other executors: copy the state first, then compute beside the device
+        by_exec: dict[int, list[int]] = {}
+        for i, (ex, _) in placed.items():
+            if ex:
+                by_exec.setdefault(ex, []).append(i)
+        if by_exec and st.program.combine is None:
+            raise AssertionError(f"program {st.program.name} declares no combine operator: one executor only")
+        futures = []
+        t_sync = time.perf_counter()
+        states = {ex: ExecutorState(self.executors[ex], st.program, st.arrays, b, st.scalars,
+                                    s.indices.dtype, n) for ex in by_exec}
+        sync_seconds = time.perf_counter() - t_sync
+        if by_exec:
+            if self._threads is None:
+                self._threads = ThreadPoolExecutor(max_workers=len(self.executors), thread_name_prefix="gf-exec")
+            host_bits = None if in_bits is None else b.to_host(in_bits)
+            for ex, idx in by_exec.items():
+                futures.append(self._threads.submit(self._run_other, states[ex], idx, stats, host_ids,
+                                                    direction, host_bits))
+
+        # ---- the device executor
+        dev = {"resident": [], "filter": [], "compaction": [], "zerocopy": []}
+        for i, (ex, engine) in sorted(placed.items()):
+            if ex == 0:
+                if engine == "filter" and shape is None:
+                    engine = "zerocopy"  # no room for a copy slot
+                if engine == "compaction" and (dense or shape is None):
+                    engine = "filter" if shape is not None else "zerocopy"  # every row counts: copy it as it lies
+                if engine == "resident" and i not in resident:
+                    engine = "filter" if shape is not None else "zerocopy"
+                    if policy.residency or policy.mix is not None:
+                        dev["resident"].append((i, True))  # try to admit it
+                        continue
+                dev[engine].append((i, False) if engine == "resident" else i)
+        # the floor: edge bytes that must cross (device-placed partitions not resident at the start)
+        floor = sum(self._active_bytes(stats, i, dense) for i, (ex, _) in placed.items()
+                    if ex == 0 and i not in resident)
+        # residency (VDS): filter partitions worth keeping go to a block of their own
+        if policy.residency and dev["filter"]:
+            keep = []
+            for i in sorted(dev["filter"], key=lambda i: -self.value[i]):
+                block = self._admit(i)
+                if block is not None:
+                    dev["resident"].append((i, block))  # admitted: copied in below
+                else:
+                    keep.append(i)
+            dev["filter"] = sorted(keep)
+        # asynchronous mode (HyTGraph sec. VI-A): a loaded partition is processed once more, from
+        # the vertices this iteration has activated so far; only for min-combining push programs,
+        # whose fixpoint does not depend on the order of relaxations (SSSP): others stay synchronous
+        again = policy.asynchronous and direction == "push" and st.program.combine == "min"
+        launch = lambda view, rows, bits: self._launch(kernel, tables, view, rows, bits, out, it,  # noqa: E731
+                                                       again)
+        for i, admit in dev["resident"]:
+            self._run_resident(i, admit, stats, launch, in_bits, direction, dense, it, shape)
+        self._run_filter(dev["filter"], stats, launch, in_bits, direction, dense, it, shape, k)
+        self._run_zerocopy(dev["zerocopy"], stats, launch, in_bits, direction, dense, it)
+        self._run_compaction(dev["compaction"], stats, host_ids, launch, direction, it, shape)
+        b.synchronize()
+        device_times = b.take_device_times()
+        if device_times is not None:
+            it.copy_seconds, it.kernel_seconds = device_times
+
+        # ---- merge the other executors' states into the device's
+        t_merge = time.perf_counter()
+        for f in futures:
+            f.result()
+        exec_seconds = {}
+        for ex, es in states.items():
+            ranges = owned_ranges(parts, by_exec[ex])
+            merge_arrays(b, st.arrays, es.arrays, es.snapshot, st.program.combine, direction, ranges)
+            out |= b.asarray(es.out)
+            exec_seconds[self.executors[ex].name] = es.seconds
+            for i in by_exec[ex]:
+                it.add_partition(i, "host", 0, self._rows(stats, i, dense), device=self.executors[ex].name)
+        if states:
+            b.synchronize()
+            sync_seconds += time.perf_counter() - t_merge
+        self.pool.busy = set()
+        it.floor_bytes = floor
+        it.device_seconds = {"state_exchange": sync_seconds, **exec_seconds} if states else None
+        return out
+
+    # ------------------------------------------------------------ helpers
+    def _update_values(self, stats, decay: float) -> None:
+        """VDS value with history: the partition's share of active edges, decayed each iteration."""
+        edges = np.array([max(1, p.num_edges) for p in self.side.partitions], dtype=np.float64)
+        self.value = decay * self.value + stats.active_edges / edges
+        for key, block in self.pool.blocks.items():
+            if key[0] == self.key:
+                block.value = float(self.value[key[1]])
+            else:  # another side's partitions are not being read: their value fades the same way
+                block.value *= decay
+
+    def _admit(self, i: int):
+        p = self.side.partitions[i]
+        s = self.side
+        return self.pool.admit((self.key, i), p.num_edges, s.indices.dtype,
+                               None if s.weights is None else np.float32, float(self.value[i]))
+
+    def _active_bytes(self, stats, i: int, dense: bool) -> int:
+        edges = self.side.partitions[i].num_edges if dense else int(stats.active_edges[i])
+        return edges * self.side.bytes_per_edge
+
+    @staticmethod
+    def _rows(stats, i: int, dense: bool) -> int:
+        return int(stats.active_vertices[i])
+
+    def _device_rows(self, stats, first: int, last: int, lo: int):
+        """Active rows of partitions ``first..last`` relative to ``lo``, on the device (None: all rows)."""
+        if stats.dense:
+            return None
+        ids = stats.ids[int(stats.cuts[first]) : int(stats.cuts[last + 1])]
+        return ids - lo if lo else ids
+
+    def _launch(self, kernel, tables, view, rows, in_bits, out, it, again: bool = False) -> None:
+        t = time.perf_counter()
+        kernel(tables, view, rows, in_bits, out)
+        if again:  # the same edges, now from the rows activated so far (the bitmap filters them)
+            kernel(tables, view, None, out, out)
+        it.kernel_seconds += time.perf_counter() - t
+
+    def _bits_for(self, direction, rows, in_bits):
+        # pull: the bitmap filters sources; push: it filters rows only where no row list is given
+        return in_bits if direction == "pull" or rows is None else None
+
+    def _run_resident(self, i, admit, stats, launch, in_bits, direction, dense, it, shape) -> None:
+        b, s = self.backend, self.side
+        p = s.partitions[i]
+        key = (self.key, i)
+        moved, secs = 0, 0.0
+        block = self.pool.blocks.get(key)
+        fresh = admit is not True and admit is not False  # a block admitted by the caller, still empty
+        if block is None and admit is True:
+            block = self._admit(i)
+            if block is None:  # no room after all: serve it like filter does
+                if shape is not None:
+                    return self._run_filter([i], stats, launch, in_bits, direction, dense, it, shape, 1)
+                return self._run_zerocopy([i], stats, launch, in_bits, direction, dense, it)
+            fresh = True
+        if fresh:
+            t = time.perf_counter()
+            b.copy_h2d(block.indices, s.indices[p.edge_lo : p.edge_hi])
+            if block.weights is not None:
+                b.copy_h2d(block.weights, s.weights[p.edge_lo : p.edge_hi])
+            secs = time.perf_counter() - t
+            moved = self._partition_bytes(p)
+        offs = s.device_offsets(b)
+        view = PartitionView(offs[p.lo : p.hi + 1], block.indices, block.weights, None, p.lo, p.num_vertices,
+                             p.edge_lo)
+        rows = self._device_rows(stats, i, i, p.lo)
+        launch(view, rows, self._bits_for(direction, rows, in_bits))
+        it.copy_seconds += secs
+        it.add_partition(i, "resident", moved, self._rows(stats, i, dense), device=self.executors[0].name)
+
+    def _groups(self, idx: list[int], k: int, cap: int):
+        """Runs of up to ``k`` consecutive partitions whose edges fit one slot (Algorithm 1, lines 15-24)."""
+        parts = self.side.partitions
+        group: list[int] = []
+        for i in idx:
+            if group and (i != group[-1] + 1 or len(group) >= k
+                          or parts[i].edge_hi - parts[group[0]].edge_lo > cap):
+                yield group
+                group = []
+            group.append(i)
+        if group:
+            yield group
+
+    def _run_filter(self, idx, stats, launch, in_bits, direction, dense, it, shape, k) -> None:
+        if not idx:
+            return
+        b, s = self.backend, self.side
+        parts = s.partitions
+        groups = list(self._groups(sorted(idx), k, shape[3]))
+        # contribution first: the groups with the most active edges are copied first
+        groups.sort(key=lambda g: -int(sum(stats.active_edges[i] for i in g)))
+        offs = s.device_offsets(b)
+        for g in groups:
+            first, last = parts[g[0]], parts[g[-1]]
+            slot = self._slot(shape)
+            if slot is None:  # no room for a copy after all: read these in place
+                self._run_zerocopy(g, stats, launch, in_bits, direction, dense, it)
+                continue
+            e = last.edge_hi - first.edge_lo
+            t = time.perf_counter()
+            b.copy_h2d(slot.indices[:e], s.indices[first.edge_lo : last.edge_hi], after=slot.free_at)
+            if slot.weights is not None:
+                b.copy_h2d(slot.weights[:e], s.weights[first.edge_lo : last.edge_hi], after=slot.free_at)
+            it.copy_seconds += time.perf_counter() - t
+            view = PartitionView(offs[first.lo : last.hi + 1], slot.indices[:e],
+                                 None if slot.weights is None else slot.weights[:e], None,
+                                 first.lo, last.hi - first.lo, first.edge_lo)
+            rows = self._device_rows(stats, g[0], g[-1], first.lo)
+            launch(view, rows, self._bits_for(direction, rows, in_bits))
+            slot.free_at = b.record()
+            for i in g:
+                it.add_partition(i, "filter", self._partition_bytes(parts[i]), self._rows(stats, i, dense),
+                                 device=self.executors[0].name)
+
+    def _run_zerocopy(self, idx, stats, launch, in_bits, direction, dense, it) -> None:
+        if not idx:
+            return
+        b, s = self.backend, self.side
+        xp = b.xp
+        parts = s.partitions
+        if self._host_view is None:
+            self._host_view = (b.host_view(s.indices), None if s.weights is None else b.host_view(s.weights))
+        hidx, hw = self._host_view
+        if stats.dense:
+            if len(idx) == len(parts):
+                rows = None
+            else:
+                rows = xp.concatenate([xp.arange(parts[i].lo, parts[i].hi, dtype=xp.int64) for i in idx])
+        else:
+            rows = xp.concatenate([stats.ids[int(stats.cuts[i]) : int(stats.cuts[i + 1])] for i in idx])
+        view = PartitionView(s.device_offsets(b), hidx, hw, None, 0, s.n, 0)  # one launch for all of them
+        launch(view, rows, self._bits_for(direction, rows, in_bits))
+        for i in idx:
+            it.add_partition(i, "zerocopy", int(stats.lines[i]) * LINE_BYTES, self._rows(stats, i, dense),
+                             device=self.executors[0].name)
+
+    def _run_compaction(self, idx, stats, host_ids, launch, direction, it, shape) -> None:
+        if not idx:
+            return
+        b, s = self.backend, self.side
+        cap = shape[3]
+        chunk: list[int] = []
+        edges = 0
+        chunks = []
+        for i in sorted(idx):
+            e = int(stats.active_edges[i])
+            if chunk and edges + e > cap:
+                chunks.append(chunk)
+                chunk, edges = [], 0
+            chunk.append(i)
+            edges += e
+        chunks.append(chunk)
+        vid = s.indices.dtype
+        for chunk in chunks:
+            slot = self._slot(shape)
+            if slot is None:  # no room for a copy after all: read these in place
+                self._run_zerocopy(chunk, stats, launch, None, "push", False, it)
+                continue
+            if slot.host_indices is None:
+                slot.host_indices = b.pinned_empty(slot.capacity, s.indices.dtype)
+                slot.host_weights = None if s.weights is None else b.pinned_empty(slot.capacity, np.float32)
+            ids = np.concatenate([host_ids[int(stats.cuts[i]) : int(stats.cuts[i + 1])] for i in chunk])
+            b.host_wait(slot.staged_at)
+            t0 = time.perf_counter()
+            coff, idx_h, w_h = gather_rows(s.offsets, s.indices, s.weights, ids, slot.host_indices,
+                                           slot.host_weights)
+            t1 = time.perf_counter()
+            e = len(idx_h)
+            token = b.copy_h2d(slot.indices[:e], idx_h, after=slot.free_at)
+            if w_h is not None:
+                token = b.copy_h2d(slot.weights[:e], w_h, after=slot.free_at)
+            slot.staged_at = token
+            view = PartitionView(b.asarray(coff), slot.indices[:e], None if w_h is None else slot.weights[:e],
+                                 b.asarray(ids.astype(vid)), 0, len(ids), 0)
+            it.compact_seconds += t1 - t0
+            it.copy_seconds += time.perf_counter() - t1
+            launch(view, None, None)
+            slot.free_at = b.record()
+            for i in chunk:
+                moved = int(stats.active_edges[i]) * s.bytes_per_edge + int(stats.active_vertices[i]) * (
+                    8 + s.indices.itemsize)
+                it.add_partition(i, "compaction", moved, self._rows(stats, i, False), device=self.executors[0].name)
+
+    def _run_other(self, es: ExecutorState, idx, stats, host_ids, direction, host_bits) -> None:
+        """A CPU executor computes its partitions where the edges lie, on its copy of the state."""
+        s = self.side
+        t = time.perf_counter()
+        parts = s.partitions
+        if stats.dense:
+            rows = np.concatenate([np.arange(parts[i].lo, parts[i].hi, dtype=np.int64) for i in idx])
+        else:
+            rows = np.concatenate([host_ids[int(stats.cuts[i]) : int(stats.cuts[i + 1])] for i in idx])
+        view = PartitionView(s.offsets, s.indices, s.weights, None, 0, s.n, 0)
+        kernel = es.kernels.push if direction == "push" else es.kernels.pull
+        kernel(es.tables, view, rows, host_bits if direction == "pull" else None, es.out)
+        es.seconds = time.perf_counter() - t
+
+    def close(self) -> None:
+        for key in [k for k in self.pool.blocks if k[0] == self.key]:
+            self.pool.drop(key)
+        for shape in [sh for sh in self.pool.slots if sh[0] == self.key]:
+            for slot in self.pool.slots.pop(shape):
+                self.pool._release(slot.indices)
+                self.pool._release(slot.weights)
+            self.pool._reserved.pop(shape, None)
+        if self._threads is not None:
+            self._threads.shutdown(wait=True)
+            self._threads = None

@@ -1,0 +1,175 @@
+"""One pool of device memory for everything the hybrid engine keeps on the device.
+
+All of the hybrid's engines draw from it: staging slots for explicit copies
+(``filter`` groups and ``compaction`` chunks, two or more per shape so a copy
+overlaps the kernel reading the other) and whole partitions kept resident
+(VDS's value-driven residency). Nothing is allocated before it is needed, and
+every allocation goes through the loaded graph's :class:`DeviceArena`, whose
+budget is asserted after each one. Resident partitions hold what the slots do
+not need; when a slot or a more valuable partition needs room, the least
+valuable resident partitions are dropped (their edges are still in host memory).
+
+Example:
+    >>> import numpy as np
+    >>> from graphferry.backends.cpu.backend import CpuBackend
+    >>> from graphferry.backends.base import DeviceArena
+    >>> from graphferry.scheduler.pool import BufferPool
+    >>> b = CpuBackend(); arena = DeviceArena(b, 1000)
+    >>> pool = BufferPool(arena)
+    >>> pool.reserve(("k",), 400)
+    >>> pool.admit(("side", 0), 100, np.int32, None, value=1.0) is not None
+    True
+    >>> pool.admit(("side", 1), 100, np.int32, None, value=0.5) is None  # 400 + 400 + 400 > 1000
+    True
+    >>> arena.used_bytes
+    400
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Slot:
+    """A staging buffer pair on the device (and its pinned host staging, made on first gather)."""
+
+    capacity: int
+    indices: Any
+    weights: Any | None
+    free_at: Any = None      # token of the last kernel that read it
+    staged_at: Any = None    # token of the last copy out of its host staging buffers
+    host_indices: np.ndarray | None = None
+    host_weights: np.ndarray | None = None
+
+
+@dataclass
+class Block:
+    """A partition kept on the device across iterations (and across calls on a loaded graph)."""
+
+    indices: Any
+    weights: Any | None
+    nbytes: int
+    value: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+class BufferPool:
+    """Device buffers of one loaded graph, shared by every engine of the hybrid (see module doc)."""
+
+    def __init__(self, arena, reclaim=None):
+        self.arena = arena
+        #: ``reclaim(nbytes) -> bool``: free ``nbytes`` of the arena held outside the pool (a loaded
+        #: graph evicts its other, idle engines); None: nothing outside the pool can be freed
+        self.reclaim = reclaim
+        self.backend = arena.backend
+        self.slots: dict[tuple, list[Slot]] = {}
+        self.blocks: dict[tuple, Block] = {}
+        self._reserved: dict[tuple, int] = {}   # slot shape -> bytes promised to its slots
+        self._turn: dict[tuple, int] = {}
+        self.busy: set[tuple] = set()  # blocks read in the current iteration: never dropped during it
+        self.stats = {"blocks_admitted": 0, "blocks_dropped": 0, "slots": 0}
+
+    # ------------------------------------------------------------ accounting
+    def _alloc(self, count: int, dtype, what: str):
+        arr = self.arena.alloc(count, dtype, what)
+        assert self.arena.used_bytes <= self.arena.budget_bytes, "device budget exceeded"
+        return arr
+
+    def _release(self, arr) -> None:
+        if arr is not None:
+            self.arena.release(arr)
+
+    @property
+    def unallocated_reserve(self) -> int:
+        held = {k: sum(_slot_bytes(s) for s in v) for k, v in self.slots.items()}
+        return sum(max(0, r - held.get(k, 0)) for k, r in self._reserved.items())
+
+    def reserve(self, shape: tuple, nbytes: int) -> None:
+        """Promise ``nbytes`` to slots of ``shape`` (resident blocks never take it)."""
+        self._reserved[shape] = max(self._reserved.get(shape, 0), int(nbytes))
+
+    def room_for_blocks(self) -> int:
+        return self.arena.free_bytes - self.unallocated_reserve
+
+    # ------------------------------------------------------------ staging slots
+    def slot(self, shape: tuple, capacity: int, idx_dtype, weighted: bool, count: int = 2) -> Slot | None:
+        """The next of up to ``count`` slots of ``shape`` (round robin), allocated on first use.
+
+        Resident blocks are dropped (least valuable first) to make room; None when
+        even that cannot fit one slot.
+        """
+        have = self.slots.setdefault(shape, [])
+        turn = self._turn.get(shape, 0)
+        self._turn[shape] = turn + 1
+        if len(have) < count:
+            need = capacity * (np.dtype(idx_dtype).itemsize + (4 if weighted else 0))
+            if self.arena.free_bytes < need:
+                self.drop_blocks(need - self.arena.free_bytes)
+            if self.arena.free_bytes < need and self.reclaim is not None:
+                self.reclaim(need)
+            if self.arena.free_bytes >= need:
+                idx = self._alloc(capacity, idx_dtype, f"hybrid slot {shape} (indices)")
+                w = self._alloc(capacity, np.float32, f"hybrid slot {shape} (weights)") if weighted else None
+                have.append(Slot(capacity, idx, w))
+                self.stats["slots"] += 1
+                return have[-1]
+        if not have:
+            return None
+        return have[turn % len(have)]
+
+    # ------------------------------------------------------------ resident partitions
+    def admit(self, key: tuple, edges: int, idx_dtype, w_dtype, value: float) -> Block | None:
+        """A new block for partition ``key`` if it fits, dropping less valuable blocks; else None."""
+        nbytes = edges * (np.dtype(idx_dtype).itemsize + (np.dtype(w_dtype).itemsize if w_dtype else 0))
+        if nbytes > self.room_for_blocks():
+            cheaper = sorted((b.value, k) for k, b in self.blocks.items() if b.value < value and k not in self.busy)
+            freeable = sum(self.blocks[k].nbytes for _, k in cheaper)
+            if nbytes > self.room_for_blocks() + freeable and self.reclaim is not None:
+                self.reclaim(nbytes + self.unallocated_reserve)  # idle buffers outside the pool first
+            if nbytes > self.room_for_blocks() + freeable:
+                return None
+            for _, k in cheaper:
+                if nbytes <= self.room_for_blocks():
+                    break
+                self.drop(k)
+        idx = self._alloc(edges, idx_dtype, f"resident partition {key}")
+        w = self._alloc(edges, w_dtype, f"resident partition {key} (weights)") if w_dtype else None
+        block = self.blocks[key] = Block(idx, w, nbytes, value)
+        self.busy.add(key)
+        self.stats["blocks_admitted"] += 1
+        return block
+
+    def drop(self, key: tuple) -> None:
+        b = self.blocks.pop(key)
+        self._release(b.indices)
+        self._release(b.weights)
+        self.stats["blocks_dropped"] += 1
+
+    def drop_blocks(self, nbytes: int) -> None:
+        """Drop the least valuable blocks until ``nbytes`` more are free (or none is left)."""
+        target = self.arena.free_bytes + nbytes
+        for _, k in sorted((b.value, k) for k, b in self.blocks.items() if k not in self.busy):
+            if self.arena.free_bytes >= target:
+                break
+            self.drop(k)
+
+    def close(self) -> None:
+        for k in list(self.blocks):
+            self.drop(k)
+        for have in self.slots.values():
+            for s in have:
+                self._release(s.indices)
+                self._release(s.weights)
+        self.slots.clear()
+        self._reserved.clear()
+
+
+def _slot_bytes(s: Slot) -> int:
+    return int(s.indices.nbytes) + (int(s.weights.nbytes) if s.weights is not None else 0)

@@ -1,0 +1,101 @@
+"""Per-partition statistics of one iteration, computed in one pass where the frontier lies.
+
+The policy needs, for every partition ``P_i`` of an edge side, the active
+vertices ``|A_i|``, their edges ``sum_{v in A_i} D_o(v)`` and the 128-byte
+requests a zero-copy kernel would make, ``sum_{v in A_i} (ceil(D_o(v) d_1 / m)
++ am(v))`` (HyTGraph formula 3's inner sum: the lines an active row's edge
+range covers, misalignment included). For a device backend the frontier's ids
+stay on the device: one ``searchsorted`` against the partition bounds and two
+prefix sums there, and only the three per-partition vectors (a few numbers per
+partition) come back to the host (HyTGraph sec. V-A computes the costs on the
+GPU "transferring only the selection result back").
+
+Example:
+    >>> import numpy as np
+    >>> from graphferry import Graph
+    >>> from graphferry.backends.cpu.backend import CpuBackend
+    >>> from graphferry.engines.base import EdgeSide
+    >>> from graphferry.runtime.frontier import Frontier
+    >>> from graphferry.scheduler.stats import partition_stats
+    >>> g = Graph.from_edges([0, 0, 1, 2, 3], [1, 2, 2, 3, 0], n=4)
+    >>> side = EdgeSide.of(g, partition_bytes=8, use_weights=False)
+    >>> b = CpuBackend()
+    >>> s = partition_stats(side, b, Frontier.from_ids(b, 4, [0, 3]), dense=False)
+    >>> s.active_vertices.tolist(), s.active_edges.tolist(), s.lines.tolist()
+    ([1, 0, 1], [2, 0, 1], [1, 0, 1])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+LINE_BYTES = 128  # m: the largest outstanding PCIe memory request (HyTGraph sec. V-A)
+
+
+@dataclass
+class PartitionStats:
+    """One iteration's per-partition counts (host vectors, one entry per partition)."""
+
+    active_vertices: np.ndarray
+    active_edges: np.ndarray
+    lines: np.ndarray            # 128-byte zero-copy requests of the active rows (indices + weights)
+    cuts: np.ndarray | None      # frontier.ids[cuts[i]:cuts[i+1]] are partition i's active ids
+    ids: Any = None              # the frontier's ids where they lie (device for a device backend)
+    dense: bool = False          # every row of every partition counts (pull, or all vertices)
+
+    def active(self) -> np.ndarray:
+        """Indices of the partitions with work this iteration."""
+        return np.flatnonzero((self.active_edges > 0) if not self.dense else (self.active_vertices > 0))
+
+
+def _row_lines(xp, b, e, itemsize: int):
+    """Lines covering edge ranges [b, e) of ``itemsize``-byte entries (0 for empty rows)."""
+    first = (b * itemsize) // LINE_BYTES
+    last = (e * itemsize - 1) // LINE_BYTES
+    return xp.where(e > b, last - first + 1, 0)
+
+
+def dense_stats(side) -> PartitionStats:
+    """Every row of every partition active (pull, or the frontier of all vertices); cached per side."""
+    cached = getattr(side, "_gf_dense_stats", None)
+    if cached is not None:
+        return cached
+    off = side.offsets
+    b, e = off[:-1], off[1:]
+    per_row = _row_lines(np, b, e, side.indices.itemsize)
+    if side.weights is not None:
+        per_row = per_row + _row_lines(np, b, e, 4)
+    cum = np.concatenate([[0], np.cumsum(per_row)])
+    bounds = side.bounds
+    stats = PartitionStats(np.diff(bounds), np.diff(off[bounds]), cum[bounds[1:]] - cum[bounds[:-1]],
+                           None, None, dense=True)
+    side._gf_dense_stats = stats
+    return stats
+
+
+def partition_stats(side, backend, frontier, *, dense: bool, device_offsets: Any = None) -> PartitionStats:
+    """Statistics of ``frontier`` over ``side``'s partitions, computed where the frontier lies."""
+    if dense or frontier.is_all:
+        return dense_stats(side)
+    xp = backend.xp
+    ids = frontier.ids
+    off = side.device_offsets(backend) if device_offsets is None else device_offsets
+    bounds = getattr(side, "_gf_device_bounds", {}).get(id(backend))
+    if bounds is None:
+        bounds = backend.asarray(side.bounds)
+        side.__dict__.setdefault("_gf_device_bounds", {})[id(backend)] = bounds
+    cuts = xp.searchsorted(ids, bounds)
+    b, e = off[ids], off[ids + 1]
+    lines = _row_lines(xp, b, e, side.indices.itemsize)
+    if side.weights is not None:
+        lines = lines + _row_lines(xp, b, e, 4)
+    zero = xp.zeros(1, dtype=xp.int64)
+    cum_e = xp.concatenate([zero, xp.cumsum(e - b)])
+    cum_l = xp.concatenate([zero, xp.cumsum(lines)])
+    packed = xp.stack([cuts, cum_e[cuts], cum_l[cuts]])  # one transfer back
+    host = backend.to_host(packed).astype(np.int64)
+    hc, he, hl = host
+    return PartitionStats(np.diff(hc), np.diff(he), np.diff(hl), hc, ids, dense=False)

@@ -1,0 +1,266 @@
+"""Graph transforms that algorithms share, each computed once per graph and cached on it.
+
+Several algorithms read a graph through a derived view: triangle counting and
+LCC the degree-ordered DAG, CDLP the simple graph, the spanning forest and
+colouring the symmetrised graph, HyPar induced subgraphs and contractions.
+They live here, below ``algorithms/``, so no algorithm imports another's file:
+
+* :func:`simple_graph`: self-loops dropped, repeated edges kept once, rows sorted;
+* :func:`degree_ordered_dag`: the undirected simple view relabelled by
+  ``(degree, id)`` and oriented upwards (Schank's ordering, GAPBS ``tc``);
+* :func:`simple_weighted_graph`: the same keeping the least weight per arc;
+* :func:`symmetrize`: the undirected simple view keeping, per vertex pair, the
+  smallest weight of the arcs between them (what ``scipy``'s spanning tree
+  reads from a symmetrised matrix);
+* :func:`induced_subgraph`: the edges among a vertex subset, renumbered;
+* :func:`contract`: the quotient graph of a labelling (HyPar's merge step),
+  self-edges removed and parallel edges merged.
+
+The first four are cached on the graph (one computation per graph object and
+arguments, dropped with the graph); a :class:`~graphferry.runtime.LoadedGraph`
+caches on the graph it holds.
+
+Example:
+    >>> import numpy as np
+    >>> from graphferry import Graph
+    >>> from graphferry.transforms import contract, simple_graph, symmetrize
+    >>> g = Graph.from_edges([0, 0, 1, 1, 2], [1, 1, 2, 1, 0], [5, 3, 2, 9, 4], n=3)
+    >>> s = simple_graph(g, undirected=True)
+    >>> s.directed, s.offsets.tolist(), s.indices.tolist()
+    (False, [0, 2, 4, 6], [1, 2, 0, 2, 0, 1])
+    >>> simple_graph(g, undirected=True) is s          # cached
+    True
+    >>> u = symmetrize(g)
+    >>> u.weights.tolist()                           # {0,1}: min(5, 3); {0,2}: 4; {1,2}: 2
+    [3.0, 4.0, 3.0, 2.0, 4.0, 2.0]
+    >>> q, w = contract(u, np.array([0, 0, 1]))       # merge 0 and 1: the edge {0,1} vanishes
+    >>> q.n, q.indices.tolist(), q.weights.tolist()
+    (2, [1, 0], [2.0, 2.0])
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .graph import Graph, index_dtype_for, offsets_from_degrees
+
+__all__ = ["unique_pairs", "simple_graph", "simple_weighted_graph", "degree_ordered_dag", "symmetrize", "induced_subgraph",
+           "contract", "cached"]
+
+_KEY_LIMIT = 3_000_000_000  # n * n + n fits in int64 below this: pairs sort as one int64 key
+
+
+def _base(graph: Any) -> Graph:
+    """The plain Graph behind ``graph`` (a LoadedGraph holds one in ``.graph``)."""
+    inner = getattr(graph, "graph", None)
+    return inner if isinstance(inner, Graph) else graph
+
+
+def cached(graph: Any, key: tuple, build: Callable[[], Any]) -> Any:
+    """``build()`` once per graph object and ``key``; kept in the graph's private cache."""
+    g = _base(graph)
+    store = g.__dict__.setdefault("_derived", {})
+    if key not in store:
+        store[key] = build()
+    return store[key]
+
+
+def _pair_order(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray | None:
+    """Permutation sorting the pairs ``(a, b)``; None when they are sorted already."""
+    if len(a) < 2:
+        return None
+    if n <= _KEY_LIMIT:
+        key = a * np.int64(n) + b
+        if bool(np.all(key[1:] >= key[:-1])):  # CSR rows in order: the common case
+            return None
+        return np.argsort(key)
+    return np.lexsort((b, a))
+
+
+def unique_pairs(a: np.ndarray, b: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct pairs ``(a, b)`` in ascending order, and how often each occurred.
+
+    Sorting (not ``np.unique``, whose hashing path is many times slower than a
+    sort on numpy 2.4) and skipped when the pairs come sorted.
+    """
+    order = _pair_order(a, b, n)
+    if order is not None:
+        a, b = a[order], b[order]
+    if len(a) == 0:
+        return a, b, np.zeros(0, np.int64)
+    starts = np.flatnonzero(np.r_[True, (a[1:] != a[:-1]) | (b[1:] != b[:-1])])
+    return a[starts], b[starts], np.diff(np.r_[starts, len(a)])
+
+
+def _csr(src: np.ndarray, dst: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets and indices of pairs already sorted by source."""
+    offsets = offsets_from_degrees(np.bincount(src, minlength=n) if len(src) else np.zeros(n, np.int64))
+    return offsets, dst.astype(index_dtype_for(n))
+
+
+def simple_graph(graph: Graph, *, undirected: bool) -> Graph:
+    """The simple view of ``graph``: self-loops dropped, repeated edges kept once, rows sorted.
+
+    With ``undirected=True`` directions are ignored (each edge stored both ways,
+    result ``directed=False``); otherwise the result keeps ``graph.directed``.
+    Rows come out sorted by neighbour id, so its transpose's rows are sorted too
+    (``Graph.transpose`` keeps source order). ``original_ids`` are kept. Cached.
+    """
+    return cached(graph, ("simple", bool(undirected)), lambda: _simple_graph(_base(graph), undirected))
+
+
+def _simple_graph(graph: Graph, undirected: bool) -> Graph:
+    n = graph.n
+    src, dst = graph.edges()
+    keep = src != dst
+    src, dst = src[keep], dst[keep]
+    symmetric = undirected or not graph.directed
+    if undirected and graph.directed:
+        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
+    src, dst, _ = unique_pairs(src, dst, n)
+    offsets, indices = _csr(src, dst, n)
+    return Graph(offsets, indices, None, directed=not symmetric,
+                 original_ids=graph.original_ids, name=f"{graph.name}-simple")
+
+
+def degree_ordered_dag(graph: Graph, *, arc_counts: bool = False) -> tuple[Graph, np.ndarray, np.ndarray]:
+    """The undirected simple view relabelled by ``(degree, id)`` and oriented upwards.
+
+    Returns ``(dag, order, degree)``: in the DAG vertex ``r`` is the ``r``-th
+    vertex in that order and row ``r`` holds its higher-labelled neighbours,
+    sorted; ``order[r]`` is the input's internal id of label ``r``; ``degree``
+    is each input vertex's simple undirected degree ``|N(v)|``. With
+    ``arc_counts`` each DAG edge ``{x, y}`` carries as weight how many of the
+    arcs ``x -> y``, ``y -> x`` the input has (1 or 2; always 2 when undirected).
+    Cached.
+    """
+    return cached(graph, ("dag", bool(arc_counts)), lambda: _degree_ordered_dag(_base(graph), arc_counts))
+
+
+def _degree_ordered_dag(graph: Graph, arc_counts: bool) -> tuple[Graph, np.ndarray, np.ndarray]:
+    n = graph.n
+    src, dst = graph.edges()
+    keep = src != dst
+    if not graph.directed:
+        # stored both ways: the lo < hi half names every edge, already in sorted order
+        keep &= src < dst
+        lo, hi, _ = unique_pairs(src[keep], dst[keep], n)
+        mult = np.full(len(lo), 2, np.int64)
+    else:
+        src, dst = src[keep], dst[keep]
+        if arc_counts:
+            src, dst, _ = unique_pairs(src, dst, n)      # distinct arcs
+        lo, hi, mult = unique_pairs(np.minimum(src, dst), np.maximum(src, dst), n)
+    degree = np.bincount(lo, minlength=n) + np.bincount(hi, minlength=n) if len(lo) else np.zeros(n, np.int64)
+    order = np.argsort(degree, kind="stable")           # by degree, then id
+    rank = np.empty(n, np.int64)
+    rank[order] = np.arange(n)
+    rlo, rhi = rank[lo], rank[hi]
+    rs, rd = np.minimum(rlo, rhi), np.maximum(rlo, rhi)
+    perm = _pair_order(rs, rd, n)
+    if perm is not None:
+        rs, rd, mult = rs[perm], rd[perm], mult[perm]
+    offsets, indices = _csr(rs, rd, n)
+    weights = mult.astype(np.float32) if arc_counts else None
+    dag = Graph(offsets, indices, weights, directed=True, name=f"{graph.name}-dag")
+    return dag, order, degree.astype(np.int64)
+
+
+def _min_weight_pairs(a: np.ndarray, b: np.ndarray, w: np.ndarray, n: int):
+    """Distinct pairs ``(a, b)`` sorted, each with the smallest of its weights."""
+    order = np.lexsort((w, b, a))          # by pair, lightest first
+    a, b, w = a[order], b[order], w[order]
+    if len(a) == 0:
+        return a, b, w
+    first = np.flatnonzero(np.r_[True, (a[1:] != a[:-1]) | (b[1:] != b[:-1])])
+    return a[first], b[first], w[first]
+
+
+def simple_weighted_graph(graph: Graph, *, undirected: bool) -> Graph:
+    """:func:`simple_graph` keeping weights: each arc (each edge ``{u, v}`` when ``undirected``)
+    weighs the least of the input's arcs it stands for.
+
+    An unweighted graph gives :func:`simple_graph`'s result. Cached.
+    """
+    if _base(graph).weights is None:
+        return simple_graph(graph, undirected=undirected)
+    return cached(graph, ("simple_weighted", bool(undirected)),
+                  lambda: _simple_weighted_graph(_base(graph), undirected))
+
+
+def _simple_weighted_graph(graph: Graph, undirected: bool) -> Graph:
+    n = graph.n
+    src, dst = graph.edges()
+    w = graph.weights
+    keep = src != dst
+    src, dst, w = src[keep], dst[keep], w[keep]
+    if undirected or not graph.directed:
+        lo, hi, w = _min_weight_pairs(np.minimum(src, dst), np.maximum(src, dst), w, n)
+        src, dst, w = np.concatenate([lo, hi]), np.concatenate([hi, lo]), np.concatenate([w, w])
+        order = np.lexsort((dst, src))
+        src, dst, w = src[order], dst[order], w[order]
+    else:
+        src, dst, w = _min_weight_pairs(src, dst, w, n)
+    offsets, indices = _csr(src, dst, n)
+    return Graph(offsets, indices, w.astype(np.float32), directed=graph.directed and not undirected,
+                 original_ids=graph.original_ids, name=f"{graph.name}-simple")
+
+
+def symmetrize(graph: Graph) -> Graph:
+    """The undirected simple view; each edge ``{u, v}`` weighs the least of the arcs between u and v.
+
+    Self-loops are dropped. An unweighted graph gives an unweighted result
+    (:func:`simple_graph` with ``undirected=True``). ``original_ids`` are kept. Cached.
+    """
+    return simple_weighted_graph(graph, undirected=True)
+
+
+def induced_subgraph(graph: Graph, vertices: np.ndarray) -> Graph:
+    """The edges of ``graph`` between ``vertices`` (sorted distinct internal ids), renumbered 0..k-1.
+
+    Vertex ``i`` of the result is ``vertices[i]`` of ``graph`` (also kept as
+    the result's ``meta["parent_ids"]``); weights and direction are kept. Not cached
+    (HyPar samples fresh subsets).
+    """
+    g = _base(graph)
+    vertices = np.asarray(vertices, dtype=np.int64)
+    new_id = np.full(g.n, -1, np.int64)
+    new_id[vertices] = np.arange(len(vertices))
+    src, dst = g.edges()
+    keep = (new_id[src] >= 0) & (new_id[dst] >= 0)
+    s, d = new_id[src[keep]], new_id[dst[keep]]
+    k = len(vertices)
+    offsets, indices = _csr(s, d, k)        # edges() is row-ordered, so s is sorted
+    w = None if g.weights is None else g.weights[keep]
+    sub = Graph(offsets, indices, w, directed=g.directed, name=f"{g.name}-induced")
+    sub.meta["parent_ids"] = vertices
+    return sub
+
+
+def contract(graph: Graph, labels: np.ndarray) -> tuple[Graph, np.ndarray]:
+    """The quotient graph of ``labels`` (one label per vertex; any integers).
+
+    Returns ``(quotient, groups)``: vertex ``i`` of the quotient is the group of
+    vertices labelled ``groups[i]`` (ascending distinct labels); an edge joins
+    two groups when some edge of ``graph`` joins their members. Self-edges
+    (edges inside a group) are removed and parallel edges merged, keeping the
+    least weight (HyPar's ``merge_parts``). Direction is kept.
+    """
+    g = _base(graph)
+    groups, group_of = np.unique(np.asarray(labels), return_inverse=True)
+    group_of = group_of.astype(np.int64)
+    k = len(groups)
+    src, dst = g.edges()
+    a, b = group_of[src], group_of[dst]
+    keep = a != b
+    a, b = a[keep], b[keep]
+    if g.weights is None:
+        a, b, _ = unique_pairs(a, b, k)
+        w = None
+    else:
+        a, b, w = _min_weight_pairs(a, b, g.weights[keep], k)
+        w = w.astype(np.float32)
+    offsets, indices = _csr(a, b, k)
+    return Graph(offsets, indices, w, directed=g.directed, name=f"{g.name}-contracted"), groups

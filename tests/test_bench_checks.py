@@ -1,0 +1,94 @@
+"""The benchmarks' answer checks reject wrong answers, and every peer's answer passes them.
+
+A benchmark whose check accepts anything reports times of wrong answers: the python-graphblas
+WCC peer once labelled every non-isolated vertex 1 (its semiring took the edge value), and the
+engines benchmark's WCC check accepted "every vertex labelled 0". These tests feed the checks
+such answers, and run the CPU peers benchmark on a tiny graph with whatever peers are installed.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+import cpu_peers_bench  # noqa: E402
+import engines_bench  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def kron10():
+    from graphferry.generators import kronecker_graph
+
+    return kronecker_graph(10, weighted=True, seed=1)
+
+
+def test_engines_oracle_rejects_merged_components_and_loose_ranks(kron10):
+    from graphferry.algorithms import bfs, pagerank, sssp, wcc
+
+    g = kron10
+    o = engines_bench.Oracle(g)
+    src = engines_bench.source_vertex(g)
+    labels = wcc(g, backend="cpu").labels
+    assert o.check("wcc", {"labels": labels}, src)[0]
+    comps = np.unique(labels)
+    merged = np.where(labels == comps[1], comps[0], labels)
+    split = labels.copy()
+    split[np.flatnonzero(labels == labels[src])[-1]] = g.n - 1 if labels[src] != g.n - 1 else 0
+    for bad in (np.zeros(g.n, np.int64), merged, split):
+        assert not o.check("wcc", {"labels": bad}, src)[0]
+    r = pagerank(g, tol=engines_bench.PR_TOL, max_iterations=engines_bench.PR_MAX_ITERATIONS, backend="cpu")
+    assert o.check("pagerank", {"rank": r.ranks, "converged": True}, src)[0]
+    assert not o.check("pagerank", {"rank": r.ranks, "converged": False}, src)[0]
+    assert not o.check("pagerank", {"rank": np.full(g.n, 1 / g.n), "converged": True}, src)[0]
+    levels = bfs(g, src, backend="cpu").levels
+    assert o.check("bfs", {"levels": levels}, src)[0]
+    deeper = levels.copy()
+    deeper[np.flatnonzero(levels == levels.max())[0]] += 1
+    assert not o.check("bfs", {"levels": deeper}, src)[0]
+    dist = sssp(g, src, backend="cpu").distances
+    assert o.check("sssp", {"dist": dist}, src)[0]
+    far = dist.copy()
+    far[np.flatnonzero(np.isfinite(dist) & (dist > 0))[0]] += 1
+    assert not o.check("sssp", {"dist": far}, src)[0]
+
+
+def test_cpu_peers_oracle_rejects_wrong_answers(kron10):
+    from graphferry import Graph
+
+    # two copies side by side: at least two components with edges, as large Kronecker graphs have
+    s, d = kron10.edges()
+    n = kron10.n
+    g = Graph.from_edges(np.r_[s, s + n], np.r_[d, d + n], n=2 * n)
+    src = int(np.argmax(g.out_degree))
+    o = cpu_peers_bench.Oracle(g, src)
+    wcc = o.get("wcc")
+    one = np.where(g.out_degree > 0, 1, np.arange(g.n))   # the old graphblas peer's answer
+    assert o.check("wcc", wcc)[0] and not o.check("wcc", one)[0]
+    bfs = o.get("bfs")
+    assert o.check("bfs", bfs)[0] and not o.check("bfs", np.where(bfs > 2, bfs + 1, bfs))[0]
+    ranks = o.get("pagerank")
+    ok, why = o.check("pagerank", ranks["dropped"])
+    assert ok and "dropped" in why
+    assert not o.check("pagerank", ranks["spread"] * (1 + 1e-9))[0]
+    assert not o.check("triangles", o.get("triangles") - 1)[0]
+
+
+def test_cpu_peers_bench_verifies_every_installed_peer(tmp_path, monkeypatch):
+    peers = [p for p, mod in (("graphblas", "graphblas"), ("networkit", "networkit"), ("scipy", "scipy"))
+             if __import__("importlib").util.find_spec(mod) is not None]
+    out = tmp_path / "peers.json"
+    monkeypatch.setattr(sys, "argv", ["cpu_peers_bench.py", "--scale", "9", "--repeat", "1", "--threads", "1",
+                                      "--peers", ",".join(peers), "--out", str(out)])
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert cpu_peers_bench.main() == 0
+    import json
+
+    runs = json.loads(out.read_text())["runs"]
+    assert {r["engine"] for r in runs} == {"cpu"} | {f"peer:{p}" for p in peers}
+    assert all(r["verified"] for r in runs), [(r["algorithm"], r["engine"], r["checks"]) for r in runs
+                                               if not r["verified"]]

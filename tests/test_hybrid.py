@@ -1,0 +1,355 @@
+"""The hybrid engine equals the CPU backend under every placement mix, within its device budget.
+
+Oracles: the CPU backend's host engine (itself checked against scipy and networkx
+elsewhere) for bit-identical integer outputs, scipy for BFS levels and SSSP
+distances, the LDBC reference outputs, and each algorithm's verifier. Budgets
+are a quarter of the edge bytes with partitions small enough for at least 8 of
+them; the simulated device arena stands in for the GPU and a second CPU
+executor for the CPU side.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse.csgraph as csgraph
+from hypothesis import given, settings, strategies as st
+
+import graphferry as gf
+from graphferry import Graph
+from graphferry.algorithms.bfs import bfs, verify_bfs
+from graphferry.algorithms.pagerank import pagerank, pagerank_ldbc
+from graphferry.algorithms.sssp import sssp, verify_sssp
+from graphferry.algorithms.wcc import verify_wcc, wcc
+from graphferry.scheduler import Calibration, Policy
+
+import ldbc
+from conftest import LDBC_GRAPHS, need_shared
+
+DEVICE = [("device", e) for e in ("resident", "filter", "compaction", "zerocopy")]
+HOST = [("host", "host")]
+#: every engine alone, each device engine beside the CPU, and everything at once
+MIXES = {
+    **{e: [(w, e)] for w, e in DEVICE + HOST},
+    **{f"{e}+cpu": [(w, e)] + HOST for w, e in DEVICE},
+    "all": DEVICE + HOST,
+    "all-reversed": HOST + DEVICE[::-1],
+}
+NOMINAL = Calibration.nominal()
+POLICIES = {**{f"mix-{k}": (lambda v=v: Policy(mix=v)) for k, v in MIXES.items()},
+            "cost-calibrated": lambda: Policy(calibration=NOMINAL),
+            "cost-paper": lambda: Policy(mode="paper", calibration=NOMINAL),
+            "cost-no-residency": lambda: Policy(calibration=NOMINAL, residency=False)}
+
+
+def hybrid_options(g: Graph, policy: Policy, min_parts: int = 8) -> dict:
+    """Budget a quarter of the edge bytes (at least 64 bytes), partitions small enough for ``min_parts``."""
+    per_edge = g.indices.itemsize + (4 if g.weights is not None else 0)
+    edge_bytes = max(1, g.m) * per_edge
+    return {"backend": "cpu", "engine": "hybrid", "policy": policy,
+            "partition_bytes": max(per_edge, edge_bytes // (2 * min_parts)),
+            "budget": max(64, edge_bytes // 4)}
+
+
+def check_record(r, options) -> None:
+    rec = r.record
+    assert rec.extra["peak_device_edge_bytes"] <= options["budget"]
+    for step in rec.edge_steps:
+        for p in step.partitions:
+            assert p.device in ("dev0", "gpu0", "cpu", "cpu2") and p.engine in ("resident", "filter", "compaction", "zerocopy", "host")
+            assert (p.device == "cpu") == (p.engine == "host")
+            assert p.engine != "host" or p.bytes_h2d == 0
+
+
+@st.composite
+def graphs(draw, weighted=False):
+    n = draw(st.integers(2, 150))
+    m = draw(st.integers(16, 800))
+    seed = draw(st.integers(0, 2**32 - 1))
+    directed = draw(st.booleans())
+    rng = np.random.default_rng(seed)
+    w = rng.integers(1, 20, m).astype(np.float32) if weighted else None
+    return Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=directed, weights=w)
+
+
+# ---------------------------------------------------------------- random graphs, every mix
+@pytest.mark.parametrize("policy", list(POLICIES.values()), ids=list(POLICIES))
+@settings(max_examples=6, deadline=None)
+@given(g=graphs(), data=st.data())
+def test_bfs_equals_cpu_backend(policy, g, data):
+    s = data.draw(st.integers(0, g.n - 1))
+    direction = data.draw(st.sampled_from(["auto", "push", "pull"]))
+    options = hybrid_options(g, policy())
+    r = bfs(g, s, direction=direction, **options)
+    ref = bfs(g, s, backend="cpu", engine="host")
+    assert np.array_equal(r.levels, ref.levels)
+    d = csgraph.shortest_path(g.to_scipy(), unweighted=True, indices=s, directed=True)
+    assert np.array_equal(r.levels, np.where(np.isinf(d), -1, d).astype(np.int64))
+    verify_bfs(g, s, r.levels, r.parents)
+    check_record(r, options)
+
+
+@pytest.mark.parametrize("policy", list(POLICIES.values()), ids=list(POLICIES))
+@settings(max_examples=5, deadline=None)
+@given(g=graphs(weighted=True), data=st.data())
+def test_sssp_equals_cpu_backend(policy, g, data):
+    s = data.draw(st.integers(0, g.n - 1))
+    direction = data.draw(st.sampled_from(["auto", "push", "pull"]))
+    options = hybrid_options(g, policy())
+    r = sssp(g, s, direction=direction, **options)
+    assert np.array_equal(r.distances, sssp(g, s, backend="cpu", engine="host").distances)
+    verify_sssp(g, s, r.distances)  # tight along edges, reached exactly where reachable
+    check_record(r, options)
+
+
+@pytest.mark.parametrize("policy", list(POLICIES.values()), ids=list(POLICIES))
+@settings(max_examples=4, deadline=None)
+@given(g=graphs())
+def test_wcc_and_pagerank_equal_cpu_backend(policy, g):
+    options = hybrid_options(g, policy())
+    r = wcc(g, **options)
+    assert np.array_equal(r.labels, wcc(g, backend="cpu", engine="host").labels)
+    verify_wcc(g, r.labels)
+    check_record(r, options)
+    for direction in ("pull", "push"):
+        p = pagerank_ldbc(g, damping=0.85, iterations=6, direction=direction, **options)
+        ref = pagerank_ldbc(g, damping=0.85, iterations=6, backend="cpu", engine="host")
+        assert np.allclose(p.ranks, ref.ranks, rtol=1e-12, atol=1e-15)
+        check_record(p, options)
+    d = pagerank(g, tol=1e-8, **options)
+    assert np.allclose(d.ranks, pagerank(g, tol=1e-8, backend="cpu", engine="host").ranks, atol=1e-9)
+
+
+def test_mixes_reach_every_engine_and_device_with_8_partitions():
+    rng = np.random.default_rng(3)
+    n, m = 400, 6000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n)
+    options = hybrid_options(g, Policy(mix=MIXES["all"]))
+    r = pagerank_ldbc(g, damping=0.85, iterations=6, **options)
+    steps = r.record.edge_steps
+    assert max(len(s.partitions) for s in steps) >= 8
+    seen = {(p.engine, p.device) for s in steps for p in s.partitions}
+    assert seen >= {("resident", "dev0"), ("filter", "dev0"), ("zerocopy", "dev0"), ("host", "cpu")}
+    assert all(s.floor_bytes is not None for s in steps)
+    r = bfs(g, 0, **options)
+    assert ("compaction", "dev0") in {(p.engine, p.device) for s in r.record.edge_steps for p in s.partitions}
+    check_record(r, options)
+
+
+def test_residency_keeps_partitions_across_iterations_and_calls():
+    rng = np.random.default_rng(4)
+    n, m = 300, 4000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n)
+    edge_bytes = g.m * 4
+    policy = Policy(calibration=NOMINAL, use_cpu=False)
+    with gf.load(g, backend="cpu", budget=edge_bytes // 2, partition_bytes=edge_bytes // 16) as lg:
+        r = pagerank_ldbc(lg, damping=0.85, iterations=5, engine="hybrid", policy=policy)
+        moved = [s.bytes_h2d for s in r.record.edge_steps]
+        # the first iteration fills the free budget; later ones move only what is not resident
+        assert moved[1] < moved[0] and moved[1] == moved[-1]
+        assert any(p.engine == "resident" and p.bytes_h2d == 0 for p in r.record.edge_steps[1].partitions)
+        again = pagerank_ldbc(lg, damping=0.85, iterations=2, engine="hybrid", policy=policy)
+        assert again.record.edge_steps[0].bytes_h2d == moved[-1]  # still resident on the loaded graph
+        assert lg.arena.peak_bytes <= lg.arena.budget_bytes
+        assert np.allclose(r.ranks, pagerank_ldbc(g, damping=0.85, iterations=5, backend="cpu").ranks)
+
+
+def test_hybrid_is_the_default_on_a_device_when_edges_do_not_fit():
+    from graphferry.runtime import Runtime
+
+    g = Graph.from_edges([0, 1, 2], [1, 2, 0], n=3)
+
+    class FakeDevice:  # only what _resolve_engine reads
+        is_device = True
+
+    rt = Runtime(g, backend="cpu", engine="host")
+    rt.backend = FakeDevice()
+    rt.arena.budget_bytes = g.edge_bytes  # less than both directions
+    assert rt._resolve_engine("auto") == "hybrid"
+    rt.arena.budget_bytes = 4 * g.edge_bytes
+    assert rt._resolve_engine("auto") == "resident"
+    rt.close()
+
+
+def test_program_combine_is_checked():
+    from graphferry.runtime import Program
+
+    with pytest.raises(ValueError, match="combine"):
+        Program("p", source="", combine="product")
+
+
+# ---------------------------------------------------------------- LDBC, hybrid with mixes
+CASES = ldbc.cases(LDBC_GRAPHS)
+LDBC_POLICIES = {k: POLICIES[k] for k in ("mix-all", "mix-all-reversed", "mix-zerocopy+cpu", "cost-calibrated")}
+
+
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+@pytest.mark.parametrize("policy", list(LDBC_POLICIES.values()), ids=list(LDBC_POLICIES))
+@pytest.mark.parametrize("case", CASES or [None], ids=lambda c: "-".join(c) if c else "absent")
+def test_ldbc_case_hybrid(case, policy, backend):
+    if case is None:
+        need_shared(LDBC_GRAPHS, "LDBC validation graphs")
+    name, alg = case
+    graph, params = ldbc.load_graph(LDBC_GRAPHS, name)
+    expected = ldbc.read_output(LDBC_GRAPHS / f"{name}-{alg}")
+    options = {"backend": backend, "engine": "hybrid", "partition_bytes": 32, "budget": 256, "policy": policy()}
+    actual = ldbc.run(alg, graph, params, **options)
+    problems = ldbc.compare(ldbc.RULES[alg], expected, actual)
+    assert not problems, f"{name}-{alg} with {options}:\n" + "\n".join(problems)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mix", ["all", "all-reversed", "compaction+cpu"])
+def test_cuda_hybrid_equals_cpu_backend(mix):
+    rng = np.random.default_rng(5)
+    n, m = 3000, 40000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n,
+                         weights=rng.integers(1, 9, m).astype(np.float32))
+    options = {**hybrid_options(g, Policy(mix=MIXES[mix])), "backend": "cuda"}
+    for s in (0, 7):
+        r = bfs(g, s, **options)
+        assert np.array_equal(r.levels, bfs(g, s, backend="cpu").levels)
+        verify_bfs(g, s, r.levels, r.parents)
+        assert np.array_equal(sssp(g, s, **options).distances, sssp(g, s, backend="cpu").distances)
+    assert np.array_equal(wcc(g, **options).labels, wcc(g, backend="cpu").labels)
+    p = pagerank_ldbc(g, damping=0.85, iterations=8, **options)
+    assert np.allclose(p.ranks, pagerank_ldbc(g, damping=0.85, iterations=8, backend="cpu").ranks, rtol=1e-10)
+    check_record(p, options)
+
+
+# ---------------------------------------------------------------- calibration, CLI, pictures
+def test_calibration_measures_caches_and_drives_the_model(tmp_path, monkeypatch):
+    from graphferry.backends import get_backend
+    from graphferry.runtime import calibration as calibration_module
+    from graphferry.scheduler.cost import CostModel, calibration_path, load_cached
+
+    monkeypatch.setenv("GRAPHFERRY_CACHE_DIR", str(tmp_path))
+    b = get_backend("cpu")
+    cal = calibration_module.measure(b, quick=True)
+    assert cal.copy_bandwidth > 0 and cal.gather_bandwidth > 0 and cal.state_bandwidth > 0
+    assert set(cal.device_edge_rate) == {f"{c}/{d}" for c in ("traversal", "relax", "accumulate")
+                                         for d in ("push", "pull")}
+    monkeypatch.setattr(calibration_module, "measure", lambda backend, quick=False: cal)
+    first = calibration_module.calibration_for(b)
+    assert calibration_path(first.device).exists() and load_cached(first.device) == cal
+    monkeypatch.setattr(calibration_module, "measure", lambda *a, **k: pytest.fail("measured twice"))
+    assert calibration_module.calibration_for(b) == cal  # cached on disk
+    calibration_path(first.device).write_text("{not json")  # a damaged cache is measured again
+    monkeypatch.setattr(calibration_module, "measure", lambda backend, quick=False: cal)
+    assert calibration_module.calibration_for(b) == cal
+    # slow scattered zero-copy (as on the H100) turns the rule from zero-copy to compaction
+    stats = dict(part_edges=1 << 20, active_vertices=100, active_edges=25600, lines=800, bytes_per_edge=4)
+    fast = Calibration.nominal()
+    slow = Calibration.from_json(fast.to_json())
+    slow.zerocopy_bandwidth = {32: 0.2e9, 128: 0.5e9, 4096: 5e9}
+    assert CostModel(fast).transfer_engine(**stats)[0] == "zerocopy"
+    assert CostModel(slow).transfer_engine(**stats)[0] == "compaction"
+
+
+def test_cli_calibrate_run_hybrid_and_plot(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from graphferry.cli import app
+    from graphferry.runtime import calibration as calibration_module
+
+    monkeypatch.setenv("GRAPHFERRY_CACHE_DIR", str(tmp_path / "cache"))
+    quick = calibration_module.measure
+    monkeypatch.setattr(calibration_module, "measure", lambda backend, quick_=True: quick(backend, quick=True))
+    runner = CliRunner()
+    r = runner.invoke(app, ["calibrate", "--backend", "cpu", "--json"])
+    assert r.exit_code == 0, r.output
+    assert "copy_bandwidth" in r.output
+    store = tmp_path / "k.store"
+    assert runner.invoke(app, ["generate", "kronecker", "--scale", "10", str(store)]).exit_code == 0
+    rec = tmp_path / "bfs.json"
+    r = runner.invoke(app, ["run", "bfs", str(store), "--source", "0", "--backend", "cpu", "--engine", "hybrid",
+                            "--budget", "32KiB", "--partition-bytes", "4KiB", "--record", str(rec)])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["plot", str(rec), "-o", str(tmp_path / "bfs.png")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "bfs.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    r = runner.invoke(app, ["plot", str(bad)])
+    assert r.exit_code != 0 and "not a run record" in r.output and not (tmp_path / "bad.png").exists()
+
+
+@settings(max_examples=10, deadline=None)
+@given(g=graphs(weighted=True), data=st.data())
+def test_asynchronous_mode_reaches_the_same_distances(g, data):
+    s = data.draw(st.integers(0, g.n - 1))
+    mix = data.draw(st.sampled_from(["all", "filter", "compaction", "resident+cpu"]))
+    options = hybrid_options(g, Policy(mix=MIXES[mix], asynchronous=True))
+    r = sssp(g, s, direction="push", **options)
+    assert np.array_equal(r.distances, sssp(g, s, backend="cpu", engine="host").distances)
+    check_record(r, options)
+    b = bfs(g, s, **options)  # BFS levels need synchronous iterations: the mode leaves them alone
+    assert np.array_equal(b.levels, bfs(g, s, backend="cpu", engine="host").levels)
+
+
+@settings(max_examples=30, deadline=None)
+@given(g=graphs(weighted=True), data=st.data())
+def test_partition_stats_count_what_a_loop_counts(g, data):
+    from graphferry.backends.cpu.backend import CpuBackend
+    from graphferry.engines.base import EdgeSide
+    from graphferry.runtime.frontier import Frontier
+    from graphferry.scheduler.stats import partition_stats
+
+    b = CpuBackend()
+    ids = sorted(data.draw(st.sets(st.integers(0, g.n - 1), max_size=g.n)))
+    side = EdgeSide.of(g, data.draw(st.integers(8, 256)), use_weights=True)
+    s = partition_stats(side, b, Frontier.from_ids(b, g.n, ids), dense=False)
+    for p in side.partitions:
+        mine = [v for v in ids if p.lo <= v < p.hi]
+        lines = 0
+        for v in mine:
+            lo, hi = int(g.offsets[v]), int(g.offsets[v + 1])
+            for size in (4, 4):  # indices, then weights: the 128-byte lines each range covers
+                lines += len({x * size // 128 for x in range(lo, hi)})
+        assert s.active_vertices[p.index] == len(mine)
+        assert s.active_edges[p.index] == sum(int(g.offsets[v + 1] - g.offsets[v]) for v in mine)
+        assert s.lines[p.index] == lines
+
+
+def test_hybrid_after_other_engines_on_one_loaded_graph_takes_their_room():
+    """Other engines' idle buffers on a loaded graph are evicted for the hybrid's pool (the GPU
+    benchmark ran filter and compaction first: the hybrid then found no room for a copy slot)."""
+    rng = np.random.default_rng(6)
+    n, m = 400, 6000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n,
+                         weights=rng.integers(1, 9, m).astype(np.float32))
+    budget = g.m * 8 // 4
+    with gf.load(g, backend="cpu", budget=budget, partition_bytes=budget // 8) as lg:
+        for engine in ("filter", "compaction"):
+            sssp(lg, 0, engine=engine)
+            pagerank_ldbc(lg, damping=0.85, iterations=2, engine=engine)
+        assert lg.arena.used_bytes > budget // 2  # their double buffers stay after the calls
+        policy = Policy(calibration=NOMINAL, use_cpu=False)
+        d = sssp(lg, 0, engine="hybrid", policy=policy)
+        assert np.array_equal(d.distances, sssp(g, 0, backend="cpu").distances)
+        p = pagerank_ldbc(lg, damping=0.85, iterations=4, engine="hybrid", policy=policy)
+        assert np.allclose(p.ranks, pagerank_ldbc(g, damping=0.85, iterations=4, backend="cpu").ranks)
+        assert any(s.engine == "resident" for s in p.record.edge_steps[-1].partitions)
+        assert lg.stats["engines_evicted"] >= 2 and lg.arena.peak_bytes <= budget
+
+
+def test_three_executors_share_one_iteration():
+    """The executor list is not two by construction: a third (here another CPU) takes partitions too."""
+    from graphferry.backends.cpu.backend import CpuBackend
+    from graphferry.scheduler import Executor
+
+    rng = np.random.default_rng(7)
+    n, m = 500, 8000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n,
+                         weights=rng.integers(1, 9, m).astype(np.float32))
+    mix = [("dev0", "filter"), ("cpu", "host"), ("cpu2", "host"), ("dev0", "zerocopy")]
+    with gf.load(g, backend="cpu", budget=g.m * 2, partition_bytes=g.m // 2) as lg:
+        lg.executors.append(Executor("cpu2", CpuBackend(), False))
+        for direction in ("push", "pull"):
+            r = sssp(lg, 3, engine="hybrid", policy=Policy(mix=mix), direction=direction)
+            assert np.array_equal(r.distances, sssp(g, 3, backend="cpu").distances)
+            p = pagerank_ldbc(lg, damping=0.85, iterations=3, engine="hybrid", policy=Policy(mix=mix),
+                              direction=direction)
+            assert np.allclose(p.ranks, pagerank_ldbc(g, damping=0.85, iterations=3, backend="cpu").ranks)
+            devices = {s.device for s in p.record.edge_steps[0].partitions}
+            assert devices == {"dev0", "cpu", "cpu2"}

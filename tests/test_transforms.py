@@ -1,0 +1,103 @@
+"""Shared graph transforms against networkx built from the same edge lists."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from graphferry import Graph
+from graphferry.transforms import contract, degree_ordered_dag, induced_subgraph, simple_graph, symmetrize
+
+
+@st.composite
+def weighted_edges(draw, max_n=30, max_m=120):
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(0, max_m))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    w = rng.integers(1, 10, m).astype(np.float32)
+    return n, src, dst, w, draw(st.booleans())
+
+
+def _edge_set(g: Graph) -> set:
+    s, d = g.edges()
+    return set(zip(s.tolist(), d.tolist()))
+
+
+@settings(max_examples=50, deadline=None)
+@given(e=weighted_edges())
+def test_simple_and_symmetrized_match_networkx(e):
+    n, src, dst, w, directed = e
+    g = Graph.from_edges(src, dst, w, n=n, directed=directed)
+    ref = nx.Graph()
+    ref.add_nodes_from(range(n))
+    for a, b, x in zip(src.tolist(), dst.tolist(), w.tolist()):
+        if a != b and (not ref.has_edge(a, b) or ref[a][b]["weight"] > x):
+            ref.add_edge(a, b, weight=x)
+    und = simple_graph(g, undirected=True)
+    assert not und.directed
+    assert _edge_set(und) == {(a, b) for a, b in ref.to_directed().edges()}
+    sym = symmetrize(g)
+    s, d = sym.edges()
+    assert all(ref[a][b]["weight"] == x for a, b, x in zip(s.tolist(), d.tolist(), sym.weights.tolist()))
+    assert sym.m == 2 * ref.number_of_edges()
+    assert symmetrize(g) is sym and simple_graph(g, undirected=True) is und  # cached
+    if directed:
+        dg = simple_graph(g, undirected=False)
+        want = {(a, b) for a, b in zip(src.tolist(), dst.tolist()) if a != b}
+        assert _edge_set(dg) == want
+
+
+@settings(max_examples=40, deadline=None)
+@given(e=weighted_edges())
+def test_degree_ordered_dag_orients_every_edge_once(e):
+    n, src, dst, w, directed = e
+    g = Graph.from_edges(src, dst, n=n, directed=directed)
+    dag, order, degree = degree_ordered_dag(g)
+    ref = nx.Graph()
+    ref.add_nodes_from(range(n))
+    ref.add_edges_from((a, b) for a, b in zip(src.tolist(), dst.tolist()) if a != b)
+    assert degree.tolist() == [ref.degree(v) for v in range(n)]
+    s, d = dag.edges()
+    assert np.all(s < d)
+    assert {frozenset((int(order[a]), int(order[b]))) for a, b in zip(s, d)} == \
+        {frozenset(x) for x in ref.edges()}
+
+
+@settings(max_examples=40, deadline=None)
+@given(e=weighted_edges(), data=st.data())
+def test_induced_subgraph_matches_networkx(e, data):
+    n, src, dst, w, directed = e
+    g = Graph.from_edges(src, dst, n=n, directed=directed)
+    keep = np.array(sorted(data.draw(st.sets(st.integers(0, n - 1)))), dtype=np.int64)
+    sub = induced_subgraph(g, keep)
+    ref = (nx.MultiDiGraph if directed else nx.MultiGraph)()
+    ref.add_nodes_from(range(n))
+    ref.add_edges_from(zip(src.tolist(), dst.tolist()))
+    want = ref.subgraph(keep.tolist())
+    assert sub.n == len(keep)
+    s, d = sub.edges()
+    got = sorted(zip(keep[s].tolist(), keep[d].tolist()))
+    exp = sorted((want.to_directed() if not directed else want).edges())
+    assert got == sorted((a, b) for a, b, *_ in exp)
+
+
+@settings(max_examples=40, deadline=None)
+@given(e=weighted_edges(), data=st.data())
+def test_contract_matches_scipy_quotient(e, data):
+    n, src, dst, w, directed = e
+    g = Graph.from_edges(src, dst, w, n=n, directed=directed)
+    labels = np.array(data.draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)), dtype=np.int64)
+    q, groups = contract(g, labels)
+    assert groups.tolist() == sorted(set(labels.tolist()))
+    gi = np.searchsorted(groups, labels)
+    s, d = g.edges()
+    want = {}
+    for x, y, wt in zip(gi[s].tolist(), gi[d].tolist(), g.weights.tolist()):
+        if x != y:
+            want[(x, y)] = min(wt, want.get((x, y), np.inf))
+    qs, qd = q.edges()
+    got = {(x, y): wt for x, y, wt in zip(qs.tolist(), qd.tolist(), q.weights.tolist())}
+    assert got == want
+    assert q.directed == g.directed
