@@ -43,6 +43,7 @@ TEST_FILES = (
     "algorithms/components/tests",
     "algorithms/tests/test_cluster.py",
     "algorithms/tests/test_distance_measures.py",
+    "algorithms/centrality/tests/test_betweenness_centrality.py",
 )
 
 PROBE = r'''
