@@ -45,22 +45,6 @@ import networkx as nx  # noqa: E402
 from graphferry.generators import kronecker_edges, uniform_random_edges  # noqa: E402
 
 
-def register_backend() -> None:
-    """Register the backend in this process unless an install already did (entry points)."""
-    from importlib.metadata import EntryPoint
-
-    from graphferry.nx_backend.info import get_info
-
-    backends = nx.utils.backends
-    if "graphferry" in backends.backends:
-        return
-    backends.backends["graphferry"] = EntryPoint("graphferry", "graphferry.nx_backend.interface", "networkx.backends")
-    info = get_info()
-    backends.backend_info["graphferry"] = info
-    nx.config.backends = nx.utils.Config(graphferry=nx.utils.Config(**info["default_config"]), **nx.config.backends)
-    backends._dispatchable.__call__ = backends._dispatchable._call_if_any_backends_installed
-
-
 def build(kind: str, seed: int) -> nx.Graph:
     """An undirected NetworkX graph of about 1 M distinct edges (self-loops and repeats dropped)."""
     if kind == "uniform":
@@ -118,13 +102,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
 
-    register_backend()
+    from graphferry.nx_backend import register
+
+    register()
     from graphferry.nx_backend.graph import from_networkx
 
     nx.config.backends.graphferry.backend = args.backend
     nx.config.warnings_to_ignore.add("cache")
     nx.pagerank(nx.gnm_random_graph(100, 400, seed=0), backend="graphferry")  # compile the kernels once
 
+    load_before = os.getloadavg()[0]
     runs = []
     for kind in args.graphs:
         G = build(kind, args.seed)
@@ -170,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
             "commit": commit,
             "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "machine": {"device": "cpu", "host_cores": os.cpu_count(), "python": platform.python_version(),
-                        "networkx": nx.__version__, "note": "CI-class machine shared with other jobs: medians"},
+                        "networkx": nx.__version__, "note": "CI-class machine shared with other jobs: medians",
+                        "load_average_before_after": [round(load_before, 1), round(os.getloadavg()[0], 1)]},
             "graphferry_backend": args.backend,
             "runs": [{"algorithm": "pagerank", "engine": "networkx-backend", **r} for r in runs],
         }

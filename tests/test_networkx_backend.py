@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 import tomllib
-from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +22,7 @@ from hypothesis import strategies as st
 
 nx = pytest.importorskip("networkx")
 
-from graphferry.nx_backend import interface  # noqa: E402
+from graphferry.nx_backend import interface, register  # noqa: E402
 from graphferry.nx_backend.graph import from_networkx  # noqa: E402
 from graphferry.nx_backend.info import FUNCTIONS, get_info  # noqa: E402
 
@@ -31,20 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 GF = {"backend": "graphferry"}
 
 
-def _register() -> None:
-    backends = nx.utils.backends
-    if "graphferry" in backends.backends:
-        return
-    backends.backends["graphferry"] = EntryPoint("graphferry", "graphferry.nx_backend.interface",
-                                                 "networkx.backends")
-    info = get_info()
-    backends.backend_info["graphferry"] = info
-    nx.config.backends = nx.utils.Config(graphferry=nx.utils.Config(**info["default_config"]),
-                                         **nx.config.backends)
-    backends._dispatchable.__call__ = backends._dispatchable._call_if_any_backends_installed
-
-
-_register()
+register()
 nx.config.warnings_to_ignore.add("cache")
 nx.config.backends.graphferry.backend = "cpu"
 
@@ -174,6 +160,18 @@ def test_bfs_edges_in_networkx_order(G, data, depth):
         assert got == list(nx.bfs_edges(G, s, reverse=True))
 
 
+@SETTINGS
+@given(G=nx_graphs(), data=st.data(), depth=st.sampled_from([None, 1, 3]))
+def test_bfs_trees_and_distances_in_networkx_order(G, data, depth):
+    s = _node(data, G)
+    if s is None:
+        return
+    assert list(nx.bfs_predecessors(G, s, depth_limit=depth, **GF)) == list(nx.bfs_predecessors(G, s, depth_limit=depth))
+    assert list(nx.bfs_successors(G, s, depth_limit=depth, **GF)) == list(nx.bfs_successors(G, s, depth_limit=depth))
+    for distance in (0, 1, 2, 5, -1):
+        assert nx.descendants_at_distance(G, s, distance, **GF) == nx.descendants_at_distance(G, s, distance)
+
+
 def test_bfs_edges_is_lazy_and_reports_missing_source_like_networkx():
     G = nx.path_graph(3)
     edges = nx.bfs_edges(G, 9, **GF)  # nothing raised yet: a generator
@@ -247,6 +245,22 @@ def test_weakly_connected_components_in_networkx_order(G):
     assert nx.number_weakly_connected_components(G, **GF) == nx.number_weakly_connected_components(G)
 
 
+@SETTINGS
+@given(G=nx_graphs(weights=(None,)), data=st.data())
+def test_connectivity_predicates(G, data):
+    if len(G) == 0:
+        for fn in (nx.is_connected, nx.is_weakly_connected):
+            with pytest.raises((nx.NetworkXPointlessConcept, nx.NetworkXNotImplemented)):
+                fn(G, **GF)
+        return
+    s = _node(data, G)
+    if G.is_directed():
+        assert nx.is_weakly_connected(G, **GF) == nx.is_weakly_connected(G)
+    else:
+        assert nx.is_connected(G, **GF) == nx.is_connected(G)
+        assert nx.node_connected_component(G, s, **GF) == nx.node_connected_component(G, s)
+
+
 def test_component_functions_keep_networkx_type_errors():
     with pytest.raises(nx.NetworkXNotImplemented):
         list(nx.connected_components(nx.DiGraph([(0, 1)]), **GF))
@@ -267,6 +281,19 @@ def test_triangles_and_clustering(G, data):
         some = data.draw(st.lists(st.sampled_from(list(G)), max_size=5)) + ["not a node"]
         assert nx.triangles(G, some, **GF) == nx.triangles(G, some)
         assert nx.clustering(G, some, **GF) == nx.clustering(G, some)
+
+
+@SETTINGS
+@given(G=nx_graphs(kinds=("Graph",), weights=(None,)), count_zeros=st.booleans())
+def test_average_clustering_and_transitivity_are_the_same_floats(G, count_zeros):
+    assert nx.transitivity(G, **GF) == nx.transitivity(G)
+    try:
+        want = nx.average_clustering(G, count_zeros=count_zeros)
+    except ZeroDivisionError:
+        with pytest.raises(ZeroDivisionError):
+            nx.average_clustering(G, count_zeros=count_zeros, **GF)
+        return
+    assert nx.average_clustering(G, count_zeros=count_zeros, **GF) == want
 
 
 def test_clustering_variants_graphferry_does_not_define_go_back_to_networkx():
@@ -338,6 +365,10 @@ def test_backend_graph_is_accepted_directly():
     G = nx.karate_club_graph()
     g = interface.convert_from_nx(G)
     assert nx.number_connected_components(g) == 1  # dispatched on the graph's type, no backend= needed
+    assert "without edge attribute 'weight'" in interface.can_run("pagerank", (g,), {})
+    assert interface.can_run("pagerank", (g,), {"weight": None}) is True
+    weighted = interface.convert_from_nx(G, edge_attrs={"weight": 1})
+    assert nx.single_source_dijkstra_path_length(weighted, 0) == nx.single_source_dijkstra_path_length(G, 0)
     assert "karate" not in repr(g) and "34 nodes" in repr(g)
 
 
@@ -364,6 +395,17 @@ def test_automatic_dispatch_through_backend_priority():
     want = nx.pagerank(G, tol=1e-12)
     assert max(abs(got[v] - want[v]) for v in G) < 1e-10
     assert fallback == pytest.approx(nx.pagerank(G, personalization={0: 1}))
+
+
+def test_automatic_dispatch_keeps_small_graphs_in_networkx(monkeypatch):
+    calls = []
+    monkeypatch.setattr(interface, "from_networkx", lambda *a, **k: calls.append(a) or from_networkx(*a, **k))
+    G = nx.gnp_random_graph(40, 0.2, seed=6)
+    with nx.config.backend_priority(algos=["graphferry"]):
+        nx.pagerank(G, weight=None)      # 150-odd edges, far below min_edges: NetworkX runs it
+    assert calls == []
+    nx.pagerank(G, weight=None, **GF)    # asked for by name: graphferry runs it whatever the size
+    assert len(calls) == 1
 
 
 def test_every_advertised_function_exists_and_matches_networkx_signature():
@@ -394,6 +436,29 @@ def test_entry_points_resolve(tmp_path):
     assert out.stdout.strip() == str(round(nx.pagerank(nx.path_graph(3))[1], 4))
 
 
+@SETTINGS
+@given(G=nx_graphs(weights=(None, "int")), data=st.data())
+def test_graph_views(G, data):
+    keep = data.draw(st.lists(st.sampled_from(list(G)), unique=True)) if len(G) else []
+    view = G.subgraph(keep)
+    s = keep[0] if keep else None
+    if s is not None:
+        assert list(nx.bfs_edges(view, s, **GF)) == list(nx.bfs_edges(view, s))
+        assert nx.single_source_dijkstra_path_length(view, s, **GF) == nx.single_source_dijkstra_path_length(view, s)
+    if G.is_directed():
+        assert list(nx.weakly_connected_components(view, **GF)) == list(nx.weakly_connected_components(view))
+    else:
+        assert list(nx.connected_components(view, **GF)) == list(nx.connected_components(view))
+
+
+def test_labels_beyond_int64_and_numpy_weights():
+    G = nx.Graph()
+    G.add_edge(2**70, 5, weight=np.int64(3))
+    G.add_edge(5, -7, weight=np.float64(0.5))
+    assert nx.single_source_dijkstra_path_length(G, 2**70, **GF) == nx.single_source_dijkstra_path_length(G, 2**70)
+    assert list(nx.bfs_edges(G, -7, **GF)) == list(nx.bfs_edges(G, -7))
+
+
 def test_conversion_of_integer_labels_matches_dict_lookup():
     G = nx.DiGraph()
     G.add_nodes_from([10**12, 5, 7])
@@ -412,3 +477,19 @@ def test_readme_example_runs():
     session: dict = {}
     exec(compile(example, "README.md (NetworkX backend)", "exec"), session)
     assert session["parts"] == list(nx.connected_components(session["G"]))
+
+
+@pytest.mark.gpu
+def test_backend_on_the_gpu_matches_networkx():
+    G = nx.gnm_random_graph(3000, 20_000, seed=4)
+    nx.config.backends.graphferry.backend = "cuda"
+    try:
+        got = nx.pagerank(G, tol=1e-10, **GF)
+        assert list(nx.bfs_edges(G, 0, **GF)) == list(nx.bfs_edges(G, 0))
+        assert list(nx.connected_components(G, **GF)) == list(nx.connected_components(G))
+        assert nx.triangles(G, **GF) == nx.triangles(G)
+        assert nx.single_source_dijkstra_path_length(G, 0, **GF) == nx.single_source_dijkstra_path_length(G, 0)
+    finally:
+        nx.config.backends.graphferry.backend = "cpu"
+    exact = nx.pagerank(G, tol=1e-15, max_iter=10_000)
+    assert sum(abs(got[v] - exact[v]) for v in G) <= 0.85 / 0.15 * len(G) * 1e-10  # NetworkX's own bound

@@ -12,6 +12,16 @@ while it imports, through the backend's ``get_info``).
 Adding an algorithm is one file under ``algorithms/`` plus one entry in
 :data:`ALGORITHMS` below (``docs/writing-an-algorithm.md`` walks through it).
 
+How the readers use it: the NetworkX backend runs algorithms through
+:meth:`AlgorithmSpec.run`; a command line takes its list of algorithms from
+:func:`names`, builds each ``--flag`` from :attr:`AlgorithmSpec.parameters`
+(name, type, default, help, choices; a flag applies to the algorithms that
+declare it), asks for ``--source`` where :attr:`AlgorithmSpec.takes_source`,
+validates with :meth:`AlgorithmSpec.check_parameters`, summarises each column
+by its :attr:`Column.kind`, maps the columns whose :attr:`Column.ids` is
+``"internal"`` to the input's ids, and offers ``--verify`` through
+:meth:`AlgorithmSpec.verify`.
+
 Example:
     >>> import numpy as np
     >>> from graphferry import Graph

@@ -172,8 +172,14 @@ def _neighbor_ids(adj: dict, nodes: list, m: int) -> np.ndarray:
     dtype = index_dtype_for(n)
     if all(type(v) is int for v in nodes):
         # integer labels: read the keys as numbers and map them with arrays, no dict lookups
-        keys = np.fromiter(adj, np.int64, count=n)
-        flat = np.fromiter(_chain(adj.values()), np.int64, count=m)
+        try:
+            keys = np.fromiter(adj, np.int64, count=n)
+            flat = np.fromiter(_chain(adj.values()), np.int64, count=m)
+        except OverflowError:  # a label beyond int64: the dict lookups below
+            keys = None
+    else:
+        keys = None
+    if keys is not None:
         if n == 0 or (keys[0] == 0 and keys[-1] == n - 1 and bool(np.all(keys == np.arange(n)))):
             return flat.astype(dtype, copy=False)
         lo, hi = int(keys.min()), int(keys.max())
@@ -193,6 +199,11 @@ def _edge_attrs(adj: dict, multigraph: bool):
     return _chain(map(dict.values, per_arc)) if multigraph else per_arc
 
 
+def _is_real(kind: type) -> bool:
+    """Python and numpy ints and floats; not bool (NetworkX would add True as 1, which we do not mimic)."""
+    return issubclass(kind, (int, float, np.integer, np.floating)) and not issubclass(kind, (bool, np.bool_))
+
+
 def _read_weights(adj: dict, attr: str, default: Any, *, multigraph: bool, m: int,
                   multiplicity: np.ndarray | None) -> EdgeWeights:
     if multigraph:
@@ -201,12 +212,13 @@ def _read_weights(adj: dict, attr: str, default: Any, *, multigraph: bool, m: in
         any_attrs = any(map(any, map(dict.values, adj.values())))
     if not any_attrs:
         # no edge carries any attribute: every edge has the default (read nothing per edge)
-        numeric = type(default) in (int, float)
-        return EdgeWeights(None, default, integral=type(default) is int, numeric=numeric,
+        numeric = _is_real(type(default))
+        return EdgeWeights(None, default, integral=issubclass(type(default), (int, np.integer)), numeric=numeric,
                            all_uniform=float(default) if numeric else None)
     raw = [d.get(attr, default) for d in _edge_attrs(adj, multigraph)]
-    numeric = all(type(x) in (int, float) for x in raw)
-    integral = numeric and all(type(x) is int for x in raw)
+    kinds = set(map(type, raw))
+    numeric = all(_is_real(k) for k in kinds)
+    integral = numeric and all(issubclass(k, (int, np.integer)) for k in kinds)
     if not numeric:
         return EdgeWeights(None, default, integral=False, numeric=False, all_uniform=None)
     values = np.array(raw, dtype=np.float64)
@@ -223,6 +235,11 @@ def from_networkx(G, edge_attrs: dict[str, Any] | None = None, *, graph_attrs: b
     directed = G.is_directed()
     multigraph = G.is_multigraph()
     adj = G._adj  # successors for a directed graph; the fastest read NetworkX offers
+    if type(adj) is not dict:  # a graph view (subgraph, restricted, ...): its filtered adjacency, as dicts
+        if multigraph:
+            adj = {u: {v: dict(keys) for v, keys in nbrs.items()} for u, nbrs in adj.items()}
+        else:
+            adj = {u: dict(nbrs) for u, nbrs in adj.items()}
     nodes = list(adj)
     n = len(nodes)
     degree = np.fromiter(map(len, adj.values()), np.int64, count=n)

@@ -1,58 +1,11 @@
-"""What NetworkX learns about the backend while it imports (the ``networkx.backend_info`` entry point).
-
-Kept free of graphferry's and networkx's heavy imports: NetworkX calls
-:func:`get_info` at the end of its own import.
+"""What NetworkX learns about the backend while it imports: see :mod:`_graphferry_nx`, kept import-free there.
 
 Example:
-    >>> from graphferry.nx_backend.info import get_info
-    >>> info = get_info()
-    >>> info["backend_name"], "pagerank" in info["functions"]
-    ('graphferry', True)
-    >>> sorted(info["default_config"])
-    ['backend', 'engine', 'min_edges']
+    >>> from graphferry.nx_backend.info import FUNCTIONS, get_info
+    >>> set(get_info()["functions"]) == set(FUNCTIONS)
+    True
 """
 
-from __future__ import annotations
+from _graphferry_nx import DEFAULT_CONFIG, FUNCTIONS, get_info
 
-#: NetworkX function -> what its docstring's "Backends" section says about graphferry.
-#: A NetworkX call that these notes say is unsupported is handed back to NetworkX (can_run is False).
-FUNCTIONS: dict[str, str] = {
-    "pagerank": ("NetworkX's power iteration run by graphferry's LDBC PageRank, to a step at which NetworkX's "
-                 "stopping rule has certainly fired. personalization, nstart, dangling and non-uniform "
-                 "weights are left to NetworkX."),
-    "bfs_edges": "BFS levels by graphferry; edges in NetworkX's order. sort_neighbors and reverse=True on "
-                 "a directed graph are left to NetworkX.",
-    "bfs_layers": "BFS levels by graphferry (several sources through a virtual super-source); layers in NetworkX's order.",
-    "single_source_shortest_path_length": "graphferry's BFS; the dict in NetworkX's discovery order.",
-    "single_source_dijkstra_path_length": ("graphferry's SSSP (float32 edge weights, float64 sums): weights "
-                                           "that float32 cannot hold exactly, negative weights and weight "
-                                           "functions are left to NetworkX. The dict is ordered by distance."),
-    "connected_components": "graphferry's WCC; components in NetworkX's order.",
-    "number_connected_components": "graphferry's WCC.",
-    "weakly_connected_components": "graphferry's WCC; components in NetworkX's order.",
-    "number_weakly_connected_components": "graphferry's WCC.",
-    "triangles": "graphferry's ordered triangle counting.",
-    "clustering": ("graphferry's LCC on undirected graphs; weighted and directed clustering are left to NetworkX "
-                   "(graphferry's directed LCC is LDBC's definition, not NetworkX's)."),
-    "betweenness_centrality": ("graphferry's Brandes (BFS levels, or distances with positive float32 weights); "
-                               "sampled sources drawn from seed as NetworkX draws them. endpoints=True, "
-                               "weight functions, zero weights and weighted multigraphs are left to NetworkX."),
-}
-
-DEFAULT_CONFIG = {
-    "backend": "auto",    # graphferry backend: "auto" (a GPU when there is one), "cpu" or "cuda"
-    "engine": "auto",     # transfer engine (see graphferry.engines)
-    "min_edges": 100_000,  # should_run: below this, converting costs more than NetworkX's own run
-}
-
-
-def get_info() -> dict:
-    """The dict NetworkX's ``backend_info`` entry point returns."""
-    return {
-        "backend_name": "graphferry",
-        "project": "graphferry",
-        "package": "graphferry",
-        "short_summary": "Vertex programs on the CPU (C++/OpenMP) or NVIDIA GPUs, for graphs larger than GPU memory.",
-        "functions": {name: {"additional_docs": note} for name, note in FUNCTIONS.items()},
-        "default_config": dict(DEFAULT_CONFIG),
-    }
+__all__ = ["DEFAULT_CONFIG", "FUNCTIONS", "get_info"]

@@ -13,13 +13,15 @@ raises ``NotImplementedError`` (an explicit ``backend="graphferry"``).
 
 Example:
     >>> import networkx as nx
+    >>> from graphferry.nx_backend import register
+    >>> _ = register()  # only needed when graphferry runs from a source checkout
     >>> G = nx.path_graph(4)
     >>> ranks = nx.pagerank(G, backend="graphferry")
     >>> {v: round(r, 4) for v, r in ranks.items()}
     {0: 0.1754, 1: 0.3246, 2: 0.3246, 3: 0.1754}
-    >>> list(nx.bfs_edges(G, 1, backend="graphferry"))
+    >>> list(nx.bfs_edges(nx.path_graph(4), 1, backend="graphferry"))  # a fresh graph: converted anew
     [(1, 0), (1, 2), (2, 3)]
-    >>> nx.pagerank(G, personalization={0: 1}, backend="graphferry")
+    >>> nx.pagerank(nx.path_graph(4), personalization={0: 1}, backend="graphferry")
     Traceback (most recent call last):
     ...
     NotImplementedError: 'pagerank' is not implemented by 'graphferry' backend for the given arguments. ...
@@ -279,6 +281,33 @@ def bfs_layers(G, sources):
         yield [nodes[i] for i in layer.tolist()]
 
 
+def bfs_predecessors(G, source, depth_limit=None, sort_neighbors=None):
+    """``(child, parent)`` pairs of the BFS tree in NetworkX's order (a generator)."""
+    for parent, child in bfs_edges(G, source, depth_limit=depth_limit):
+        yield child, parent
+
+
+def bfs_successors(G, source, depth_limit=None, sort_neighbors=None):
+    """``(parent, [children])`` of the BFS tree in NetworkX's order (a generator)."""
+    parent, children = source, []
+    for p, c in bfs_edges(G, source, depth_limit=depth_limit):
+        if p == parent:
+            children.append(c)
+            continue
+        yield parent, children
+        parent, children = p, [c]
+    yield parent, children
+
+
+def descendants_at_distance(G, source, distance):
+    """The nodes exactly ``distance`` hops from ``source``."""
+    if source not in G:
+        raise nx.NetworkXError(f"The node {source} is not in the graph.")
+    levels = _bfs_levels(G.csr, np.array([G.index[source]]))
+    at = (levels == distance) & (levels >= 0)  # -1 marks the unreachable, never a distance
+    return set(map(G.nodes.__getitem__, np.flatnonzero(at).tolist()))
+
+
 def single_source_shortest_path_length(G, source, cutoff=None):
     """Hops from ``source`` to every node within ``cutoff``, in NetworkX's discovery order."""
     if source not in G:
@@ -352,6 +381,24 @@ def number_weakly_connected_components(G):
     return int(_run("wcc", G.csr).components) if len(G) else 0
 
 
+def is_connected(G):
+    if len(G) == 0:
+        raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
+    return number_connected_components(G) == 1
+
+
+def is_weakly_connected(G):
+    if len(G) == 0:
+        raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
+    return number_weakly_connected_components(G) == 1
+
+
+def node_connected_component(G, n):
+    """The set of nodes in ``n``'s component."""
+    labels = _run("wcc", G.csr).labels
+    return set(map(G.nodes.__getitem__, np.flatnonzero(labels == labels[G.index[n]]).tolist()))
+
+
 def triangles(G, nodes=None):
     """Triangles through each node (an int when ``nodes`` is one node)."""
     counts = _run("triangle_count", G.csr).triangles if len(G) else np.zeros(0, np.int64)
@@ -376,6 +423,27 @@ def clustering(G, nodes=None, weight=None):
     return dict(zip(G.nodes, as_python))
 
 
+def average_clustering(G, nodes=None, weight=None, count_zeros=True):
+    """Mean local clustering, summed in NetworkX's order (so the same float)."""
+    c = clustering(G, nodes, weight=weight).values()
+    if not count_zeros:
+        c = [v for v in c if abs(v) > 0]
+    return sum(c) / len(c)
+
+
+def transitivity(G):
+    """``3 * triangles / connected triples`` of an undirected graph (exact integer sums, one division)."""
+    if len(G) == 0:
+        return 0
+    csr = G.csr
+    triangles_through = _run("triangle_count", csr).triangles
+    rows = np.repeat(np.arange(csr.n), csr.out_degree)
+    degree = csr.out_degree - np.bincount(rows[csr.indices == rows], minlength=csr.n)  # self-loops aside
+    twice_triangles = 2 * int(triangles_through.sum())
+    triples = int((degree * (degree - 1)).sum())
+    return 0 if twice_triangles == 0 else twice_triangles / triples
+
+
 def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False, seed=None):
     """Brandes betweenness by graphferry, NetworkX's scaling and (for ``k``) NetworkX's sample of sources.
 
@@ -393,7 +461,8 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
 
 # ------------------------------------------------------------ can_run / should_run
 def _weights(G, weight) -> Any:
-    return _converted(G, {weight: 1}).weights[weight]
+    """Edge attribute ``weight`` of ``G`` as converted (None: a backend graph converted without it)."""
+    return _converted(G, {weight: 1}).weights.get(weight)
 
 
 def _check_pagerank(a: dict) -> bool | str:
@@ -410,6 +479,8 @@ def _check_pagerank(a: dict) -> bool | str:
         if not isinstance(a["weight"], str):
             return "weight must be an attribute name"
         w = _weights(a["G"], a["weight"])
+        if w is None:
+            return f"the graph was converted without edge attribute {a['weight']!r}"
         if not w.numeric or w.all_uniform is None or w.all_uniform <= 0:
             return "weighted PageRank is not supported (edge weights differ)"
     return True
@@ -440,6 +511,8 @@ def _check_dijkstra(a: dict) -> bool | str:
     if not isinstance(weight, str):
         return "weight functions are not supported"
     w = _weights(a["G"], weight)
+    if w is None:
+        return f"the graph was converted without edge attribute {weight!r}"
     if not w.float32_exact:
         return "edge weights must be non-negative numbers that float32 holds exactly"
     return True
@@ -448,6 +521,27 @@ def _check_dijkstra(a: dict) -> bool | str:
 def _check_triangles(a: dict) -> bool | str:
     if a["nodes"] is not None and a["G"].is_multigraph():
         return "NetworkX rejects multigraphs here; let it say so"
+    return True
+
+
+def _check_bfs_tree(a: dict) -> bool | str:
+    if a["sort_neighbors"] is not None:
+        return "sort_neighbors is not supported"
+    if a["depth_limit"] is not None and not isinstance(a["depth_limit"], Real):
+        return "depth_limit must be a number"
+    return True
+
+
+def _check_node(a: dict) -> bool | str:
+    if a["n"] not in a["G"]:
+        return "the node is not in the graph; NetworkX raises its own error"
+    return True
+
+
+def _check_simple_undirected(a: dict) -> bool | str:
+    G = a["G"]
+    if G.is_directed() or G.is_multigraph():
+        return "only simple undirected graphs"
     return True
 
 
@@ -476,6 +570,8 @@ def _check_betweenness(a: dict) -> bool | str:
     if a["G"].is_multigraph():
         return "weighted multigraphs are not supported"
     w = _weights(a["G"], weight)
+    if w is None:
+        return f"the graph was converted without edge attribute {weight!r}"
     if not w.float32_exact:
         return "edge weights must be numbers that float32 holds exactly"
     if (w.values is None and not w.default > 0) or (w.values is not None and not np.all(w.values > 0)):
@@ -500,6 +596,14 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], Callable[[dict], bool | str]]] = 
     "number_weakly_connected_components": (number_weakly_connected_components, _always),
     "triangles": (triangles, _check_triangles),
     "clustering": (clustering, _check_clustering),
+    "bfs_predecessors": (bfs_predecessors, _check_bfs_tree),
+    "bfs_successors": (bfs_successors, _check_bfs_tree),
+    "descendants_at_distance": (descendants_at_distance, _always),
+    "is_connected": (is_connected, _always),
+    "is_weakly_connected": (is_weakly_connected, _always),
+    "node_connected_component": (node_connected_component, _check_node),
+    "average_clustering": (average_clustering, _check_clustering),
+    "transitivity": (transitivity, _check_simple_undirected),
     "betweenness_centrality": (betweenness_centrality, _check_betweenness),
 }
 
