@@ -7,6 +7,16 @@ frontiers. The runtime picks the direction (one place:
 engine for each partition's view, launches the backend's kernel and records
 what happened. Algorithms never name an engine, a direction or a device.
 
+Algorithms touch vertex state only through the runtime's primitives, which
+every backend implements (C++/OpenMP on the CPU, CuPy on a GPU), so no
+algorithm reads a backend array:
+
+* frontiers: ``a | b``, ``a & b``, ``a - b`` (:class:`~.frontier.Frontier`);
+* state: ``assign`` (scatter), ``gather``, ``reduce`` (sum / min / max over a
+  frontier or every vertex), ``select`` (the vertices whose value lies in a range);
+* :class:`~.buckets.PriorityBuckets` (delta-stepping's buckets);
+* initial values: a scalar, :data:`VERTEX_IDS`, or a host array.
+
 Example:
     >>> import numpy as np
     >>> from graphferry import Graph

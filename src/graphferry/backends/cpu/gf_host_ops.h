@@ -184,11 +184,20 @@ GF_EXPORT void gf_transpose_fill_i64(int64_t n, const int64_t* o, const int64_t*
 }
 
 // Index of the first weight that is negative or NaN, or -1 (one parallel pass, no temporaries).
+// Blocks of 4096 are scanned with a branch-free (vectorised) test; only a block
+// that holds a bad weight is searched for its first one.
 GF_EXPORT int64_t gf_first_negative_or_nan(const float* w, int64_t m) {
+    const int64_t block = 4096, blocks = (m + block - 1) / block;
     int64_t first = m;
-#pragma omp parallel for schedule(static) reduction(min : first) if (m > (1 << 20))
-    for (int64_t i = 0; i < m; ++i)
-        if (!(w[i] >= 0.0f) && i < first) first = i;
+#pragma omp parallel for schedule(static) reduction(min : first) if (blocks > 256)
+    for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t lo = b * block, hi = std::min(m, lo + block);
+        int bad = 0;
+        for (int64_t i = lo; i < hi; ++i) bad |= !(w[i] >= 0.0f);
+        if (!bad) continue;
+        for (int64_t i = lo; i < hi; ++i)
+            if (!(w[i] >= 0.0f)) { first = std::min(first, i); break; }
+    }
     return first == m ? -1 : first;
 }
 
