@@ -303,11 +303,16 @@ GF_EXPORT void gf_check_weights(const float* w, int64_t m, int64_t* out) {
 #pragma omp parallel for schedule(static) reduction(min : first) reduction(& : integral) if (blocks > 256)
     for (int64_t b = 0; b < blocks; ++b) {
         const int64_t lo = b * block, hi = std::min(m, lo + block);
-        int bad = 0, whole = 1;
+        int bad = 0, notwhole = 0;
         for (int64_t i = lo; i < hi; ++i) {
-            bad |= !(w[i] >= 0.0f);
-            whole &= (w[i] == std::floor(w[i])) & (w[i] <= 16777216.0f);
+            // only float arithmetic, so it vectorises: below 2^23, x is an integer iff
+            // (x + 2^23) - 2^23 == x (rounding to nearest); from 2^23 to 2^24 every float is one
+            const float x = w[i];
+            const float r = (x + 8388608.0f) - 8388608.0f;
+            bad |= !(x >= 0.0f);
+            notwhole |= !(x <= 16777216.0f) | ((x < 8388608.0f) & (r != x));
         }
+        const int whole = !notwhole;
         integral &= whole;
         if (!bad) continue;
         for (int64_t i = lo; i < hi; ++i)
