@@ -250,12 +250,10 @@ class ProgramState:
             if np.isscalar(init):  # filled where it lives, in one pass, no host copy
                 self.arrays[name] = rt.backend.full(n, init, dtype)
                 continue
-            else:
-                host = np.asarray(init)
-                if host.shape != (n,):
-                    raise ValueError(f"array {name!r} must have {n} entries, got shape {host.shape}")
-                host = host.astype(dtype, copy=False)
-            self.arrays[name] = rt.backend.asarray(host)
+            host = np.asarray(init)
+            if host.shape != (n,):
+                raise ValueError(f"array {name!r} must have {n} entries, got shape {host.shape}")
+            self.arrays[name] = rt.backend.asarray(host.astype(dtype, copy=False))
         unknown = set(arrays) - set(program.arrays)
         if unknown:
             raise ValueError(f"program {program.name} has no arrays {sorted(unknown)}")
