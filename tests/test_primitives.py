@@ -165,3 +165,15 @@ def test_state_initialisers():
         assert s.host("c").tolist() == given.tolist()
         s.assign("c", [0], 9)
         assert given[0] == 1   # the caller's array was copied, not aliased
+
+
+def test_bucket_helpers_take_the_parallel_path():
+    rng = np.random.default_rng(2)
+    n = 1 << 20
+    values = rng.random(n) * 40
+    ids = np.sort(rng.choice(n, 400_000, replace=False)).astype(np.int64)  # above the serial threshold
+    keys = np.floor(values[ids] / 3.0).astype(np.int64)
+    grouped, got_keys, bounds = CpuBackend().split_by_bucket(ids, values, 3.0)
+    assert np.array_equal(grouped, ids[np.argsort(keys, kind="stable")])
+    assert got_keys == sorted(set(keys.tolist()))
+    assert np.array_equal(host_ops.bucket_keep(ids, values, 3.0, 5), ids[keys == 5])

@@ -252,13 +252,31 @@ static void gf_bucket_split(const int64_t* ids, int64_t k, const T* values, doub
 }
 
 // Keep the ids whose key floor(values[id] / delta) is still `key` (the others moved to
-// a lower bucket: stale); returns how many were kept, compacted in place, order kept.
+// a lower bucket: stale): written to out in order; returns how many were kept. In
+// parallel above GF_PAR_ELEMS / 4 ids: each thread flags its chunk, counts, then writes
+// at its offset.
 template <typename T>
-static int64_t gf_bucket_keep(int64_t* ids, int64_t k, const T* values, double delta, int64_t key) {
-    int64_t kept = 0;
-    for (int64_t i = 0; i < k; ++i)
-        if ((int64_t)std::floor((double)values[ids[i]] / delta) == key) ids[kept++] = ids[i];
-    return kept;
+static int64_t gf_bucket_keep(const int64_t* ids, int64_t k, const T* values, double delta, int64_t key,
+                              int64_t* out) {
+    const int T_ = k > GF_PAR_ELEMS / 4 ? omp_get_max_threads() : 1;
+    std::vector<int64_t> counts(T_ + 1, 0);
+    int used = 1;
+#pragma omp parallel num_threads(T_)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        if (t == 0) used = nt;
+        const int64_t lo = k * t / nt, hi = k * (t + 1) / nt;
+        int64_t c = 0;
+        for (int64_t i = lo; i < hi; ++i) c += (int64_t)std::floor((double)values[ids[i]] / delta) == key;
+        counts[t + 1] = c;
+#pragma omp barrier
+#pragma omp single
+        for (int s = 0; s < nt; ++s) counts[s + 1] += counts[s];
+        int64_t o = counts[t];
+        for (int64_t i = lo; i < hi; ++i)
+            if ((int64_t)std::floor((double)values[ids[i]] / delta) == key) out[o++] = ids[i];
+    }
+    return counts[used];
 }
 
 // Smallest and largest bucket floor(values[id] / delta) over ids[0..k) into out[0], out[1].
@@ -281,9 +299,9 @@ static void gf_bucket_range(const int64_t* ids, int64_t k, const T* values, doub
                                             int64_t* out_ids, int64_t* starts) {                  \
         gf_bucket_split<T>(ids, k, values, delta, low, span, out_ids, starts);                    \
     }                                                                                             \
-    GF_EXPORT int64_t gf_bucket_keep_##SUFFIX(int64_t* ids, int64_t k, const T* values,           \
-                                              double delta, int64_t key) {                        \
-        return gf_bucket_keep<T>(ids, k, values, delta, key);                                     \
+    GF_EXPORT int64_t gf_bucket_keep_##SUFFIX(const int64_t* ids, int64_t k, const T* values,     \
+                                              double delta, int64_t key, int64_t* out) {          \
+        return gf_bucket_keep<T>(ids, k, values, delta, key, out);                                \
     }                                                                                             \
     GF_EXPORT void gf_bucket_range_##SUFFIX(const int64_t* ids, int64_t k, const T* values,       \
                                             double delta, int64_t* out) {                         \

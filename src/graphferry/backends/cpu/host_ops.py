@@ -46,7 +46,7 @@ def _lib():
         f = getattr(lib, f"gf_bucket_split_{t}")
         f.argtypes, f.restype = [_P, _I, _P, _D, _I, _I, _P, _P], None
         f = getattr(lib, f"gf_bucket_keep_{t}")
-        f.argtypes, f.restype = [_P, _I, _P, _D, _I], _I
+        f.argtypes, f.restype = [_P, _I, _P, _D, _I, _P], _I
         f = getattr(lib, f"gf_bucket_range_{t}")
         f.argtypes, f.restype = [_P, _I, _P, _D, _P], None
     lib.gf_check_weights.argtypes, lib.gf_check_weights.restype = [_P, _I, _P], None
@@ -318,6 +318,7 @@ def bucket_keep(ids: np.ndarray, values: np.ndarray, delta: float, key: int) -> 
         >>> bucket_keep(np.array([0, 1, 2]), np.array([0.5, 7.0, 1.0]), 2.0, 0).tolist()
         [0, 2]
     """
-    out = np.array(ids, dtype=np.int64, copy=True)
-    kept = _bucket_fn("keep", values)(_p(out), len(out), _p(values), float(delta), int(key))
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
+    out = np.empty_like(ids)
+    kept = _bucket_fn("keep", values)(_p(ids), len(ids), _p(values), float(delta), int(key), _p(out))
     return out[:kept]
