@@ -130,22 +130,23 @@ def test_bfs_switches_like_gapbs_on_a_kronecker_graph():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 400), st.floats(0.01, 50), st.integers(0, 2**31), st.booleans())
-def test_bucket_grouping_matches_a_numpy_sort(k, delta, seed, wide):
+@given(st.integers(1, 400), st.floats(0.01, 50), st.integers(0, 2**31), st.booleans(),
+       st.sampled_from([np.float32, np.float64]))
+def test_bucket_grouping_matches_a_numpy_sort(k, delta, seed, wide, dtype):
     from graphferry.backends.base import Backend
 
     rng = np.random.default_rng(seed)
     n = 500
-    values = rng.random(n) * (1e6 if wide else 100.0)  # wide: sparse keys, the sorting path
+    values = (rng.random(n) * (1e6 if wide else 100.0)).astype(dtype)  # wide: sparse keys, the sorting path
     ids = np.sort(rng.choice(n, size=min(k, n), replace=False)).astype(np.int64)
     cpu = CpuBackend()
     grouped, keys, bounds = cpu.split_by_bucket(ids, values, delta)
-    want_keys = np.floor(values[ids] / delta).astype(np.int64)
+    want_keys = np.floor(values[ids].astype(np.float64) / delta).astype(np.int64)
     order = np.argsort(want_keys, kind="stable")
     assert np.array_equal(grouped, ids[order])
     assert keys == sorted(set(want_keys.tolist())) and bounds[0] == 0 and bounds[-1] == len(ids)
     for key, a, z in zip(keys, bounds[:-1], bounds[1:]):
-        assert (np.floor(values[grouped[a:z]] / delta) == key).all() and z > a
+        assert (np.floor(values[grouped[a:z]].astype(np.float64) / delta) == key).all() and z > a
     # the backend-neutral (array module) path gives the same grouping
     g2, k2, b2 = Backend.split_by_bucket(cpu, ids, values, delta)
     assert np.array_equal(g2, grouped) and k2 == keys and b2 == bounds
@@ -164,3 +165,15 @@ def test_state_initialisers():
         assert s.host("c").tolist() == given.tolist()
         s.assign("c", [0], 9)
         assert given[0] == 1   # the caller's array was copied, not aliased
+
+
+def test_bucket_helpers_take_the_parallel_path():
+    rng = np.random.default_rng(2)
+    n = 1 << 20
+    values = rng.random(n) * 40
+    ids = np.sort(rng.choice(n, 400_000, replace=False)).astype(np.int64)  # above the serial threshold
+    keys = np.floor(values[ids] / 3.0).astype(np.int64)
+    grouped, got_keys, bounds = CpuBackend().split_by_bucket(ids, values, 3.0)
+    assert np.array_equal(grouped, ids[np.argsort(keys, kind="stable")])
+    assert got_keys == sorted(set(keys.tolist()))
+    assert np.array_equal(host_ops.bucket_keep(ids, values, 3.0, 5), ids[keys == 5])

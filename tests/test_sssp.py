@@ -199,3 +199,22 @@ def test_sssp_reaches_the_end_of_a_long_weighted_path(engine):
     r = sssp(g, int(perm[0]), **small_budget_options(engine))
     np.testing.assert_array_equal(r.distances[perm], 0.5 * np.arange(n))
     verify_sssp(g, int(perm[0]), r.distances)
+
+
+def test_integer_weights_run_in_exact_float32_and_fall_back_past_2_pow_24():
+    from scipy.sparse.csgraph import dijkstra
+
+    rng = np.random.default_rng(5)
+    n, m = 200, 1500
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), rng.integers(1, 256, m).astype(float),
+                         n=n, drop_duplicates=True)
+    r = sssp(g, 0, backend="cpu")
+    assert r.precision == "float32" and r.distances.dtype == np.float64
+    assert np.array_equal(r.distances, dijkstra(g.to_scipy(), indices=0))
+    # 16777215 + 2 = 2**24 + 1 is not a float32: the run is repeated in float64
+    far = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), np.array([16777215.0, 2.0]), n=3)
+    r = sssp(far, 0, backend="cpu")
+    assert r.precision == "float64" and r.distances.tolist() == [0.0, 16777215.0, 16777217.0]
+    # a fractional weight keeps float64 from the start
+    frac = Graph.from_edges(np.array([0]), np.array([1]), np.array([0.5]), n=2)
+    assert sssp(frac, 0, backend="cpu").precision == "float64"

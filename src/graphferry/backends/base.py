@@ -93,7 +93,7 @@ class Backend(ABC):
         order within a bucket. Returns (grouped ids, the non-empty buckets ascending,
         their bounds in the grouped ids: one more entry)."""
         xp = self.xp
-        keys = xp.floor(values[ids] / delta).astype(np.int64)
+        keys = self._bucket_keys(values[ids], delta)
         low = keys.min()
         span = int(keys.max() - low)
         if span == 0:
@@ -110,7 +110,11 @@ class Backend(ABC):
 
     def keep_bucket(self, ids: Any, values: Any, delta: float, key: int) -> Any:
         """The ``ids`` whose bucket ``floor(values[id] / delta)`` is still ``key``."""
-        return ids[self.xp.floor(values[ids] / delta).astype(np.int64) == key]
+        return ids[self._bucket_keys(values[ids], delta) == key]
+
+    def _bucket_keys(self, values: Any, delta: float) -> Any:
+        # in float64 whatever the state's dtype, so every backend and path agrees on a bucket
+        return self.xp.floor(values.astype(np.float64) / delta).astype(np.int64)
 
     def pointer(self, arr: Any | None) -> int:
         if arr is None:

@@ -11,6 +11,16 @@ the edges) the scheduler (:mod:`graphferry.scheduler`) takes each edge_map:
 it places every partition on an engine and an executor (device or CPU) per
 iteration, under a cost model calibrated on the machine.
 
+Algorithms touch vertex state only through the runtime's primitives, which
+every backend implements (C++/OpenMP on the CPU, CuPy on a GPU), so no
+algorithm reads a backend array:
+
+* frontiers: ``a | b``, ``a & b``, ``a - b`` (:class:`~.frontier.Frontier`);
+* state: ``assign`` (scatter), ``gather``, ``reduce`` (sum / min / max over a
+  frontier or every vertex), ``select`` (the vertices whose value lies in a range);
+* :class:`~.buckets.PriorityBuckets` (delta-stepping's buckets);
+* initial values: a scalar, :data:`VERTEX_IDS`, or a host array.
+
 Example:
     >>> import numpy as np
     >>> from graphferry import Graph

@@ -107,9 +107,9 @@ class CpuBackend(Backend):
     def vertex_ids(self, n, dtype):
         return host_ops.vertex_ids(n, dtype)
 
-    # priority buckets: a parallel counting sort in C++ (float64 values; others: numpy)
+    # priority buckets: a parallel counting sort in C++ (float values; others: numpy)
     def split_by_bucket(self, ids, values, delta):
-        if values.dtype != np.float64:
+        if values.dtype not in (np.float32, np.float64):
             return super().split_by_bucket(ids, values, delta)
         low, high = host_ops.bucket_range(ids, values, delta)
         if low == high:
@@ -121,7 +121,7 @@ class CpuBackend(Backend):
         return grouped, (nonempty + low).tolist(), np.r_[starts[nonempty], starts[-1]].tolist()
 
     def keep_bucket(self, ids, values, delta, key):
-        if values.dtype != np.float64:
+        if values.dtype not in (np.float32, np.float64):
             return super().keep_bucket(ids, values, delta, key)
         return host_ops.bucket_keep(ids, values, delta, key)
 

@@ -184,15 +184,6 @@ GF_EXPORT void gf_transpose_fill_i64(int64_t n, const int64_t* o, const int64_t*
     gf_transpose_fill(n, o, i, pos, t);
 }
 
-// Index of the first weight that is negative or NaN, or -1 (one parallel pass, no temporaries).
-GF_EXPORT int64_t gf_first_negative_or_nan(const float* w, int64_t m) {
-    int64_t first = m;
-#pragma omp parallel for schedule(static) reduction(min : first) if (m > (1 << 20))
-    for (int64_t i = 0; i < m; ++i)
-        if (!(w[i] >= 0.0f && w[i] <= FLT_MAX) && i < first) first = i;  // negative, NaN or infinite
-    return first == m ? -1 : first;
-}
-
 // ------------------------------------------------------------- vertex state
 // Fills and copies of n-sized arrays in parallel (first touch on every core),
 // below 1M elements on one thread.
@@ -228,17 +219,18 @@ GF_EXPORT void gf_copy_bytes(uint8_t* dst, const uint8_t* src, int64_t bytes) {
 // keys in [0, span]: out_ids grouped by key (ids in their order within a key),
 // starts[key] = first position of that key (span + 2 entries). Per-thread
 // histograms over contiguous chunks keep it stable and parallel.
-GF_EXPORT void gf_bucket_split(const int64_t* ids, int64_t k, const double* values, double delta,
-                               int64_t low, int64_t span, int64_t* out_ids, int64_t* starts) {
-    const int T = k > GF_PAR_ELEMS / 4 ? omp_get_max_threads() : 1;
+template <typename T>
+static void gf_bucket_split(const int64_t* ids, int64_t k, const T* values, double delta,
+                            int64_t low, int64_t span, int64_t* out_ids, int64_t* starts) {
+    const int T_ = k > GF_PAR_ELEMS / 4 ? omp_get_max_threads() : 1;
     const int64_t K = span + 1;
-    std::vector<int64_t> hist((size_t)T * K, 0);
-#pragma omp parallel num_threads(T)
+    std::vector<int64_t> hist((size_t)T_ * K, 0);
+#pragma omp parallel num_threads(T_)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
         const int64_t lo = k * t / nt, hi = k * (t + 1) / nt;
         int64_t* h = &hist[(size_t)t * K];
-        for (int64_t i = lo; i < hi; ++i) ++h[(int64_t)std::floor(values[ids[i]] / delta) - low];
+        for (int64_t i = lo; i < hi; ++i) ++h[(int64_t)std::floor((double)values[ids[i]] / delta) - low];
 #pragma omp barrier
 #pragma omp single
         {
@@ -254,30 +246,97 @@ GF_EXPORT void gf_bucket_split(const int64_t* ids, int64_t k, const double* valu
             starts[K] = run;
         }
         for (int64_t i = lo; i < hi; ++i) {
-            const int64_t key = (int64_t)std::floor(values[ids[i]] / delta) - low;
+            const int64_t key = (int64_t)std::floor((double)values[ids[i]] / delta) - low;
             out_ids[h[key]++] = ids[i];
         }
     }
 }
 
 // Keep the ids whose key floor(values[id] / delta) is still `key` (the others moved to
-// a lower bucket: stale); returns how many were kept, compacted in place, order kept.
-GF_EXPORT int64_t gf_bucket_keep(int64_t* ids, int64_t k, const double* values, double delta, int64_t key) {
-    int64_t kept = 0;
-    for (int64_t i = 0; i < k; ++i)
-        if ((int64_t)std::floor(values[ids[i]] / delta) == key) ids[kept++] = ids[i];
-    return kept;
+// a lower bucket: stale): written to out in order; returns how many were kept. In
+// parallel above GF_PAR_ELEMS / 4 ids: each thread flags its chunk, counts, then writes
+// at its offset.
+template <typename T>
+static int64_t gf_bucket_keep(const int64_t* ids, int64_t k, const T* values, double delta, int64_t key,
+                              int64_t* out) {
+    const int T_ = k > GF_PAR_ELEMS / 4 ? omp_get_max_threads() : 1;
+    std::vector<int64_t> counts(T_ + 1, 0);
+    int used = 1;
+#pragma omp parallel num_threads(T_)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        if (t == 0) used = nt;
+        const int64_t lo = k * t / nt, hi = k * (t + 1) / nt;
+        int64_t c = 0;
+        for (int64_t i = lo; i < hi; ++i) c += (int64_t)std::floor((double)values[ids[i]] / delta) == key;
+        counts[t + 1] = c;
+#pragma omp barrier
+#pragma omp single
+        for (int s = 0; s < nt; ++s) counts[s + 1] += counts[s];
+        int64_t o = counts[t];
+        for (int64_t i = lo; i < hi; ++i)
+            if ((int64_t)std::floor((double)values[ids[i]] / delta) == key) out[o++] = ids[i];
+    }
+    return counts[used];
 }
 
 // Smallest and largest bucket floor(values[id] / delta) over ids[0..k) into out[0], out[1].
-GF_EXPORT void gf_bucket_range(const int64_t* ids, int64_t k, const double* values, double delta, int64_t* out) {
+template <typename T>
+static void gf_bucket_range(const int64_t* ids, int64_t k, const T* values, double delta, int64_t* out) {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
 #pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi) if (k > GF_PAR_ELEMS / 4)
     for (int64_t i = 0; i < k; ++i) {
-        const int64_t key = (int64_t)std::floor(values[ids[i]] / delta);
+        const int64_t key = (int64_t)std::floor((double)values[ids[i]] / delta);
         lo = key < lo ? key : lo;
         hi = key > hi ? key : hi;
     }
     out[0] = lo;
     out[1] = hi;
+}
+
+#define GF_BUCKET_EXPORTS(SUFFIX, T)                                                               \
+    GF_EXPORT void gf_bucket_split_##SUFFIX(const int64_t* ids, int64_t k, const T* values,       \
+                                            double delta, int64_t low, int64_t span,              \
+                                            int64_t* out_ids, int64_t* starts) {                  \
+        gf_bucket_split<T>(ids, k, values, delta, low, span, out_ids, starts);                    \
+    }                                                                                             \
+    GF_EXPORT int64_t gf_bucket_keep_##SUFFIX(const int64_t* ids, int64_t k, const T* values,     \
+                                              double delta, int64_t key, int64_t* out) {          \
+        return gf_bucket_keep<T>(ids, k, values, delta, key, out);                                \
+    }                                                                                             \
+    GF_EXPORT void gf_bucket_range_##SUFFIX(const int64_t* ids, int64_t k, const T* values,       \
+                                            double delta, int64_t* out) {                         \
+        gf_bucket_range<T>(ids, k, values, delta, out);                                           \
+    }
+GF_BUCKET_EXPORTS(f32, float)
+GF_BUCKET_EXPORTS(f64, double)
+
+// out[0]: index of the first weight that is negative or NaN, or -1; out[1]: 1 when every
+// weight is an integer of at most 2^24 (sums of such weights below 2^24 are exact in
+// float32). Blocks of 4096 are tested branch-free (vectorised); only a block holding a
+// bad weight is searched for its first one.
+GF_EXPORT void gf_check_weights(const float* w, int64_t m, int64_t* out) {
+    const int64_t block = 4096, blocks = (m + block - 1) / block;
+    int64_t first = m;
+    int integral = 1;
+#pragma omp parallel for schedule(static) reduction(min : first) reduction(& : integral) if (blocks > 256)
+    for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t lo = b * block, hi = std::min(m, lo + block);
+        int bad = 0, notwhole = 0;
+        for (int64_t i = lo; i < hi; ++i) {
+            // only float arithmetic, so it vectorises: below 2^23, x is an integer iff
+            // (x + 2^23) - 2^23 == x (rounding to nearest); from 2^23 to 2^24 every float is one
+            const float x = w[i];
+            const float r = (x + 8388608.0f) - 8388608.0f;
+            bad |= !(x >= 0.0f && x <= FLT_MAX);  // negative, NaN or infinite
+            notwhole |= !(x <= 16777216.0f) | ((x < 8388608.0f) & (r != x));
+        }
+        const int whole = !notwhole;
+        integral &= whole;
+        if (!bad) continue;
+        for (int64_t i = lo; i < hi; ++i)
+            if (!(w[i] >= 0.0f && w[i] <= FLT_MAX)) { first = std::min(first, i); break; }
+    }
+    out[0] = first == m ? -1 : first;
+    out[1] = integral;
 }

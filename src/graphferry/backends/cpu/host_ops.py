@@ -42,10 +42,14 @@ def _lib():
         f.argtypes, f.restype = [_P, _I], None
     lib.gf_copy_bytes.argtypes, lib.gf_copy_bytes.restype = [_P, _P, _I], None
     _D = ctypes.c_double
-    lib.gf_bucket_split.argtypes, lib.gf_bucket_split.restype = [_P, _I, _P, _D, _I, _I, _P, _P], None
-    lib.gf_bucket_range.argtypes, lib.gf_bucket_range.restype = [_P, _I, _P, _D, _P], None
-    lib.gf_bucket_keep.argtypes, lib.gf_bucket_keep.restype = [_P, _I, _P, _D, _I], _I
-    lib.gf_first_negative_or_nan.argtypes, lib.gf_first_negative_or_nan.restype = [_P, _I], _I
+    for t in ("f32", "f64"):
+        f = getattr(lib, f"gf_bucket_split_{t}")
+        f.argtypes, f.restype = [_P, _I, _P, _D, _I, _I, _P, _P], None
+        f = getattr(lib, f"gf_bucket_keep_{t}")
+        f.argtypes, f.restype = [_P, _I, _P, _D, _I, _P], _I
+        f = getattr(lib, f"gf_bucket_range_{t}")
+        f.argtypes, f.restype = [_P, _I, _P, _D, _P], None
+    lib.gf_check_weights.argtypes, lib.gf_check_weights.restype = [_P, _I, _P], None
     for name in ("gf_transpose_fill_i32", "gf_transpose_fill_i64"):
         f = getattr(lib, name)
         f.argtypes, f.restype = [_I, _P, _P, _P, _P], None
@@ -203,17 +207,20 @@ def degree_ordered_dag(offsets, indices, t_offsets=None, t_indices=None):
     return dag_offsets, dag_indices, order, degree
 
 
-def first_negative_or_nan(weights: np.ndarray) -> int:
-    """Index of the first float32 weight that is negative, NaN or infinite, or -1 (one parallel pass).
+def check_weights(weights: np.ndarray) -> tuple[int, bool]:
+    """(index of the first negative, NaN or infinite weight or -1, whether every weight is an
+    integer of at most 2**24), in one parallel pass without temporaries.
 
     Example:
-        >>> first_negative_or_nan(np.array([1, 0, np.nan, -1], np.float32)), first_negative_or_nan(np.ones(3, np.float32))
-        (2, -1)
-        >>> first_negative_or_nan(np.array([1, np.inf], np.float32))
-        1
+        >>> check_weights(np.array([1, 0, np.nan, -1], np.float32)), check_weights(np.array([2, 0.5], np.float32))
+        ((2, False), (-1, False))
+        >>> check_weights(np.array([3, 255], np.float32)), check_weights(np.array([1, np.inf], np.float32))
+        ((-1, True), (1, False))
     """
     w = np.ascontiguousarray(weights, dtype=np.float32)
-    return int(_lib().gf_first_negative_or_nan(_p(w), len(w)))
+    out = np.empty(2, np.int64)
+    _lib().gf_check_weights(_p(w), len(w), _p(out))
+    return int(out[0]), bool(out[1])
 
 
 # ------------------------------------------------------------------ vertex state
@@ -264,6 +271,13 @@ def copy(host: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ priority buckets
+def _bucket_fn(op: str, values: np.ndarray):
+    """The C++ bucket helper for float32 or float64 (contiguous) values."""
+    if values.dtype not in (np.float32, np.float64) or not values.flags.c_contiguous:
+        raise TypeError(f"bucket values must be contiguous float32 or float64, got {values.dtype}")
+    return getattr(_lib(), f"gf_bucket_{op}_{'f32' if values.dtype == np.float32 else 'f64'}")
+
+
 def bucket_range(ids: np.ndarray, values: np.ndarray, delta: float) -> tuple[int, int]:
     """Smallest and largest bucket ``floor(values[id] / delta)`` over ``ids`` (non-empty).
 
@@ -273,8 +287,7 @@ def bucket_range(ids: np.ndarray, values: np.ndarray, delta: float) -> tuple[int
     """
     ids = np.ascontiguousarray(ids, dtype=np.int64)
     out = np.empty(2, np.int64)
-    _lib().gf_bucket_range(_p(ids), len(ids), _p(np.ascontiguousarray(values, dtype=np.float64)),
-                           float(delta), _p(out))
+    _bucket_fn("range", values)(_p(ids), len(ids), _p(values), float(delta), _p(out))
     return int(out[0]), int(out[1])
 
 
@@ -291,10 +304,10 @@ def bucket_split(ids: np.ndarray, values: np.ndarray, delta: float, low: int, sp
         ([0, 2, 3, 1], [0, 1, 3, 3, 4])
     """
     ids = np.ascontiguousarray(ids, dtype=np.int64)
-    values = np.ascontiguousarray(values, dtype=np.float64)
     out = np.empty_like(ids)
     starts = np.empty(span + 2, np.int64)
-    _lib().gf_bucket_split(_p(ids), len(ids), _p(values), float(delta), int(low), int(span), _p(out), _p(starts))
+    _bucket_fn("split", values)(_p(ids), len(ids), _p(values), float(delta), int(low), int(span),
+                                _p(out), _p(starts))
     return out, starts
 
 
@@ -305,7 +318,7 @@ def bucket_keep(ids: np.ndarray, values: np.ndarray, delta: float, key: int) -> 
         >>> bucket_keep(np.array([0, 1, 2]), np.array([0.5, 7.0, 1.0]), 2.0, 0).tolist()
         [0, 2]
     """
-    out = np.array(ids, dtype=np.int64, copy=True)
-    values = np.ascontiguousarray(values, dtype=np.float64)
-    kept = _lib().gf_bucket_keep(_p(out), len(out), _p(values), float(delta), int(key))
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
+    out = np.empty_like(ids)
+    kept = _bucket_fn("keep", values)(_p(ids), len(ids), _p(values), float(delta), int(key), _p(out))
     return out[:kept]
