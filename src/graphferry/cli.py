@@ -628,6 +628,10 @@ ForceFlag = Annotated[bool, typer.Option("--force", "-f", help="Replace OUT_STOR
 PartitionBytesOpt = Annotated[int, typer.Option(
     "--partition-bytes", parser=_partition_size_param, metavar="SIZE",
     help="Partition size for the partition count: 32MiB, 1GB, or bytes.")]
+RunPartitionBytesOpt = Annotated[int | None, typer.Option(
+    "--partition-bytes", parser=_partition_size_param, metavar="SIZE", show_default="32MiB where edges move",
+    help="Partition size: 32MiB, 1GB, or bytes. Default: 32MiB for engines that move edges, "
+         "one partition per side for the CPU backend's host engine (nothing moves).")]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
 VerifyFlag = Annotated[bool, typer.Option(
     "--verify", help="Also compare the store's checksums before using it (reads it whole).")]
@@ -930,7 +934,7 @@ def _algorithm_arguments(name: str, params: dict[str, Any], backend: str) -> tup
 
 def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend: str = "auto",
                   engine: str = "auto", budget: int | None = None,
-                  partition_bytes: int = DEFAULT_PARTITION_BYTES, direction: str = "auto",
+                  partition_bytes: int | None = None, direction: str = "auto",
                   params: dict[str, Any] | None = None, progress: Callable[..., None] | None = None) -> Any:
     """Run algorithm ``name`` on ``graph`` with command-line style arguments; returns the Result."""
     fn, accepted, kwargs = _algorithm_arguments(name, params or {}, backend)
@@ -999,7 +1003,7 @@ def run(
     budget: Annotated[int | None, typer.Option("--budget", metavar="SIZE", parser=_size_param,
         show_default="80% of free device memory",
         help="Device memory for edge data (e.g. 256MiB).")] = None,
-    partition_bytes: PartitionBytesOpt = "32MiB",  # type: ignore[assignment]
+    partition_bytes: RunPartitionBytesOpt = None,
     direction: Annotated[Direction, typer.Option("--direction", help="Force push or pull.")] = Direction.auto,
     damping: Annotated[float | None, typer.Option("--damping", help="PageRank damping factor.", show_default=False)] = None,
     iterations: Annotated[int | None, typer.Option("--iterations", help="Fixed iteration count (pagerank_ldbc).",
