@@ -54,7 +54,7 @@ import numpy as np
 
 from ..graph import Graph
 from ..runtime import Program, RunOptions
-from ._common import Result, runtime_for
+from ._common import Result, once, runtime_for
 
 log = logging.getLogger(__name__)
 
@@ -211,12 +211,12 @@ def pagerank_ldbc(graph: Graph, *, damping: float, iterations: int, options: Run
                                             "scale": rt.constant("inverse_out_degree",
                                                                  lambda: _inverse_degrees(graph, np.float64))},
                       scalars={"damping": d, "base": 0.0})
-        sink_ids = rt.constant("sinks", lambda: np.flatnonzero(graph.out_degree == 0))
-        sinks = rt.frontier(sink_ids) if len(sink_ids) else None
+        # the sinks as a frontier, built once per loaded graph (ids uploaded once)
+        sinks = once(graph, "pagerank.sink_frontier", lambda: rt.frontier(np.flatnonzero(graph.out_degree == 0)))
         everyone = rt.all_vertices()
         st.vertex_map("prepare")
         for _ in range(int(iterations)):
-            sink_sum = st.reduce("rank", "sum", sinks) if sinks is not None else 0.0
+            sink_sum = st.reduce("rank", "sum", sinks) if sinks else 0.0
             st.scalars["base"] = (1.0 - d) / n + d / n * sink_sum
             st.edge_map(everyone)
             st.vertex_map("finish")
