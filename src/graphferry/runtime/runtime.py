@@ -244,9 +244,11 @@ class ProgramState:
                 self.arrays[name] = rt.backend.full(n, init, dtype)
                 continue
             host = np.asarray(init)
-            if host.shape != (n,):
-                raise ValueError(f"array {name!r} must have {n} entries, got shape {host.shape}")
-            self.arrays[name] = rt.backend.asarray(host.astype(dtype, copy=False))
+            # one entry per vertex, or one row per vertex (a vector property: Lux's
+            # array-of-structs layout, row v at v * width, read by the program with its own stride)
+            if host.ndim == 0 or host.shape[0] != n:
+                raise ValueError(f"array {name!r} must have {n} entries (or rows), got shape {host.shape}")
+            self.arrays[name] = rt.backend.asarray(np.ascontiguousarray(host, dtype=dtype))
         unknown = set(arrays) - set(program.arrays)
         if unknown:
             raise ValueError(f"program {program.name} has no arrays {sorted(unknown)}")
