@@ -133,11 +133,14 @@ GF_FN bool jp_color(const State& S, const GfGraph& G, const GfGraph& GT, vid_t v
 
 
 def coloring(graph: Graph, method: str = "speculative", order: str = "largest_first", seed: int = 0, *,
-             options: RunOptions | None = None, **kwargs) -> Result:
+             precolored: np.ndarray | None = None, options: RunOptions | None = None, **kwargs) -> Result:
     """A proper vertex colouring (values ``colors``, int64 from 0).
 
     Scalars: ``num_colors`` and ``rounds`` (speculative: colouring rounds;
     Jones-Plassmann: independent sets). ``order`` and ``seed`` apply to Jones-Plassmann.
+    ``precolored`` (one colour per vertex, -1 for "to colour") fixes the colours of
+    some vertices, which must be proper among themselves; the rest are coloured
+    around them (HyPar's post-processing of border vertices).
     """
     if method not in METHODS:
         raise ValueError(f"coloring: method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -145,9 +148,17 @@ def coloring(graph: Graph, method: str = "speculative", order: str = "largest_fi
         raise ValueError(f"coloring: order must be one of {', '.join(ORDERS)}, got {order!r}")
     simple = simple_graph(graph, undirected=True)
     rounds = 0
+    if precolored is not None:
+        precolored = np.asarray(precolored, dtype=np.int64)
+        if precolored.shape != (graph.n,):
+            raise ValueError(f"precolored must have one entry per vertex ({graph.n}), got {precolored.shape}")
+        initial: object = precolored
+        todo: object = (precolored < 0).astype(np.int8)
+    else:
+        initial, todo = -1, 1
     with runtime_for(simple, "coloring", options, kwargs) as rt:
         if method == "speculative":
-            st = rt.start(PROGRAM, arrays={"color": -1, "work": 1, "next": 0})
+            st = rt.start(PROGRAM, arrays={"color": initial, "work": todo, "next": 0})
             while simple.n:
                 rounds += 1
                 st.neighbor_map("gm_tentative", in_edges=False)
@@ -156,7 +167,7 @@ def coloring(graph: Graph, method: str = "speculative", order: str = "largest_fi
                 if not clashes:
                     break
         else:
-            st = rt.start(PROGRAM, arrays={"color": -1, "work": 0, "next": 0},
+            st = rt.start(PROGRAM, arrays={"color": initial, "work": 0, "next": 0},
                           scalars={"seed": int(seed), "by_degree": int(order == "largest_first")})
             while st.neighbor_map("jp_select", in_edges=False):
                 rounds += 1

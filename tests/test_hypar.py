@@ -1,0 +1,127 @@
+"""HyPar divide and conquer: two CPU executors (one with a small simulated device arena) and one,
+against scipy / networkx oracles; the BSP baseline too."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
+from scipy.sparse.csgraph import connected_components
+
+from graphferry import Graph
+from graphferry.algorithms.hypar import Executor, bsp_components, cut_by_edges, hypar, part_graph, APPLICATIONS
+from graphferry.generators import kronecker_graph
+
+ONE = [Executor("cpu")]
+TWO = [Executor("cpu"), Executor("cpu", engine="compaction", budget=1 << 16, partition_bytes=256)]
+
+
+@st.composite
+def graphs(draw, max_n=80, max_m=300):
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(0, max_m))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    return Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=draw(st.booleans()))
+
+
+def scipy_labels(g: Graph) -> np.ndarray:
+    src, dst = g.edges()
+    _, lab = connected_components(sp.coo_array((np.ones(len(src)), (src, dst)), shape=(g.n, g.n)), directed=False)
+    first = {}
+    return np.array([first.setdefault(x, v) for v, x in enumerate(lab.tolist())])
+
+
+def nx_simple(g: Graph) -> nx.Graph:
+    G = nx.Graph()
+    G.add_nodes_from(range(g.n))
+    src, dst = g.edges()
+    G.add_edges_from((a, b) for a, b in zip(src.tolist(), dst.tolist()) if a != b)
+    return G
+
+
+@settings(max_examples=30, deadline=None)
+@given(g=graphs(), executors=st.sampled_from([ONE, TWO]), threshold=st.sampled_from([0, 10**9]))
+def test_components_equal_scipy(g, executors, threshold):
+    r = hypar(g, "components", executors, threshold_edges=threshold)
+    assert np.array_equal(r.values["labels"], scipy_labels(g))
+    assert r.scalars["components"] == len(set(scipy_labels(g).tolist()))
+
+
+@settings(max_examples=30, deadline=None)
+@given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
+def test_triangles_with_ghost_edges_equal_networkx(g, executors):
+    r = hypar(g, "triangles", executors)
+    t = nx.triangles(nx_simple(g))
+    assert r.values["triangles"].tolist() == [t[v] for v in range(g.n)]
+    assert r.scalars["total"] == sum(t.values()) // 3
+
+
+@settings(max_examples=30, deadline=None)
+@given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
+def test_coloring_is_proper(g, executors):
+    r = hypar(g, "coloring", executors)
+    colors = r.values["colors"]
+    G = nx_simple(g)
+    assert colors.min(initial=0) >= 0
+    assert all(colors[a] != colors[b] for a, b in G.edges())
+    assert all(colors[v] <= G.degree(v) for v in range(g.n))
+
+
+@pytest.mark.parametrize("executors", [ONE, TWO], ids=["one", "two"])
+@pytest.mark.parametrize("graph_seed", [1, 2, 3])
+def test_communities_modularity_near_networkx_on_planted_partitions(executors, graph_seed):
+    G = nx.planted_partition_graph(6, 40, 0.4, 0.004, seed=graph_seed)
+    e = np.array(list(G.edges()))
+    g = Graph.from_edges(e[:, 0], e[:, 1], n=G.number_of_nodes(), directed=False)
+    r = hypar(g, "communities", executors, threshold_edges=0)
+    groups = {}
+    for v, c in enumerate(r.values["community"].tolist()):
+        groups.setdefault(c, set()).add(v)
+    q = nx.community.modularity(G, groups.values())
+    assert np.isclose(r.scalars["modularity"], q)
+    want = np.mean([nx.community.modularity(G, nx.community.asyn_lpa_communities(G, seed=s)) for s in range(3)])
+    assert abs(q - want) <= 0.05, (q, want)
+
+
+def test_two_executors_really_split_and_recurse():
+    g = kronecker_graph(10, seed=2)
+    r = hypar(g, "components", TWO, threshold_edges=0)
+    assert 0 < r.cut < g.n and r.levels >= 1
+    assert len(r.timings["independent"][0]) == 2
+    assert np.array_equal(r.values["labels"], scipy_labels(g))
+
+
+def test_part_graph_measures_both_executors_and_respects_budgets():
+    g = kronecker_graph(10, seed=3)
+    split = part_graph(g, APPLICATIONS["components"](), TWO)
+    assert len(split.sample_seconds) == 2 and all(s > 0 for s in split.sample_seconds)
+    assert np.isclose(sum(split.shares), 1.0)
+    bounds = cut_by_edges(g, [0.9, 0.1], [1024, None])      # executor 0 may hold 1 KiB of edges
+    edges0 = int(g.offsets[bounds[1]] - g.offsets[bounds[0]])
+    assert edges0 * g.indices.itemsize <= 1024
+
+
+@settings(max_examples=20, deadline=None)
+@given(g=graphs())
+def test_bsp_baseline_equals_scipy(g):
+    r = bsp_components(g, TWO)
+    assert np.array_equal(r.values["labels"], scipy_labels(g))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("app", sorted(APPLICATIONS))
+def test_cpu_and_gpu_executors_and_gpu_only(app):
+    g = kronecker_graph(12, seed=4)
+    cpu = hypar(g, app, ONE)
+    for executors in ([Executor("cpu"), Executor("cuda")], [Executor("cuda")]):
+        r = hypar(g, app, executors, threshold_edges=0)
+        if app in ("components", "triangles"):
+            assert all(np.array_equal(r.values[k], cpu.values[k]) for k in r.values)
+        elif app == "coloring":
+            src, dst = g.edges()
+            keep = src != dst
+            assert not np.any(r.values["colors"][src[keep]] == r.values["colors"][dst[keep]])
+        else:
+            assert abs(r.scalars["modularity"] - cpu.scalars["modularity"]) <= 0.05
