@@ -125,3 +125,47 @@ def test_cpu_and_gpu_executors_and_gpu_only(app):
             assert not np.any(r.values["colors"][src[keep]] == r.values["colors"][dst[keep]])
         else:
             assert abs(r.scalars["modularity"] - cpu.scalars["modularity"]) <= 0.05
+
+
+@settings(max_examples=30, deadline=None)
+@given(g=graphs(), executors=st.sampled_from([ONE, TWO]), threshold=st.sampled_from([0, 10**9]),
+       weights=st.sampled_from(["none", "few", "many"]))
+def test_spanning_forest_weight_equals_scipy(g, executors, threshold, weights):
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    rng = np.random.default_rng(g.m)
+    w = {"none": None, "few": rng.integers(1, 3, g.m), "many": rng.random(g.m) * 10}[weights]
+    src, dst = g.edges()
+    g = Graph.from_edges(src, dst, None if w is None else w.astype(np.float32), n=g.n, directed=g.directed)
+    src, dst = g.edges()
+    r = hypar(g, "mst", executors, threshold_edges=threshold)
+    ww = np.ones(g.m) if g.weights is None else g.weights.astype(np.float64)
+    keep = src != dst
+    best = {}
+    for a, b, x in zip(np.minimum(src, dst)[keep].tolist(), np.maximum(src, dst)[keep].tolist(), ww[keep].tolist()):
+        best[(a, b)] = min(x, best.get((a, b), np.inf))
+    rows = np.array([p[0] for p in best], np.int64)
+    cols = np.array([p[1] for p in best], np.int64)
+    vals = np.array(list(best.values()))
+    total = minimum_spanning_tree(sp.csr_array((vals + 1.0, (rows, cols)), shape=(g.n, g.n))).sum()
+    comps = connected_components(sp.coo_array((np.ones(len(rows)), (rows, cols)), shape=(g.n, g.n)),
+                                 directed=False)[0]
+    assert r.scalars["num_edges"] == g.n - comps
+    assert np.isclose(r.scalars["total_weight"], total - (g.n - comps), atol=1e-6)
+    # the edges form a forest spanning each component
+    s, t = r.values["source"], r.values["target"]
+    assert connected_components(sp.coo_array((np.ones(len(s)), (s, t)), shape=(g.n, g.n)), directed=False)[0] == comps
+
+
+def test_spanning_forest_on_a_split_kronecker_graph():
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    k = kronecker_graph(10, seed=5)
+    src, dst = k.edges()
+    keep = src < dst
+    w = np.random.default_rng(0).integers(1, 100, int(keep.sum())).astype(np.float32)
+    g = Graph.from_edges(src[keep], dst[keep], w, n=k.n, directed=False, drop_duplicates=True)
+    r = hypar(g, "mst", TWO, threshold_edges=0)
+    assert 0 < r.cut < g.n
+    want = minimum_spanning_tree(sp.triu(g.to_scipy(), 1)).sum()
+    assert np.isclose(r.scalars["total_weight"], want)

@@ -45,9 +45,12 @@ Applications (each runs the registered algorithms on parts through
 each executor finds the components of its part with ghost vertices carrying
 the current labels, then labels are exchanged, until no label changes.
 
-Not here yet: Boruvka's spanning forest through HyPar (it needs the cut-edge
-exception inside the Boruvka program and representative edges through
-contraction), and the "stop independent computation when iteration times stop
+* ``mst``: Boruvka per part under the cut-edge exception (a component whose
+  lightest edge leaves the part stops growing: ``minimum_spanning_forest(within=)``),
+  contraction keeping each quotient edge's lightest representative, recursion,
+  Boruvka on the reduced graph; the forest's edges in the input's ids.
+
+Not here yet: the "stop independent computation when iteration times stop
 falling" rule (each part's algorithm runs to its own convergence).
 
 Example:
@@ -433,6 +436,66 @@ class Communities(Application):
                                        "finalised": state.get("finalised", 0)}
 
 
+class SpanningForest(Application):
+    """Boruvka's minimum spanning forest (HyPar Algorithm 3): parts grow components under the
+    cut-edge exception, merge contracts them (self-edges removed, lightest parallel edge kept),
+    recursion, post-processing on the reduced graph."""
+
+    name = "mst"
+
+    def prepare(self, graph):
+        from ..transforms import symmetrize
+
+        sym = symmetrize(graph)
+        if sym.weights is None:                                  # unweighted: every edge weighs 1
+            sym = Graph(sym.offsets, sym.indices, np.ones(sym.m, np.float32), directed=False,
+                        original_ids=sym.original_ids, name=sym.name)
+        return sym
+
+    def start(self, g):
+        src, dst = g.edges()
+        # each arc of the current graph stands for an arc of the prepared graph
+        return {"rep_src": src, "rep_dst": dst, "weights": g.weights, "edges": []}
+
+    def local(self, part, block, executor, whole=None):
+        spec = registry.get("mst")
+        if whole is None:                                        # a sample: no cut edges to respect
+            r = spec.function(part, **executor.options())
+        else:
+            r = spec.function(part, within=(whole, block), **executor.options())
+        return r.edges["source"], r.edges["target"], r.values["component"]
+
+    def _record(self, g, state, a, b):
+        """Forest edges (a, b) of ``g`` as arcs of the prepared graph."""
+        if len(a) == 0:
+            return
+        pos = g.offsets[a] + np.array([np.searchsorted(g.neighbors(x), y) for x, y in zip(a.tolist(), b.tolist())],
+                                      dtype=np.int64)
+        state["edges"].append(np.stack([state["rep_src"][pos], state["rep_dst"][pos]], 1))
+
+    def merge(self, g, blocks, results, state):
+        labels = np.empty(g.n, np.int64)
+        for block, (a, b, comp) in zip(blocks, results):
+            self._record(g, state, block[a], block[b])
+            labels[block] = block[comp]
+        reduced, groups, rep = contract(g, labels, representatives=True)
+        state["rep_src"], state["rep_dst"] = state["rep_src"][rep], state["rep_dst"][rep]
+        return reduced if reduced.m else None
+
+    def post_process(self, reduced, state, executor):
+        r = registry.get("mst").function(reduced, **executor.options())
+        self._record(reduced, state, r.edges["source"], r.edges["target"])
+
+    def finish(self, graph, g, state):
+        edges = np.concatenate(state["edges"]) if state["edges"] else np.zeros((0, 2), np.int64)
+        lo, hi = np.minimum(edges[:, 0], edges[:, 1]), np.maximum(edges[:, 0], edges[:, 1])
+        pos = g.offsets[lo] + np.array([np.searchsorted(g.neighbors(x), y) for x, y in zip(lo.tolist(), hi.tolist())],
+                                       dtype=np.int64)
+        w = g.weights[pos]
+        return ({"source": lo, "target": hi, "weight": w},
+                {"total_weight": float(w.astype(np.float64).sum()), "num_edges": int(len(lo))})
+
+
 def modularity(g: Graph, labels: np.ndarray) -> float:
     """Newman's Q of ``labels`` on undirected simple graph ``g`` (HyPar Eq. 1)."""
     if g.m == 0:
@@ -445,7 +508,8 @@ def modularity(g: Graph, labels: np.ndarray) -> float:
 
 
 APPLICATIONS: dict[str, Callable[[], Application]] = {
-    "components": Components, "triangles": Triangles, "coloring": Coloring, "communities": Communities}
+    "components": Components, "triangles": Triangles, "coloring": Coloring, "communities": Communities,
+    "mst": SpanningForest}
 
 
 # ------------------------------------------------------------------ BSP baseline
