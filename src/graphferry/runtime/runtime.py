@@ -262,11 +262,19 @@ class ProgramState:
     def host(self, name: str) -> np.ndarray:
         return self.rt.backend.to_host(self.arrays[name])
 
-    def assign(self, name: str, ids, values) -> None:
-        """Scatter: ``name[ids] = values`` (a scalar, or one value per id), on the backend."""
+    def assign(self, name: str, ids, values, columns=None) -> None:
+        """Scatter: ``name[ids] = values`` (a scalar, or one value per id), on the backend.
+
+        For an array with one row per vertex, ``columns`` (one per id) picks the
+        entry of each row: ``name[ids[i], columns[i]] = values[i]``.
+        """
         b = self.rt.backend
         idx = b.asarray(np.asarray(ids, dtype=np.int64))
-        self.arrays[name][idx] = values if np.isscalar(values) else b.asarray(np.asarray(values))
+        vals = values if np.isscalar(values) else b.asarray(np.asarray(values))
+        if columns is None:
+            self.arrays[name][idx] = vals
+        else:
+            self.arrays[name][idx, b.asarray(np.asarray(columns, dtype=np.int64))] = vals
 
     def gather(self, name: str, ids) -> np.ndarray:
         """Gather: ``name[ids]`` as a host array (ids on the host, or a frontier's)."""
