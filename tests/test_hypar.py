@@ -101,6 +101,8 @@ def test_part_graph_measures_both_executors_and_respects_budgets():
     bounds = cut_by_edges(g, [0.9, 0.1], [1024, None])      # executor 0 may hold 1 KiB of edges
     edges0 = int(g.offsets[bounds[1]] - g.offsets[bounds[0]])
     assert edges0 * g.indices.itemsize <= 1024
+    bounds = cut_by_edges(g, [0.1, 0.9], [None, 2048])      # and the last block, which takes the rest
+    assert int(g.offsets[-1] - g.offsets[bounds[1]]) * g.indices.itemsize <= 2048
 
 
 @settings(max_examples=20, deadline=None)

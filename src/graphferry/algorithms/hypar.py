@@ -14,7 +14,8 @@ Banerjee, Kothapalli and Sarkar's HyPar (JPDC 2019), Section 3's API:
   the graph (self-edge removal and contraction, or removal of finished
   vertices: :mod:`graphferry.transforms`);
 * recursion while the reduced graph has more than ``threshold_edges`` edges
-  (Section 4.4), then ``post_process`` on the executor that was faster.
+  (Section 4.4) and the last level removed at least a tenth of the vertices,
+  then ``post_process`` on the executor that was faster.
 
 An **executor** is a place to run: a backend and its options (engine, device
 budget, partition size). ``[Executor("cpu"), Executor("cuda")]`` is HyPar's
@@ -84,6 +85,7 @@ log = logging.getLogger(__name__)
 
 SAMPLES = 3                  # HyPar 4.1: three sampled induced subgraphs
 SAMPLE_FRACTION = (0.05, 0.10)
+MIN_SHRINK = 0.9            # recurse only while a level leaves at most this fraction of the vertices
 TINY_COMMUNITY = 1e-7        # HyPar 6.3: fewer internal edges than this fraction of m: dismantled
 CUT_THROUGH = 0.25           # border exception: a community with more cut arcs than this fraction of its internal arcs
 
@@ -154,6 +156,10 @@ def cut_by_edges(graph: Graph, shares: list[float], budgets: list[int | None] | 
             cut = min(cut, limit)
         bounds.append(min(max(cut, bounds[-1] + (1 if n - bounds[-1] > k - 1 - i else 0)), n))
     bounds.append(n)
+    if k > 1 and budgets is not None and budgets[-1] is not None:   # the last block takes the rest: fit it too
+        per_edge = graph.indices.itemsize + (4 if graph.weighted else 0)
+        least = int(np.searchsorted(cum, cum[-1] - budgets[-1] / per_edge, side="left"))
+        bounds[-2] = max(bounds[-2], min(least, n))
     return np.array(bounds, dtype=np.int64)
 
 
@@ -230,7 +236,7 @@ def hypar(graph: Graph, app: "str | Application", executors: list[Executor], *, 
         timings["merge"] += time.perf_counter() - t
         levels += 1
         if (reduced is None or reduced.m <= threshold_edges or len(executors) == 1 or not app.recursive
-                or reduced.n == before):     # no progress across the cut: the post-processing finishes it
+                or reduced.n > MIN_SHRINK * before):   # little progress across the cut: post-process the rest
             break
         # recursion: the same speed ratio on the reduced graph (HyPar 4.4)
         split = Split(cut_by_edges(reduced, split.shares, [ex.budget for ex in executors]), split.shares)
@@ -436,6 +442,14 @@ class Communities(Application):
                                        "finalised": state.get("finalised", 0)}
 
 
+def _arc_positions(g: Graph, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """CSR positions of arcs ``(a[i], b[i])`` of ``g``, whose rows are sorted (simple graphs from
+    :mod:`graphferry.transforms` are): one search over the sorted arc keys ``row * n + column``."""
+    src, dst = g.edges()
+    keys = src * np.int64(g.n) + dst
+    return np.searchsorted(keys, np.asarray(a, np.int64) * np.int64(g.n) + np.asarray(b, np.int64))
+
+
 class SpanningForest(Application):
     """Boruvka's minimum spanning forest (HyPar Algorithm 3): parts grow components under the
     cut-edge exception, merge contracts them (self-edges removed, lightest parallel edge kept),
@@ -469,8 +483,7 @@ class SpanningForest(Application):
         """Forest edges (a, b) of ``g`` as arcs of the prepared graph."""
         if len(a) == 0:
             return
-        pos = g.offsets[a] + np.array([np.searchsorted(g.neighbors(x), y) for x, y in zip(a.tolist(), b.tolist())],
-                                      dtype=np.int64)
+        pos = _arc_positions(g, a, b)
         state["edges"].append(np.stack([state["rep_src"][pos], state["rep_dst"][pos]], 1))
 
     def merge(self, g, blocks, results, state):
@@ -489,9 +502,7 @@ class SpanningForest(Application):
     def finish(self, graph, g, state):
         edges = np.concatenate(state["edges"]) if state["edges"] else np.zeros((0, 2), np.int64)
         lo, hi = np.minimum(edges[:, 0], edges[:, 1]), np.maximum(edges[:, 0], edges[:, 1])
-        pos = g.offsets[lo] + np.array([np.searchsorted(g.neighbors(x), y) for x, y in zip(lo.tolist(), hi.tolist())],
-                                       dtype=np.int64)
-        w = g.weights[pos]
+        w = g.weights[_arc_positions(g, lo, hi)]
         return ({"source": lo, "target": hi, "weight": w},
                 {"total_weight": float(w.astype(np.float64).sum()), "num_edges": int(len(lo))})
 
