@@ -171,3 +171,31 @@ def test_spanning_forest_on_a_split_kronecker_graph():
     assert 0 < r.cut < g.n
     want = minimum_spanning_tree(sp.triu(g.to_scipy(), 1)).sum()
     assert np.isclose(r.scalars["total_weight"], want)
+
+
+def test_iteration_trend_stops_when_times_stop_falling():
+    from graphferry.algorithms.hypar import IterationTrend
+
+    t = IterationTrend()
+    assert [t(s) for s in (5.0, 3.0, 2.0, 2.5)] == [False, False, False, True]
+
+
+def test_stop_rules_end_the_algorithms_early_and_hypar_still_finishes():
+    from graphferry.algorithms.coloring import coloring
+    from graphferry.algorithms.communities import communities
+    from graphferry.algorithms.mst import minimum_spanning_forest
+
+    g = kronecker_graph(9, seed=6)
+    always = lambda seconds: True  # noqa: E731
+    assert coloring(g, method="jones_plassmann", stop_when=always, backend="cpu").rounds == 1
+    assert communities(g, refine=False, stop_when=always, backend="cpu").iterations == 1
+    src, dst = g.edges()
+    w = np.random.default_rng(1).integers(1, 9, len(src)).astype(np.float32)
+    wg = Graph.from_edges(src, dst, w, n=g.n, directed=False)
+    assert minimum_spanning_forest(wg, stop_when=always, backend="cpu").rounds == 1
+    for app in ("coloring", "communities", "mst"):
+        for trend in (True, False):
+            r = hypar(wg, app, TWO, threshold_edges=0, stop_on_trend=trend)
+            if app == "coloring":
+                c = r.values["colors"]
+                assert c.min() >= 0 and not np.any(c[src[src != dst]] == c[dst[src != dst]])

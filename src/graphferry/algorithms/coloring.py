@@ -36,6 +36,9 @@ Example:
 
 from __future__ import annotations
 
+import time
+from typing import Callable
+
 import numpy as np
 
 from ..graph import Graph
@@ -133,14 +136,18 @@ GF_FN bool jp_color(const State& S, const GfGraph& G, const GfGraph& GT, vid_t v
 
 
 def coloring(graph: Graph, method: str = "speculative", order: str = "largest_first", seed: int = 0, *,
-             precolored: np.ndarray | None = None, options: RunOptions | None = None, **kwargs) -> Result:
+             precolored: np.ndarray | None = None, stop_when: Callable[[float], bool] | None = None,
+             options: RunOptions | None = None, **kwargs) -> Result:
     """A proper vertex colouring (values ``colors``, int64 from 0).
 
     Scalars: ``num_colors`` and ``rounds`` (speculative: colouring rounds;
     Jones-Plassmann: independent sets). ``order`` and ``seed`` apply to Jones-Plassmann.
     ``precolored`` (one colour per vertex, -1 for "to colour") fixes the colours of
     some vertices, which must be proper among themselves; the rest are coloured
-    around them (HyPar's post-processing of border vertices).
+    around them (HyPar's post-processing of border vertices). ``stop_when``
+    (HyPar's independent computation) is called with each round's seconds and
+    ends the run early when it returns True: the colouring may then be partial
+    (-1) or, for the speculative method, still hold clashes.
     """
     if method not in METHODS:
         raise ValueError(f"coloring: method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -161,17 +168,22 @@ def coloring(graph: Graph, method: str = "speculative", order: str = "largest_fi
             st = rt.start(PROGRAM, arrays={"color": initial, "work": todo, "next": 0})
             while simple.n:
                 rounds += 1
+                t = time.perf_counter()
                 st.neighbor_map("gm_tentative", in_edges=False)
                 clashes = st.neighbor_map("gm_detect", in_edges=False)
                 st.swap("work", "next")
-                if not clashes:
+                if not clashes or (stop_when is not None and stop_when(time.perf_counter() - t)):
                     break
         else:
             st = rt.start(PROGRAM, arrays={"color": initial, "work": 0, "next": 0},
                           scalars={"seed": int(seed), "by_degree": int(order == "largest_first")})
+            t = time.perf_counter()
             while st.neighbor_map("jp_select", in_edges=False):
                 rounds += 1
                 st.neighbor_map("jp_color", in_edges=False)
+                if stop_when is not None and stop_when(time.perf_counter() - t):
+                    break
+                t = time.perf_counter()
         colors = st.host("color").astype(np.int64)
     num = int(colors.max()) + 1 if len(colors) else 0
     return Result(graph, {"colors": colors}, rt.record, {"num_colors": num, "rounds": rounds})

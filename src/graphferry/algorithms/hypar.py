@@ -51,8 +51,10 @@ the current labels, then labels are exchanged, until no label changes.
   contraction keeping each quotient edge's lightest representative, recursion,
   Boruvka on the reduced graph; the forest's edges in the input's ids.
 
-Not here yet: the "stop independent computation when iteration times stop
-falling" rule (each part's algorithm runs to its own convergence).
+Iterative parts (coloring, communities, mst) stop their independent
+computation when an iteration takes no less time than the one before
+(:class:`IterationTrend`, HyPar Section 4.2); the merge and post-processing
+finish what they left.
 
 Example:
     >>> import numpy as np
@@ -209,10 +211,16 @@ def merge_parts(graph: Graph, split: Split, results: list, app: "Application", s
 
 
 def hypar(graph: Graph, app: "str | Application", executors: list[Executor], *, threshold_edges: int = 100_000_000,
-          max_levels: int = 8, seed: int = 0) -> HyparResult:
-    """Run application ``app`` (a name from :data:`APPLICATIONS` or an :class:`Application`) by HyPar."""
+          max_levels: int = 8, seed: int = 0, stop_on_trend: bool = True) -> HyparResult:
+    """Run application ``app`` (a name from :data:`APPLICATIONS` or an :class:`Application`) by HyPar.
+
+    ``stop_on_trend``: iterative parts (coloring, communities, mst) end their
+    independent computation when iteration times stop falling (HyPar 4.2);
+    otherwise each part runs to its own convergence.
+    """
     if isinstance(app, str):
         app = APPLICATIONS[app]()
+    app.stop_on_trend = stop_on_trend
     if not executors:
         raise ValueError("hypar needs at least one executor")
     t0 = time.perf_counter()
@@ -253,11 +261,29 @@ def hypar(graph: Graph, app: "str | Application", executors: list[Executor], *, 
 
 
 # ------------------------------------------------------------------ applications
+class IterationTrend:
+    """HyPar 4.2: independent computation stops once an iteration takes no less time than the one
+    before it ("when the execution time does not show further decrease"), after ``least`` iterations."""
+
+    def __init__(self, least: int = 2):
+        self.least = least
+        self.seconds: list[float] = []
+
+    def __call__(self, seconds: float) -> bool:
+        self.seconds.append(seconds)
+        return len(self.seconds) >= self.least and seconds >= self.seconds[-2]
+
+
 class Application:
     """What HyPar asks of an application (defaults: induced parts, no reduction)."""
 
     name = "?"
     recursive = True     # may the reduced graph be divided again (False: post-process it at once)
+    stop_on_trend = True  # iterative parts stop when iteration times stop falling (set by hypar())
+
+    def stop_when(self, whole: Graph | None):
+        """The stop rule for one part's run (none for the sampled runs, which time whole runs)."""
+        return IterationTrend() if self.stop_on_trend and whole is not None else None
 
     def prepare(self, graph: Graph) -> Graph:
         """The graph HyPar divides (here: the undirected simple view)."""
@@ -364,7 +390,7 @@ class Coloring(Application):
         return {"colors": np.full(g.n, -1, np.int64), "whole": g}
 
     def local(self, part, block, executor, whole=None):
-        return executor.run("coloring", part).colors
+        return executor.run("coloring", part, stop_when=self.stop_when(whole)).colors
 
     def merge(self, g, blocks, results, state):
         colors = state["colors"]
@@ -398,7 +424,7 @@ class Communities(Application):
         return {"labels": np.arange(g.n, dtype=np.int64), "active": np.arange(g.n, dtype=np.int64), "whole": g}
 
     def local(self, part, block, executor, whole=None):
-        return block[executor.run("communities", part, refine=False).community]
+        return block[executor.run("communities", part, refine=False, stop_when=self.stop_when(whole)).community]
 
     def merge(self, g, blocks, results, state):
         labels = np.empty(g.n, np.int64)
@@ -476,7 +502,7 @@ class SpanningForest(Application):
         if whole is None:                                        # a sample: no cut edges to respect
             r = spec.function(part, **executor.options())
         else:
-            r = spec.function(part, within=(whole, block), **executor.options())
+            r = spec.function(part, within=(whole, block), stop_when=self.stop_when(whole), **executor.options())
         return r.edges["source"], r.edges["target"], r.values["component"]
 
     def _record(self, g, state, a, b):

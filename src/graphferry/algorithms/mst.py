@@ -39,6 +39,9 @@ Example:
 
 from __future__ import annotations
 
+import time
+from typing import Callable
+
 import numpy as np
 
 from ..graph import Graph
@@ -185,6 +188,7 @@ def cut_edge_keys(whole: Graph, block: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def minimum_spanning_forest(graph: Graph, *, within: tuple[Graph, np.ndarray] | None = None,
+                            stop_when: Callable[[float], bool] | None = None,
                             options: RunOptions | None = None, **kwargs) -> EdgeResult:
     """The minimum spanning forest's edges (``edges``: ``source`` < ``target``, internal ids,
     and ``weight``, in order of picking then of endpoints) and each vertex's tree (values
@@ -198,7 +202,8 @@ def minimum_spanning_forest(graph: Graph, *, within: tuple[Graph, np.ndarray] | 
     ``whole`` induced by the sorted range ``block``; each vertex's lightest cut
     edge (:func:`cut_edge_keys`) then competes for its component, and a
     component whose lightest edge is a cut edge stops growing, so every edge
-    picked is one the whole graph's Boruvka could pick.
+    picked is one the whole graph's Boruvka could pick. ``stop_when`` gets each
+    round's seconds and ends the run early (a forest of the rounds so far) when it returns True.
     """
     outside, offset = None, 0
     if within is not None:
@@ -216,6 +221,7 @@ def minimum_spanning_forest(graph: Graph, *, within: tuple[Graph, np.ndarray] | 
                                        "out_key": out_key, "out_hi": out_hi},
                       scalars={"offset": int(offset), "n_vertices": n})
         while n:
+            t = time.perf_counter()
             st.vertex_map("reset_pick")
             st.neighbor_map("lightest_key", in_edges=False)
             if outside is not None:
@@ -238,6 +244,8 @@ def minimum_spanning_forest(graph: Graph, *, within: tuple[Graph, np.ndarray] | 
             w_all.append(_key_weights(keys[internal]))
             st.vertex_map("link_pick", roots)
             st.vertex_map("compress")
+            if stop_when is not None and stop_when(time.perf_counter() - t):
+                break
         labels = st.host("label").astype(np.int64)
     lo = np.concatenate(lo_all) if lo_all else np.empty(0, np.int64)
     hi = np.concatenate(hi_all) if hi_all else np.empty(0, np.int64)
