@@ -64,15 +64,17 @@ from ._common import Result, runtime_for
 BFS, RELAX, COUNT, DEPEND = 0, 1, 2, 3
 
 #: unweighted sources searched together: one edge_map advances this many BFS levels at once
+#: (at most 64: a vertex's searches at the current level are one 64-bit mask)
 BATCH = 32
 #: bytes of vertex state a batch may take (levels, distances, path counts, dependencies: 32 bytes per entry)
 BATCH_STATE_BYTES = 512 << 20
 
 PROGRAM = Program(
     "betweenness",
-    arrays={"level": "int64", "dist": "float64", "sigma": "float64", "delta": "float64", "bc": "float64"},
+    arrays={"level": "int64", "dist": "float64", "sigma": "float64", "delta": "float64", "bc": "float64",
+            "at_round": "uint64"},
     scalars={"phase": "int64", "round": "int64", "weighted": "int64", "width": "int64"},
-    vertex_functions=("reset", "accumulate"),
+    vertex_functions=("reset", "accumulate", "mark_round"),
     uses_weights=True,
     source=r"""
 // Every per-search array holds W = S.width searches per vertex, row v at v * W (Lux's
@@ -83,18 +85,32 @@ PROGRAM = Program(
 GF_FN bool bc_tight(const State& S, vid_t u, vid_t v, float w, int64_t b) {
     return S.weighted ? BC(dist, u, b) + (double)w == BC(dist, v, b) : BC(level, u, b) + 1 == BC(level, v, b);
 }
-// Unweighted searches move one level per map: only sources at this round's level take part.
-// (Weighted runs have W = 1 and a frontier of exactly one distance.)
-GF_FN bool bc_at_round(const State& S, vid_t v, int64_t b) {
-    return S.weighted || gf_load(&BC(level, v, b)) == S.round;
-}
 GF_FN bool cond(const State& S, vid_t d) { return true; }
+// Unweighted maps visit only the searches in which s sits at this round's level: bit b of
+// at_round[s] (set by mark_round over the frontier), so an edge costs one load when none does.
+GF_FN int bc_lowest_bit(uint64_t m) {
+#if defined(GF_CUDA)
+    return __ffsll((long long)m) - 1;
+#else
+    return __builtin_ctzll(m);
+#endif
+}
+GF_FN uint64_t bc_searches(const State& S, vid_t s) {
+    return S.weighted ? 1ull : S.at_round[s];
+}
+GF_FN bool mark_round(const State& S, vid_t v) {
+    uint64_t m = 0;
+    for (int64_t b = 0; b < S.width; ++b)
+        if (BC(level, v, b) == S.round) m |= 1ull << b;
+    S.at_round[v] = m;
+    return false;
+}
 // push: many sources reach d at once
 GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
     bool any = false;
-    for (int64_t b = 0; b < S.width; ++b) {
+    for (uint64_t m = bc_searches(S, s); m; m &= m - 1) {
+        const int64_t b = bc_lowest_bit(m);
         if (S.phase == 0) {              // BFS level round+1 with path counts
-            if (gf_load(&BC(level, s, b)) != S.round) continue;
             int64_t* l = &BC(level, d, b);
             if (gf_load(l) < 0 && gf_cas(l, (int64_t)-1, (int64_t)(S.round + 1))) any = true;
             if (gf_load(l) == S.round + 1) gf_atomic_add(&BC(sigma, d, b), BC(sigma, s, b));
@@ -103,7 +119,7 @@ GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
         } else if (S.phase == 2) {       // path counts along tight edges, by increasing distance
             if (bc_tight(S, s, d, w, b)) gf_atomic_add(&BC(sigma, d, b), BC(sigma, s, b));
         } else {                         // reversed graph: s is the head of d -> s (Brandes' Theorem 6)
-            if (bc_at_round(S, s, b) && bc_tight(S, d, s, w, b))
+            if (bc_tight(S, d, s, w, b))
                 gf_atomic_add(&BC(delta, d, b), BC(sigma, d, b) / BC(sigma, s, b) * (1.0 + BC(delta, s, b)));
         }
     }
@@ -112,9 +128,9 @@ GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
 // pull: one thread owns d
 GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
     bool any = false;
-    for (int64_t b = 0; b < S.width; ++b) {
+    for (uint64_t m = bc_searches(S, s); m; m &= m - 1) {
+        const int64_t b = bc_lowest_bit(m);
         if (S.phase == 0) {
-            if (BC(level, s, b) != S.round) continue;
             if (BC(level, d, b) < 0) { BC(level, d, b) = S.round + 1; any = true; }
             if (BC(level, d, b) == S.round + 1) BC(sigma, d, b) += BC(sigma, s, b);
         } else if (S.phase == 1) {
@@ -122,7 +138,7 @@ GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
             if (nd < BC(dist, d, b)) { BC(dist, d, b) = nd; any = true; }
         } else if (S.phase == 2) {
             if (bc_tight(S, s, d, w, b)) BC(sigma, d, b) += BC(sigma, s, b);
-        } else if (bc_at_round(S, s, b) && bc_tight(S, d, s, w, b)) {
+        } else if (bc_tight(S, d, s, w, b)) {
             BC(delta, d, b) += BC(sigma, d, b) / BC(sigma, s, b) * (1.0 + BC(delta, s, b));
         }
     }
@@ -201,7 +217,8 @@ def betweenness(graph: Graph, k: int | None = None, normalized: bool = True, wei
     shape = (n, width)
     with runtime_for(simple, "betweenness", options, kwargs) as rt:
         st = rt.start(PROGRAM, arrays={"level": np.full(shape, -1, np.int64), "dist": np.zeros(shape),
-                                       "sigma": np.zeros(shape), "delta": np.zeros(shape), "bc": 0},
+                                       "sigma": np.zeros(shape), "delta": np.zeros(shape), "bc": 0,
+                                       "at_round": 0},
                       scalars={"weighted": int(use_weights), "width": width})
         for lo in range(0, len(order), width):
             batch = order[lo:lo + width]
@@ -226,6 +243,7 @@ def _unweighted_batch(rt, st, batch: np.ndarray) -> None:
     levels = [rt.frontier(batch)]                # vertices at each level of some search
     while True:
         st.scalars["round"] = len(levels) - 1
+        st.vertex_map("mark_round", levels[-1])
         nxt = st.edge_map(levels[-1])
         if not nxt:
             break
@@ -233,6 +251,7 @@ def _unweighted_batch(rt, st, batch: np.ndarray) -> None:
     st.scalars["phase"] = DEPEND
     for depth in range(len(levels) - 1, 0, -1):   # deepest first; the sources' level feeds nothing
         st.scalars["round"] = depth
+        st.vertex_map("mark_round", levels[depth])
         st.edge_map(levels[depth], reverse=True)
     st.vertex_map("accumulate")
 
