@@ -79,7 +79,7 @@ GF_FN uint64_t msf_key(const State& S, const GfGraph& G, eid_t i, vid_t u, vid_t
 }
 GF_FN bool reset_pick(const State& S, vid_t v) {
     S.key[v] = 0xFFFFFFFFFFFFFFFFull;
-    S.hi[v] = INT64_MAX;
+    S.hi[v] = 0x7FFFFFFFFFFFFFFFLL;   // INT64_MAX (NVRTC has no <cstdint> macros)
     return false;
 }
 // round step 1a: each component's least (weight, lower endpoint) over its outgoing edges
