@@ -89,13 +89,3 @@ def test_movielens_100k_rmse():
     baseline = float(np.sqrt(np.mean((ratings[test] - ratings[~test].mean()) ** 2)))
     got = rmse(r, users[test], items[test], ratings[test])
     assert got < 0.96 and baseline > 1.1, (got, baseline)
-
-
-def test_registry_runs_and_verifies():
-    from graphferry.algorithms import registry
-
-    users, items, ratings, nu, ni = low_rank_ratings(40, 30, seed=2)
-    g = ratings_graph(users, items, ratings, num_users=nu, num_items=ni)
-    spec = registry.get("collaborative_filtering")
-    r = spec.run(g, rank=4, iterations=30, backend="cpu")
-    spec.verify(g, r, rank=4, iterations=30)

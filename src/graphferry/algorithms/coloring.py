@@ -37,14 +37,13 @@ Example:
 from __future__ import annotations
 
 import time
-from typing import Callable
 
 import numpy as np
 
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import simple_graph
-from ._common import Result, runtime_for
+from ._common import Result, driver_hooks, runtime_for
 
 METHODS = ("speculative", "jones_plassmann")
 ORDERS = ("largest_first", "random")
@@ -136,12 +135,13 @@ GF_FN bool jp_color(const State& S, const GfGraph& G, const GfGraph& GT, vid_t v
 
 
 def coloring(graph: Graph, method: str = "speculative", order: str = "largest_first", seed: int = 0, *,
-             precolored: np.ndarray | None = None, stop_when: Callable[[float], bool] | None = None,
              options: RunOptions | None = None, **kwargs) -> Result:
     """A proper vertex colouring (values ``colors``, int64 from 0).
 
     Scalars: ``num_colors`` and ``rounds`` (speculative: colouring rounds;
     Jones-Plassmann: independent sets). ``order`` and ``seed`` apply to Jones-Plassmann.
+
+    Driver hooks (keywords beside the run options, see ``_common.driver_hooks``):
     ``precolored`` (one colour per vertex, -1 for "to colour") fixes the colours of
     some vertices, which must be proper among themselves; the rest are coloured
     around them (HyPar's post-processing of border vertices). ``stop_when``
@@ -149,6 +149,7 @@ def coloring(graph: Graph, method: str = "speculative", order: str = "largest_fi
     ends the run early when it returns True: the colouring may then be partial
     (-1) or, for the speculative method, still hold clashes.
     """
+    precolored, stop_when = driver_hooks(kwargs, "precolored", "stop_when")
     if method not in METHODS:
         raise ValueError(f"coloring: method must be one of {', '.join(METHODS)}, got {method!r}")
     if order not in ORDERS:

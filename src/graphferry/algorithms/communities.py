@@ -53,7 +53,7 @@ import numpy as np
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import simple_graph
-from ._common import Result, runtime_for
+from ._common import Result, driver_hooks, runtime_for
 
 LOCAL = 256         # most labels a vertex sorts exactly
 CANDIDATES = 32     # Misra-Gries counters for larger neighbourhoods
@@ -299,16 +299,17 @@ def hypar_merge(st, m: int) -> int:
 
 
 def communities(graph: Graph, max_iterations: int = 100, refine: bool = True, seed: int = 0, *,
-                stop_when: Callable[[float], bool] | None = None, options: RunOptions | None = None,
-                **kwargs) -> Result:
+                options: RunOptions | None = None, **kwargs) -> Result:
     """Community of every vertex (values ``community``: the smallest internal id of its
     community) by label propagation, refined by HyPar's merge rule when ``refine``.
 
     Scalars: ``modularity``, ``num_communities``, ``iterations`` (propagation rounds)
     and ``finalised`` (vertices the merge rule kept; 0 without ``refine``).
-    ``stop_when`` (HyPar's independent computation) gets each propagation round's
-    seconds and ends the first propagation when it returns True.
+    Driver hook ``stop_when`` (HyPar's independent computation; a keyword beside
+    the run options) gets each propagation round's seconds and ends the first
+    propagation when it returns True.
     """
+    (stop_when,) = driver_hooks(kwargs, "stop_when")
     if max_iterations < 0:
         raise ValueError(f"max_iterations must be >= 0, got {max_iterations}")
     simple = simple_graph(graph, undirected=True)

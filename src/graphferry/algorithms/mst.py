@@ -40,14 +40,13 @@ Example:
 from __future__ import annotations
 
 import time
-from typing import Callable
 
 import numpy as np
 
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import symmetrize
-from ._common import EdgeResult, runtime_for
+from ._common import EdgeResult, driver_hooks, runtime_for
 
 NO_EDGE = np.iinfo(np.uint64).max
 
@@ -187,9 +186,7 @@ def cut_edge_keys(whole: Graph, block: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return out_key, out_hi
 
 
-def minimum_spanning_forest(graph: Graph, *, within: tuple[Graph, np.ndarray] | None = None,
-                            stop_when: Callable[[float], bool] | None = None,
-                            options: RunOptions | None = None, **kwargs) -> EdgeResult:
+def minimum_spanning_forest(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> EdgeResult:
     """The minimum spanning forest's edges (``edges``: ``source`` < ``target``, internal ids,
     and ``weight``, in order of picking then of endpoints) and each vertex's tree (values
     ``component``: the tree's smallest internal vertex id).
@@ -197,6 +194,7 @@ def minimum_spanning_forest(graph: Graph, *, within: tuple[Graph, np.ndarray] | 
     Scalars: ``total_weight`` (float64 sum of the float32 weights), ``num_edges``
     (``n - components``), ``components`` and ``rounds``.
 
+    Driver hooks (keywords beside the run options, see ``_common.driver_hooks``):
     HyPar's exception for a part of a larger graph (Section 6.2): with
     ``within=(whole, block)``, ``graph`` is the subgraph of symmetric weighted
     ``whole`` induced by the sorted range ``block``; each vertex's lightest cut
@@ -205,6 +203,7 @@ def minimum_spanning_forest(graph: Graph, *, within: tuple[Graph, np.ndarray] | 
     picked is one the whole graph's Boruvka could pick. ``stop_when`` gets each
     round's seconds and ends the run early (a forest of the rounds so far) when it returns True.
     """
+    within, stop_when = driver_hooks(kwargs, "within", "stop_when")
     outside, offset = None, 0
     if within is not None:
         whole, block = within

@@ -33,7 +33,7 @@ Example:
     >>> registry.get("page_rank")
     Traceback (most recent call last):
     ...
-    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst, communities, collaborative_filtering
+    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst, communities
 """
 
 from __future__ import annotations
@@ -199,10 +199,6 @@ def _verify_triangles(verify, graph, result, params):
     verify(graph, result.triangles, result.total)
 
 
-def _verify_cf(verify, graph, result, params):
-    verify(graph, result.factors, result.mu)
-
-
 def _verify_communities(verify, graph, result, params):
     verify(graph, result.community, result.modularity)
 
@@ -303,16 +299,6 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
                     Parameter("seed", int, 0, "seed of the visiting order and tie-breaks")),
         scalars=("modularity", "num_communities", "iterations", "finalised"), verifier="verify_communities",
         verify_call=_verify_communities),
-    AlgorithmSpec(
-        "collaborative_filtering", "cf",
-        "Matrix factorisation of a bipartite rating graph by gradient descent (Lux's CF); factors per vertex.",
-        columns=(),   # the result is a vector per vertex (values["factors"], n x rank), not a column
-        parameters=(Parameter("rank", int, 16, "length of each vertex's factor vector"),
-                    Parameter("iterations", int, 200, "gradient-descent steps"),
-                    Parameter("learning_rate", float, 0.5, "step size, divided by each vertex's rating count"),
-                    Parameter("regularization", float, 0.1, "lambda, per rating"),
-                    Parameter("seed", int, 0, "seed of the initial factors")),
-        scalars=("mu", "train_rmse", "iterations"), verifier="verify_cf", verify_call=_verify_cf),
 )}
 
 
