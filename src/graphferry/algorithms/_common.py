@@ -23,16 +23,6 @@ def run_options(options: RunOptions | None, kwargs: dict[str, Any]) -> RunOption
     return opts
 
 
-def driver_hooks(kwargs: dict[str, Any], *names: str) -> list[Any]:
-    """Take keyword arguments that drivers such as HyPar pass (``precolored``, ``within``,
-    ``stop_when``, ...) out of ``kwargs``, None where absent.
-
-    They are not algorithm parameters (the registry, the CLI and NetworkX never
-    see them: arrays and callables), so they travel with the run options.
-    """
-    return [kwargs.pop(name, None) for name in names]
-
-
 def runtime_for(graph: Graph, algorithm: str, options: RunOptions | None, kwargs: dict[str, Any]) -> Runtime:
     return Runtime.from_options(graph, run_options(options, kwargs), algorithm)
 
@@ -81,3 +71,13 @@ class EdgeResult(Result):
         return {"source": self.graph.to_original_ids(self.edges["source"]),
                 "target": self.graph.to_original_ids(self.edges["target"]),
                 "weight": self.edges["weight"]}
+
+
+def driver_hooks(kwargs: dict[str, Any], *names: str) -> list[Any]:
+    """Take keyword arguments that drivers such as HyPar pass (``precolored``, ``within``,
+    ``stop_when``, ...) out of ``kwargs``, None where absent.
+
+    They are not algorithm parameters (the registry, the CLI and NetworkX never
+    see them: arrays and callables), so they travel with the run options.
+    """
+    return [kwargs.pop(name, None) for name in names]
