@@ -93,7 +93,7 @@ def test_vector_properties_one_row_per_vertex():
     rows = np.arange(3 * n, dtype=np.float64).reshape(n, 3)
     with Runtime(g, backend="cpu") as rt:
         st_ = rt.start(STATE, arrays={"x": rows})
-        st_.assign("x", [2, 7], [-1.0, -2.0], columns=[0, 2])
+        st_.assign_entries("x", [2, 7], [0, 2], [-1.0, -2.0])
         got = st_.host("x")
         with pytest.raises(ValueError, match="entries"):
             rt.start(STATE, arrays={"x": np.zeros((n + 1, 3))})

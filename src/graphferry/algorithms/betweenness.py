@@ -237,8 +237,8 @@ def _unweighted_batch(rt, st, batch: np.ndarray) -> None:
     one level per map forward (path counts), then one level per map backward (dependencies)."""
     st.vertex_map("reset")
     cols = np.arange(len(batch))
-    st.assign("level", batch, 0, columns=cols)
-    st.assign("sigma", batch, 1.0, columns=cols)
+    st.assign_entries("level", batch, cols, 0)
+    st.assign_entries("sigma", batch, cols, 1.0)
     st.scalars["phase"] = BFS
     levels = [rt.frontier(batch)]                # vertices at each level of some search
     while True:
@@ -260,8 +260,8 @@ def _weighted_source(rt, st, s: int) -> None:
     """Add the dependencies on source ``s`` to ``bc`` (width 1): distances, then path counts and
     dependencies one distinct distance at a time."""
     st.vertex_map("reset")
-    st.assign("sigma", [s], 1.0, columns=[0])
-    st.assign("dist", [s], 0.0, columns=[0])
+    st.assign_entries("sigma", [s], [0], 1.0)
+    st.assign_entries("dist", [s], [0], 0.0)
     st.scalars["phase"] = RELAX
     f = rt.frontier([s])
     while f:

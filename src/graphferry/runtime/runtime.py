@@ -262,25 +262,25 @@ class ProgramState:
     def host(self, name: str) -> np.ndarray:
         return self.rt.backend.to_host(self.arrays[name])
 
-    def assign(self, name: str, ids, values, columns=None) -> None:
-        """Scatter: ``name[ids] = values`` (a scalar, or one value per id), on the backend.
-
-        For an array with one row per vertex, ``columns`` (one per id) picks the
-        entry of each row: ``name[ids[i], columns[i]] = values[i]``.
-        """
+    def assign(self, name: str, ids, values) -> None:
+        """Scatter: ``name[ids] = values`` (a scalar, or one value per id), on the backend."""
         b = self.rt.backend
         idx = b.asarray(np.asarray(ids, dtype=np.int64))
-        vals = values if np.isscalar(values) else b.asarray(np.asarray(values))
-        if columns is None:
-            self.arrays[name][idx] = vals
-        else:
-            self.arrays[name][idx, b.asarray(np.asarray(columns, dtype=np.int64))] = vals
+        self.arrays[name][idx] = values if np.isscalar(values) else b.asarray(np.asarray(values))
 
     def gather(self, name: str, ids) -> np.ndarray:
         """Gather: ``name[ids]`` as a host array (ids on the host, or a frontier's)."""
         b = self.rt.backend
         idx = ids.ids if isinstance(ids, Frontier) else b.asarray(np.asarray(ids, dtype=np.int64))
         return b.to_host(self.arrays[name][idx])
+
+    def assign_entries(self, name: str, ids, columns, values) -> None:
+        """Scatter into an array with one row per vertex: ``name[ids[i], columns[i]] = values[i]``
+        (``values`` a scalar, or one value per id), on the backend."""
+        b = self.rt.backend
+        rows = b.asarray(np.asarray(ids, dtype=np.int64).reshape(-1))
+        cols = b.asarray(np.asarray(columns, dtype=np.int64).reshape(-1))
+        self.arrays[name][rows, cols] = values if np.isscalar(values) else b.asarray(np.asarray(values))
 
     _REDUCTIONS = ("sum", "min", "max")
 
