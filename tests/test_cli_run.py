@@ -185,3 +185,28 @@ def test_run_communities_reports_networkx_modularity(tmp_path):
     summary = json.loads(r.output)["values"]
     assert np.isclose(summary["modularity"], nx.community.modularity(G, groups.values()))
     assert summary["num_communities"] == len(groups)
+
+
+def test_cf_command_factorises_a_ratings_file(tmp_path):
+    rng = np.random.default_rng(0)
+    p, q = rng.random((80, 3)), rng.random((50, 3))
+    full = 1 + 4 * (p @ q.T) / 3
+    users, items = np.nonzero(rng.random((80, 50)) < 0.35)
+    path = tmp_path / "ratings.tsv"
+    path.write_text("user item rating\n" + "".join(f"u{a}\ti{b}\t{full[a, b]:.4f}\n" for a, b in zip(users, items)))
+    out = tmp_path / "factors.npy"
+    r = runner.invoke(app, ["cf", str(path), "--backend", "cpu", "--rank", "6", "--out", str(out), "--json"])
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.output)
+    assert s["users"] == 80 and s["items"] == 50 and s["ratings"] == len(users)
+    assert s["test_rmse"] < 0.6 * s["test_rmse_of_the_mean"]
+    table = np.load(out)
+    assert table.shape == (130,) and table["factors"].shape == (130, 6)
+    assert table["kind"][0] == "user" and table["kind"][-1] == "item"
+
+
+def test_cf_command_reports_a_bad_line(tmp_path):
+    path = tmp_path / "bad.tsv"
+    path.write_text("1 2 3.5\n1 x\n")
+    r = runner.invoke(app, ["cf", str(path), "--backend", "cpu"])
+    assert r.exit_code != 0 and "bad.tsv:2" in r.output

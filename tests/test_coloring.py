@@ -85,3 +85,16 @@ def test_shared_datasets_against_networkx_largest_first(name):
         assert proper_by_networkx(ref, r.colors)
         # not a bound, a sanity band: greedy schemes land near networkx's largest_first
         assert r.num_colors <= 2 * greedy + 2, (method, r.num_colors, greedy)
+
+
+@settings(max_examples=30, deadline=None)
+@given(e=graphs(), method=st.sampled_from(["speculative", "jones_plassmann"]), data=st.data())
+def test_precoloured_vertices_keep_their_colours(e, method, data):
+    n, src, dst, directed = e
+    g = Graph.from_edges(src, dst, n=n, directed=directed)
+    full = coloring(g, backend="cpu").colors
+    keep = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    pre = np.where(keep, full, -1)
+    r = coloring(g, method=method, precolored=pre, backend="cpu")
+    assert np.array_equal(r.colors[keep], full[keep])
+    verify_coloring(g, r.colors)

@@ -87,6 +87,21 @@ def test_state_reductions_gathers_scatters_and_selection():
         assert sub.ids.tolist() == [v for v in (3, 50, 199) if 0.2 <= x[v] < 0.6]
 
 
+def test_vector_properties_one_row_per_vertex():
+    n = 10
+    g = Graph.from_edges(np.array([0]), np.array([1]), n=n)
+    rows = np.arange(3 * n, dtype=np.float64).reshape(n, 3)
+    with Runtime(g, backend="cpu") as rt:
+        st_ = rt.start(STATE, arrays={"x": rows})
+        st_.assign_entries("x", [2, 7], [0, 2], [-1.0, -2.0])
+        got = st_.host("x")
+        with pytest.raises(ValueError, match="entries"):
+            rt.start(STATE, arrays={"x": np.zeros((n + 1, 3))})
+    want = rows.copy()
+    want[2, 0], want[7, 2] = -1.0, -2.0
+    assert got.shape == (n, 3) and np.array_equal(got, want)
+
+
 class Both:
     has_push = has_pull = True
     name = "both"

@@ -239,14 +239,16 @@ def induced_subgraph(graph: Graph, vertices: np.ndarray) -> Graph:
     return sub
 
 
-def contract(graph: Graph, labels: np.ndarray) -> tuple[Graph, np.ndarray]:
+def contract(graph: Graph, labels: np.ndarray, *, representatives: bool = False):
     """The quotient graph of ``labels`` (one label per vertex; any integers).
 
     Returns ``(quotient, groups)``: vertex ``i`` of the quotient is the group of
     vertices labelled ``groups[i]`` (ascending distinct labels); an edge joins
     two groups when some edge of ``graph`` joins their members. Self-edges
     (edges inside a group) are removed and parallel edges merged, keeping the
-    least weight (HyPar's ``merge_parts``). Direction is kept.
+    least weight (HyPar's ``merge_parts``). Direction is kept. With
+    ``representatives``, also the position (in ``graph``'s CSR order) of the
+    arc each quotient arc stands for: the lightest, then the first.
     """
     g = _base(graph)
     groups, group_of = np.unique(np.asarray(labels), return_inverse=True)
@@ -254,13 +256,14 @@ def contract(graph: Graph, labels: np.ndarray) -> tuple[Graph, np.ndarray]:
     k = len(groups)
     src, dst = g.edges()
     a, b = group_of[src], group_of[dst]
-    keep = a != b
+    keep = np.flatnonzero(a != b)
     a, b = a[keep], b[keep]
-    if g.weights is None:
-        a, b, _ = unique_pairs(a, b, k)
-        w = None
-    else:
-        a, b, w = _min_weight_pairs(a, b, g.weights[keep], k)
-        w = w.astype(np.float32)
+    w = None if g.weights is None else g.weights[keep]
+    order = np.lexsort((keep, b, a)) if w is None else np.lexsort((keep, w, b, a))
+    a, b, keep = a[order], b[order], keep[order]
+    first = np.flatnonzero(np.r_[True, (a[1:] != a[:-1]) | (b[1:] != b[:-1])]) if len(a) else np.zeros(0, np.int64)
+    a, b, rep = a[first], b[first], keep[first]
+    weights = None if w is None else g.weights[rep].astype(np.float32)
     offsets, indices = _csr(a, b, k)
-    return Graph(offsets, indices, w, directed=g.directed, name=f"{g.name}-contracted"), groups
+    quotient = Graph(offsets, indices, weights, directed=g.directed, name=f"{g.name}-contracted")
+    return (quotient, groups, rep) if representatives else (quotient, groups)

@@ -41,6 +41,9 @@ _WHERE = {
     "verify_msf": "mst",
     "communities": "communities",
     "verify_communities": "communities",
+    "collaborative_filtering": "cf",
+    "ratings_graph": "cf",
+    "verify_cf": "cf",
 }
 
 # public names whose function is called otherwise in its module

@@ -106,3 +106,13 @@ class EdgeResult(Result):
         return {"source": self.graph.to_original_ids(self.edges["source"]),
                 "target": self.graph.to_original_ids(self.edges["target"]),
                 "weight": self.edges["weight"]}
+
+
+def driver_hooks(kwargs: dict[str, Any], *names: str) -> list[Any]:
+    """Take keyword arguments that drivers such as HyPar pass (``precolored``, ``within``,
+    ``stop_when``, ...) out of ``kwargs``, None where absent.
+
+    They are not algorithm parameters (the registry, the CLI and NetworkX never
+    see them: arrays and callables), so they travel with the run options.
+    """
+    return [kwargs.pop(name, None) for name in names]

@@ -3,6 +3,11 @@
 Brandes, "A faster algorithm for betweenness centrality" (J. Math. Sociol.
 2001). For every source ``s`` two sweeps over the shortest-path DAG:
 
+Unweighted searches run ``BATCH`` (32) sources at a time: every per-source
+quantity is a vector property (one row of 32 per vertex, Lux's layout) and one
+``edge_map`` advances all 32 searches by a level, so the per-map cost is paid
+once per 32 sources.
+
 * **forward**: ``sigma[v]``, the number of shortest ``s``-``v`` paths:
   ``sigma[v] = sum over predecessors u of sigma[u]`` (Brandes' Theorem 3).
   Unweighted: one BFS level per ``edge_map`` (a vertex is claimed by a
@@ -58,64 +63,99 @@ from ._common import Result, runtime_for
 # phases of one program (scalar ``phase``): which rule the edge functions apply
 BFS, RELAX, COUNT, DEPEND = 0, 1, 2, 3
 
+#: unweighted sources searched together: one edge_map advances this many BFS levels at once
+#: (at most 64: a vertex's searches at the current level are one 64-bit mask)
+BATCH = 32
+#: bytes of vertex state a batch may take (levels, distances, path counts, dependencies: 32 bytes per entry)
+BATCH_STATE_BYTES = 512 << 20
+
 PROGRAM = Program(
     "betweenness",
-    arrays={"level": "int64", "dist": "float64", "sigma": "float64", "delta": "float64", "bc": "float64"},
-    scalars={"phase": "int64", "round": "int64", "source": "int64", "weighted": "int64"},
-    vertex_functions=("reset", "accumulate"),
+    arrays={"level": "int64", "dist": "float64", "sigma": "float64", "delta": "float64", "bc": "float64",
+            "at_round": "uint64"},
+    scalars={"phase": "int64", "round": "int64", "weighted": "int64", "width": "int64"},
+    vertex_functions=("reset", "accumulate", "mark_round"),
     uses_weights=True,
     source=r"""
-// Is u -> v an edge of the shortest-path DAG? (levels when unweighted, distances otherwise)
-GF_FN bool bc_tight(const State& S, vid_t u, vid_t v, float w) {
-    return S.weighted ? S.dist[u] + (double)w == S.dist[v] : S.level[u] + 1 == S.level[v];
+// Every per-search array holds W = S.width searches per vertex, row v at v * W (Lux's
+// array-of-structs layout): one map advances W sources' searches together.
+#define BC(a, v, b) (S.a[(int64_t)(v) * S.width + (b)])
+
+// Is u -> v an edge of search b's shortest-path DAG? (levels when unweighted, distances otherwise)
+GF_FN bool bc_tight(const State& S, vid_t u, vid_t v, float w, int64_t b) {
+    return S.weighted ? BC(dist, u, b) + (double)w == BC(dist, v, b) : BC(level, u, b) + 1 == BC(level, v, b);
 }
-GF_FN bool cond(const State& S, vid_t d) {
-    if (S.phase == 0) { const int64_t l = gf_load(&S.level[d]); return l < 0 || l == S.round + 1; }
-    return true;
+GF_FN bool cond(const State& S, vid_t d) { return true; }
+// Unweighted maps visit only the searches in which s sits at this round's level: bit b of
+// at_round[s] (set by mark_round over the frontier), so an edge costs one load when none does.
+GF_FN int bc_lowest_bit(uint64_t m) {
+#if defined(GF_CUDA)
+    return __ffsll((long long)m) - 1;
+#else
+    return __builtin_ctzll(m);
+#endif
+}
+GF_FN uint64_t bc_searches(const State& S, vid_t s) {
+    return S.weighted ? 1ull : S.at_round[s];
+}
+GF_FN bool mark_round(const State& S, vid_t v) {
+    uint64_t m = 0;
+    for (int64_t b = 0; b < S.width; ++b)
+        if (BC(level, v, b) == S.round) m |= 1ull << b;
+    S.at_round[v] = m;
+    return false;
 }
 // push: many sources reach d at once
 GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
-    if (S.phase == 0) {              // BFS level round+1 with path counts
-        bool claimed = false;
-        if (gf_load(&S.level[d]) < 0) claimed = gf_cas(&S.level[d], (int64_t)-1, (int64_t)(S.round + 1));
-        if (gf_load(&S.level[d]) == S.round + 1) gf_atomic_add(&S.sigma[d], S.sigma[s]);
-        return claimed;
+    bool any = false;
+    for (uint64_t m = bc_searches(S, s); m; m &= m - 1) {
+        const int64_t b = bc_lowest_bit(m);
+        if (S.phase == 0) {              // BFS level round+1 with path counts
+            int64_t* l = &BC(level, d, b);
+            if (gf_load(l) < 0 && gf_cas(l, (int64_t)-1, (int64_t)(S.round + 1))) any = true;
+            if (gf_load(l) == S.round + 1) gf_atomic_add(&BC(sigma, d, b), BC(sigma, s, b));
+        } else if (S.phase == 1) {       // distances
+            if (gf_atomic_min(&BC(dist, d, b), BC(dist, s, b) + (double)w)) any = true;
+        } else if (S.phase == 2) {       // path counts along tight edges, by increasing distance
+            if (bc_tight(S, s, d, w, b)) gf_atomic_add(&BC(sigma, d, b), BC(sigma, s, b));
+        } else {                         // reversed graph: s is the head of d -> s (Brandes' Theorem 6)
+            if (bc_tight(S, d, s, w, b))
+                gf_atomic_add(&BC(delta, d, b), BC(sigma, d, b) / BC(sigma, s, b) * (1.0 + BC(delta, s, b)));
+        }
     }
-    if (S.phase == 1) return gf_atomic_min(&S.dist[d], S.dist[s] + (double)w);   // distances
-    if (S.phase == 2) {              // path counts along tight edges, by increasing distance
-        if (bc_tight(S, s, d, w)) gf_atomic_add(&S.sigma[d], S.sigma[s]);
-        return false;
-    }
-    // phase 3, reversed graph: s is the head of the edge d -> s; Brandes' Theorem 6
-    if (bc_tight(S, d, s, w)) gf_atomic_add(&S.delta[d], S.sigma[d] / S.sigma[s] * (1.0 + S.delta[s]));
-    return false;
+    return any;
 }
 // pull: one thread owns d
 GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
-    if (S.phase == 0) {
-        bool claimed = false;
-        if (S.level[d] < 0) { S.level[d] = S.round + 1; claimed = true; }
-        S.sigma[d] += S.sigma[s];
-        return claimed;
+    bool any = false;
+    for (uint64_t m = bc_searches(S, s); m; m &= m - 1) {
+        const int64_t b = bc_lowest_bit(m);
+        if (S.phase == 0) {
+            if (BC(level, d, b) < 0) { BC(level, d, b) = S.round + 1; any = true; }
+            if (BC(level, d, b) == S.round + 1) BC(sigma, d, b) += BC(sigma, s, b);
+        } else if (S.phase == 1) {
+            const double nd = BC(dist, s, b) + (double)w;
+            if (nd < BC(dist, d, b)) { BC(dist, d, b) = nd; any = true; }
+        } else if (S.phase == 2) {
+            if (bc_tight(S, s, d, w, b)) BC(sigma, d, b) += BC(sigma, s, b);
+        } else if (bc_tight(S, d, s, w, b)) {
+            BC(delta, d, b) += BC(sigma, d, b) / BC(sigma, s, b) * (1.0 + BC(delta, s, b));
+        }
     }
-    if (S.phase == 1) {
-        const double nd = S.dist[s] + (double)w;
-        if (nd < S.dist[d]) { S.dist[d] = nd; return true; }
-        return false;
-    }
-    if (S.phase == 2) {
-        if (bc_tight(S, s, d, w)) S.sigma[d] += S.sigma[s];
-        return false;
-    }
-    if (bc_tight(S, d, s, w)) S.delta[d] += S.sigma[d] / S.sigma[s] * (1.0 + S.delta[s]);
-    return false;
+    return any;
 }
 GF_FN bool reset(const State& S, vid_t v) {
-    S.level[v] = -1; S.dist[v] = GF_INF_D; S.sigma[v] = 0.0; S.delta[v] = 0.0;
+    for (int64_t b = 0; b < S.width; ++b) {
+        BC(level, v, b) = -1; BC(dist, v, b) = GF_INF_D; BC(sigma, v, b) = 0.0; BC(delta, v, b) = 0.0;
+    }
     return false;
 }
+// bc[v] += delta of every search but the one v is the source of (its level / distance is 0)
 GF_FN bool accumulate(const State& S, vid_t v) {
-    if (v != S.source) S.bc[v] += S.delta[v];
+    double sum = 0.0;
+    for (int64_t b = 0; b < S.width; ++b)
+        if (S.weighted ? BC(dist, v, b) != 0.0 : BC(level, v, b) != 0) sum += BC(delta, v, b);
+    S.bc[v] += sum;
     return false;
 }
 """,
@@ -172,48 +212,71 @@ def betweenness(graph: Graph, k: int | None = None, normalized: bool = True, wei
     simple = simple_weighted_graph(graph, undirected=False) if use_weights else simple_graph(graph, undirected=False)
     n = graph.n
     sources = sample_sources(n, k, seed)
+    order = np.arange(n, dtype=np.int64) if sources is None else sources
+    width = 1 if use_weights else max(1, min(BATCH, len(order), BATCH_STATE_BYTES // max(32 * n, 1)))
+    shape = (n, width)
     with runtime_for(simple, "betweenness", options, kwargs) as rt:
-        st = rt.start(PROGRAM, scalars={"weighted": int(use_weights)})
-        for s in (range(n) if sources is None else sources.tolist()):
-            _one_source(rt, st, int(s), use_weights)
+        st = rt.start(PROGRAM, arrays={"level": np.full(shape, -1, np.int64), "dist": np.zeros(shape),
+                                       "sigma": np.zeros(shape), "delta": np.zeros(shape), "bc": 0,
+                                       "at_round": 0},
+                      scalars={"weighted": int(use_weights), "width": width})
+        for lo in range(0, len(order), width):
+            batch = order[lo:lo + width]
+            if use_weights:
+                _weighted_source(rt, st, int(batch[0]))
+            else:
+                _unweighted_batch(rt, st, batch)
         raw = st.host("bc").astype(np.float64)
     values = rescale(raw, directed=graph.directed, normalized=normalized, sources=sources)
     ran = n if sources is None else len(sources)
     return Result(graph, {"betweenness": values}, rt.record, {"sources": ran})
 
 
-def _one_source(rt, st, s: int, weighted: bool) -> None:
-    """Add the dependencies of every vertex on source ``s`` to ``bc`` (Brandes' two sweeps)."""
+def _unweighted_batch(rt, st, batch: np.ndarray) -> None:
+    """Add the dependencies on up to ``width`` sources to ``bc``: their BFS searches advance together,
+    one level per map forward (path counts), then one level per map backward (dependencies)."""
     st.vertex_map("reset")
-    st.assign("sigma", [s], 1.0)
-    st.assign("level", [s], 0)
-    st.assign("dist", [s], 0.0)
-    if not weighted:
-        st.scalars["phase"] = BFS
-        levels = [rt.frontier([s])]
-        while True:
-            st.scalars["round"] = len(levels) - 1
-            nxt = st.edge_map(levels[-1])
-            if not nxt:
-                break
-            levels.append(nxt)
-    else:
-        st.scalars["phase"] = RELAX
-        f = rt.frontier([s])
-        while f:
-            f = st.edge_map(f)
-        dist = st.host("dist")
-        reached = np.flatnonzero(np.isfinite(dist))
-        order = reached[np.argsort(dist[reached], kind="stable")]
-        cuts = np.flatnonzero(np.diff(dist[order])) + 1
-        levels = [rt.frontier(group) for group in np.split(order, cuts)]
-        st.scalars["phase"] = COUNT
-        for group in levels[:-1]:       # the farthest group has no tight successors to count
-            st.edge_map(group)
+    cols = np.arange(len(batch))
+    st.assign_entries("level", batch, cols, 0)
+    st.assign_entries("sigma", batch, cols, 1.0)
+    st.scalars["phase"] = BFS
+    levels = [rt.frontier(batch)]                # vertices at each level of some search
+    while True:
+        st.scalars["round"] = len(levels) - 1
+        st.vertex_map("mark_round", levels[-1])
+        nxt = st.edge_map(levels[-1])
+        if not nxt:
+            break
+        levels.append(nxt)
     st.scalars["phase"] = DEPEND
-    for group in reversed(levels[1:]):  # deepest first; the source's own level feeds nothing
+    for depth in range(len(levels) - 1, 0, -1):   # deepest first; the sources' level feeds nothing
+        st.scalars["round"] = depth
+        st.vertex_map("mark_round", levels[depth])
+        st.edge_map(levels[depth], reverse=True)
+    st.vertex_map("accumulate")
+
+
+def _weighted_source(rt, st, s: int) -> None:
+    """Add the dependencies on source ``s`` to ``bc`` (width 1): distances, then path counts and
+    dependencies one distinct distance at a time."""
+    st.vertex_map("reset")
+    st.assign_entries("sigma", [s], [0], 1.0)
+    st.assign_entries("dist", [s], [0], 0.0)
+    st.scalars["phase"] = RELAX
+    f = rt.frontier([s])
+    while f:
+        f = st.edge_map(f)
+    dist = st.host("dist")[:, 0]
+    reached = np.flatnonzero(np.isfinite(dist))
+    order = reached[np.argsort(dist[reached], kind="stable")]
+    cuts = np.flatnonzero(np.diff(dist[order])) + 1
+    groups = [rt.frontier(group) for group in np.split(order, cuts)]
+    st.scalars["phase"] = COUNT
+    for group in groups[:-1]:          # the farthest group has no tight successors to count
+        st.edge_map(group)
+    st.scalars["phase"] = DEPEND
+    for group in reversed(groups[1:]):  # farthest first; the source's own group feeds nothing
         st.edge_map(group, reverse=True)
-    st.scalars["source"] = s
     st.vertex_map("accumulate")
 
 

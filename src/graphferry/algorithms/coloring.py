@@ -36,12 +36,14 @@ Example:
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import simple_graph
-from ._common import Result, runtime_for
+from ._common import Result, driver_hooks, runtime_for
 
 METHODS = ("speculative", "jones_plassmann")
 ORDERS = ("largest_first", "random")
@@ -138,29 +140,51 @@ def coloring(graph: Graph, method: str = "speculative", order: str = "largest_fi
 
     Scalars: ``num_colors`` and ``rounds`` (speculative: colouring rounds;
     Jones-Plassmann: independent sets). ``order`` and ``seed`` apply to Jones-Plassmann.
+
+    Driver hooks (keywords beside the run options, see ``_common.driver_hooks``):
+    ``precolored`` (one colour per vertex, -1 for "to colour") fixes the colours of
+    some vertices, which must be proper among themselves; the rest are coloured
+    around them (HyPar's post-processing of border vertices). ``stop_when``
+    (HyPar's independent computation) is called with each round's seconds and
+    ends the run early when it returns True: the colouring may then be partial
+    (-1) or, for the speculative method, still hold clashes.
     """
+    precolored, stop_when = driver_hooks(kwargs, "precolored", "stop_when")
     if method not in METHODS:
         raise ValueError(f"coloring: method must be one of {', '.join(METHODS)}, got {method!r}")
     if order not in ORDERS:
         raise ValueError(f"coloring: order must be one of {', '.join(ORDERS)}, got {order!r}")
     simple = simple_graph(graph, undirected=True)
     rounds = 0
+    if precolored is not None:
+        precolored = np.asarray(precolored, dtype=np.int64)
+        if precolored.shape != (graph.n,):
+            raise ValueError(f"precolored must have one entry per vertex ({graph.n}), got {precolored.shape}")
+        initial: object = precolored
+        todo: object = (precolored < 0).astype(np.int8)
+    else:
+        initial, todo = -1, 1
     with runtime_for(simple, "coloring", options, kwargs) as rt:
         if method == "speculative":
-            st = rt.start(PROGRAM, arrays={"color": -1, "work": 1, "next": 0})
+            st = rt.start(PROGRAM, arrays={"color": initial, "work": todo, "next": 0})
             while simple.n:
                 rounds += 1
+                t = time.perf_counter()
                 st.neighbor_map("gm_tentative", in_edges=False)
                 clashes = st.neighbor_map("gm_detect", in_edges=False)
                 st.swap("work", "next")
-                if not clashes:
+                if not clashes or (stop_when is not None and stop_when(time.perf_counter() - t)):
                     break
         else:
-            st = rt.start(PROGRAM, arrays={"color": -1, "work": 0, "next": 0},
+            st = rt.start(PROGRAM, arrays={"color": initial, "work": 0, "next": 0},
                           scalars={"seed": int(seed), "by_degree": int(order == "largest_first")})
+            t = time.perf_counter()
             while st.neighbor_map("jp_select", in_edges=False):
                 rounds += 1
                 st.neighbor_map("jp_color", in_edges=False)
+                if stop_when is not None and stop_when(time.perf_counter() - t):
+                    break
+                t = time.perf_counter()
         colors = st.host("color").astype(np.int64)
     num = int(colors.max()) + 1 if len(colors) else 0
     return Result(graph, {"colors": colors}, rt.record, {"num_colors": num, "rounds": rounds})

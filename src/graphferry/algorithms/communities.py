@@ -45,13 +45,15 @@ Example:
 from __future__ import annotations
 
 import math
+import time
+from typing import Callable
 
 import numpy as np
 
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import simple_graph
-from ._common import Result, runtime_for
+from ._common import Result, driver_hooks, runtime_for
 
 LOCAL = 256         # most labels a vertex sorts exactly
 CANDIDATES = 32     # Misra-Gries counters for larger neighbourhoods
@@ -240,11 +242,14 @@ def _scramble(n: int, rng: np.random.Generator) -> tuple[int, int]:
             return a, int(rng.integers(0, max(n, 1)))
 
 
-def propagate(st, n: int, max_iterations: int, first_round: int = 0) -> int:
-    """PLP rounds on the active, unfixed vertices until few are active; returns the rounds run."""
+def propagate(st, n: int, max_iterations: int, first_round: int = 0,
+              stop_when: Callable[[float], bool] | None = None) -> int:
+    """PLP rounds on the active, unfixed vertices until few are active (or ``stop_when``, given
+    each round's seconds, says so); returns the rounds run."""
     rounds = 0
     rng = np.random.default_rng([int(st.scalars["seed"]), first_round])
     while rounds < max_iterations:
+        t = time.perf_counter()
         st.scalars["round"] = first_round + rounds
         st.scalars["perm_mul"], st.scalars["perm_add"] = _scramble(n, rng)
         st.vertex_map("clear_next")
@@ -252,6 +257,8 @@ def propagate(st, n: int, max_iterations: int, first_round: int = 0) -> int:
         rounds += 1
         st.swap("active", "next")
         if st.reduce("active", "sum") < max(1.0, n * ACTIVE_FRACTION):
+            break
+        if stop_when is not None and stop_when(time.perf_counter() - t):
             break
     return rounds
 
@@ -298,7 +305,11 @@ def communities(graph: Graph, max_iterations: int = 100, refine: bool = True, se
 
     Scalars: ``modularity``, ``num_communities``, ``iterations`` (propagation rounds)
     and ``finalised`` (vertices the merge rule kept; 0 without ``refine``).
+    Driver hook ``stop_when`` (HyPar's independent computation; a keyword beside
+    the run options) gets each propagation round's seconds and ends the first
+    propagation when it returns True.
     """
+    (stop_when,) = driver_hooks(kwargs, "stop_when")
     if max_iterations < 0:
         raise ValueError(f"max_iterations must be >= 0, got {max_iterations}")
     simple = simple_graph(graph, undirected=True)
@@ -308,7 +319,7 @@ def communities(graph: Graph, max_iterations: int = 100, refine: bool = True, se
         st = rt.start(PROGRAM, arrays={"label": np.arange(n, dtype=simple.indices.dtype), "active": 1,
                                        "next": 0, "fixed": 0, "inside": 0, "total": 0, "ratio": 0},
                       scalars={"seed": int(seed), "n_vertices": n})
-        rounds = propagate(st, n, max_iterations) if n else 0
+        rounds = propagate(st, n, max_iterations, stop_when=stop_when) if n else 0
         if refine and n and rounds < max_iterations:
             finalised = hypar_merge(st, m)
             if finalised < n:                         # post-process the reduced graph

@@ -39,19 +39,22 @@ Example:
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import symmetrize
-from ._common import EdgeResult, runtime_for
+from ._common import EdgeResult, driver_hooks, runtime_for
 
 NO_EDGE = np.iinfo(np.uint64).max
 
 PROGRAM = Program(
     "boruvka",
-    arrays={"label": "vid", "key": "uint64", "hi": "int64"},
-    vertex_functions=("reset_pick", "link_pick", "compress"),
+    arrays={"label": "vid", "key": "uint64", "hi": "int64", "out_key": "uint64", "out_hi": "int64"},
+    scalars={"offset": "int64", "n_vertices": "int64"},
+    vertex_functions=("reset_pick", "outside_key", "freeze", "link_pick", "compress"),
     neighbor_functions=("lightest_key", "lightest_hi"),
     uses_weights=True,
     source=r"""
@@ -67,13 +70,15 @@ GF_FN uint64_t msf_weight_bits(const GfGraph& G, eid_t i) {
     b = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
     return (uint64_t)b;
 }
-GF_FN uint64_t msf_key(const GfGraph& G, eid_t i, vid_t u, vid_t v) {
-    const uint64_t lo = (uint64_t)(uint32_t)(u < v ? u : v);
+// keys name vertices by their ids in the whole graph (u + offset): a part's keys then order
+// its edges and its cut edges (out_key, computed outside) the same way
+GF_FN uint64_t msf_key(const State& S, const GfGraph& G, eid_t i, vid_t u, vid_t v) {
+    const uint64_t lo = (uint64_t)(uint32_t)((u < v ? u : v) + S.offset);
     return (msf_weight_bits(G, i) << 32) | lo;
 }
 GF_FN bool reset_pick(const State& S, vid_t v) {
     S.key[v] = 0xFFFFFFFFFFFFFFFFull;
-    S.hi[v] = INT64_MAX;
+    S.hi[v] = 0x7FFFFFFFFFFFFFFFLL;   // INT64_MAX (NVRTC has no <cstdint> macros)
     return false;
 }
 // round step 1a: each component's least (weight, lower endpoint) over its outgoing edges
@@ -83,7 +88,7 @@ GF_FN bool lightest_key(const State& S, const GfGraph& G, const GfGraph& GT, vid
     for (eid_t i = G.begin(v); i < G.end(v); ++i) {
         const vid_t u = G.indices[i];
         if (S.label[u] == c) continue;
-        const uint64_t k = msf_key(G, i, v, u);
+        const uint64_t k = msf_key(S, G, i, v, u);
         if (k < best) best = k;
     }
     if (best != 0xFFFFFFFFFFFFFFFFull) gf_atomic_min(&S.key[c], best);
@@ -96,9 +101,20 @@ GF_FN bool lightest_hi(const State& S, const GfGraph& G, const GfGraph& GT, vid_
     if (want == 0xFFFFFFFFFFFFFFFFull) return false;
     for (eid_t i = G.begin(v); i < G.end(v); ++i) {
         const vid_t u = G.indices[i];
-        if (S.label[u] == c || msf_key(G, i, v, u) != want) continue;
-        gf_atomic_min(&S.hi[c], (int64_t)(u < v ? v : u));
+        if (S.label[u] == c || msf_key(S, G, i, v, u) != want) continue;
+        gf_atomic_min(&S.hi[c], (int64_t)(u < v ? v : u) + S.offset);
     }
+    return false;
+}
+// HyPar's exception (part runs): a vertex's lightest cut edge competes for its component
+GF_FN bool outside_key(const State& S, vid_t v) {
+    if (S.out_key[v] != 0xFFFFFFFFFFFFFFFFull) gf_atomic_min(&S.key[S.label[v]], S.out_key[v]);
+    return false;
+}
+// ... and if it wins (same key and higher end), the component stops growing this round
+GF_FN bool freeze(const State& S, vid_t v) {
+    const vid_t c = S.label[v];
+    if (S.out_key[v] == S.key[c]) gf_atomic_min(&S.hi[c], S.out_hi[v]);
     return false;
 }
 // Join the trees of u and v: hook the higher root under the lower one (Afforest's link).
@@ -117,7 +133,9 @@ GF_FN void msf_link(const State& S, vid_t u, vid_t v) {
 GF_FN bool link_pick(const State& S, vid_t r) {
     const uint64_t k = S.key[r];
     if (k == 0xFFFFFFFFFFFFFFFFull) return false;
-    msf_link(S, (vid_t)(k & 0xFFFFFFFFull), (vid_t)S.hi[r]);
+    const int64_t lo = (int64_t)(k & 0xFFFFFFFFull) - S.offset, hi = S.hi[r] - S.offset;
+    if (lo < 0 || hi < 0 || lo >= S.n_vertices || hi >= S.n_vertices) return false;   // a cut edge: frozen
+    msf_link(S, (vid_t)lo, (vid_t)hi);
     return true;
 }
 GF_FN bool compress(const State& S, vid_t v) {
@@ -137,6 +155,37 @@ def _key_weights(keys: np.ndarray) -> np.ndarray:
     return b.astype(np.uint32).view(np.float32)
 
 
+def float_key_bits(weights: np.ndarray) -> np.ndarray:
+    """``msf_weight_bits`` in numpy: float32 weights as order-preserving uint64 (upper halves of keys)."""
+    b = np.asarray(weights, np.float32).view(np.uint32)
+    b = np.where(b & np.uint32(0x80000000), ~b, b | np.uint32(0x80000000)).astype(np.uint32)
+    return b.astype(np.uint64)
+
+
+def cut_edge_keys(whole: Graph, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each vertex of ``block`` (a sorted range of ``whole``'s symmetric weighted graph), the key
+    (weight bits, lower end) and higher end of its lightest edge leaving the block; ``2**64 - 1`` and
+    ``2**63 - 1`` where none. Ids are ``whole``'s: the ``outside`` argument of a part's run."""
+    if len(block) == 0:
+        return np.zeros(0, np.uint64), np.zeros(0, np.int64)
+    src, dst = whole.edges()
+    w = np.ones(whole.m, np.float32) if whole.weights is None else whole.weights
+    inside = np.zeros(whole.n, bool)
+    inside[block] = True
+    cut = inside[src] & ~inside[dst]
+    s, d, w = src[cut], dst[cut], w[cut]
+    lo, hi = np.minimum(s, d), np.maximum(s, d)
+    key = (float_key_bits(w) << np.uint64(32)) | lo.astype(np.uint64)
+    order = np.lexsort((hi, key, s))                      # per vertex: least key, then least higher end
+    s, key, hi = s[order], key[order], hi[order]
+    first = np.flatnonzero(np.r_[True, s[1:] != s[:-1]]) if len(s) else np.zeros(0, np.int64)
+    out_key = np.full(len(block), np.iinfo(np.uint64).max, np.uint64)
+    out_hi = np.full(len(block), np.iinfo(np.int64).max, np.int64)
+    pos = s[first] - block[0]
+    out_key[pos], out_hi[pos] = key[first], hi[first]
+    return out_key, out_hi
+
+
 def minimum_spanning_forest(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> EdgeResult:
     """The minimum spanning forest's edges (``edges``: ``source`` < ``target``, internal ids,
     and ``weight``, in order of picking then of endpoints) and each vertex's tree (values
@@ -144,30 +193,58 @@ def minimum_spanning_forest(graph: Graph, *, options: RunOptions | None = None, 
 
     Scalars: ``total_weight`` (float64 sum of the float32 weights), ``num_edges``
     (``n - components``), ``components`` and ``rounds``.
+
+    Driver hooks (keywords beside the run options, see ``_common.driver_hooks``):
+    HyPar's exception for a part of a larger graph (Section 6.2): with
+    ``within=(whole, block)``, ``graph`` is the subgraph of symmetric weighted
+    ``whole`` induced by the sorted range ``block``; each vertex's lightest cut
+    edge (:func:`cut_edge_keys`) then competes for its component, and a
+    component whose lightest edge is a cut edge stops growing, so every edge
+    picked is one the whole graph's Boruvka could pick. ``stop_when`` gets each
+    round's seconds and ends the run early (a forest of the rounds so far) when it returns True.
     """
+    within, stop_when = driver_hooks(kwargs, "within", "stop_when")
+    outside, offset = None, 0
+    if within is not None:
+        whole, block = within
+        outside, offset = cut_edge_keys(whole, np.asarray(block, np.int64)), int(block[0]) if len(block) else 0
     sym = symmetrize(graph)
     n = sym.n
     if n >= 2**32:
         raise ValueError("minimum_spanning_forest: vertex ids must fit 32 bits")
     lo_all, hi_all, w_all = [], [], []
     rounds = 0
+    out_key, out_hi = outside if outside is not None else (NO_EDGE, np.iinfo(np.int64).max)
     with runtime_for(sym, "mst", options, kwargs) as rt:
-        st = rt.start(PROGRAM, arrays={"label": np.arange(n, dtype=sym.indices.dtype), "key": 0, "hi": 0})
+        st = rt.start(PROGRAM, arrays={"label": np.arange(n, dtype=sym.indices.dtype), "key": 0, "hi": 0,
+                                       "out_key": out_key, "out_hi": out_hi},
+                      scalars={"offset": int(offset), "n_vertices": n})
         while n:
+            t = time.perf_counter()
             st.vertex_map("reset_pick")
             st.neighbor_map("lightest_key", in_edges=False)
+            if outside is not None:
+                st.vertex_map("outside_key")
             st.neighbor_map("lightest_hi", in_edges=False)
+            if outside is not None:
+                st.vertex_map("freeze")
             roots = st.select("key", 0, float(NO_EDGE))   # components with a pick (keys below "none")
             if not roots:
                 break
-            rounds += 1
             keys = st.gather("key", roots).astype(np.uint64)
-            his = st.gather("hi", roots).astype(np.int64)
-            lo_all.append((keys & np.uint64(0xFFFFFFFF)).astype(np.int64))
-            hi_all.append(his)
-            w_all.append(_key_weights(keys))
+            his = st.gather("hi", roots).astype(np.int64) - offset
+            los = (keys & np.uint64(0xFFFFFFFF)).astype(np.int64) - offset
+            internal = (los >= 0) & (los < n) & (his >= 0) & (his < n)   # cut-edge picks: frozen
+            if not internal.any():
+                break
+            rounds += 1
+            lo_all.append(los[internal])
+            hi_all.append(his[internal])
+            w_all.append(_key_weights(keys[internal]))
             st.vertex_map("link_pick", roots)
             st.vertex_map("compress")
+            if stop_when is not None and stop_when(time.perf_counter() - t):
+                break
         labels = st.host("label").astype(np.int64)
     lo = np.concatenate(lo_all) if lo_all else np.empty(0, np.int64)
     hi = np.concatenate(hi_all) if hi_all else np.empty(0, np.int64)

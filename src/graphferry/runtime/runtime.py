@@ -282,9 +282,11 @@ class ProgramState:
                 self.arrays[name] = init.astype(dtype, copy=True)
                 continue
             host = np.asarray(init)
-            if host.shape != (n,):
-                raise ValueError(f"array {name!r} must have {n} entries, got shape {host.shape}")
-            self.arrays[name] = rt.backend.asarray(host.astype(dtype, copy=False))
+            # one entry per vertex, or one row per vertex (a vector property: Lux's
+            # array-of-structs layout, row v at v * width, read by the program with its own stride)
+            if host.ndim == 0 or host.shape[0] != n:
+                raise ValueError(f"array {name!r} must have {n} entries (or rows), got shape {host.shape}")
+            self.arrays[name] = rt.backend.asarray(np.ascontiguousarray(host, dtype=dtype))
         unknown = set(arrays) - set(program.arrays)
         if unknown:
             raise ValueError(f"program {program.name} has no arrays {sorted(unknown)}")
@@ -319,6 +321,14 @@ class ProgramState:
         b = self.rt.backend
         idx = ids.ids if isinstance(ids, Frontier) else b.asarray(np.asarray(ids, dtype=np.int64))
         return b.to_host(self.arrays[name][idx])
+
+    def assign_entries(self, name: str, ids, columns, values) -> None:
+        """Scatter into an array with one row per vertex: ``name[ids[i], columns[i]] = values[i]``
+        (``values`` a scalar, or one value per id), on the backend."""
+        b = self.rt.backend
+        rows = b.asarray(np.asarray(ids, dtype=np.int64).reshape(-1))
+        cols = b.asarray(np.asarray(columns, dtype=np.int64).reshape(-1))
+        self.arrays[name][rows, cols] = values if np.isscalar(values) else b.asarray(np.asarray(values))
 
     _REDUCTIONS = ("sum", "min", "max")
 

@@ -1,0 +1,599 @@
+"""HyPar: divide and conquer across executors (CPU and GPU together), and a BSP baseline.
+
+Banerjee, Kothapalli and Sarkar's HyPar (JPDC 2019), Section 3's API:
+
+* :func:`part_graph`: split the vertices into one contiguous block per
+  executor (1-D block partitioning, by edges), in the ratio of the executors'
+  speeds measured by running the application on three sampled induced
+  subgraphs of 5-10% of the vertices on each (Section 4.1), bounded by each
+  executor's device-memory budget;
+* :func:`independent_compute`: every executor computes on its own part at
+  once (threads; the kernels release the GIL), with no communication, under
+  the application's border exception (Sections 6.1-6.4);
+* :func:`merge_parts`: the application merges the parts' results and reduces
+  the graph (self-edge removal and contraction, or removal of finished
+  vertices: :mod:`graphferry.transforms`);
+* recursion while the reduced graph has more than ``threshold_edges`` edges
+  (Section 4.4) and the last level removed at least a tenth of the vertices,
+  then ``post_process`` on the executor that was faster.
+
+An **executor** is a place to run: a backend and its options (engine, device
+budget, partition size). ``[Executor("cpu"), Executor("cuda")]`` is HyPar's
+CPU + GPU; one executor is CPU-only or GPU-only through the same code (the
+whole graph is then one part). CI uses two CPU executors, one of them with
+a small simulated device arena and the ``compaction`` engine. This is the
+small interface the executors layer of the runtime can take over later: a
+list of executors, a split, and per-part runs.
+
+Applications (each runs the registered algorithms on parts through
+:mod:`graphferry.algorithms.registry`, so no algorithm file is imported):
+
+* ``components``: connected components of the undirected view; local
+  components, contraction, recursion, components of the reduced graph. Exact.
+* ``triangles``: each part is its block with ghost edges (every edge with an
+  end in the block, and the edges among the block's neighbours), so every
+  triangle through a block vertex lies in the part; counts taken at the block. Exact.
+* ``coloring``: parts coloured independently; a cut edge joining equal colours
+  uncolours its higher end; post-processing colours those around the rest (Algorithm 2).
+* ``communities``: label propagation per part, HyPar's merge rule (Algorithm 5:
+  communities below the average intra-arc ratio, or with tiny interiors, are
+  dismantled; the rest are finalised and removed with their edges) with a
+  border exception (a community with more than a quarter as many cut arcs as
+  internal arcs was likely cut through by the partition: dismantled too),
+  recursion, post-processing.
+
+:func:`bsp_components` is the BSP baseline HyPar compares with: every superstep
+each executor finds the components of its part with ghost vertices carrying
+the current labels, then labels are exchanged, until no label changes.
+
+* ``mst``: Boruvka per part under the cut-edge exception (a component whose
+  lightest edge leaves the part stops growing: ``minimum_spanning_forest(within=)``),
+  contraction keeping each quotient edge's lightest representative, recursion,
+  Boruvka on the reduced graph; the forest's edges in the input's ids.
+
+Iterative parts (coloring, communities, mst) stop their independent
+computation when an iteration takes no less time than the one before
+(:class:`IterationTrend`, HyPar Section 4.2); the merge and post-processing
+finish what they left.
+
+Example:
+    >>> import numpy as np
+    >>> from graphferry import Graph
+    >>> from graphferry.algorithms.hypar import Executor, hypar
+    >>> g = Graph.from_edges([0, 1, 2, 4, 5, 7], [1, 2, 3, 5, 6, 8], n=9, directed=False)
+    >>> two = [Executor("cpu"), Executor("cpu", engine="compaction", budget=1 << 16, partition_bytes=256)]
+    >>> r = hypar(g, "components", two, threshold_edges=0)
+    >>> r.values["labels"].tolist()
+    [0, 0, 0, 0, 4, 4, 4, 7, 7]
+    >>> r.cut > 0, r.levels >= 1
+    (True, True)
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..graph import Graph
+from ..transforms import contract, induced_subgraph, simple_graph
+from . import registry
+
+log = logging.getLogger(__name__)
+
+SAMPLES = 3                  # HyPar 4.1: three sampled induced subgraphs
+SAMPLE_FRACTION = (0.05, 0.10)
+MIN_SHRINK = 0.9            # recurse only while a level leaves at most this fraction of the vertices
+TINY_COMMUNITY = 1e-7        # HyPar 6.3: fewer internal edges than this fraction of m: dismantled
+CUT_THROUGH = 0.25           # border exception: a community with more cut arcs than this fraction of its internal arcs
+
+
+@dataclass(frozen=True)
+class Executor:
+    """A place to run parts: a backend and the run options it takes (engine, budget, partition size)."""
+
+    backend: str = "cpu"
+    engine: str = "auto"
+    budget: int | None = None
+    partition_bytes: int | None = None
+    name: str = ""
+
+    def options(self) -> dict[str, Any]:
+        return {"backend": self.backend, "engine": self.engine, "budget": self.budget,
+                "partition_bytes": self.partition_bytes}
+
+    def run(self, algorithm: str, graph: Graph, **params):
+        """Run registered ``algorithm`` on ``graph`` here."""
+        spec = registry.get(algorithm)
+        return spec.function(graph, **params, **self.options())
+
+    @property
+    def label(self) -> str:
+        return self.name or (self.backend if self.budget is None else f"{self.backend}[{self.engine}]")
+
+
+@dataclass
+class Split:
+    """Vertex blocks ``[bounds[i], bounds[i + 1])``, one per executor, and how they were chosen."""
+
+    bounds: np.ndarray
+    shares: list[float]                       # the edge share aimed at for each executor
+    sample_seconds: list[float] = field(default_factory=list)
+
+    def blocks(self) -> list[np.ndarray]:
+        return [np.arange(self.bounds[i], self.bounds[i + 1], dtype=np.int64) for i in range(len(self.bounds) - 1)]
+
+
+@dataclass
+class HyparResult:
+    """Values per vertex of the input, scalars, and where the time went."""
+
+    graph: Graph
+    values: dict[str, np.ndarray]
+    scalars: dict[str, Any]
+    timings: dict[str, Any]
+    cut: int
+    levels: int
+
+
+# ------------------------------------------------------------------ the API
+def cut_by_edges(graph: Graph, shares: list[float], budgets: list[int | None] | None = None) -> np.ndarray:
+    """Block bounds giving executor ``i`` about ``shares[i]`` of the edges (each block non-empty when
+    possible), shrunk where a block's edge bytes would exceed that executor's budget."""
+    n, k = graph.n, len(shares)
+    cum = np.concatenate([[0], np.cumsum(graph.out_degree)]).astype(np.float64)
+    total = max(cum[-1], 1.0)
+    bounds = [0]
+    acc = 0.0
+    for i in range(k - 1):
+        acc += shares[i]
+        cut = int(np.searchsorted(cum, acc * total))
+        if budgets is not None and budgets[i] is not None:
+            per_edge = graph.indices.itemsize + (4 if graph.weighted else 0)
+            limit = int(np.searchsorted(cum, cum[bounds[-1]] + budgets[i] / per_edge, side="right")) - 1
+            cut = min(cut, limit)
+        bounds.append(min(max(cut, bounds[-1] + (1 if n - bounds[-1] > k - 1 - i else 0)), n))
+    bounds.append(n)
+    if k > 1 and budgets is not None and budgets[-1] is not None:   # the last block takes the rest: fit it too
+        per_edge = graph.indices.itemsize + (4 if graph.weighted else 0)
+        least = int(np.searchsorted(cum, cum[-1] - budgets[-1] / per_edge, side="left"))
+        bounds[-2] = max(bounds[-2], min(least, n))
+    return np.array(bounds, dtype=np.int64)
+
+
+def part_graph(graph: Graph, app: "Application", executors: list[Executor], *, seed: int = 0) -> Split:
+    """HyPar's partGraph: speeds from three sampled induced subgraphs, then edge-balanced blocks."""
+    k = len(executors)
+    if k == 1:
+        return Split(np.array([0, graph.n], dtype=np.int64), [1.0])
+    rng = np.random.default_rng(seed)
+    seconds = np.zeros(k)
+    for _ in range(SAMPLES):
+        size = max(1, int(graph.n * rng.uniform(*SAMPLE_FRACTION)))
+        sample = induced_subgraph(graph, np.sort(rng.choice(graph.n, size=min(size, graph.n), replace=False)))
+        for i, ex in enumerate(executors):
+            t = time.perf_counter()
+            app.local(sample, np.arange(sample.n, dtype=np.int64), ex)
+            seconds[i] += time.perf_counter() - t
+    speed = 1.0 / np.maximum(seconds, 1e-9)
+    shares = (speed / speed.sum()).tolist()
+    bounds = cut_by_edges(graph, shares, [ex.budget for ex in executors])
+    log.info("hypar %s: sample seconds %s, shares %s, bounds %s", app.name, seconds.round(4).tolist(),
+             np.round(shares, 3).tolist(), bounds.tolist())
+    return Split(bounds, shares, seconds.tolist())
+
+
+def independent_compute(graph: Graph, split: Split, app: "Application", executors: list[Executor]):
+    """HyPar's indComp: each executor computes on its part at once; returns (results, seconds each)."""
+    blocks = split.blocks()
+
+    def work(i: int):
+        t = time.perf_counter()
+        part = app.part(graph, blocks[i])
+        out = app.local(part, blocks[i], executors[i], whole=graph)
+        return out, time.perf_counter() - t
+
+    if len(executors) == 1:
+        outs = [work(0)]
+    else:
+        with ThreadPoolExecutor(max_workers=len(executors)) as pool:
+            outs = list(pool.map(work, range(len(executors))))
+    return [o for o, _ in outs], [s for _, s in outs]
+
+
+def merge_parts(graph: Graph, split: Split, results: list, app: "Application", state: dict):
+    """HyPar's mergeParts: the application merges and reduces; returns the reduced graph or None."""
+    return app.merge(graph, split.blocks(), results, state)
+
+
+def hypar(graph: Graph, app: "str | Application", executors: list[Executor], *, threshold_edges: int = 100_000_000,
+          max_levels: int = 8, seed: int = 0, stop_on_trend: bool = True) -> HyparResult:
+    """Run application ``app`` (a name from :data:`APPLICATIONS` or an :class:`Application`) by HyPar.
+
+    ``stop_on_trend``: iterative parts (coloring, communities, mst) end their
+    independent computation when iteration times stop falling (HyPar 4.2);
+    otherwise each part runs to its own convergence.
+    """
+    if isinstance(app, str):
+        app = APPLICATIONS[app]()
+    app.stop_on_trend = stop_on_trend
+    if not executors:
+        raise ValueError("hypar needs at least one executor")
+    t0 = time.perf_counter()
+    g = app.prepare(graph)
+    state = app.start(g)
+    timings: dict[str, Any] = {"partition": 0.0, "independent": [], "merge": 0.0, "post_process": 0.0}
+    t = time.perf_counter()
+    split = part_graph(g, app, executors, seed=seed)
+    timings["partition"] = time.perf_counter() - t
+    first_cut = int(split.bounds[1]) if len(split.bounds) > 2 else g.n
+    levels = 0
+    reduced: Graph | None = g
+    per_executor = np.zeros(len(executors))
+    while reduced is not None and levels < max_levels:
+        before = reduced.n
+        results, seconds = independent_compute(reduced, split, app, executors)
+        per_executor += seconds
+        timings["independent"].append(seconds)
+        t = time.perf_counter()
+        reduced = merge_parts(reduced, split, results, app, state)
+        timings["merge"] += time.perf_counter() - t
+        levels += 1
+        if (reduced is None or reduced.m <= threshold_edges or len(executors) == 1 or not app.recursive
+                or reduced.n > MIN_SHRINK * before):   # little progress across the cut: post-process the rest
+            break
+        # recursion: the same speed ratio on the reduced graph (HyPar 4.4)
+        split = Split(cut_by_edges(reduced, split.shares, [ex.budget for ex in executors]), split.shares)
+    if reduced is not None:
+        fastest = executors[int(np.argmin(per_executor))] if levels else executors[0]
+        t = time.perf_counter()
+        app.post_process(reduced, state, fastest)
+        timings["post_process"] = time.perf_counter() - t
+    values, scalars = app.finish(graph, g, state)
+    timings["total"] = time.perf_counter() - t0
+    timings["executors"] = [ex.label for ex in executors]
+    timings["sample_seconds"] = split.sample_seconds
+    return HyparResult(graph, values, scalars, timings, first_cut, levels)
+
+
+# ------------------------------------------------------------------ applications
+class IterationTrend:
+    """HyPar 4.2: independent computation stops once an iteration takes no less time than the one
+    before it ("when the execution time does not show further decrease"), after ``least`` iterations."""
+
+    def __init__(self, least: int = 2):
+        self.least = least
+        self.seconds: list[float] = []
+
+    def __call__(self, seconds: float) -> bool:
+        self.seconds.append(seconds)
+        return len(self.seconds) >= self.least and seconds >= self.seconds[-2]
+
+
+class Application:
+    """What HyPar asks of an application (defaults: induced parts, no reduction)."""
+
+    name = "?"
+    recursive = True     # may the reduced graph be divided again (False: post-process it at once)
+    stop_on_trend = True  # iterative parts stop when iteration times stop falling (set by hypar())
+
+    def stop_when(self, whole: Graph | None):
+        """The stop rule for one part's run (none for the sampled runs, which time whole runs)."""
+        return IterationTrend() if self.stop_on_trend and whole is not None else None
+
+    def prepare(self, graph: Graph) -> Graph:
+        """The graph HyPar divides (here: the undirected simple view)."""
+        return simple_graph(graph, undirected=True)
+
+    def start(self, g: Graph) -> dict:
+        return {}
+
+    def part(self, g: Graph, block: np.ndarray) -> Graph:
+        """The part an executor computes on: by default the block's induced subgraph."""
+        return induced_subgraph(g, block)
+
+    def local(self, part: Graph, block: np.ndarray, executor: Executor, whole: Graph | None = None) -> Any:
+        raise NotImplementedError
+
+    def merge(self, g: Graph, blocks: list[np.ndarray], results: list, state: dict) -> Graph | None:
+        raise NotImplementedError
+
+    def post_process(self, reduced: Graph, state: dict, executor: Executor) -> None:
+        raise NotImplementedError
+
+    def finish(self, graph: Graph, g: Graph, state: dict) -> tuple[dict, dict]:
+        raise NotImplementedError
+
+
+def _smallest_member(labels: np.ndarray) -> np.ndarray:
+    """Each vertex's label replaced by the smallest vertex id carrying the same label."""
+    n = len(labels)
+    _, group = np.unique(labels, return_inverse=True)
+    smallest = np.full(group.max() + 1 if n else 0, n, np.int64)
+    np.minimum.at(smallest, group, np.arange(n))
+    return smallest[group]
+
+
+class Components(Application):
+    """Connected components (weak, on a directed input): contraction after each level."""
+
+    name = "components"
+
+    def start(self, g: Graph) -> dict:
+        return {"owner": np.arange(g.n, dtype=np.int64)}       # input vertex -> vertex of the current graph
+
+    def local(self, part, block, executor, whole=None):
+        return executor.run("wcc", part).labels
+
+    def merge(self, g, blocks, results, state):
+        labels = np.empty(g.n, np.int64)
+        for block, local in zip(blocks, results):
+            labels[block] = block[local]                        # part ids -> ids of g
+        reduced, groups = contract(g, labels)
+        state["owner"] = np.searchsorted(groups, labels[state["owner"]])
+        return reduced if reduced.m else None
+
+    def post_process(self, reduced, state, executor):
+        state["owner"] = executor.run("wcc", reduced).labels[state["owner"]]
+
+    def finish(self, graph, g, state):
+        labels = _smallest_member(state["owner"])
+        return {"labels": labels}, {"components": int(len(np.unique(labels)))}
+
+
+class Triangles(Application):
+    """Triangle counting with ghost edges: every triangle through a block vertex lies in its part."""
+
+    name = "triangles"
+
+    def start(self, g):
+        return {"triangles": np.zeros(g.n, np.int64)}
+
+    def part(self, g, block):
+        src, dst = g.edges()
+        inside = np.zeros(g.n, bool)
+        inside[block] = True
+        touching = inside[src] | inside[dst]
+        near = np.zeros(g.n, bool)
+        near[dst[inside[src]]] = True                          # the block and its neighbours
+        keep = touching | (near[src] & near[dst])              # ghost edges among the neighbours too
+        vertices = np.flatnonzero(near | inside)
+        return induced_subgraph(Graph.from_edges(src[keep], dst[keep], n=g.n, directed=True), vertices)
+
+    def local(self, part, block, executor, whole=None):
+        counts = executor.run("triangle_count", part).triangles
+        if whole is None:                                      # a sample: the part is the block
+            return counts
+        return counts[np.searchsorted(part.meta["parent_ids"], block)]
+
+    def merge(self, g, blocks, results, state):
+        for block, counts in zip(blocks, results):
+            state["triangles"][block] = counts
+        return None
+
+    def finish(self, graph, g, state):
+        tri = state["triangles"]
+        return {"triangles": tri}, {"total": int(tri.sum()) // 3}
+
+
+class Coloring(Application):
+    """Graph colouring (HyPar Algorithm 2): independent parts, conflicts on cut edges uncoloured."""
+
+    name = "coloring"
+    recursive = False    # the uncoloured vertices must see their coloured neighbours' colours
+
+    def start(self, g):
+        return {"colors": np.full(g.n, -1, np.int64), "whole": g}
+
+    def local(self, part, block, executor, whole=None):
+        return executor.run("coloring", part, stop_when=self.stop_when(whole)).colors
+
+    def merge(self, g, blocks, results, state):
+        colors = state["colors"]
+        for block, local in zip(blocks, results):
+            colors[block] = local
+        src, dst = g.edges()
+        clash = (colors[src] == colors[dst]) & (src < dst)     # a cut edge joining equal colours
+        colors[dst[clash]] = -1                                 # its higher end is coloured again
+        state["conflicts"] = int(np.count_nonzero(colors < 0))
+        todo = np.flatnonzero(colors < 0)
+        return induced_subgraph(g, todo) if len(todo) else None
+
+    def post_process(self, reduced, state, executor):
+        # colour the uncoloured vertices around the fixed ones (the whole graph's edges: a
+        # removed vertex still forbids its colour to its uncoloured neighbours)
+        state["colors"] = registry.get("coloring").function(
+            state["whole"], precolored=state["colors"], **executor.options()).colors
+
+    def finish(self, graph, g, state):
+        colors = state["colors"]
+        return {"colors": colors}, {"num_colors": int(colors.max()) + 1 if len(colors) else 0,
+                                    "conflicts": state.get("conflicts", 0)}
+
+
+class Communities(Application):
+    """Label propagation with HyPar's merge rule (Algorithm 5)."""
+
+    name = "communities"
+
+    def start(self, g):
+        return {"labels": np.arange(g.n, dtype=np.int64), "active": np.arange(g.n, dtype=np.int64), "whole": g}
+
+    def local(self, part, block, executor, whole=None):
+        return block[executor.run("communities", part, refine=False, stop_when=self.stop_when(whole)).community]
+
+    def merge(self, g, blocks, results, state):
+        labels = np.empty(g.n, np.int64)
+        for block, local in zip(blocks, results):
+            labels[block] = local
+        src, dst = g.edges()
+        inside = np.bincount(labels[src[labels[src] == labels[dst]]], minlength=g.n).astype(np.float64)
+        total = np.bincount(labels[src], minlength=g.n).astype(np.float64)   # arcs leaving the community's vertices
+        present = total > 0
+        ratio = np.zeros(g.n)
+        ratio[present] = inside[present] / total[present]
+        average = ratio[present].mean() if present.any() else 0.0
+        m_edges = state["whole"].m / 2
+        # the border exception: a community with many cut arcs (arcs to another part) was
+        # probably cut through by the partition and formed without the other side's view;
+        # it is not finalised either (HyPar's EXCPT_BORDER_VERTEX, taken per community)
+        part_of = np.zeros(g.n, np.int64)
+        for i, block in enumerate(blocks):
+            part_of[block] = i
+        crossing = part_of[src] != part_of[dst]
+        cut = np.bincount(labels[src[crossing]], minlength=g.n).astype(np.float64)
+        cut_through = cut > CUT_THROUGH * inside
+        dismantle = ((ratio[labels] < average) | (inside[labels] / 2 < m_edges * TINY_COMMUNITY)
+                     | ~present[labels] | cut_through[labels])
+        ids = state["active"]                                    # vertices of g as vertices of the prepared graph
+        state["labels"][ids[~dismantle]] = ids[labels[~dismantle]]
+        rest = np.flatnonzero(dismantle)
+        state["active"] = ids[rest]
+        state["finalised"] = state.get("finalised", 0) + int(np.count_nonzero(~dismantle))
+        return induced_subgraph(g, rest) if len(rest) else None
+
+    def post_process(self, reduced, state, executor):
+        ids = state["active"]
+        local = executor.run("communities", reduced, refine=False).community
+        state["labels"][ids] = ids[local]
+
+    def finish(self, graph, g, state):
+        labels = _smallest_member(state["labels"])
+        return {"community": labels}, {"modularity": modularity(g, labels),
+                                       "num_communities": int(len(np.unique(labels))),
+                                       "finalised": state.get("finalised", 0)}
+
+
+def _arc_positions(g: Graph, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """CSR positions of arcs ``(a[i], b[i])`` of ``g``, whose rows are sorted (simple graphs from
+    :mod:`graphferry.transforms` are): one search over the sorted arc keys ``row * n + column``."""
+    src, dst = g.edges()
+    keys = src * np.int64(g.n) + dst
+    return np.searchsorted(keys, np.asarray(a, np.int64) * np.int64(g.n) + np.asarray(b, np.int64))
+
+
+class SpanningForest(Application):
+    """Boruvka's minimum spanning forest (HyPar Algorithm 3): parts grow components under the
+    cut-edge exception, merge contracts them (self-edges removed, lightest parallel edge kept),
+    recursion, post-processing on the reduced graph."""
+
+    name = "mst"
+
+    def prepare(self, graph):
+        from ..transforms import symmetrize
+
+        sym = symmetrize(graph)
+        if sym.weights is None:                                  # unweighted: every edge weighs 1
+            sym = Graph(sym.offsets, sym.indices, np.ones(sym.m, np.float32), directed=False,
+                        original_ids=sym.original_ids, name=sym.name)
+        return sym
+
+    def start(self, g):
+        src, dst = g.edges()
+        # each arc of the current graph stands for an arc of the prepared graph
+        return {"rep_src": src, "rep_dst": dst, "weights": g.weights, "edges": []}
+
+    def local(self, part, block, executor, whole=None):
+        spec = registry.get("mst")
+        if whole is None:                                        # a sample: no cut edges to respect
+            r = spec.function(part, **executor.options())
+        else:
+            r = spec.function(part, within=(whole, block), stop_when=self.stop_when(whole), **executor.options())
+        return r.edges["source"], r.edges["target"], r.values["component"]
+
+    def _record(self, g, state, a, b):
+        """Forest edges (a, b) of ``g`` as arcs of the prepared graph."""
+        if len(a) == 0:
+            return
+        pos = _arc_positions(g, a, b)
+        state["edges"].append(np.stack([state["rep_src"][pos], state["rep_dst"][pos]], 1))
+
+    def merge(self, g, blocks, results, state):
+        labels = np.empty(g.n, np.int64)
+        for block, (a, b, comp) in zip(blocks, results):
+            self._record(g, state, block[a], block[b])
+            labels[block] = block[comp]
+        reduced, groups, rep = contract(g, labels, representatives=True)
+        state["rep_src"], state["rep_dst"] = state["rep_src"][rep], state["rep_dst"][rep]
+        return reduced if reduced.m else None
+
+    def post_process(self, reduced, state, executor):
+        r = registry.get("mst").function(reduced, **executor.options())
+        self._record(reduced, state, r.edges["source"], r.edges["target"])
+
+    def finish(self, graph, g, state):
+        edges = np.concatenate(state["edges"]) if state["edges"] else np.zeros((0, 2), np.int64)
+        lo, hi = np.minimum(edges[:, 0], edges[:, 1]), np.maximum(edges[:, 0], edges[:, 1])
+        w = g.weights[_arc_positions(g, lo, hi)]
+        return ({"source": lo, "target": hi, "weight": w},
+                {"total_weight": float(w.astype(np.float64).sum()), "num_edges": int(len(lo))})
+
+
+def modularity(g: Graph, labels: np.ndarray) -> float:
+    """Newman's Q of ``labels`` on undirected simple graph ``g`` (HyPar Eq. 1)."""
+    if g.m == 0:
+        return 0.0
+    src, dst = g.edges()
+    two_m = float(g.m)
+    inside = float(np.count_nonzero(labels[src] == labels[dst]))
+    tot = np.bincount(labels, weights=g.out_degree.astype(np.float64), minlength=g.n)
+    return inside / two_m - float((tot ** 2).sum()) / two_m ** 2
+
+
+APPLICATIONS: dict[str, Callable[[], Application]] = {
+    "components": Components, "triangles": Triangles, "coloring": Coloring, "communities": Communities,
+    "mst": SpanningForest}
+
+
+# ------------------------------------------------------------------ BSP baseline
+def bsp_components(graph: Graph, executors: list[Executor], *, max_supersteps: int = 10_000) -> HyparResult:
+    """Connected components by BSP supersteps over the same blocks: each executor finds its part's
+    components with ghost vertices (the other ends of its cut edges) and takes the least label in
+    each; labels are exchanged after every superstep until none changes."""
+    t0 = time.perf_counter()
+    g = simple_graph(graph, undirected=True)
+    app = Components()
+    split = part_graph(g, app, executors)
+    blocks = split.blocks()
+    src, dst = g.edges()
+    parts = []
+    for block in blocks:
+        inside = np.zeros(g.n, bool)
+        inside[block] = True
+        keep = inside[src] | inside[dst]
+        vertices = np.flatnonzero(inside | np.isin(np.arange(g.n), dst[inside[src]]))
+        parts.append(induced_subgraph(Graph.from_edges(src[keep], dst[keep], n=g.n, directed=False), vertices))
+    labels = np.arange(g.n, dtype=np.int64)
+    supersteps = 0
+    seconds = np.zeros(len(executors))
+
+    def step(i):
+        t = time.perf_counter()
+        part, block = parts[i], blocks[i]
+        ids = part.meta["parent_ids"]
+        local = executors[i].run("wcc", part).labels            # part-local components
+        least = np.full(part.n, np.iinfo(np.int64).max)
+        np.minimum.at(least, local, labels[ids])
+        new = least[local][np.searchsorted(ids, block)]
+        return new, time.perf_counter() - t
+
+    while supersteps < max_supersteps:
+        supersteps += 1
+        with ThreadPoolExecutor(max_workers=len(executors)) as pool:
+            outs = list(pool.map(step, range(len(executors))))
+        changed = False
+        for (new, s), block, i in zip(outs, blocks, range(len(blocks))):
+            seconds[i] += s
+            changed |= bool(np.any(new != labels[block]))
+            labels[block] = new                                # the exchange
+        if not changed:
+            break
+    labels = _smallest_member(labels)
+    timings = {"total": time.perf_counter() - t0, "supersteps": supersteps, "executor_seconds": seconds.tolist(),
+               "executors": [ex.label for ex in executors]}
+    return HyparResult(graph, {"labels": labels}, {"components": int(len(np.unique(labels)))}, timings,
+                       int(split.bounds[1]) if len(split.bounds) > 2 else g.n, supersteps)

@@ -1,0 +1,201 @@
+"""HyPar divide and conquer: two CPU executors (one with a small simulated device arena) and one,
+against scipy / networkx oracles; the BSP baseline too."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
+from scipy.sparse.csgraph import connected_components
+
+from graphferry import Graph
+from graphferry.algorithms.hypar import Executor, bsp_components, cut_by_edges, hypar, part_graph, APPLICATIONS
+from graphferry.generators import kronecker_graph
+
+ONE = [Executor("cpu")]
+TWO = [Executor("cpu"), Executor("cpu", engine="compaction", budget=1 << 16, partition_bytes=256)]
+
+
+@st.composite
+def graphs(draw, max_n=80, max_m=300):
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(0, max_m))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    return Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=draw(st.booleans()))
+
+
+def scipy_labels(g: Graph) -> np.ndarray:
+    src, dst = g.edges()
+    _, lab = connected_components(sp.coo_array((np.ones(len(src)), (src, dst)), shape=(g.n, g.n)), directed=False)
+    first = {}
+    return np.array([first.setdefault(x, v) for v, x in enumerate(lab.tolist())])
+
+
+def nx_simple(g: Graph) -> nx.Graph:
+    G = nx.Graph()
+    G.add_nodes_from(range(g.n))
+    src, dst = g.edges()
+    G.add_edges_from((a, b) for a, b in zip(src.tolist(), dst.tolist()) if a != b)
+    return G
+
+
+@settings(max_examples=30, deadline=None)
+@given(g=graphs(), executors=st.sampled_from([ONE, TWO]), threshold=st.sampled_from([0, 10**9]))
+def test_components_equal_scipy(g, executors, threshold):
+    r = hypar(g, "components", executors, threshold_edges=threshold)
+    assert np.array_equal(r.values["labels"], scipy_labels(g))
+    assert r.scalars["components"] == len(set(scipy_labels(g).tolist()))
+
+
+@settings(max_examples=30, deadline=None)
+@given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
+def test_triangles_with_ghost_edges_equal_networkx(g, executors):
+    r = hypar(g, "triangles", executors)
+    t = nx.triangles(nx_simple(g))
+    assert r.values["triangles"].tolist() == [t[v] for v in range(g.n)]
+    assert r.scalars["total"] == sum(t.values()) // 3
+
+
+@settings(max_examples=30, deadline=None)
+@given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
+def test_coloring_is_proper(g, executors):
+    r = hypar(g, "coloring", executors)
+    colors = r.values["colors"]
+    G = nx_simple(g)
+    assert colors.min(initial=0) >= 0
+    assert all(colors[a] != colors[b] for a, b in G.edges())
+    assert all(colors[v] <= G.degree(v) for v in range(g.n))
+
+
+@pytest.mark.parametrize("executors", [ONE, TWO], ids=["one", "two"])
+@pytest.mark.parametrize("graph_seed", [1, 2, 3])
+def test_communities_modularity_near_networkx_on_planted_partitions(executors, graph_seed):
+    G = nx.planted_partition_graph(6, 40, 0.4, 0.004, seed=graph_seed)
+    e = np.array(list(G.edges()))
+    g = Graph.from_edges(e[:, 0], e[:, 1], n=G.number_of_nodes(), directed=False)
+    r = hypar(g, "communities", executors, threshold_edges=0)
+    groups = {}
+    for v, c in enumerate(r.values["community"].tolist()):
+        groups.setdefault(c, set()).add(v)
+    q = nx.community.modularity(G, groups.values())
+    assert np.isclose(r.scalars["modularity"], q)
+    want = np.mean([nx.community.modularity(G, nx.community.asyn_lpa_communities(G, seed=s)) for s in range(3)])
+    assert abs(q - want) <= 0.05, (q, want)
+
+
+def test_two_executors_really_split_and_recurse():
+    g = kronecker_graph(10, seed=2)
+    r = hypar(g, "components", TWO, threshold_edges=0)
+    assert 0 < r.cut < g.n and r.levels >= 1
+    assert len(r.timings["independent"][0]) == 2
+    assert np.array_equal(r.values["labels"], scipy_labels(g))
+
+
+def test_part_graph_measures_both_executors_and_respects_budgets():
+    g = kronecker_graph(10, seed=3)
+    split = part_graph(g, APPLICATIONS["components"](), TWO)
+    assert len(split.sample_seconds) == 2 and all(s > 0 for s in split.sample_seconds)
+    assert np.isclose(sum(split.shares), 1.0)
+    bounds = cut_by_edges(g, [0.9, 0.1], [1024, None])      # executor 0 may hold 1 KiB of edges
+    edges0 = int(g.offsets[bounds[1]] - g.offsets[bounds[0]])
+    assert edges0 * g.indices.itemsize <= 1024
+    bounds = cut_by_edges(g, [0.1, 0.9], [None, 2048])      # and the last block, which takes the rest
+    assert int(g.offsets[-1] - g.offsets[bounds[1]]) * g.indices.itemsize <= 2048
+
+
+@settings(max_examples=20, deadline=None)
+@given(g=graphs())
+def test_bsp_baseline_equals_scipy(g):
+    r = bsp_components(g, TWO)
+    assert np.array_equal(r.values["labels"], scipy_labels(g))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("app", sorted(APPLICATIONS))
+def test_cpu_and_gpu_executors_and_gpu_only(app):
+    g = kronecker_graph(12, seed=4)
+    cpu = hypar(g, app, ONE)
+    for executors in ([Executor("cpu"), Executor("cuda")], [Executor("cuda")]):
+        r = hypar(g, app, executors, threshold_edges=0)
+        if app in ("components", "triangles"):
+            assert all(np.array_equal(r.values[k], cpu.values[k]) for k in r.values)
+        elif app == "coloring":
+            src, dst = g.edges()
+            keep = src != dst
+            assert not np.any(r.values["colors"][src[keep]] == r.values["colors"][dst[keep]])
+        else:
+            assert abs(r.scalars["modularity"] - cpu.scalars["modularity"]) <= 0.05
+
+
+@settings(max_examples=30, deadline=None)
+@given(g=graphs(), executors=st.sampled_from([ONE, TWO]), threshold=st.sampled_from([0, 10**9]),
+       weights=st.sampled_from(["none", "few", "many"]))
+def test_spanning_forest_weight_equals_scipy(g, executors, threshold, weights):
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    rng = np.random.default_rng(g.m)
+    w = {"none": None, "few": rng.integers(1, 3, g.m), "many": rng.random(g.m) * 10}[weights]
+    src, dst = g.edges()
+    g = Graph.from_edges(src, dst, None if w is None else w.astype(np.float32), n=g.n, directed=g.directed)
+    src, dst = g.edges()
+    r = hypar(g, "mst", executors, threshold_edges=threshold)
+    ww = np.ones(g.m) if g.weights is None else g.weights.astype(np.float64)
+    keep = src != dst
+    best = {}
+    for a, b, x in zip(np.minimum(src, dst)[keep].tolist(), np.maximum(src, dst)[keep].tolist(), ww[keep].tolist()):
+        best[(a, b)] = min(x, best.get((a, b), np.inf))
+    rows = np.array([p[0] for p in best], np.int64)
+    cols = np.array([p[1] for p in best], np.int64)
+    vals = np.array(list(best.values()))
+    total = minimum_spanning_tree(sp.csr_array((vals + 1.0, (rows, cols)), shape=(g.n, g.n))).sum()
+    comps = connected_components(sp.coo_array((np.ones(len(rows)), (rows, cols)), shape=(g.n, g.n)),
+                                 directed=False)[0]
+    assert r.scalars["num_edges"] == g.n - comps
+    assert np.isclose(r.scalars["total_weight"], total - (g.n - comps), atol=1e-6)
+    # the edges form a forest spanning each component
+    s, t = r.values["source"], r.values["target"]
+    assert connected_components(sp.coo_array((np.ones(len(s)), (s, t)), shape=(g.n, g.n)), directed=False)[0] == comps
+
+
+def test_spanning_forest_on_a_split_kronecker_graph():
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    k = kronecker_graph(10, seed=5)
+    src, dst = k.edges()
+    keep = src < dst
+    w = np.random.default_rng(0).integers(1, 100, int(keep.sum())).astype(np.float32)
+    g = Graph.from_edges(src[keep], dst[keep], w, n=k.n, directed=False, drop_duplicates=True)
+    r = hypar(g, "mst", TWO, threshold_edges=0)
+    assert 0 < r.cut < g.n
+    want = minimum_spanning_tree(sp.triu(g.to_scipy(), 1)).sum()
+    assert np.isclose(r.scalars["total_weight"], want)
+
+
+def test_iteration_trend_stops_when_times_stop_falling():
+    from graphferry.algorithms.hypar import IterationTrend
+
+    t = IterationTrend()
+    assert [t(s) for s in (5.0, 3.0, 2.0, 2.5)] == [False, False, False, True]
+
+
+def test_stop_rules_end_the_algorithms_early_and_hypar_still_finishes():
+    from graphferry.algorithms.coloring import coloring
+    from graphferry.algorithms.communities import communities
+    from graphferry.algorithms.mst import minimum_spanning_forest
+
+    g = kronecker_graph(9, seed=6)
+    always = lambda seconds: True  # noqa: E731
+    assert coloring(g, method="jones_plassmann", stop_when=always, backend="cpu").rounds == 1
+    assert communities(g, refine=False, stop_when=always, backend="cpu").iterations == 1
+    src, dst = g.edges()
+    w = np.random.default_rng(1).integers(1, 9, len(src)).astype(np.float32)
+    wg = Graph.from_edges(src, dst, w, n=g.n, directed=False)
+    assert minimum_spanning_forest(wg, stop_when=always, backend="cpu").rounds == 1
+    for app in ("coloring", "communities", "mst"):
+        for trend in (True, False):
+            r = hypar(wg, app, TWO, threshold_edges=0, stop_on_trend=trend)
+            if app == "coloring":
+                c = r.values["colors"]
+                assert c.min() >= 0 and not np.any(c[src[src != dst]] == c[dst[src != dst]])
