@@ -134,6 +134,7 @@ class LoadedGraph:
         self._programs: dict[tuple, Any] = {}
         self._pool = None        # the hybrid engine's device buffers (scheduler.pool), made on first use
         self._executors = None   # the hybrid engine's executors (device, CPU), made on first use
+        self.distribution = None  # several ranks (graphferry.distributed): the maps split over them
         self.stats = {"programs_compiled": 0, "sides_built": 0, "engines_built": 0, "engines_evicted": 0}
         self.load_seconds = time.perf_counter() - t0
         if not temporary:
@@ -296,6 +297,10 @@ class LoadedGraph:
             deg = self.graph.in_degree if key == "in" else self.graph.out_degree
             self._degree_sums[key] = int(deg.sum())
         return self._degree_sums[key]
+
+    def degree_offsets(self, reverse: bool) -> np.ndarray:
+        """Offsets along the map's edges (the transpose's for a reverse map of a directed graph)."""
+        return self.transpose().offsets if reverse and self.graph.directed else self.graph.offsets
 
     def device_degrees(self, reverse: bool) -> Any:
         """The degrees along the map's edges, on the device (uploaded once)."""
