@@ -1,0 +1,128 @@
+"""Several ranks (Lux): ``mpiexec -n 2, 4, 8`` CPU ranks give one process's results; failures end the run.
+
+The rank programs live in tests/distributed/ and are started with ``mpiexec``
+(from the ``mpich`` wheel); the tests skip when mpi4py or mpiexec is missing.
+Oracles: one process running the same algorithm (itself checked against
+NetworkX/SciPy by the algorithm tests) and each algorithm's own verifier.
+"""
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphferry.distributed import DistributedGraph, balanced_splits, interpolate_splits, local_world
+from graphferry.distributed.placement import Repartitioner, moved_edges, work_prefix
+from graphferry.generators import kronecker_graph
+from graphferry.store import write_store
+
+HERE = Path(__file__).parent / "distributed"
+SRC = Path(__file__).parent.parent / "src"
+MPIEXEC = shutil.which("mpiexec")
+needs_mpi = pytest.mark.skipif(importlib.util.find_spec("mpi4py") is None or MPIEXEC is None,
+                               reason="needs mpi4py and mpiexec (pip install 'graphferry[mpi]')")
+
+
+def mpiexec(ranks: int, script: str, *args, timeout: float = 240) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               OMP_NUM_THREADS="1")
+    return subprocess.run([MPIEXEC, "-n", str(ranks), sys.executable, str(HERE / script), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, env=env)
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory):
+    root = tmp_path_factory.mktemp("stores")
+    out = {}
+    for name, directed in (("directed", True), ("undirected", False)):
+        g = kronecker_graph(8, 8, seed=3, weighted=True, directed=directed)
+        out[name] = write_store(g, root / name) and root / name
+    return out
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks,kind,algorithms", [
+    (2, "directed", None), (2, "undirected", None), (4, "directed", None), (4, "undirected", None),
+    (8, "undirected", "bfs,sssp,pagerank,pagerank_ldbc,wcc,cdlp"),  # issue 13: more than four ranks
+])
+def test_ranks_give_one_process_results(stores, tmp_path, ranks, kind, algorithms):
+    out = tmp_path / "report.json"
+    args = [out, stores[kind]] + ([algorithms] if algorithms else [])
+    done = mpiexec(ranks, "rank_compare.py", *args)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    if algorithms is None:
+        from graphferry.algorithms import registry
+        assert sorted(report) == sorted(registry.names())
+    for name, entry in report.items():
+        assert entry["differences"] == [], (name, entry)
+        assert entry["ranks"] == ranks and entry["devices"] == ranks
+        splits = entry["splits"]
+        assert len(splits) == ranks + 1 and splits[0] == 0 and splits == sorted(splits)
+
+
+@needs_mpi
+def test_a_failing_rank_ends_the_run_with_its_message(stores, tmp_path):
+    done = mpiexec(2, "rank_scripts.py", "fail", tmp_path / "x.json", stores["directed"], timeout=60)
+    assert done.returncode != 0
+    assert "rank 1 of 2 failed: RuntimeError: injected failure on rank 1" in done.stderr
+
+
+@needs_mpi
+def test_a_slow_rank_gives_up_vertices(stores, tmp_path):
+    out = tmp_path / "splits.json"
+    done = mpiexec(2, "rank_scripts.py", "repartition", out, stores["undirected"])
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    in_offsets = np.array(report["in_offsets"])
+    first, last = report["splits"][0], report["splits"][-1]
+    share = lambda s: (in_offsets[s[2]] - in_offsets[s[1]]) / in_offsets[-1]  # noqa: E731 - rank 1's edges
+    assert report["repartitions"], "no repartitioning happened"
+    assert share(last) < share(first) - 0.1, (first, last)
+
+
+# ------------------------------------------------------------------ without MPI
+def test_balanced_splits_balance_in_edges():
+    g = kronecker_graph(9, 8, seed=1, directed=True)
+    t = g.transpose()
+    splits = balanced_splits(work_prefix(t.offsets), 4)
+    work = np.diff(work_prefix(t.offsets)[splits])
+    assert work.max() - work.min() <= 2 * (g.in_degree.max() + 1)
+
+
+def test_interpolated_splits_follow_observed_times():
+    prefix = work_prefix(np.arange(0, 1001, 10))  # 100 vertices, 10 in-edges each
+    old = balanced_splits(prefix, 4)
+    new = interpolate_splits(prefix, old, np.array([1.0, 1.0, 1.0, 5.0]), 4)
+    assert new[0] == 0 and new[-1] == 100 and list(new) == sorted(new)
+    assert new[3] - new[2] < old[3] - old[2] and new[4] - new[3] < old[4] - old[3]
+    # equal times keep the split points
+    assert interpolate_splits(prefix, old, np.ones(4), 4).tolist() == old.tolist()
+
+
+def test_repartitioning_only_when_gain_beats_cost():
+    offsets = np.arange(0, 1001, 10)
+    splits = balanced_splits(work_prefix(offsets), 2)
+    cheap = Repartitioner(alpha=0.1, node_of=[0, 0], bytes_per_edge=4, local_bytes_per_second=1e9)
+    assert cheap.propose(offsets, splits, [1.0, 3.0]) is not None
+    dear = Repartitioner(alpha=0.1, node_of=[0, 0], bytes_per_edge=4, local_bytes_per_second=1.0)
+    assert dear.propose(offsets, splits, [1.0, 3.0]) is None
+    assert moved_edges(offsets, np.array([0, 50, 100]), np.array([0, 40, 100])) == 100
+
+
+def test_one_rank_world_runs_the_algorithms_unchanged():
+    from graphferry.algorithms import bfs, pagerank
+
+    g = kronecker_graph(8, 8, seed=2, directed=True)
+    dg = DistributedGraph(g, local_world(), backend="cpu")
+    assert np.array_equal(bfs(dg, 0).levels, bfs(g, 0, backend="cpu").levels)
+    r = pagerank(dg)
+    assert np.allclose(r.values["ranks"] if "ranks" in r.values else list(r.values.values())[0],
+                       list(pagerank(g, backend="cpu").values.values())[0])
+    assert r.record.extra["ranks"] == 1 and r.record.extra["devices"] == 1
