@@ -126,3 +126,16 @@ def test_one_rank_world_runs_the_algorithms_unchanged():
     assert np.allclose(r.values["ranks"] if "ranks" in r.values else list(r.values.values())[0],
                        list(pagerank(g, backend="cpu").values.values())[0])
     assert r.record.extra["ranks"] == 1 and r.record.extra["devices"] == 1
+
+
+@needs_mpi
+def test_cli_under_mpiexec_says_ranks_and_devices(stores, tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(SRC), OMP_NUM_THREADS="1")
+    rec = tmp_path / "record.json"
+    done = subprocess.run([MPIEXEC, "-n", "2", sys.executable, "-m", "graphferry", "run", "bfs",
+                           str(stores["directed"]), "--source", "0", "--record", str(rec)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "on 2 ranks, 2 devices" in done.stdout
+    extra = json.loads(rec.read_text())["extra"]
+    assert extra["ranks"] == 2 and extra["devices"] == 2

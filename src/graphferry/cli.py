@@ -944,8 +944,14 @@ def run(
         help="Write the run record (per iteration, per partition) as JSON.")] = None,
     verify: VerifyFlag = False,
     as_json: JsonFlag = False,
+    repartition: Annotated[bool, typer.Option("--repartition",
+        help="Under mpiexec: move split points between ranks from observed times (Lux sec. 5).")] = False,
 ) -> None:
-    """Run an algorithm on a graph; print a summary, optionally write results and the run record."""
+    """Run an algorithm on a graph; print a summary, optionally write results and the run record.
+
+    Under ``mpiexec -n P`` the P ranks split the graph by vertex ranges (a store
+    is read by each rank for its own range); rank 0 prints and writes.
+    """
     from . import algorithms
 
     if algorithm not in algorithms.ALGORITHMS:
@@ -957,20 +963,32 @@ def run(
     params = {"damping": damping, "iterations": iterations, "max_iterations": max_iterations, "tol": tol}
     params.update(_registry_params(algorithm, param or []))
     _algorithm_arguments(algorithm, params, backend.value)  # before reading a large graph
-    with _spinner(f"reading {graph_path}"):
-        graph = _user_value_errors(_load, graph_path, verify=verify)
-    with _spinner(f"loading {graph_path} for the {backend.value} backend"):
-        loaded = _user_value_errors(load_graph, graph, backend=backend.value, budget=budget,
-                                    partition_bytes=partition_bytes)
-    progress, stop = _iteration_reporter(algorithm)
-    try:
-        result = _user_value_errors(
-            run_algorithm, loaded, algorithm, source=source, backend=backend.value, engine=engine.value,
-            budget=budget, partition_bytes=partition_bytes,
-            direction=direction.value, params=params, progress=progress)
-    finally:
-        stop()
-        loaded.close()
+    from .distributed import launched_by_mpiexec
+
+    if launched_by_mpiexec():
+        from .distributed.cli import run_on_ranks
+
+        result = run_on_ranks(lambda **kw: _user_value_errors(run_algorithm, **kw), graph_path, algorithm,
+                              source=source, backend=backend.value, engine=engine.value, budget=budget,
+                              partition_bytes=partition_bytes, direction=direction.value, params=params,
+                              repartition=repartition, verify=verify, read=_load)
+        if result is None:  # not rank 0: rank 0 reports and writes
+            return
+    else:
+        with _spinner(f"reading {graph_path}"):
+            graph = _user_value_errors(_load, graph_path, verify=verify)
+        with _spinner(f"loading {graph_path} for the {backend.value} backend"):
+            loaded = _user_value_errors(load_graph, graph, backend=backend.value, budget=budget,
+                                        partition_bytes=partition_bytes)
+        progress, stop = _iteration_reporter(algorithm)
+        try:
+            result = _user_value_errors(
+                run_algorithm, loaded, algorithm, source=source, backend=backend.value, engine=engine.value,
+                budget=budget, partition_bytes=partition_bytes,
+                direction=direction.value, params=params, progress=progress)
+        finally:
+            stop()
+            loaded.close()
     if out is not None:
         write_table(result.to_table(), out)
     if record is not None:
