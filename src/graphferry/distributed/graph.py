@@ -320,7 +320,9 @@ class DistributedGraph(LoadedGraph):
     def _after(self, it, op: str, direction: str, seconds: float, exchange: float, edges: int,
                repartition: bool = True) -> None:
         times = self.world.allgather((seconds, exchange, edges))
-        entry = {"op": op, "direction": direction, "compute_seconds": [t[0] for t in times],
+        it.kernel_seconds = seconds
+        entry = {"op": op, "direction": direction, "active_edges": int(it.active_edges),
+                 "compute_seconds": [t[0] for t in times],
                  "exchange_seconds": [t[1] for t in times], "edges": [t[2] for t in times],
                  "splits": [int(s) for s in self.splits]}
         it.device_seconds = {f"rank{r}": t[0] for r, t in enumerate(times)}
