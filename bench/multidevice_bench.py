@@ -52,7 +52,7 @@ CASES = [
     ("bfs", "bfs", {}, "auto", False),
     ("sssp", "sssp", {}, "auto", False),
     ("wcc", "wcc", {}, "auto", False),
-    ("betweenness", "betweenness", {"k": 4, "seed": 1}, "auto", False),
+    ("betweenness", "betweenness", {"k": 2, "seed": 1}, "auto", False),
 ]
 
 
@@ -84,6 +84,7 @@ def worker(args) -> None:
             result = spec.run(dg, direction=direction, backend=args.backend, **kwargs)
             trials.append((result.record.total_seconds, result, list(dg.log)))
         leave()
+        sets = world.allgather(dg.neighbour_sets())  # Lux eqs. 7-9 per rank, for the model
         if world.rank == 0:
             seconds, result, log = sorted(trials, key=lambda t: t[0])[len(trials) // 2]
             whole = None
@@ -107,7 +108,7 @@ def worker(args) -> None:
                    "active_edges": [int(s.active_edges) for s in steps],
                    "log": log, "final_splits": [int(x) for x in dg.splits],
                    "repartitions": dg.repartitioner.history,
-                   "neighbour_sets": None}
+                   "neighbour_sets": sets}
             with open(args.out, "w") as f:
                 json.dump(out, f)
         world.barrier()
@@ -121,6 +122,8 @@ def run_config(store: Path, ranks: int, case: str, args, work: Path) -> dict:
     cmd = ["mpiexec", "-n", str(ranks), sys.executable, __file__, "--worker", case, "--store", str(store),
            "--out", str(out), "--backend", args.backend, "--trials", str(args.trials)]
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    if args.backend == "cpu":  # a CPU rank is one device of one core: 1, 2, 4 ranks = 1, 2, 4 devices
+        env["OMP_NUM_THREADS"] = "1"
     t = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=env)
     if p.returncode != 0:
@@ -176,15 +179,16 @@ def main() -> None:
         store, g = Path(args.store), open_store(args.store)
     else:
         store, g = make_store(args.scale, work, seed=1)
-    fit_store, fit_g = make_store(args.fit_scale, work, seed=2)
+    fit_stores = [make_store(s, work, seed=2) for s in (args.fit_scale - 1, args.fit_scale)]
     vertex_bytes = 8 * 3  # pagerank_ldbc: three float64 arrays per vertex exchanged
-    units = int(os.cpu_count() or 1) if args.backend == "cpu" else max(args.ranks)
+    units = int(os.cpu_count() or 1) if args.backend == "cpu" else max(args.ranks)  # cores, or GPUs
 
     # ---- fit the model on the small graph: pull and push PageRank at every rank count
     fit_obs = []
-    for ranks in args.ranks:
-        for case in ("pagerank-pull", "pagerank-push"):
-            fit_obs += observations(run_config(fit_store, ranks, case, args, work), fit_g.n, vertex_bytes)
+    for fit_store, fit_g in fit_stores:  # two sizes: exchange bytes and steps are then told apart
+        for ranks in args.ranks:
+            for case in ("pagerank-pull", "pagerank-push"):
+                fit_obs += observations(run_config(fit_store, ranks, case, args, work), fit_g.n, vertex_bytes)
     gamma_load = 0.0  # CPU ranks read the state where it lies
     if args.backend == "cuda":  # a GPU loads its in-neighbour set at the calibrated pinned copy rate
         from graphferry.backends import get_backend
@@ -207,14 +211,15 @@ def main() -> None:
                    "verified_how": "the algorithm's own verifier on the whole graph (rank 0)",
                    **{k: res[k] for k in ("all_seconds", "direction", "repartition", "iteration_seconds",
                                           "directions", "active_edges", "final_splits", "repartitions",
-                                          "load_seconds", "process_wall_seconds")}}
+                                          "load_seconds", "process_wall_seconds", "neighbour_sets")}}
             run["rank_compute_seconds"] = [e["compute_seconds"] for e in res["log"]]
             run["rank_exchange_seconds"] = [e["exchange_seconds"] for e in res["log"]]
             # ---- the model's prediction for PageRank iterations
             if algorithm == "pagerank_ldbc":
                 measured = statistics.median(res["iteration_seconds"])
                 direction = res["direction"]
-                predicted = model.predict(direction, edges=g.m, n=g.n, vertex_bytes=vertex_bytes, ranks=ranks)
+                predicted = model.predict(direction, edges=g.m, n=g.n, vertex_bytes=vertex_bytes, ranks=ranks,
+                                          ins_total=sum(x["ins"] for x in res["neighbour_sets"]))
                 run["model"] = {"predicted_iteration_seconds": predicted, "measured_iteration_seconds": measured,
                                 "relative_error": (predicted - measured) / measured}
                 log(f"    model: predicted {predicted * 1e3:.2f} ms, measured {measured * 1e3:.2f} ms per iteration")
@@ -247,13 +252,13 @@ def main() -> None:
         "command": " ".join([Path(sys.executable).name] + sys.argv),
         "commit": commit,
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": {"device": "CPU ranks (no GPU): each rank one process with its share of the cores"
+        "machine": {"device": "CPU ranks (no GPU): each rank one process of one OpenMP thread"
                     if args.backend == "cpu" else f"{args.backend} devices, one per rank",
                     "host_cores": os.cpu_count(), "note": "shared 2-core machine, timings noisy; medians of "
                     f"{args.trials} trials" if args.backend == "cpu" else ""},
         "graph": {"name": g.name, "n": g.n, "m": g.m, "directed": g.directed,
                   "edge_bytes": int(g.m * (g.indices.itemsize + 4))},
-        "fit_graph": {"name": fit_g.name, "n": fit_g.n, "m": fit_g.m},
+        "fit_graphs": [{"name": fg.name, "n": fg.n, "m": fg.m} for _, fg in fit_stores],
         "devices_note": "devices = ranks; each rank computes on one device (a GPU, or a CPU rank)",
         "model": model.to_dict(),
         "model_choice": choice,

@@ -58,7 +58,7 @@ from ..backends.base import PartitionView
 from ..graph import Graph
 from ..runtime.loaded import LoadedGraph
 from .placement import DEFAULT_ALPHA, Repartitioner, balanced_splits, moved_edges, work_prefix
-from .world import World, collectives_for
+from .world import World, collectives_for, share_cores, use_local_device
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,9 @@ class DistributedGraph(LoadedGraph):
                  slowdown: dict[int, float] | None = None, splits: np.ndarray | None = None,
                  in_offsets: np.ndarray | None = None, _t0: float | None = None):
         t0 = time.perf_counter() if _t0 is None else _t0
+        share_cores(world)
+        if world.size > 1 and backend in ("auto", "cuda"):
+            use_local_device(world)  # one GPU per rank on each node
         super().__init__(graph, backend=backend, budget=budget, partition_bytes=partition_bytes,
                          pinned=False, temporary=True, _t0=t0)
         self.temporary = False  # the handle outlives calls; its edges stay where they lie (memory maps)
@@ -232,8 +235,12 @@ class DistributedGraph(LoadedGraph):
             mode = "rank order"
         else:
             out = b.new_bitmap(g.n)
-            snapshot = ({k: v.copy() for k, v in st.arrays.items()}
-                        if direction == "push" and prog.combine == "sum" and self.world.size > 1 else None)
+            snapshot = None
+            if self.world.size > 1:
+                if direction == "pull":  # own range only: pull writes nothing else
+                    snapshot = {k: v[self.lo : self.hi].copy() for k, v in st.arrays.items()}
+                elif prog.combine == "sum":
+                    snapshot = {k: v.copy() for k, v in st.arrays.items()}
             seconds = compute(out)
             t = time.perf_counter()
             self._exchange(st, out, direction, snapshot)
@@ -277,21 +284,30 @@ class DistributedGraph(LoadedGraph):
 
     # ------------------------------------------------------------ exchanging vertex updates
     def _exchange(self, st, out, direction: str, snapshot) -> None:
+        """Make every rank's updates visible to all (arrays no rank changed are not sent)."""
         c, w = self.collectives, self.world
         if w.size == 1:
             return
         combine = st.program.combine
+        names = list(st.arrays)
+        if snapshot is not None:  # which arrays changed anywhere (Lux's update set, per array)
+            xp = self.backend.xp
+            lo, hi = (self.lo, self.hi) if direction == "pull" else (0, self.graph.n)
+            flags = np.array([int(bool(xp.any(st.arrays[k][lo:hi] != snapshot[k]))) for k in names], np.int32)
+            w.allreduce(flags, "max")
+            names = [k for k, f in zip(names, flags) if f]
         if direction == "pull":  # disjoint owners: every rank's range to every rank
-            for arr in st.arrays.values():
-                c.allgather_ranges(arr, self.splits)
+            for k in names:
+                c.allgather_ranges(st.arrays[k], self.splits)
         elif combine in ("min", "max", "or"):
-            for arr in st.arrays.values():
-                c.allreduce(arr, combine)
+            for k in names:
+                c.allreduce(st.arrays[k], combine)
         elif combine == "sum":  # snapshot + the sum of every rank's increments
-            for name, arr in st.arrays.items():
-                delta = arr - snapshot[name]
+            for k in names:
+                arr = st.arrays[k]
+                delta = arr - snapshot[k]
                 c.sum_deterministic(delta)
-                arr[...] = snapshot[name] + delta
+                arr[...] = snapshot[k] + delta
         else:
             raise ValueError(f"cannot merge ranks' states with combine={combine!r}")
         c.allreduce(out, "or")

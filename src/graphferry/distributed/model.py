@@ -16,8 +16,9 @@ the exchange time per byte. Two departures, both measured rather than assumed:
   other rank's range of every state array (``|T_v| n (x - 1) / x`` bytes, a
   superset of Lux's update set), plus a latency per step (``log2 x`` steps);
 * ``x y`` devices compute at once only up to the host's capacity
-  (``units``): CPU ranks on one host share its cores, so four ranks on two
-  cores run at the speed of two.
+  (``units``): CPU ranks of one thread each on one host share its cores, and
+  beyond the cores the ranks waiting in MPI keep polling on theirs, so four
+  ranks on two cores compute at the speed of one (``units * units / (x y)``).
 
 Constants come from observed iterations (:meth:`PerformanceModel.fit`, least
 squares); :meth:`PerformanceModel.choose` predicts every configuration and
@@ -50,11 +51,12 @@ class PerformanceModel:
     units: int           # devices that compute at once on this machine (GPUs, or cores for CPU ranks)
     shared_host: bool = False  # CPU ranks on one host: together they always have ``units`` cores
 
-    def parallel(self, ranks: int, devices_per_rank: int = 1) -> int:
+    def parallel(self, ranks: int, devices_per_rank: int = 1) -> float:
         """How many units compute at once with ``ranks`` x ``devices_per_rank`` devices."""
-        if self.shared_host:
-            return max(1, self.units)
-        return max(1, min(ranks * devices_per_rank, self.units))
+        xy = ranks * devices_per_rank
+        if self.shared_host:  # ranks waiting in MPI poll on their core: beyond the cores, they slow the others
+            return max(1.0, min(xy, self.units) * min(1.0, self.units / xy))
+        return max(1, min(xy, self.units))
 
     def predict(self, direction: str, *, edges: int, n: int, vertex_bytes: int, ranks: int,
                 devices_per_rank: int = 1, ins_total: int | None = None, active_fraction: float = 1.0) -> float:
@@ -68,13 +70,18 @@ class PerformanceModel:
         else:
             load = 0.0  # overlapped with compute (Lux sec. 6.2)
             compute = self.gamma_push * edges * active_fraction / units
-        return load + compute + self.transfer(n=n, vertex_bytes=vertex_bytes, ranks=x)
+        return load + compute + self.transfer(n=n, vertex_bytes=vertex_bytes, ranks=x, devices_per_rank=y)
 
-    def transfer(self, *, n: int, vertex_bytes: int, ranks: int) -> float:
+    def oversubscription(self, ranks: int, devices_per_rank: int = 1) -> float:
+        """How much slower an exchange runs when CPU ranks outnumber the cores (1 otherwise)."""
+        return max(1.0, ranks * devices_per_rank / self.units) if self.shared_host else 1.0
+
+    def transfer(self, *, n: int, vertex_bytes: int, ranks: int, devices_per_rank: int = 1) -> float:
         if ranks <= 1:
             return 0.0
         received = vertex_bytes * n * (ranks - 1) / ranks
-        return self.gamma_xfer * received + self.xfer_latency * math.ceil(math.log2(ranks))
+        return self.oversubscription(ranks, devices_per_rank) * (
+            self.gamma_xfer * received + self.xfer_latency * math.ceil(math.log2(ranks)))
 
     def choose(self, *, edges: int, n: int, vertex_bytes: int, candidates, devices_per_rank: int = 1,
                active_fraction: float = 1.0) -> tuple[str, int, float]:
@@ -122,7 +129,7 @@ class PerformanceModel:
         multi = [o for o in observations if o["ranks"] > 1]
         if len(multi) >= 2:
             a = np.array([[o["received_bytes"], math.ceil(math.log2(o["ranks"]))] for o in multi], dtype=np.float64)
-            b = np.array([o["exchange"] for o in multi], dtype=np.float64)
+            b = np.array([o["exchange"] / shape.oversubscription(o["ranks"]) for o in multi], dtype=np.float64)
             (gx, lat), *_ = np.linalg.lstsq(a, b, rcond=None)
             gx, lat = max(float(gx), 0.0), max(float(lat), 0.0)
         else:
@@ -139,7 +146,9 @@ def observations_from_log(log: list[dict], *, n: int, vertex_bytes: int, active_
             continue
         ranks = len(e["compute_seconds"])
         edges = sum(e["edges"]) if active_edges is None else active_edges[i]
+        # the slowest rank's compute; the exchange as the last rank to arrive saw it (the others' also
+        # holds their wait for that rank)
         out.append({"direction": e["direction"], "edges": edges, "ranks": ranks,
-                    "compute": max(e["compute_seconds"]), "exchange": max(e["exchange_seconds"]),
+                    "compute": max(e["compute_seconds"]), "exchange": min(e["exchange_seconds"]),
                     "received_bytes": vertex_bytes * n * (ranks - 1) / ranks})
     return out

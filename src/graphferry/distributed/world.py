@@ -174,20 +174,29 @@ class DeviceCollectives:
         self.comm = nccl.NcclCommunicator(world.size, uid, world.rank)
         self.stream = cupy.cuda.get_current_stream().ptr
 
+    def _done(self) -> None:
+        # the backend's kernels and these collectives may run on different streams: finish here
+        self.cupy.cuda.runtime.deviceSynchronize()
+
     def _t(self, arr):
         return getattr(self.nccl, self._DTYPES[arr.dtype.name])
 
     def allreduce(self, arr, op: str) -> None:
         if op == "or":  # NCCL has no bitwise or: OR of bit flags is the max of 0/1 bits per byte
             bits = self.cupy.unpackbits(arr.view(self.cupy.uint8))
+            self._done()
             self.comm.allReduce(bits.data.ptr, bits.data.ptr, bits.size, self.nccl.NCCL_UINT8,
                                 self.nccl.NCCL_MAX, self.stream)
+            self._done()
             arr.view(self.cupy.uint8)[...] = self.cupy.packbits(bits)
             return
+        self._done()
         self.comm.allReduce(arr.data.ptr, arr.data.ptr, arr.size, self._t(arr), getattr(self.nccl, self._OPS[op]),
                             self.stream)
+        self._done()
 
     def sum_deterministic(self, arr) -> None:
+        self._done()
         self.comm.reduce(arr.data.ptr, arr.data.ptr, arr.size, self._t(arr), self.nccl.NCCL_SUM, 0, self.stream)
         self.bcast(arr, 0)
 
@@ -198,18 +207,45 @@ class DeviceCollectives:
         r = self.world.rank
         mine = self.cupy.zeros(width, dtype=arr.dtype)
         mine[: counts[r]] = arr[splits[r] : splits[r + 1]]
+        self._done()
         self.comm.allGather(mine.data.ptr, buf.data.ptr, width, self._t(arr), self.stream)
+        self._done()
         for q in range(self.world.size):
             arr[splits[q] : splits[q + 1]] = buf[q, : counts[q]]
 
     def send(self, arr, dest: int) -> None:
+        self._done()
         self.comm.send(arr.data.ptr, arr.size, self._t(arr), dest, self.stream)
+        self._done()
 
     def recv(self, arr, source: int) -> None:
+        self._done()
         self.comm.recv(arr.data.ptr, arr.size, self._t(arr), source, self.stream)
+        self._done()
 
     def bcast(self, arr, root: int) -> None:
+        self._done()
         self.comm.bcast(arr.data.ptr, arr.size, self._t(arr), root, self.stream)
+        self._done()
+
+
+def use_local_device(world: World) -> int | None:
+    """Point this rank at GPU ``local_rank`` modulo its node's GPUs (before the CUDA backend starts).
+
+    Nothing assumes a number of GPUs: ranks beyond the node's GPUs share them
+    round-robin. Returns the device index, or None without CuPy or a GPU.
+    """
+    try:
+        import cupy
+
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception:  # noqa: BLE001 - no CuPy, no driver or no GPU: CPU ranks
+        return None
+    if count == 0:
+        return None
+    device = world.local_rank % count
+    cupy.cuda.Device(device).use()
+    return device
 
 
 def collectives_for(world: World, backend):
@@ -242,16 +278,23 @@ def enter(world: World, **options) -> World:
     """Make ``world`` the current one: runtimes made from now on split their graph over its ranks.
 
     ``options`` (``repartition=``, ``alpha=``) go to every graph split so.
-    Also gives each rank its share of the node's cores for OpenMP (unless
-    ``OMP_NUM_THREADS`` is set): ranks on one node would otherwise each start a
-    thread per core and fight over them.
+    Also gives each rank its share of the node's cores (:func:`share_cores`):
+    ranks on one node would otherwise each start a thread per core and fight over them.
     """
     global _current
     _current = world
     world.options = options
+    share_cores(world)
+    return world
+
+
+def share_cores(world: World) -> None:
+    """Give each rank its share of the node's cores for OpenMP (unless ``OMP_NUM_THREADS`` is set).
+
+    Takes effect for kernels compiled and loaded after it (the OpenMP runtime reads it once).
+    """
     if world.size > 1 and "OMP_NUM_THREADS" not in os.environ:
         os.environ["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // world.local_size))
-    return world
 
 
 def leave() -> None:
