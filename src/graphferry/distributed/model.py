@@ -12,9 +12,10 @@ where it lies), ``gamma_c``/``gamma_c*`` the compute time per edge for pull and
 push (push scaled by the iteration's share of active edges), and ``gamma_x``
 the exchange time per byte. Two departures, both measured rather than assumed:
 
-* the exchange moves what this implementation moves: each rank receives every
-  other rank's range of every state array (``|T_v| n (x - 1) / x`` bytes, a
-  superset of Lux's update set), plus a latency per step (``log2 x`` steps);
+* the exchange moves what this implementation moves: in pull each rank receives
+  every other rank's range of every changed state array (``|T_v| n (x - 1) / x``
+  bytes, a superset of Lux's update set), in push the whole arrays are merged
+  (``|T_v| n``), plus a latency per step (``log2 x`` steps);
 * ``x y`` devices compute at once only up to the host's capacity
   (``units``): CPU ranks of one thread each on one host share its cores, and
   beyond the cores the ranks waiting in MPI keep polling on theirs, so four
@@ -70,16 +71,18 @@ class PerformanceModel:
         else:
             load = 0.0  # overlapped with compute (Lux sec. 6.2)
             compute = self.gamma_push * edges * active_fraction / units
-        return load + compute + self.transfer(n=n, vertex_bytes=vertex_bytes, ranks=x, devices_per_rank=y)
+        return load + compute + self.transfer(n=n, vertex_bytes=vertex_bytes, ranks=x, devices_per_rank=y,
+                                              direction=direction)
 
     def oversubscription(self, ranks: int, devices_per_rank: int = 1) -> float:
         """How much slower an exchange runs when CPU ranks outnumber the cores (1 otherwise)."""
         return max(1.0, ranks * devices_per_rank / self.units) if self.shared_host else 1.0
 
-    def transfer(self, *, n: int, vertex_bytes: int, ranks: int, devices_per_rank: int = 1) -> float:
+    def transfer(self, *, n: int, vertex_bytes: int, ranks: int, devices_per_rank: int = 1,
+                 direction: str = "pull") -> float:
         if ranks <= 1:
             return 0.0
-        received = vertex_bytes * n * (ranks - 1) / ranks
+        received = received_bytes(direction, n=n, vertex_bytes=vertex_bytes, ranks=ranks)
         return self.oversubscription(ranks, devices_per_rank) * (
             self.gamma_xfer * received + self.xfer_latency * math.ceil(math.log2(ranks)))
 
@@ -126,11 +129,12 @@ class PerformanceModel:
             xs = np.array([o["edges"] / shape.parallel(o["ranks"]) for o in obs], dtype=np.float64)
             ts = np.array([o["compute"] for o in obs], dtype=np.float64)
             gammas[direction] = float((xs * ts).sum() / (xs * xs).sum())  # a line through 0
-        multi = [o for o in observations if o["ranks"] > 1]
+        multi = [o for o in observations if o["ranks"] > 1 and o["exchange"] > 0]
         if len(multi) >= 2:
             a = np.array([[o["received_bytes"], math.ceil(math.log2(o["ranks"]))] for o in multi], dtype=np.float64)
             b = np.array([o["exchange"] / shape.oversubscription(o["ranks"]) for o in multi], dtype=np.float64)
-            (gx, lat), *_ = np.linalg.lstsq(a, b, rcond=None)
+            # relative least squares: a 0.1 ms exchange counts as much as a 10 ms one
+            (gx, lat), *_ = np.linalg.lstsq(a / b[:, None], np.ones_like(b), rcond=None)
             gx, lat = max(float(gx), 0.0), max(float(lat), 0.0)
         else:
             gx, lat = 0.0, 0.0
@@ -150,5 +154,12 @@ def observations_from_log(log: list[dict], *, n: int, vertex_bytes: int, active_
         # holds their wait for that rank)
         out.append({"direction": e["direction"], "edges": edges, "ranks": ranks,
                     "compute": max(e["compute_seconds"]), "exchange": min(e["exchange_seconds"]),
-                    "received_bytes": vertex_bytes * n * (ranks - 1) / ranks})
+                    "received_bytes": received_bytes(e["direction"], n=n, vertex_bytes=vertex_bytes, ranks=ranks)})
     return out
+
+
+def received_bytes(direction: str, *, n: int, vertex_bytes: int, ranks: int) -> float:
+    """Bytes one rank receives per iteration: pull gathers the others' ranges; push merges whole arrays."""
+    if ranks <= 1:
+        return 0.0
+    return vertex_bytes * n * ((ranks - 1) / ranks if direction == "pull" else 1.0)
