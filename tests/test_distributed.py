@@ -160,3 +160,14 @@ def test_model_fit_recovers_its_constants_and_chooses_the_fastest():
         assert getattr(fitted, key) == pytest.approx(getattr(truth, key), rel=1e-6)
     direction, ranks, _ = fitted.choose(edges=1 << 24, n=1 << 14, vertex_bytes=8, candidates=[1, 2, 4, 8])
     assert (direction, ranks) == ("pull", 8)  # compute dominates: all devices, pull's cheaper edges
+
+
+def test_global_repartitioning_across_nodes_before_local():
+    offsets = np.arange(0, 1001, 10)
+    splits = balanced_splits(work_prefix(offsets), 4)
+    two_nodes = Repartitioner(alpha=0.1, node_of=[0, 0, 1, 1], bytes_per_edge=4)
+    new = two_nodes.propose(offsets, splits, [3.0, 3.0, 1.0, 1.0])  # node 0 is slower: vertices cross nodes
+    assert new is not None and two_nodes.history[-1]["kind"] == "global" and new[2] < splits[2]
+    local = Repartitioner(alpha=0.1, node_of=[0, 0, 1, 1], bytes_per_edge=4)
+    new = local.propose(offsets, splits, [3.0, 1.0, 2.0, 2.0])  # nodes balanced, ranks of node 0 not
+    assert local.history[-1]["kind"] == "local node 0" and new[2] == splits[2] and new[1] < splits[1]
