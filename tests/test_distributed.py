@@ -24,7 +24,9 @@ from graphferry.store import write_store
 
 HERE = Path(__file__).parent / "distributed"
 SRC = Path(__file__).parent.parent / "src"
-MPIEXEC = shutil.which("mpiexec")
+# the mpich wheel puts mpiexec beside the interpreter; a venv's bin need not be on PATH
+_BESIDE = Path(sys.executable).parent / "mpiexec"
+MPIEXEC = str(_BESIDE) if _BESIDE.exists() else shutil.which("mpiexec")
 needs_mpi = pytest.mark.skipif(importlib.util.find_spec("mpi4py") is None or MPIEXEC is None,
                                reason="needs mpi4py and mpiexec (pip install 'graphferry[mpi]')")
 
@@ -171,3 +173,16 @@ def test_global_repartitioning_across_nodes_before_local():
     local = Repartitioner(alpha=0.1, node_of=[0, 0, 1, 1], bytes_per_edge=4)
     new = local.propose(offsets, splits, [3.0, 1.0, 2.0, 2.0])  # nodes balanced, ranks of node 0 not
     assert local.history[-1]["kind"] == "local node 0" and new[2] == splits[2] and new[1] < splits[1]
+
+
+@needs_mpi
+def test_each_rank_checks_the_edges_it_reads(tmp_path):
+    g = kronecker_graph(8, 8, seed=3, directed=True)
+    write_store(g, tmp_path / "bad")
+    indices = np.load(tmp_path / "bad" / "indices.npy", mmap_mode="r+")
+    indices[-1] = g.n + 5  # the last vertex's edge (rank 1's range) names no vertex
+    indices.flush()
+    del indices
+    done = mpiexec(2, "rank_compare.py", tmp_path / "r.json", tmp_path / "bad", "bfs", timeout=60)
+    assert done.returncode != 0
+    assert "rank 1 of 2 failed" in done.stderr and "outside" in done.stderr

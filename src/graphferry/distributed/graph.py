@@ -137,7 +137,7 @@ class DistributedGraph(LoadedGraph):
             return np.asarray(g.offsets)
         first = balanced_splits(work_prefix(np.asarray(g.offsets)), self.world.size)
         lo, hi = int(first[self.world.rank]), int(first[self.world.rank + 1])
-        heads = np.asarray(g.indices[int(g.offsets[lo]) : int(g.offsets[hi])])
+        heads = self._heads(lo, hi)
         counts = np.bincount(heads, minlength=g.n).astype(np.int64)
         self.world.allreduce(counts, "sum")
         out = np.zeros(g.n + 1, dtype=np.int64)
@@ -176,11 +176,18 @@ class DistributedGraph(LoadedGraph):
         g, lo, hi = self.graph, self.lo, self.hi
         e0, e1 = int(g.offsets[lo]), int(g.offsets[hi])
         offsets = np.ascontiguousarray(g.offsets[lo : hi + 1])
-        indices = np.array(g.indices[e0:e1])  # reads this rank's byte range of the store only
-        if len(indices) and (int(indices.min()) < 0 or int(indices.max()) >= g.n):
-            raise ValueError(f"rows {lo}..{hi}: an edge names a vertex outside 0..{g.n - 1} (damaged graph)")
+        indices = self._heads(lo, hi)
         weights = np.array(g.weights[e0:e1]) if use_weights else None
         return offsets, indices, weights, e0
+
+    def _heads(self, lo: int, hi: int) -> np.ndarray:
+        """The heads of rows ``lo..hi`` copied from the graph (the store's byte range of those rows only),
+        checked to lie in ``[0, n)`` as the whole-graph structural check would."""
+        g = self.graph
+        heads = np.array(g.indices[int(g.offsets[lo]) : int(g.offsets[hi])])
+        if len(heads) and (int(heads.min()) < 0 or int(heads.max()) >= g.n):
+            raise ValueError(f"rows {lo}..{hi}: an edge names a vertex outside 0..{g.n - 1} (damaged graph)")
+        return heads
 
     def _in_slice(self, use_weights: bool):
         """In-edges of this rank's vertices: every rank sends its out-edges to their heads' owners."""
