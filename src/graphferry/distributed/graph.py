@@ -79,8 +79,12 @@ class DistributedGraph(LoadedGraph):
                  in_offsets: np.ndarray | None = None, _t0: float | None = None):
         t0 = time.perf_counter() if _t0 is None else _t0
         share_cores(world)
-        if world.size > 1 and backend in ("auto", "cuda"):
-            use_local_device(world)  # one GPU per rank on each node
+        if isinstance(backend, str) and backend in ("auto", "cuda"):
+            device = use_local_device(world)  # one GPU per rank on each node (None: no GPU here)
+            if device is not None:
+                from ..backends import get_backend
+
+                backend = get_backend("cuda", device=device)
         super().__init__(graph, backend=backend, budget=budget, partition_bytes=partition_bytes,
                          pinned=False, temporary=True, _t0=t0)
         self.temporary = False  # the handle outlives calls; its edges stay where they lie (memory maps)
