@@ -965,30 +965,47 @@ def run(
     _algorithm_arguments(algorithm, params, backend.value)  # before reading a large graph
     from .distributed import launched_by_mpiexec
 
-    if launched_by_mpiexec():
+    if launched_by_mpiexec():  # mpiexec -n P: the ranks split the graph; rank 0 reports and writes
         from .distributed.cli import run_on_ranks
 
         result = run_on_ranks(lambda **kw: _user_value_errors(run_algorithm, **kw), graph_path, algorithm,
                               source=source, backend=backend.value, engine=engine.value, budget=budget,
                               partition_bytes=partition_bytes, direction=direction.value, params=params,
                               repartition=repartition, verify=verify, read=_load)
-        if result is None:  # not rank 0: rank 0 reports and writes
-            return
+        if result is not None:
+            _report_run(algorithm, result, out, record, as_json)
+        return
+    with _spinner(f"reading {graph_path}"):
+        graph = _user_value_errors(_load, graph_path, verify=verify)
+    with _spinner(f"loading {graph_path} for the {backend.value} backend"):
+        loaded = _user_value_errors(load_graph, graph, backend=backend.value, budget=budget,
+                                    partition_bytes=partition_bytes)
+    progress, stop = _iteration_reporter(algorithm)
+    try:
+        result = _user_value_errors(
+            run_algorithm, loaded, algorithm, source=source, backend=backend.value, engine=engine.value,
+            budget=budget, partition_bytes=partition_bytes,
+            direction=direction.value, params=params, progress=progress)
+    finally:
+        stop()
+        loaded.close()
+    if out is not None:
+        write_table(result.to_table(), out)
+    if record is not None:
+        _write_json(record, result.record.to_dict())
+    summary = summarize_result(algorithm, result)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
     else:
-        with _spinner(f"reading {graph_path}"):
-            graph = _user_value_errors(_load, graph_path, verify=verify)
-        with _spinner(f"loading {graph_path} for the {backend.value} backend"):
-            loaded = _user_value_errors(load_graph, graph, backend=backend.value, budget=budget,
-                                        partition_bytes=partition_bytes)
-        progress, stop = _iteration_reporter(algorithm)
-        try:
-            result = _user_value_errors(
-                run_algorithm, loaded, algorithm, source=source, backend=backend.value, engine=engine.value,
-                budget=budget, partition_bytes=partition_bytes,
-                direction=direction.value, params=params, progress=progress)
-        finally:
-            stop()
-            loaded.close()
+        _stdout().print(result.record.summary(), highlight=False)
+        for key, value in summary["values"].items():
+            _stdout().print(f"  {key}: {value}", highlight=False)
+        if out is not None:
+            _stdout().print(f"  wrote {out}", highlight=False)
+
+
+def _report_run(algorithm: str, result: Any, out: Path | None, record: Path | None, as_json: bool) -> None:
+    """Write and print a run's results (the distributed run's rank 0; the same as run's own tail)."""
     if out is not None:
         write_table(result.to_table(), out)
     if record is not None:

@@ -109,6 +109,9 @@ class LoadedGraph:
     back device and pinned memory.
     """
 
+    #: Several ranks (:mod:`graphferry.distributed`): the maps split over them (None: this process alone).
+    distribution = None
+
     def __init__(self, graph: Graph, *, backend: str | Backend = "auto", budget: int | None = None,
                  partition_bytes: int | None = None, pinned: bool = True,
                  temporary: bool = False, _t0: float | None = None):
@@ -134,7 +137,6 @@ class LoadedGraph:
         self._programs: dict[tuple, Any] = {}
         self._pool = None        # the hybrid engine's device buffers (scheduler.pool), made on first use
         self._executors = None   # the hybrid engine's executors (device, CPU), made on first use
-        self.distribution = None  # several ranks (graphferry.distributed): the maps split over them
         self.stats = {"programs_compiled": 0, "sides_built": 0, "engines_built": 0, "engines_evicted": 0}
         self.load_seconds = time.perf_counter() - t0
         if not temporary:
