@@ -186,3 +186,20 @@ def test_each_rank_checks_the_edges_it_reads(tmp_path):
     done = mpiexec(2, "rank_compare.py", tmp_path / "r.json", tmp_path / "bad", "bfs", timeout=60)
     assert done.returncode != 0
     assert "rank 1 of 2 failed" in done.stderr and "outside" in done.stderr
+
+
+def test_one_noisy_iteration_moves_nothing():
+    offsets = np.arange(0, 1001, 10)
+    splits = balanced_splits(work_prefix(offsets), 2)
+    r = Repartitioner(alpha=0.1, node_of=[0, 0], bytes_per_edge=4, window=3)
+    assert r.observe(offsets, splits, [5.0, 1.0]) is None   # one burst, window not full
+    assert r.observe(offsets, splits, [1.0, 1.0]) is None
+    assert r.observe(offsets, splits, [1.0, 1.0]) is not None  # the burst still weighs a third: a small move
+    # moving costs 0.8 s (alpha * cost = 0.08 s): a 0.3 s burst alone would pay for it, its average does not
+    lux = Repartitioner(alpha=0.1, node_of=[0, 0], bytes_per_edge=4, window=1, local_bytes_per_second=100)
+    assert lux.observe(offsets, splits, [1.3, 1.0]) is not None
+    r = Repartitioner(alpha=0.1, node_of=[0, 0], bytes_per_edge=4, window=3, local_bytes_per_second=100)
+    assert r.observe(offsets, splits, [1.3, 1.0]) is None
+    assert r.observe(offsets, splits, [1.0, 1.0]) is None
+    assert r.observe(offsets, splits, [1.0, 1.0]) is None
+    assert r.history == []

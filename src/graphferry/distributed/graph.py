@@ -356,7 +356,7 @@ class DistributedGraph(LoadedGraph):
         it.device_seconds["state_exchange"] = max(t[1] for t in times)
         self.log.append(entry)
         if repartition and self.repartition and self.world.size > 1:
-            proposal = self.repartitioner.propose(self.in_offsets, self.splits, entry["compute_seconds"])
+            proposal = self.repartitioner.observe(self.in_offsets, self.splits, entry["compute_seconds"])
             if proposal is not None:
                 self.move_to(proposal)
                 entry["repartitioned"] = self.repartitioner.history[-1]
@@ -366,6 +366,7 @@ class DistributedGraph(LoadedGraph):
         old = self.splits
         self.splits = np.asarray(splits, dtype=np.int64)
         self._slices.clear()
+        self.repartitioner._seen.clear()
         log.info("rank %d: repartitioned %s -> %s (%d in-edges move)", self.world.rank, old.tolist(),
                  self.splits.tolist(), moved_edges(self.in_offsets, old, self.splits))
 

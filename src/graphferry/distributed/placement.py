@@ -12,7 +12,9 @@ of in-edges". New split points are ``f^{-1}(i / M)``. A repartitioning is done
 only when it pays: ``alpha * delta_cost < delta_gain``, with ``delta_gain =
 max t - avg t`` (per iteration) and ``delta_cost`` the time to move the edges
 that change owner (one-time; ``alpha`` amortises it over future iterations).
-Global (across nodes, node averages) before local (within a node).
+Global (across nodes, node averages) before local (within a node). One
+departure: the times are averaged over a few iterations under the same split
+points (``window``, 1 = Lux), so that one noisy iteration moves nothing.
 
 Example:
     >>> import numpy as np
@@ -95,7 +97,21 @@ class Repartitioner:
     bytes_per_edge: int = 4
     local_bytes_per_second: float = 1e9
     global_bytes_per_second: float = 1e9
+    window: int = 3  # iterations averaged before deciding (1: Lux's every iteration; more: robust to noise)
     history: list[dict] = field(default_factory=list)
+    _seen: list = field(default_factory=list)
+
+    def observe(self, in_offsets: np.ndarray, splits: np.ndarray, times) -> np.ndarray | None:
+        """Add one iteration's per-rank times; propose from the mean of the last ``window`` iterations
+        observed under the current split points (a timing burst on a shared machine moves nothing)."""
+        self._seen.append(np.asarray(times, dtype=np.float64))
+        if len(self._seen) < self.window:
+            return None
+        mean = np.mean(self._seen[-self.window :], axis=0)
+        proposal = self.propose(in_offsets, splits, mean)
+        if proposal is not None:
+            self._seen.clear()  # times under the old split points say nothing about the new ones
+        return proposal
 
     def propose(self, in_offsets: np.ndarray, splits: np.ndarray, times) -> np.ndarray | None:
         """New split points if repartitioning pays for itself (steps 1-5), else None."""
