@@ -1017,8 +1017,14 @@ def run(
         help="Write the run record (per iteration, per partition) as JSON.")] = None,
     verify: VerifyFlag = False,
     as_json: JsonFlag = False,
+    repartition: Annotated[bool, typer.Option("--repartition",
+        help="Under mpiexec: move split points between ranks from observed times (Lux sec. 5).")] = False,
 ) -> None:
-    """Run an algorithm on a graph; print a summary, optionally write results and the run record."""
+    """Run an algorithm on a graph; print a summary, optionally write results and the run record.
+
+    Under ``mpiexec -n P`` the P ranks split the graph by vertex ranges (a store
+    is read by each rank for its own range); rank 0 prints and writes.
+    """
     from . import algorithms
 
     if algorithm not in algorithms.ALGORITHMS:
@@ -1030,6 +1036,18 @@ def run(
     params = {"damping": damping, "iterations": iterations, "max_iterations": max_iterations, "tol": tol}
     params.update(_registry_params(algorithm, param or []))
     _algorithm_arguments(algorithm, params, backend.value)  # before reading a large graph
+    from .distributed import launched_by_mpiexec
+
+    if launched_by_mpiexec():  # mpiexec -n P: the ranks split the graph; rank 0 reports and writes
+        from .distributed.cli import run_on_ranks
+
+        result = run_on_ranks(lambda **kw: _user_value_errors(run_algorithm, **kw), graph_path, algorithm,
+                              source=source, backend=backend.value, engine=engine.value, budget=budget,
+                              partition_bytes=partition_bytes, direction=direction.value, params=params,
+                              repartition=repartition, verify=verify, read=_load)
+        if result is not None:
+            _report_run(algorithm, result, out, record, as_json)
+        return
     with _spinner(f"reading {graph_path}"):
         graph = _user_value_errors(_load, graph_path, verify=verify)
     with _spinner(f"loading {graph_path} for the {backend.value} backend"):
@@ -1046,6 +1064,23 @@ def run(
     finally:
         stop()
         loaded.close()
+    if out is not None:
+        write_table(result.to_table(), out)
+    if record is not None:
+        _write_json(record, result.record.to_dict())
+    summary = summarize_result(algorithm, result)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+    else:
+        _stdout().print(result.record.summary(), highlight=False)
+        for key, value in summary["values"].items():
+            _stdout().print(f"  {key}: {value}", highlight=False)
+        if out is not None:
+            _stdout().print(f"  wrote {out}", highlight=False)
+
+
+def _report_run(algorithm: str, result: Any, out: Path | None, record: Path | None, as_json: bool) -> None:
+    """Write and print a run's results (the distributed run's rank 0; the same as run's own tail)."""
     if out is not None:
         write_table(result.to_table(), out)
     if record is not None:

@@ -120,6 +120,9 @@ class LoadedGraph:
     back device and pinned memory.
     """
 
+    #: Several ranks (:mod:`graphferry.distributed`): the maps split over them (None: this process alone).
+    distribution = None
+
     def __init__(self, graph: Graph, *, backend: str | Backend = "auto", budget: int | None = None,
                  partition_bytes: int | None = None, pinned: bool = True,
                  temporary: bool = False, _t0: float | None = None):
@@ -331,6 +334,10 @@ class LoadedGraph:
             deg = self.graph.in_degree if key == "in" else self.graph.out_degree
             self._degree_sums[key] = int(deg.sum())
         return self._degree_sums[key]
+
+    def degree_offsets(self, reverse: bool) -> np.ndarray:
+        """Offsets along the map's edges (the transpose's for a reverse map of a directed graph)."""
+        return self.transpose().offsets if reverse and self.graph.directed else self.graph.offsets
 
     def device_degrees(self, reverse: bool) -> Any:
         """The degrees along the map's edges, on the device (uploaded once)."""

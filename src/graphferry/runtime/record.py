@@ -92,5 +92,6 @@ class RunRecord:
         return (f"{self.algorithm}: {self.iterations} iterations ({pushes} push, "
                 f"{self.iterations - pushes} pull), {self.total_seconds:.4f} s, "
                 f"{self.bytes_h2d / 2**20:.1f} MiB host-to-device, engine {self.engine} on {self.backend}"
+                + (f" on {self.extra['ranks']} ranks, {self.extra['devices']} devices" if "ranks" in self.extra else "")
                 + (f" (graph loaded once before, in {self.extra['load_seconds']:.4f} s)"
                    if self.extra.get("loaded_graph") else ""))

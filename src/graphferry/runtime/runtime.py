@@ -116,8 +116,7 @@ class Runtime:
             _same_placement(graph, backend, budget, partition_bytes)
             self.loaded, self._owns_loaded = graph, False
         else:
-            self.loaded = LoadedGraph(graph, backend=backend, budget=budget,
-                                      partition_bytes=partition_bytes, temporary=True)
+            self.loaded = _temporary_loaded(graph, backend, budget, partition_bytes)
             self._owns_loaded = True
         self.graph = self.loaded.graph
         self.backend = self.loaded.backend
@@ -204,8 +203,7 @@ class Runtime:
         if frontier.is_all:
             return self.loaded.degree_sum(reverse)
         if not self.backend.is_device:  # one C++/OpenMP pass over the frontier's words
-            g = self.loaded.transpose() if reverse and self.graph.directed else self.graph
-            return frontier.degree_sum(g.offsets)
+            return frontier.degree_sum(self.loaded.degree_offsets(reverse))
         return int(self.loaded.device_degrees(reverse)[frontier.ids].sum())
 
     def frontier(self, ids) -> Frontier:
@@ -230,6 +228,8 @@ class Runtime:
             self.loaded.load_seconds if self._owns_loaded else 0.0)
         self.record.extra.setdefault("budget_bytes", self.arena.budget_bytes)
         self.record.extra.setdefault("peak_device_edge_bytes", self.arena.peak_bytes)
+        if self.loaded.distribution is not None:  # ranks, devices, split points
+            self.record.extra.update(self.loaded.distribution.record_extra())
         return self.record
 
     def close(self) -> None:
@@ -243,6 +243,19 @@ class Runtime:
     def __exit__(self, *exc) -> None:
         self.finish()
         self.close()
+
+
+def _temporary_loaded(graph: Graph, backend, budget, partition_bytes) -> LoadedGraph:
+    """A loaded graph for one call; split over the ranks when a distributed run has entered its world."""
+    from ..distributed.world import current_world
+
+    world = current_world()
+    if world is not None and world.size > 1:
+        from ..distributed.graph import DistributedGraph
+
+        return DistributedGraph(graph, world, backend=backend, budget=budget, partition_bytes=partition_bytes,
+                                **world.options)
+    return LoadedGraph(graph, backend=backend, budget=budget, partition_bytes=partition_bytes, temporary=True)
 
 
 def _same_placement(loaded: LoadedGraph, backend, budget, partition_bytes) -> None:
@@ -389,6 +402,9 @@ class ProgramState:
             history = self._directions[reverse] = DirectionHistory(m=g.m, n=g.n)
         d = choose_direction(self.program, fsize, fedges, g.m, force=direction or rt.direction,
                              pull_fraction=rt.pull_fraction, history=history)
+        if rt.loaded.distribution is not None:  # several ranks: each computes its own vertices
+            it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)
+            return self._finish_edge_map(rt.loaded.distribution.edge_map(self, frontier, d, reverse, it), it)
         side, engine = rt.side(d, self.program.uses_weights, reverse)
         out = b.new_bitmap(g.n)
         it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)
@@ -470,7 +486,10 @@ class ProgramState:
         g, gt = rt.whole_graph(self.program.uses_weights, in_edges)
         out = b.new_bitmap(n)
         it = rt.record.begin("neighbor_map", "-", active_vertices=n, active_edges=rt.graph.m)
-        self.kernels.neighbor_map(fn, self._tables_now(), g, gt, 0, n, out)
+        if rt.loaded.distribution is not None:
+            out = rt.loaded.distribution.neighbor_map(self, fn, g, gt, it)
+        else:
+            self.kernels.neighbor_map(fn, self._tables_now(), g, gt, 0, n, out)
         b.synchronize()
         nxt = Frontier(b, n, bits=out)
         rt.record.end(it)

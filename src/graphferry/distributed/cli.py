@@ -1,0 +1,41 @@
+"""``mpiexec -n P graphferry run ...``: the command line's run, split over the ranks.
+
+Every rank opens the graph (a store: memory maps, each rank reading its own
+range; another file: each rank reads it), splits it with the others and runs
+the algorithm; rank 0 returns the result for the command line to print and
+write, the others return None. A failure on any rank ends every rank with that
+rank's message (no rank is left waiting in an exchange).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from ..store import is_store
+from .graph import DistributedGraph, open_rank_store
+from .world import enter, fail_all, leave, mpi_world
+
+
+def run_on_ranks(run: Callable[..., Any], graph_path: Path, algorithm: str, *, source, backend: str, engine: str,
+                 budget, partition_bytes, direction: str, params: dict, repartition: bool, verify: bool,
+                 read: Callable[..., Any]) -> Any:
+    """Run ``algorithm`` on every rank of ``mpiexec``'s world; the result on rank 0, None elsewhere."""
+    world = mpi_world()
+    try:
+        graph = open_rank_store(graph_path) if is_store(graph_path) and not verify else read(graph_path,
+                                                                                             verify=verify)
+        loaded = DistributedGraph(graph, world, backend=backend, budget=budget, partition_bytes=partition_bytes,
+                                  repartition=repartition)
+        enter(world, repartition=repartition)  # graphs an algorithm derives (simple_graph) split too
+        try:
+            result = run(graph=loaded, name=algorithm, source=source, backend=backend, engine=engine,
+                         budget=budget, partition_bytes=partition_bytes, direction=direction, params=params)
+        finally:
+            leave()
+            loaded.close()
+        world.barrier()
+    except BaseException as e:  # noqa: BLE001 - one rank's failure must end every rank
+        fail_all(world, e)
+        raise
+    return result if world.rank == 0 else None

@@ -1,0 +1,407 @@
+"""A graph split over the ranks of a world (Lux): each rank owns consecutive vertices and their edges.
+
+Every rank holds the whole vertex state (``n`` entries per array, as the
+single-device runtime does) and the edges of its own vertex range
+``[lo, hi)`` only: the out-edges of its vertices (push) and the in-edges that
+point to them (pull). The split points balance in-edges (Lux sec. 4.2,
+:mod:`~graphferry.distributed.placement`). Per range the in-neighbour set
+(sources read), the out-neighbour set (the range itself for pull) and the
+update set (what the rank needs from others, ``INS - ONS``, Lux eq. 9) are
+counted for the performance model.
+
+Each ``edge_map`` of the unchanged single-device programs:
+
+* **pull** (no atomics): each rank computes its own destinations from its
+  in-edges; the owned ranges of every state array are then exchanged
+  (allgather), so every rank sees every update before the next iteration;
+* **push**: each rank pushes from its own active sources along its out-edges
+  onto its copy of the state; the copies are merged by the program's declared
+  ``combine`` operator (``min``/``max``/``or``: an allreduce; ``sum``: the
+  increments over the state all ranks started from, summed in rank order so
+  every rank gets the same bits);
+* the new frontier is the OR of the ranks' frontiers.
+
+A program that declares no ``combine`` (its updates may write any vertex, e.g.
+Afforest's union-find links) and every ``neighbor_map`` run **in rank order**:
+rank 0 computes its range, hands the state on to rank 1, and so on; the last
+rank broadcasts. That is the single-device runtime's partition loop with the
+partitions on different ranks: correct for every program, not parallel.
+
+Memory: a rank holds its own edges (copied from the store's memory maps; see
+:func:`open_rank_store`), the offsets (``n + 1``) and the vertex state. A
+``neighbor_map`` reads neighbours' lists through the maps (the pages it
+touches); algorithms that first transform the graph (simple_graph) hand every
+rank the transformed whole graph and split the work only.
+
+Example (a world of one process; ``mpiexec -n 2`` splits the same call over two):
+    >>> import numpy as np
+    >>> import graphferry as gf
+    >>> from graphferry.distributed import DistributedGraph, local_world
+    >>> g = gf.Graph.from_edges(np.array([0, 1, 2]), np.array([1, 2, 3]), n=4)
+    >>> dg = DistributedGraph(g, local_world(), backend="cpu")
+    >>> gf.algorithms.bfs(dg, 0).levels.tolist()
+    [0, 1, 2, 3]
+    >>> dg.splits.tolist(), dg.devices
+    ([0, 4], 1)
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..backends.base import PartitionView
+from ..graph import Graph
+from ..runtime.loaded import LoadedGraph
+from .placement import DEFAULT_ALPHA, Repartitioner, balanced_splits, moved_edges, work_prefix
+from .world import World, collectives_for, share_cores, use_local_device
+
+log = logging.getLogger(__name__)
+
+
+class DistributedGraph(LoadedGraph):
+    """A graph loaded on every rank of ``world``, each rank computing its own vertex range.
+
+    Reads like the graph (``n``, ``m``, ``out_degree``, ``in_degree``) on every
+    rank; algorithms take it like any loaded graph. ``repartition``: Lux's
+    dynamic repartitioning after each edge_map (``alpha``: amortisation).
+    ``slowdown``: seconds added per owned edge to each edge_map of the ranks
+    named (a slower device, for load-balancing experiments).
+    """
+
+    def __init__(self, graph: Graph, world: World, *, backend="auto", budget: int | None = None,
+                 partition_bytes: int | None = None, repartition: bool = False, alpha: float = DEFAULT_ALPHA,
+                 slowdown: dict[int, float] | None = None, splits: np.ndarray | None = None,
+                 in_offsets: np.ndarray | None = None, _t0: float | None = None):
+        t0 = time.perf_counter() if _t0 is None else _t0
+        share_cores(world)
+        if isinstance(backend, str) and backend in ("auto", "cuda"):
+            device = use_local_device(world)  # one GPU per rank on each node (None: no GPU here)
+            if device is not None:
+                from ..backends import get_backend
+
+                backend = get_backend("cuda", device=device)
+        super().__init__(graph, backend=backend, budget=budget, partition_bytes=partition_bytes,
+                         pinned=False, temporary=True, _t0=t0)
+        self.temporary = False  # the handle outlives calls; its edges stay where they lie (memory maps)
+        self.world = world
+        self.collectives = collectives_for(world, self.backend)
+        self.repartition = repartition
+        self.slowdown = dict(slowdown or {})
+        self._slices: dict[tuple, PartitionView] = {}
+        self.log: list[dict] = []             # one entry per distributed map (identical on every rank)
+        t = time.perf_counter()
+        self.in_offsets = self._global_in_offsets() if in_offsets is None else np.asarray(in_offsets)
+        self.splits = balanced_splits(work_prefix(self.in_offsets), world.size) if splits is None \
+            else np.asarray(splits, dtype=np.int64)
+        self.setup_seconds = time.perf_counter() - t
+        edge_bytes = graph.indices.itemsize + (4 if graph.weights is not None else 0)
+        self.repartitioner = Repartitioner(alpha=alpha, node_of=list(world.node_of), bytes_per_edge=edge_bytes)
+        self.distribution = self
+        self.load_seconds = time.perf_counter() - t0
+
+    # ------------------------------------------------------------ what the rank owns
+    @property
+    def lo(self) -> int:
+        return int(self.splits[self.world.rank])
+
+    @property
+    def hi(self) -> int:
+        return int(self.splits[self.world.rank + 1])
+
+    @property
+    def devices(self) -> int:
+        """Devices computing: one per rank (a GPU, or the CPU cores a CPU rank was given)."""
+        return self.world.size
+
+    @property
+    def in_degree(self) -> np.ndarray:
+        return np.diff(self.in_offsets)
+
+    def degree_sum(self, reverse: bool) -> int:
+        return int(self.in_offsets[-1]) if reverse and self.graph.directed else int(self.graph.offsets[-1])
+
+    def degree_offsets(self, reverse: bool) -> np.ndarray:
+        return self.in_offsets if reverse and self.graph.directed else self.graph.offsets
+
+    def device_degrees(self, reverse: bool) -> Any:
+        key = "in" if reverse and self.graph.directed else "out"
+        if key not in self._degrees:
+            self._degrees[key] = self.backend.asarray(np.diff(self.degree_offsets(reverse)))
+        return self._degrees[key]
+
+    def _global_in_offsets(self) -> np.ndarray:
+        """In-degree prefix sums of the whole graph, each rank counting its own out-edges' heads."""
+        g = self.graph
+        if not g.directed:
+            return np.asarray(g.offsets)
+        first = balanced_splits(work_prefix(np.asarray(g.offsets)), self.world.size)
+        lo, hi = int(first[self.world.rank]), int(first[self.world.rank + 1])
+        heads = self._heads(lo, hi)
+        counts = np.bincount(heads, minlength=g.n).astype(np.int64)
+        self.world.allreduce(counts, "sum")
+        out = np.zeros(g.n + 1, dtype=np.int64)
+        np.cumsum(counts, out=out[1:])
+        return out
+
+    # ------------------------------------------------------------ this rank's edges
+    def side_view(self, csr: str, use_weights: bool) -> PartitionView:
+        """This rank's out-edges (``csr="out"``) or in-edges (``"in"``) as one kernel view, built once."""
+        use_weights = use_weights and self.graph.weighted
+        if not self.graph.directed:
+            csr = "out"
+        key = (csr, use_weights)
+        view = self._slices.get(key)
+        if view is None:
+            t = time.perf_counter()
+            offsets, indices, weights, base = (self._out_slice(use_weights) if csr == "out"
+                                               else self._in_slice(use_weights))
+            b = self.backend
+            view = PartitionView(b.asarray(offsets) if b.is_device else offsets,
+                                 b.asarray(indices) if b.is_device else indices,
+                                 None if weights is None else (b.asarray(weights) if b.is_device else weights),
+                                 None, self.lo, self.hi - self.lo, base)
+            self._slices[key] = view
+            seconds = time.perf_counter() - t
+            self._note_move_rate(len(indices) * (indices.itemsize + (0 if weights is None else 4)), seconds)
+        return view
+
+    def _note_move_rate(self, nbytes: int, seconds: float) -> None:
+        rates = self.world.allgather(nbytes / max(seconds, 1e-6))
+        rate = float(min(rates))
+        self.repartitioner.local_bytes_per_second = rate
+        self.repartitioner.global_bytes_per_second = rate
+
+    def _out_slice(self, use_weights: bool):
+        g, lo, hi = self.graph, self.lo, self.hi
+        e0, e1 = int(g.offsets[lo]), int(g.offsets[hi])
+        offsets = np.ascontiguousarray(g.offsets[lo : hi + 1])
+        indices = self._heads(lo, hi)
+        weights = np.array(g.weights[e0:e1]) if use_weights else None
+        return offsets, indices, weights, e0
+
+    def _heads(self, lo: int, hi: int) -> np.ndarray:
+        """The heads of rows ``lo..hi`` copied from the graph (the store's byte range of those rows only),
+        checked to lie in ``[0, n)`` as the whole-graph structural check would."""
+        g = self.graph
+        heads = np.array(g.indices[int(g.offsets[lo]) : int(g.offsets[hi])])
+        if len(heads) and (int(heads.min()) < 0 or int(heads.max()) >= g.n):
+            raise ValueError(f"rows {lo}..{hi}: an edge names a vertex outside 0..{g.n - 1} (damaged graph)")
+        return heads
+
+    def _in_slice(self, use_weights: bool):
+        """In-edges of this rank's vertices: every rank sends its out-edges to their heads' owners."""
+        g, w = self.graph, self.world
+        offsets, heads, weights, _ = self._out_slice(use_weights)
+        tails = np.repeat(np.arange(self.lo, self.hi, dtype=heads.dtype), np.diff(offsets))
+        owner = np.searchsorted(self.splits, heads, side="right") - 1
+        order = np.argsort(owner, kind="stable")
+        counts = np.bincount(owner, minlength=w.size)
+        got_tails = w.alltoallv(tails[order], counts)
+        got_heads = w.alltoallv(heads[order], counts)
+        got_w = w.alltoallv(weights[order], counts) if weights is not None else None
+        # arrivals come by sender, tails ascending: a stable sort by head gives (head, tail) order
+        by_head = np.argsort(got_heads, kind="stable")
+        base = int(self.in_offsets[self.lo])
+        in_offsets = np.ascontiguousarray(self.in_offsets[self.lo : self.hi + 1])
+        indices = np.ascontiguousarray(got_tails[by_head])
+        if len(indices) != int(in_offsets[-1] - base):
+            raise RuntimeError(f"rank {w.rank}: received {len(indices)} in-edges, expected "
+                               f"{int(in_offsets[-1] - base)} (the ranks disagree about the graph)")
+        return in_offsets, indices, None if got_w is None else np.ascontiguousarray(got_w[by_head]), base
+
+    def neighbour_sets(self) -> dict[str, int]:
+        """Sizes of this rank's in-neighbour set and update set (Lux eqs. 7-9), for the performance model."""
+        view = self.side_view("in", False)
+        ins = np.unique(self.backend.to_host(view.indices)) if view.indices is not None else np.empty(0)
+        uds = int(np.count_nonzero((ins < self.lo) | (ins >= self.hi)))
+        return {"ins": int(len(ins)), "ons": self.hi - self.lo, "uds": uds}
+
+    # ------------------------------------------------------------ one edge_map
+    def edge_map(self, st, frontier, direction: str, reverse: bool, it):
+        """Apply ``st``'s program along this rank's edges, exchange the updates, return the out bitmap."""
+        b, g = self.backend, self.graph
+        prog = st.program
+        csr = "out" if (direction == "push") != bool(reverse) or not g.directed else "in"
+        view = self.side_view(csr, prog.uses_weights)
+        kernel = st.kernels.push if direction == "push" else st.kernels.pull
+        rows, in_bits = self._rows(frontier, direction)
+        edges = int(view.offsets[-1] - view.offsets[0]) if len(view.offsets) else 0
+
+        def compute(out):
+            tables = st._tables_now()
+            t = time.perf_counter()
+            if view.rows and (rows is None or len(rows)):
+                kernel(tables, view, rows, in_bits, out)
+            b.synchronize()
+            self._slow(edges)
+            return time.perf_counter() - t
+
+        if prog.combine is None and self.world.size > 1:
+            out, seconds, exchange = self._in_rank_order(st, compute)
+            mode = "rank order"
+        else:
+            out = b.new_bitmap(g.n)
+            snapshot = None
+            if self.world.size > 1:
+                if direction == "pull":  # own range only: pull writes nothing else
+                    snapshot = {k: v[self.lo : self.hi].copy() for k, v in st.arrays.items()}
+                elif prog.combine == "sum":
+                    snapshot = {k: v.copy() for k, v in st.arrays.items()}
+            seconds = compute(out)
+            t = time.perf_counter()
+            self._exchange(st, out, direction, snapshot)
+            exchange = time.perf_counter() - t
+            mode = direction
+        active_rows = view.rows if rows is None else len(rows)
+        it.add_partition(self.world.rank, f"rank-{mode}", 0, int(active_rows), device=f"rank{self.world.rank}")
+        self._after(it, "edge_map", direction, seconds, exchange, edges)
+        return out
+
+    def neighbor_map(self, st, fn: str, g_arrays, gt_arrays, it):
+        """A neighbourhood function over this rank's vertices, the ranks in order (see module docstring)."""
+        def compute(out):
+            t = time.perf_counter()
+            if self.hi > self.lo:
+                st.kernels.neighbor_map(fn, st._tables_now(), g_arrays, gt_arrays, self.lo, self.hi, out)
+            self.backend.synchronize()
+            return time.perf_counter() - t
+
+        if self.world.size == 1:
+            out = self.backend.new_bitmap(self.graph.n)
+            seconds, exchange = compute(out), 0.0
+        else:
+            out, seconds, exchange = self._in_rank_order(st, compute)
+        self._after(it, "neighbor_map", "-", seconds, exchange, 0, repartition=False)
+        return out
+
+    def _rows(self, frontier, direction):
+        """Rows of this rank's view to compute (None: all) and the source filter for pull."""
+        if direction == "pull" or frontier.is_all:
+            return None, (None if frontier.is_all or direction == "push" else frontier.bits)
+        xp = self.backend.xp
+        ids = frontier.ids
+        mine = ids[(ids >= self.lo) & (ids < self.hi)]
+        return (mine - self.lo if self.lo else mine), None
+
+    def _slow(self, edges: int) -> None:
+        extra = self.slowdown.get(self.world.rank)
+        if extra:
+            time.sleep(extra * max(edges, 1))
+
+    # ------------------------------------------------------------ exchanging vertex updates
+    def _exchange(self, st, out, direction: str, snapshot) -> None:
+        """Make every rank's updates visible to all (arrays no rank changed are not sent)."""
+        c, w = self.collectives, self.world
+        if w.size == 1:
+            return
+        combine = st.program.combine
+        names = list(st.arrays)
+        if snapshot is not None:  # which arrays changed anywhere (Lux's update set, per array)
+            xp = self.backend.xp
+            lo, hi = (self.lo, self.hi) if direction == "pull" else (0, self.graph.n)
+            flags = np.array([int(bool(xp.any(st.arrays[k][lo:hi] != snapshot[k]))) for k in names], np.int32)
+            w.allreduce(flags, "max")
+            names = [k for k, f in zip(names, flags) if f]
+        if direction == "pull":  # disjoint owners: every rank's range to every rank
+            for k in names:
+                c.allgather_ranges(st.arrays[k], self.splits)
+        elif combine in ("min", "max", "or"):
+            for k in names:
+                c.allreduce(st.arrays[k], combine)
+        elif combine == "sum":  # snapshot + the sum of every rank's increments
+            for k in names:
+                arr = st.arrays[k]
+                delta = arr - snapshot[k]
+                c.sum_deterministic(delta)
+                arr[...] = snapshot[k] + delta
+        else:
+            raise ValueError(f"cannot merge ranks' states with combine={combine!r}")
+        c.allreduce(out, "or")
+
+    def _in_rank_order(self, st, compute):
+        """Rank 0 computes, hands the state to rank 1, ...; the last rank broadcasts it to all."""
+        c, w, b = self.collectives, self.world, self.backend
+        out = b.new_bitmap(self.graph.n)
+        arrays = list(st.arrays.values()) + [out]
+        wait = 0.0
+        t = time.perf_counter()
+        if w.rank > 0:
+            for arr in arrays:
+                c.recv(arr, w.rank - 1)
+        wait = time.perf_counter() - t
+        seconds = compute(out)
+        t = time.perf_counter()
+        if w.rank < w.size - 1:
+            for arr in arrays:
+                c.send(arr, w.rank + 1)
+        for arr in arrays:
+            c.bcast(arr, w.size - 1)
+        return out, seconds, wait + time.perf_counter() - t
+
+    # ------------------------------------------------------------ observation and repartitioning
+    def _after(self, it, op: str, direction: str, seconds: float, exchange: float, edges: int,
+               repartition: bool = True) -> None:
+        times = self.world.allgather((seconds, exchange, edges))
+        it.kernel_seconds = seconds
+        entry = {"op": op, "direction": direction, "active_edges": int(it.active_edges),
+                 "compute_seconds": [t[0] for t in times],
+                 "exchange_seconds": [t[1] for t in times], "edges": [t[2] for t in times],
+                 "splits": [int(s) for s in self.splits]}
+        it.device_seconds = {f"rank{r}": t[0] for r, t in enumerate(times)}
+        it.device_seconds["state_exchange"] = max(t[1] for t in times)
+        self.log.append(entry)
+        if repartition and self.repartition and self.world.size > 1:
+            proposal = self.repartitioner.observe(self.in_offsets, self.splits, entry["compute_seconds"])
+            if proposal is not None:
+                self.move_to(proposal)
+                entry["repartitioned"] = self.repartitioner.history[-1]
+
+    def move_to(self, splits: np.ndarray) -> None:
+        """Take new split points: edges are read again from the store and exchanged (migration)."""
+        old = self.splits
+        self.splits = np.asarray(splits, dtype=np.int64)
+        self._slices.clear()
+        self.repartitioner._seen.clear()
+        log.info("rank %d: repartitioned %s -> %s (%d in-edges move)", self.world.rank, old.tolist(),
+                 self.splits.tolist(), moved_edges(self.in_offsets, old, self.splits))
+
+    def record_extra(self) -> dict:
+        return {"ranks": self.world.size, "devices": self.devices, "nodes": self.world.nodes,
+                "splits": [int(s) for s in self.splits], "repartitions": len(self.repartitioner.history)}
+
+
+# ------------------------------------------------------------------ a store read by ranges
+def open_rank_store(path: str | Path) -> Graph:
+    """A graph store opened for one rank: memory maps, the offsets checked, no pass over the edges.
+
+    :func:`graphferry.store.open_store` checks every index of the store; a rank
+    that owns a range needs only its own edges, so here the offsets are checked
+    (``n + 1`` entries) and each rank checks its own edges' heads when it
+    first reads them.
+    """
+    from ..store import ARRAYS, MANIFEST, StoreError, _check_file, _load, read_manifest
+
+    root = Path(path)
+    manifest = read_manifest(root)
+    n, m = manifest["n"], manifest["m"]
+    files = manifest["files"]
+    unknown = set(files) - set(ARRAYS)
+    if unknown:
+        raise StoreError(f"{root / MANIFEST}: unknown arrays {sorted(unknown)}")
+    lengths = {"offsets": n + 1, "indices": m, "weights": m, "original_ids": n}
+    arrays = {key: _load(_check_file(root, key, files[key], lengths[key])[0], lengths[key]) for key in files}
+    offsets = np.asarray(arrays["offsets"])
+    if len(offsets) and (offsets[0] != 0 or offsets[-1] != m or np.any(np.diff(offsets) < 0)):
+        raise StoreError(f"{root / 'offsets.npy'}: damaged store: offsets do not rise from 0 to m = {m}")
+    g = object.__new__(Graph)
+    g.__dict__.update(offsets=np.ascontiguousarray(offsets), indices=arrays["indices"],
+                      weights=arrays.get("weights"), directed=bool(manifest["directed"]),
+                      original_ids=arrays.get("original_ids"), name=str(manifest.get("name", root.name)),
+                      meta={"store": str(root)}, _transpose=None)
+    return g
+

@@ -1,0 +1,165 @@
+"""Lux's performance model (sec. 6, Table 1): per-iteration time from a few constants fitted on the machine.
+
+Table 1, for ``x`` ranks (Lux: nodes) of ``y`` devices each::
+
+    T_pull(x, y) = gamma_l |T_v| sum_i |INS(P_i)| / x  +  gamma_c |E| / (x y)   +  T_xfer
+    T_push(x, y) = 0                                  +  gamma_c* |E| / (x y)  +  T_xfer
+    T_xfer       = gamma_x |T_v| sum_j |UDS(N_j)|
+
+with ``gamma_l`` the load rate (seconds per byte moved into a device: the
+calibrated pinned copy rate on a GPU; zero for CPU ranks, which read the state
+where it lies), ``gamma_c``/``gamma_c*`` the compute time per edge for pull and
+push (push scaled by the iteration's share of active edges), and ``gamma_x``
+the exchange time per byte. Two departures, both measured rather than assumed:
+
+* the exchange moves what this implementation moves: in pull each rank receives
+  every other rank's range of every changed state array (``|T_v| n (x - 1) / x``
+  bytes, a superset of Lux's update set), in push the whole arrays are merged
+  (``|T_v| n``), plus a latency per step (``log2 x`` steps);
+* ``x y`` devices compute at once only up to the host's capacity
+  (``units``): CPU ranks of one thread each on one host share its cores, and
+  beyond the cores the ranks waiting in MPI keep polling on theirs, so four
+  ranks on two cores compute at the speed of one (``units * units / (x y)``).
+
+Constants come from observed iterations (:meth:`PerformanceModel.fit`, least
+squares); :meth:`PerformanceModel.choose` predicts every configuration and
+direction and returns the fastest.
+
+Example:
+    >>> m = PerformanceModel(gamma_load=0.0, gamma_pull=1e-8, gamma_push=2e-8, gamma_xfer=1e-9,
+    ...                      xfer_latency=1e-5, units=4)
+    >>> round(m.predict("pull", edges=10**8, n=10**6, vertex_bytes=8, ranks=2), 4)
+    0.504
+    >>> m.choose(edges=10**8, n=10**6, vertex_bytes=8, candidates=[1, 2, 4])[:2]
+    ('pull', 4)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+
+@dataclass
+class PerformanceModel:
+    gamma_load: float    # s per byte loaded into a device (pull: the in-neighbour set)
+    gamma_pull: float    # s per edge, one unit, pull
+    gamma_push: float    # s per active edge, one unit, push
+    gamma_xfer: float    # s per byte a rank receives in the exchange
+    xfer_latency: float  # s per exchange step (log2 x steps)
+    units: int           # devices that compute at once on this machine (GPUs, or cores for CPU ranks)
+    shared_host: bool = False  # CPU ranks on one host: together they always have ``units`` cores
+
+    def parallel(self, ranks: int, devices_per_rank: int = 1) -> float:
+        """How many units compute at once with ``ranks`` x ``devices_per_rank`` devices."""
+        xy = ranks * devices_per_rank
+        if self.shared_host:  # ranks waiting in MPI poll on their core: beyond the cores, they slow the others
+            return max(1.0, min(xy, self.units) * min(1.0, self.units / xy))
+        return max(1, min(xy, self.units))
+
+    def predict(self, direction: str, *, edges: int, n: int, vertex_bytes: int, ranks: int,
+                devices_per_rank: int = 1, ins_total: int | None = None, active_fraction: float = 1.0) -> float:
+        """Predicted seconds of one iteration (Table 1)."""
+        x, y = ranks, devices_per_rank
+        units = self.parallel(x, y)
+        if direction == "pull":
+            ins = n if ins_total is None else ins_total
+            load = self.gamma_load * vertex_bytes * ins / x
+            compute = self.gamma_pull * edges / units
+        else:
+            load = 0.0  # overlapped with compute (Lux sec. 6.2)
+            compute = self.gamma_push * edges * active_fraction / units
+        return load + compute + self.transfer(n=n, vertex_bytes=vertex_bytes, ranks=x, devices_per_rank=y,
+                                              direction=direction)
+
+    def oversubscription(self, ranks: int, devices_per_rank: int = 1) -> float:
+        """How much slower an exchange runs when CPU ranks outnumber the cores (1 otherwise)."""
+        return max(1.0, ranks * devices_per_rank / self.units) if self.shared_host else 1.0
+
+    def transfer(self, *, n: int, vertex_bytes: int, ranks: int, devices_per_rank: int = 1,
+                 direction: str = "pull") -> float:
+        if ranks <= 1:
+            return 0.0
+        received = received_bytes(direction, n=n, vertex_bytes=vertex_bytes, ranks=ranks)
+        return self.oversubscription(ranks, devices_per_rank) * (
+            self.gamma_xfer * received + self.xfer_latency * math.ceil(math.log2(ranks)))
+
+    def choose(self, *, edges: int, n: int, vertex_bytes: int, candidates, devices_per_rank: int = 1,
+               active_fraction: float = 1.0) -> tuple[str, int, float]:
+        """(direction, ranks, predicted seconds) of the fastest configuration among ``candidates`` ranks."""
+        best = None
+        for ranks in candidates:
+            for direction in ("pull", "push"):
+                t = self.predict(direction, edges=edges, n=n, vertex_bytes=vertex_bytes, ranks=ranks,
+                                 devices_per_rank=devices_per_rank, active_fraction=active_fraction)
+                if best is None or t < best[2]:
+                    best = (direction, ranks, t)
+        return best
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def fit(cls, observations: list[dict], *, units: int, shared_host: bool = False,
+            gamma_load: float = 0.0) -> "PerformanceModel":
+        """Least-squares constants from observed iterations (the median of each configuration's iterations,
+        so that a first iteration's warm-up or a neighbour's burst on a shared machine weighs little).
+
+        Each observation: ``direction``, ``edges`` (all ranks' edges the
+        iteration read: active edges for push), ``ranks``, ``compute`` (the
+        slowest rank's compute seconds), ``exchange`` (the slowest rank's exchange
+        seconds), ``received_bytes`` (what one rank received).
+        """
+        groups: dict[tuple, list[dict]] = {}
+        for o in observations:
+            groups.setdefault((o["direction"], o["ranks"], o["edges"], o["received_bytes"]), []).append(o)
+        observations = [{"direction": d, "ranks": r, "edges": e, "received_bytes": b,
+                         "compute": float(np.median([o["compute"] for o in g])),
+                         "exchange": float(np.median([o["exchange"] for o in g]))}
+                        for (d, r, e, b), g in groups.items()]
+        shape = cls(0.0, 0.0, 0.0, 0.0, 0.0, units, shared_host)
+        gammas = {}
+        for direction in ("pull", "push"):
+            obs = [o for o in observations if o["direction"] == direction and o["edges"] > 0]
+            if not obs:
+                gammas[direction] = float("nan")
+                continue
+            xs = np.array([o["edges"] / shape.parallel(o["ranks"]) for o in obs], dtype=np.float64)
+            ts = np.array([o["compute"] for o in obs], dtype=np.float64)
+            gammas[direction] = float((xs * ts).sum() / (xs * xs).sum())  # a line through 0
+        multi = [o for o in observations if o["ranks"] > 1 and o["exchange"] > 0]
+        if len(multi) >= 2:
+            a = np.array([[o["received_bytes"], math.ceil(math.log2(o["ranks"]))] for o in multi], dtype=np.float64)
+            b = np.array([o["exchange"] / shape.oversubscription(o["ranks"]) for o in multi], dtype=np.float64)
+            # relative least squares: a 0.1 ms exchange counts as much as a 10 ms one
+            (gx, lat), *_ = np.linalg.lstsq(a / b[:, None], np.ones_like(b), rcond=None)
+            gx, lat = max(float(gx), 0.0), max(float(lat), 0.0)
+        else:
+            gx, lat = 0.0, 0.0
+        return cls(gamma_load=gamma_load, gamma_pull=gammas["pull"], gamma_push=gammas["push"],
+                   gamma_xfer=gx, xfer_latency=lat, units=units, shared_host=shared_host)
+
+
+def observations_from_log(log: list[dict], *, n: int, vertex_bytes: int, active_edges: list[int] | None = None):
+    """Model observations from a :class:`~graphferry.distributed.graph.DistributedGraph`'s log of edge_maps."""
+    out = []
+    for i, e in enumerate(log):
+        if e["op"] != "edge_map":
+            continue
+        ranks = len(e["compute_seconds"])
+        edges = sum(e["edges"]) if active_edges is None else active_edges[i]
+        # the slowest rank's compute; the exchange as the last rank to arrive saw it (the others' also
+        # holds their wait for that rank)
+        out.append({"direction": e["direction"], "edges": edges, "ranks": ranks,
+                    "compute": max(e["compute_seconds"]), "exchange": min(e["exchange_seconds"]),
+                    "received_bytes": received_bytes(e["direction"], n=n, vertex_bytes=vertex_bytes, ranks=ranks)})
+    return out
+
+
+def received_bytes(direction: str, *, n: int, vertex_bytes: int, ranks: int) -> float:
+    """Bytes one rank receives per iteration: pull gathers the others' ranges; push merges whole arrays."""
+    if ranks <= 1:
+        return 0.0
+    return vertex_bytes * n * ((ranks - 1) / ranks if direction == "pull" else 1.0)

@@ -1,0 +1,309 @@
+"""The ranks of a run and the collectives that exchange vertex state between them.
+
+A :class:`World` is the set of processes of one run (``mpiexec -n P``): each
+has a rank, knows which ranks share its node, and exchanges vertex state with
+the others through collectives:
+
+* host buffers (NumPy arrays): MPI collectives through ``mpi4py``;
+* GPU buffers (CuPy arrays): NCCL through ``cupy.cuda.nccl``, its unique id
+  broadcast over MPI (NCCL bootstrapped over MPI), chosen only when CuPy and a
+  GPU per rank are present.
+
+No home-made networking: everything goes through MPI or NCCL. A single process
+is a world of one (:func:`local_world`), whose collectives do nothing, so the
+same code runs with and without ``mpiexec``.
+
+A rank that fails must not leave the others waiting in a collective:
+:func:`fail_all` writes one line naming the rank and the error and aborts the
+whole job (``MPI_Abort``), so ``mpiexec`` returns non-zero at once.
+
+Example:
+    >>> import numpy as np
+    >>> w = local_world()
+    >>> w.rank, w.size, w.local_size
+    (0, 1, 1)
+    >>> a = np.array([3, 1, 2]); w.allreduce(a, "min"); a.tolist()
+    [3, 1, 2]
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+#: Environment variables that MPI launchers (MPICH's hydra, Open MPI, Slurm's PMI) set in each rank.
+LAUNCHER_VARIABLES = ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS")
+
+_current: "World | None" = None
+
+
+def launched_by_mpiexec() -> bool:
+    """True when this process was started by an MPI launcher with more than one rank."""
+    for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"):
+        value = os.environ.get(var)
+        if value is not None and value.isdigit() and int(value) > 1:
+            return True
+    return False
+
+
+class World:
+    """The processes of a run: rank, size, node-local ranks, and host collectives (MPI)."""
+
+    def __init__(self, comm=None):
+        self.comm = comm
+        self.options: dict[str, Any] = {}  # DistributedGraph options for graphs split on the fly
+        if comm is None:
+            self.rank, self.size = 0, 1
+            self.local_rank, self.local_size, self.node, self.nodes = 0, 1, 0, 1
+            self.node_of = [0]
+            return
+        from mpi4py import MPI
+
+        self.MPI = MPI
+        self.rank, self.size = comm.Get_rank(), comm.Get_size()
+        local = comm.Split_type(MPI.COMM_TYPE_SHARED, key=self.rank)
+        self.local_rank, self.local_size = local.Get_rank(), local.Get_size()
+        leader = self.rank if self.local_rank == 0 else -1
+        leaders = [r for r in comm.allgather(leader) if r >= 0]
+        node_leader = local.bcast(self.rank, root=0)
+        self.node = leaders.index(node_leader)
+        self.nodes = len(leaders)
+        self.node_of = comm.allgather(self.node)
+        local.Free()
+
+    # ------------------------------------------------------------ host collectives
+    _OPS = {"min": "MIN", "max": "MAX", "sum": "SUM", "or": "BOR"}
+
+    def allreduce(self, arr: np.ndarray, op: str) -> None:
+        """``arr`` becomes the elementwise ``op`` (min, max, sum, or) over the ranks, in place."""
+        if self.comm is None:
+            return
+        self.comm.Allreduce(self.MPI.IN_PLACE, arr, op=getattr(self.MPI, self._OPS[op]))
+
+    def sum_deterministic(self, arr: np.ndarray) -> None:
+        """Sum over the ranks in place, the same bits on every rank (reduced at rank 0, then broadcast).
+
+        An allreduce may add in a different order on different ranks; floating-point
+        sums then differ in their last bits and ranks would choose differently later.
+        """
+        if self.comm is None:
+            return
+        if self.rank == 0:
+            self.comm.Reduce(self.MPI.IN_PLACE, arr, op=self.MPI.SUM, root=0)
+        else:
+            self.comm.Reduce(arr, None, op=self.MPI.SUM, root=0)
+        self.comm.Bcast(arr, root=0)
+
+    def allgather_ranges(self, arr: np.ndarray, splits: np.ndarray) -> None:
+        """Every rank's ``arr[splits[r]:splits[r+1]]`` copied to every rank, in place."""
+        if self.comm is None:
+            return
+        counts = np.diff(splits).astype(np.int64)
+        displs = splits[:-1].astype(np.int64)
+        self.comm.Allgatherv(self.MPI.IN_PLACE, [arr, (counts, displs)])
+
+    def send(self, arr: np.ndarray, dest: int) -> None:
+        self.comm.Send(np.ascontiguousarray(arr), dest=dest)
+
+    def recv(self, arr: np.ndarray, source: int) -> None:
+        self.comm.Recv(arr, source=source)
+
+    def bcast(self, arr: np.ndarray, root: int) -> None:
+        if self.comm is not None:
+            self.comm.Bcast(arr, root=root)
+
+    def allgather(self, value: Any) -> list:
+        """Small Python objects (timings, counts) from every rank."""
+        return [value] if self.comm is None else self.comm.allgather(value)
+
+    def bcast_object(self, value: Any, root: int = 0) -> Any:
+        return value if self.comm is None else self.comm.bcast(value, root=root)
+
+    def alltoallv(self, send: np.ndarray, send_counts: np.ndarray) -> np.ndarray:
+        """Rank ``r``'s ``send_counts[q]`` items (in order) go to rank ``q``; returns what arrived, by sender."""
+        if self.comm is None:
+            return send.copy()
+        send_counts = np.asarray(send_counts, dtype=np.int64)
+        recv_counts = np.empty(self.size, dtype=np.int64)
+        self.comm.Alltoall(send_counts, recv_counts)
+        recv = np.empty(int(recv_counts.sum()), dtype=send.dtype)
+        sdispl = np.concatenate([[0], np.cumsum(send_counts)[:-1]])
+        rdispl = np.concatenate([[0], np.cumsum(recv_counts)[:-1]])
+        self.comm.Alltoallv([np.ascontiguousarray(send), (send_counts, sdispl)], [recv, (recv_counts, rdispl)])
+        return recv
+
+    def barrier(self) -> None:
+        if self.comm is not None:
+            self.comm.Barrier()
+
+    def abort(self, code: int = 1) -> None:
+        if self.comm is not None:
+            self.comm.Abort(code)
+
+    def __repr__(self) -> str:
+        return f"World(rank {self.rank} of {self.size}, {self.nodes} node(s))"
+
+
+class DeviceCollectives:
+    """The same collectives on GPU buffers through NCCL, bootstrapped over the world's MPI.
+
+    Rank 0 makes the NCCL unique id and broadcasts it with MPI; every rank then
+    joins one NCCL communicator on its own GPU (``local_rank`` modulo the GPUs of
+    its node). Allgather of unequal ranges pads every range to the longest.
+    Written for several GPUs; this machine has none, so it has never run here.
+    """
+
+    _DTYPES = {"int8": "NCCL_INT8", "uint8": "NCCL_UINT8", "int32": "NCCL_INT32", "uint32": "NCCL_UINT32",
+               "int64": "NCCL_INT64", "uint64": "NCCL_UINT64", "float32": "NCCL_FLOAT32",
+               "float64": "NCCL_FLOAT64"}
+    _OPS = {"min": "NCCL_MIN", "max": "NCCL_MAX", "sum": "NCCL_SUM"}
+
+    def __init__(self, world: World):
+        import cupy
+        from cupy.cuda import nccl
+
+        self.world, self.cupy, self.nccl = world, cupy, nccl
+        uid = nccl.get_unique_id() if world.rank == 0 else None
+        uid = world.bcast_object(uid, root=0)
+        self.comm = nccl.NcclCommunicator(world.size, uid, world.rank)
+        self.stream = cupy.cuda.get_current_stream().ptr
+
+    def _done(self) -> None:
+        # the backend's kernels and these collectives may run on different streams: finish here
+        self.cupy.cuda.runtime.deviceSynchronize()
+
+    def _t(self, arr):
+        return getattr(self.nccl, self._DTYPES[arr.dtype.name])
+
+    def allreduce(self, arr, op: str) -> None:
+        if op == "or":  # NCCL has no bitwise or: OR of bit flags is the max of 0/1 bits per byte
+            bits = self.cupy.unpackbits(arr.view(self.cupy.uint8))
+            self._done()
+            self.comm.allReduce(bits.data.ptr, bits.data.ptr, bits.size, self.nccl.NCCL_UINT8,
+                                self.nccl.NCCL_MAX, self.stream)
+            self._done()
+            arr.view(self.cupy.uint8)[...] = self.cupy.packbits(bits)
+            return
+        self._done()
+        self.comm.allReduce(arr.data.ptr, arr.data.ptr, arr.size, self._t(arr), getattr(self.nccl, self._OPS[op]),
+                            self.stream)
+        self._done()
+
+    def sum_deterministic(self, arr) -> None:
+        self._done()
+        self.comm.reduce(arr.data.ptr, arr.data.ptr, arr.size, self._t(arr), self.nccl.NCCL_SUM, 0, self.stream)
+        self.bcast(arr, 0)
+
+    def allgather_ranges(self, arr, splits) -> None:
+        counts = np.diff(splits)
+        width = int(counts.max())
+        buf = self.cupy.zeros((self.world.size, width), dtype=arr.dtype)
+        r = self.world.rank
+        mine = self.cupy.zeros(width, dtype=arr.dtype)
+        mine[: counts[r]] = arr[splits[r] : splits[r + 1]]
+        self._done()
+        self.comm.allGather(mine.data.ptr, buf.data.ptr, width, self._t(arr), self.stream)
+        self._done()
+        for q in range(self.world.size):
+            arr[splits[q] : splits[q + 1]] = buf[q, : counts[q]]
+
+    def send(self, arr, dest: int) -> None:
+        self._done()
+        self.comm.send(arr.data.ptr, arr.size, self._t(arr), dest, self.stream)
+        self._done()
+
+    def recv(self, arr, source: int) -> None:
+        self._done()
+        self.comm.recv(arr.data.ptr, arr.size, self._t(arr), source, self.stream)
+        self._done()
+
+    def bcast(self, arr, root: int) -> None:
+        self._done()
+        self.comm.bcast(arr.data.ptr, arr.size, self._t(arr), root, self.stream)
+        self._done()
+
+
+def use_local_device(world: World) -> int | None:
+    """Point this rank at GPU ``local_rank`` modulo its node's GPUs (before the CUDA backend starts).
+
+    Nothing assumes a number of GPUs: ranks beyond the node's GPUs share them
+    round-robin. Returns the device index, or None without CuPy or a GPU.
+    """
+    try:
+        import cupy
+
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception:  # noqa: BLE001 - no CuPy, no driver or no GPU: CPU ranks
+        return None
+    if count == 0:
+        return None
+    device = world.local_rank % count
+    cupy.cuda.Device(device).use()
+    return device
+
+
+def collectives_for(world: World, backend):
+    """MPI for host buffers, NCCL when the state lives on a GPU and there are several ranks."""
+    if world.size > 1 and getattr(backend, "is_device", False) and backend.name == "cuda":
+        return DeviceCollectives(world)
+    return world
+
+
+def local_world() -> World:
+    """A world of one process (no MPI)."""
+    return World(None)
+
+
+def mpi_world() -> World:
+    """The world of ``mpiexec``'s ranks (``MPI.COMM_WORLD``); needs mpi4py."""
+    try:
+        from mpi4py import MPI
+    except ImportError as e:  # pragma: no cover - depends on the installation
+        raise RuntimeError("running under mpiexec needs mpi4py: pip install 'graphferry[mpi]'") from e
+    return World(MPI.COMM_WORLD.Dup())
+
+
+def current_world() -> "World | None":
+    """The world a distributed run has entered (:func:`enter`), or None."""
+    return _current
+
+
+def enter(world: World, **options) -> World:
+    """Make ``world`` the current one: runtimes made from now on split their graph over its ranks.
+
+    ``options`` (``repartition=``, ``alpha=``) go to every graph split so.
+    Also gives each rank its share of the node's cores (:func:`share_cores`):
+    ranks on one node would otherwise each start a thread per core and fight over them.
+    """
+    global _current
+    _current = world
+    world.options = options
+    share_cores(world)
+    return world
+
+
+def share_cores(world: World) -> None:
+    """Give each rank its share of the node's cores for OpenMP (unless ``OMP_NUM_THREADS`` is set).
+
+    Takes effect for kernels compiled and loaded after it (the OpenMP runtime reads it once).
+    """
+    if world.size > 1 and "OMP_NUM_THREADS" not in os.environ:
+        os.environ["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // world.local_size))
+
+
+def leave() -> None:
+    global _current
+    _current = None
+
+
+def fail_all(world: World, error: BaseException, code: int = 1) -> None:
+    """Report ``error`` as this rank's and abort every rank (never a hang in a collective)."""
+    sys.stderr.write(f"graphferry: rank {world.rank} of {world.size} failed: {type(error).__name__}: {error}\n")
+    sys.stderr.flush()
+    world.abort(code)
