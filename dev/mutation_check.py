@@ -51,12 +51,12 @@ class Mutant:
 MUTANTS = [
     # ------------------------------------------------------------------ BFS
     Mutant("bfs-wrong-level-at-depth", "push records level depth + 1 below depth 5", f"{ALG}/bfs.py",
-           "if (gf_cas(&S.parent[d], (vid_t)-1, s)) { S.level[d] = (int32_t)S.depth; return true; }",
-           "if (gf_cas(&S.parent[d], (vid_t)-1, s)) { S.level[d] = (int32_t)(S.depth + (S.depth > 5)); return true; }",
+           "if (gf_cas(&S.parent[d], (int64_t)-1, (int64_t)s)) { S.level[d] = S.depth; return true; }",
+           "if (gf_cas(&S.parent[d], (int64_t)-1, (int64_t)s)) { S.level[d] = S.depth + (S.depth > 5); return true; }",
            ("tests/test_engines_bfs.py",)),
     Mutant("bfs-pull-wrong-level-at-depth", "pull records level depth + 1 below depth 5", f"{ALG}/bfs.py",
-           "S.parent[d] = s; S.level[d] = (int32_t)S.depth; return true;",
-           "S.parent[d] = s; S.level[d] = (int32_t)(S.depth + (S.depth > 5)); return true;",
+           "S.parent[d] = s; S.level[d] = S.depth; return true;",
+           "S.parent[d] = s; S.level[d] = S.depth + (S.depth > 5); return true;",
            ("tests/test_engines_bfs.py",)),
     Mutant("bfs-loop-capped", "BFS stops after 40 levels", f"{ALG}/bfs.py",
            "        while frontier:\n            depth += 1\n",

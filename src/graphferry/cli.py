@@ -1064,23 +1064,11 @@ def run(
     finally:
         stop()
         loaded.close()
-    if out is not None:
-        write_table(result.to_table(), out)
-    if record is not None:
-        _write_json(record, result.record.to_dict())
-    summary = summarize_result(algorithm, result)
-    if as_json:
-        typer.echo(json.dumps(summary, indent=2))
-    else:
-        _stdout().print(result.record.summary(), highlight=False)
-        for key, value in summary["values"].items():
-            _stdout().print(f"  {key}: {value}", highlight=False)
-        if out is not None:
-            _stdout().print(f"  wrote {out}", highlight=False)
+    _report_run(algorithm, result, out, record, as_json)
 
 
 def _report_run(algorithm: str, result: Any, out: Path | None, record: Path | None, as_json: bool) -> None:
-    """Write and print a run's results (the distributed run's rank 0; the same as run's own tail)."""
+    """Write and print a run's results (``run``'s tail, and a distributed run's rank 0)."""
     if out is not None:
         write_table(result.to_table(), out)
     if record is not None:
