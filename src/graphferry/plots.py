@@ -32,6 +32,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from .errors import GraphferryError
+
 #: One colour per engine; devices are told apart by hatching.
 ENGINE_COLOURS = {"resident": "#2ca02c", "filter": "#1f77b4", "compaction": "#ff7f0e", "zerocopy": "#9467bd",
                   "unified": "#8c564b", "host": "#7f7f7f"}
@@ -45,9 +47,13 @@ def _label(engine: str, device: str) -> str:
 def plot_record(record: dict[str, Any], out: str | os.PathLike) -> Path:
     """Draw ``record`` (a :meth:`RunRecord.to_dict`) as a PNG at ``out``; returns the path.
 
-    Raises ValueError when the record has no edge_map iteration to draw.
+    Raises ValueError when the record has no edge_map iteration to draw, and
+    GraphferryError when matplotlib is not installed.
     """
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        raise GraphferryError("graphferry plot needs matplotlib: pip install 'graphferry[plots]'") from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
