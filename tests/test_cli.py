@@ -108,7 +108,7 @@ def test_help_and_version():
 
 
 def test_python_dash_m():
-    env = dict(os.environ, PYTHONPATH=str(Path(cli.__file__).parents[1]))
+    env = dict(os.environ, PYTHONPATH=str(Path(cli.__file__).parents[2]))
     p = subprocess.run([sys.executable, "-m", "graphferry", "info", "/no/such/graph"],
                        capture_output=True, text=True, env=env, timeout=60)
     assert p.returncode == 1
@@ -152,7 +152,7 @@ def test_internal_errors_have_no_traceback(monkeypatch):
     def boom(ctx):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(cli, "DEMO_STEPS", [boom])
+    monkeypatch.setattr(cli.demo, "DEMO_STEPS", [boom])
     r = run("demo")
     line = assert_one_line_error(r, cli.EXIT_INTERNAL)
     assert "kaboom" in line and "GRAPHFERRY_DEBUG" in line
@@ -167,7 +167,7 @@ def test_graphferry_errors_from_steps_are_one_line(monkeypatch):
     def bad(ctx):
         raise InputError("bad id 'x'", path="g.el", line=3)
 
-    monkeypatch.setattr(cli, "DEMO_STEPS", [bad])
+    monkeypatch.setattr(cli.demo, "DEMO_STEPS", [bad])
     assert assert_one_line_error(run("demo"), 1) == "error: g.el:3: bad id 'x'"
 
 
@@ -287,7 +287,7 @@ def test_info_of_a_text_file(tmp_path):
 def test_progress_bars_on_a_terminal(tmp_path, monkeypatch):
     # CliRunner's stderr is not a terminal (bars are off there); force one.
     buf = io.StringIO()
-    monkeypatch.setattr(cli, "_stderr", lambda: Console(file=buf, force_terminal=True, width=100))
+    monkeypatch.setattr(cli.console, "_stderr", lambda: Console(file=buf, force_terminal=True, width=100))
     r = run("-v", "generate", "kronecker", "-s", "8", str(tmp_path / "k.store"))
     assert r.exit_code == 0, r.output
     assert "edge samples" in buf.getvalue() and "wrote" in buf.getvalue()

@@ -599,7 +599,7 @@ def test_cli_speaks_cli_words_when_the_target_appears_late(clean_store, tmp_path
     """The store layer's 'overwrite=True' becomes '--force' (the target appeared after the early check)."""
     import graphferry.cli as cli
 
-    monkeypatch.setattr(cli, "_check_output", lambda path, force: None)
+    monkeypatch.setattr(cli.graphs, "_check_output", lambda path, force: None)
     src = tmp_path / "g.el"
     src.write_text("0 1\n")
     for args in (["convert", str(src), str(clean_store)], ["generate", "kronecker", "--scale", "3", str(clean_store)]):

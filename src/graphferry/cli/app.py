@@ -1,0 +1,141 @@
+"""The typer application: the top-level group that reports every failure in one line, and the global options."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from typing import Annotated
+
+import typer
+
+from .. import __version__
+from . import console as _console
+from ._click import _cx
+from .exits import (
+    EXIT_FAILURE,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+    USER_ERRORS,
+    Stopped,
+    _describe,
+    _report,
+    _signals_raise,
+)
+
+
+class _Group(typer.core.TyperGroup):
+    """Top-level group that turns every failure into one ``error:`` line.
+
+    click (and typer's rich formatting) would print usage boxes and
+    tracebacks; running click non-standalone and catching here gives one place
+    that decides what a user sees. ``CliRunner.invoke(app, ...)`` goes through
+    this too, so tests see what users see.
+    """
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        debug = os.environ.get("GRAPHFERRY_DEBUG", "") not in ("", "0")
+        try:
+            with _signals_raise():
+                rv = super().main(args=args, prog_name=prog_name or "graphferry",
+                                  complete_var=complete_var, standalone_mode=False, **extra)
+            code = rv if isinstance(rv, int) else 0
+        except _cx.NoArgsIsHelpError as exc:
+            typer.echo(exc.ctx.get_help())
+            code = 0
+        except _cx.UsageError as exc:
+            hint = ""
+            if exc.ctx is not None and exc.ctx.command_path:
+                hint = f" (see '{exc.ctx.command_path} --help')"
+            _report(exc.format_message() + hint)
+            code = EXIT_USAGE
+        except _cx.ClickException as exc:
+            _report(exc.format_message())
+            code = exc.exit_code
+        except typer.Abort as exc:
+            # click turns Ctrl-C into Abort (after printing a newline).
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                _report("interrupted")
+                code = EXIT_INTERRUPTED
+            elif isinstance(exc.__context__, EOFError):  # click turns EOFError into Abort too
+                _report(f"unexpected end of data{': ' + str(exc.__context__) if str(exc.__context__) else ''}")
+                code = EXIT_FAILURE
+            else:
+                _report("aborted")
+                code = EXIT_FAILURE
+        except KeyboardInterrupt:
+            _report("interrupted")
+            code = EXIT_INTERRUPTED
+        except Stopped as exc:
+            import signal
+
+            terminated = exc.signum == signal.SIGTERM
+            _report("terminated" if terminated else "interrupted")
+            code = EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
+        except USER_ERRORS as exc:
+            if debug:
+                raise
+            _report(_describe(exc))
+            code = EXIT_FAILURE
+        except Exception as exc:  # a bug: still no traceback unless asked for
+            if debug:
+                raise
+            _report(f"internal error: {type(exc).__name__}: {exc} "
+                    "(set GRAPHFERRY_DEBUG=1 for the traceback)")
+            code = EXIT_INTERNAL
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+# ------------------------------------------------------------------ the app
+app = typer.Typer(
+    cls=_Group,
+    name="graphferry",
+    help="Graph analytics on GPUs for graphs whose edges do not fit in GPU memory.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+generate_app = typer.Typer(help="Generate a synthetic graph into a graph store.",
+                           no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(generate_app, name="generate")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"graphferry {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    verbose: Annotated[int, typer.Option("--verbose", "-v", count=True,
+                                         help="Log progress (-v) or debug details (-vv) to stderr.")] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    _console._settings.quiet = quiet
+    _console._settings.stderr = None
+    if verbose:
+        root = logging.getLogger("graphferry")
+        root.setLevel(logging.INFO if verbose == 1 else logging.DEBUG)
+        console = _console._stderr()
+        handler: logging.Handler
+        if console.is_terminal:
+            from rich.logging import RichHandler
+
+            handler = RichHandler(console=console, show_path=False)
+        else:
+            # In a log file, rich would wrap lines at 80 columns; one record per line instead.
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.set_name("graphferry-cli")
+        # Replace, not add: a second in-process run (tests) has a new stderr.
+        for old in [h for h in root.handlers if h.get_name() == "graphferry-cli"]:
+            root.removeHandler(old)
+        root.addHandler(handler)

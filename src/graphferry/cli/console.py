@@ -1,0 +1,111 @@
+"""The per-run consoles, progress bars and the per-iteration status line (all on stderr)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+log = logging.getLogger("graphferry.cli")
+
+
+@dataclass
+class _Settings:
+    """Per-invocation state set by the root callback."""
+
+    quiet: bool = False
+    #: One stderr console per run, shared by progress bars and log records so
+    #: that log lines print above a live bar instead of through it.
+    stderr: Console | None = None
+
+
+_settings = _Settings()
+
+
+def _stderr() -> Console:
+    # Made per run, not at import: CliRunner and callers swap sys.stderr.
+    if _settings.stderr is None or _settings.stderr.file is not sys.stderr:
+        _settings.stderr = Console(file=sys.stderr, stderr=True)
+    return _settings.stderr
+
+
+def _stdout() -> Console:
+    return Console(file=sys.stdout)
+
+
+# ----------------------------------------------------------------- progress
+@contextlib.contextmanager
+def _progress(total: int, what: str, then: str) -> Iterator[Callable[[int], None]]:
+    """A bar over ``total`` items (on stderr), then a spinner for the ``then`` phase.
+
+    Yields the callback the library layer advances (it knows nothing of rich).
+    """
+    if _settings.quiet:
+        yield lambda k: None
+        return
+    console = _stderr()
+    # Not a terminal (a log file, CI): a bar would only leave noise behind.
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                   MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+                   console=console, transient=True, disable=not console.is_terminal)
+    with bar:
+        task = bar.add_task(what, total=total)
+        state = {"done": 0}
+
+        def advance(k: int) -> None:
+            state["done"] += k
+            bar.advance(task, k)
+            if state["done"] >= total:
+                bar.add_task(then, total=None)
+
+        if total == 0:
+            bar.add_task(then, total=None)
+        yield advance
+
+
+@contextlib.contextmanager
+def _spinner(what: str) -> Iterator[None]:
+    """A spinner with elapsed time for work whose length is unknown (reading a file)."""
+    console = _stderr()
+    if _settings.quiet or not console.is_terminal:
+        yield
+        return
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        bar.add_task(what, total=None)
+        yield
+
+
+def _iteration_reporter(name: str) -> tuple[Callable[[str, int, Any], None], Callable[[], None]]:
+    """A progress callback for the runtime (one status line per edge_map) and its closer."""
+    console = _stderr()
+    if _settings.quiet or not console.is_terminal:
+        def plain(op: str, index: int, record: Any) -> None:
+            step = record.steps[-1]
+            log.info("%s iteration %d: %s, %d active -> %s", name, index + 1, step.direction,
+                     step.active_vertices, step.next_active)
+        return plain, lambda: None
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                   console=console, transient=True)
+    bar.start()
+    task = bar.add_task(f"{name}: starting", total=None)
+
+    def update(op: str, index: int, record: Any) -> None:
+        step = record.steps[-1]
+        bar.update(task, description=(f"{name}: iteration {record.iterations} ({step.direction}), "
+                                      f"{step.active_vertices:,} active, {step.bytes_h2d / 2**20:.1f} MiB moved"))
+    return update, bar.stop

@@ -1,0 +1,194 @@
+"""Commands that make and describe graphs: generate, convert, info."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..errors import GraphferryError, TargetExistsError
+from ..graph import Graph
+from ..store import is_store, open_store
+from . import console as _console
+from .app import app, generate_app
+from .console import _progress, _settings, _spinner, _stdout
+from .options import (
+    DirectedFlag,
+    EdgeFactorOpt,
+    ForceFlag,
+    InputFormat,
+    JsonFlag,
+    KeepDupsFlag,
+    KeepLoopsFlag,
+    OutStore,
+    PartitionBytesOpt,
+    ScaleOpt,
+    SeedOpt,
+    ThreadsOpt,
+    WeightedFlag,
+    WeightKindOpt,
+    WeightsOpt,
+)
+from .tables import graph_info, print_info
+
+
+def _check_output(path: Path, force: bool) -> None:
+    """Fail before hours of work, not after: the target must be free or (with --force) a store.
+
+    The store layer re-checks and replaces atomically (the old store stays until
+    the new one is complete), so nothing is deleted here.
+    """
+    if not path.exists():
+        return
+    if not force:
+        raise GraphferryError(f"{path} already exists (use --force to replace it)")
+    # A typo'd argument must never cost someone a directory: only a store (or
+    # an empty directory) may be replaced.
+    if not (is_store(path) or (path.is_dir() and not any(path.iterdir()))):
+        raise GraphferryError(f"{path} exists and is not a graph store; not replacing it")
+
+
+def _load(path: Path, fmt: str = "auto", verify: bool = False, **kwargs: Any) -> Graph:
+    """A store (directory) is memory-mapped; anything else goes through the readers.
+
+    Every store is checked for structure on open; ``verify`` also compares checksums.
+    """
+    if path.is_dir():
+        return open_store(path, verify=verify)
+    from ..io import read_graph
+
+    return read_graph(path, format=fmt, **kwargs)
+
+
+def _generate(kind: str, out: Path, *, force: bool, **kwargs: Any) -> Graph:
+    from .. import generators
+
+    _check_output(out, force)
+    scale, edge_factor = kwargs["scale"], kwargs["edge_factor"]
+    total = edge_factor << scale
+    fn = generators.kronecker_graph if kind == "kronecker" else generators.uniform_graph
+    with _progress(total, f"{kind} scale {scale}: edge samples", "building store") as advance:
+        graph = _user_value_errors(fn, store=out, overwrite=force, progress=advance, **kwargs)
+    if not _settings.quiet:
+        _console._stderr().print(f"wrote {out}: n={graph.n:,} m={graph.m:,}", highlight=False)
+    return graph
+
+
+def _generate_command(kind: str):
+    def command(
+        out: OutStore,
+        scale: ScaleOpt,
+        edge_factor: EdgeFactorOpt = 16,
+        seed: SeedOpt = 0,
+        weighted: WeightedFlag = False,
+        weights: WeightsOpt = WeightKindOpt.integer,
+        directed: DirectedFlag = False,
+        keep_self_loops: KeepLoopsFlag = False,
+        keep_duplicates: KeepDupsFlag = False,
+        threads: ThreadsOpt = None,
+        force: ForceFlag = False,
+    ) -> None:
+        _generate(kind, out, force=force, scale=scale, edge_factor=edge_factor, seed=seed,
+                  weighted=weighted, weight_kind=weights.value, directed=directed,
+                  drop_self_loops=not keep_self_loops, drop_duplicates=not keep_duplicates,
+                  threads=threads)
+
+    return command
+
+
+generate_app.command(
+    "kronecker",
+    help="Graph500 Kronecker graph: 2^scale vertices, edge-factor * 2^scale samples, "
+         "undirected, self-loops and duplicates dropped (unless asked otherwise).",
+)(_generate_command("kronecker"))
+generate_app.command(
+    "uniform",
+    help="Uniform random graph (Erdos-Renyi G(n, m), GAPBS -u): same options as kronecker.",
+)(_generate_command("uniform"))
+
+
+@app.command()
+def convert(
+    input: Annotated[Path, typer.Argument(metavar="INPUT", help="Graph file to read.", show_default=False)],
+    out: OutStore,
+    format: Annotated[InputFormat, typer.Option("--format", help="Input format (auto: by name and content).")]
+        = InputFormat.auto,
+    directed: Annotated[bool | None, typer.Option(
+        "--directed/--undirected", help="Override the direction the format implies.",
+        show_default="as the format says")] = None,
+    weighted: Annotated[bool | None, typer.Option(
+        "--weighted/--unweighted", help="Read (or ignore) a weight column.",
+        show_default="as the format says")] = None,
+    renumber: Annotated[bool | None, typer.Option(
+        "--renumber/--no-renumber", help="Map arbitrary vertex ids to 0..n-1 (edge lists, tables).",
+        show_default="as the format says")] = None,
+    drop_self_loops: Annotated[bool, typer.Option("--drop-self-loops", help="Drop edges v -> v.")] = False,
+    drop_duplicates: Annotated[bool, typer.Option("--drop-duplicates", help="Keep one of repeated edges.")]
+        = False,
+    force: ForceFlag = False,
+) -> None:
+    """Read a graph file (edge list, Matrix Market, LDBC, CSV, Parquet, Galois .gr) into a store.
+
+    The edges stream into the store through the chunked CSR builder, so the
+    input need not fit in memory as an edge list; nothing is left at OUT_STORE
+    if reading fails.
+    """
+    if not input.exists():
+        raise GraphferryError(f"{input}: no such file or directory")
+    _check_output(out, force)
+    kwargs: dict[str, Any] = {"drop_self_loops": drop_self_loops, "drop_duplicates": drop_duplicates}
+    for key, value in (("directed", directed), ("weighted", weighted), ("renumber", renumber)):
+        if value is not None:  # None: let the format decide
+            kwargs[key] = value
+    from ..io import read_graph
+
+    with _spinner(f"converting {input}"):
+        graph = _user_value_errors(read_graph, input, format=format.value, store=out,
+                                   overwrite=force, **kwargs)
+    if not _settings.quiet:
+        _console._stderr().print(f"wrote {out}: n={graph.n:,} m={graph.m:,}", highlight=False)
+
+
+def _user_value_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run a reader; its plain ValueErrors are option conflicts the user made.
+
+    (Malformed input raises InputError, itself a GraphferryError.) Options that
+    a format does not take (``--renumber`` for .mtx, dropping edges of an LDBC
+    graph) come back as ValueError: report them in one line, not as a bug.
+    """
+    try:
+        return fn(*args, **kwargs)
+    except TargetExistsError as exc:  # the API's words (overwrite=True) in the CLI's (--force)
+        raise GraphferryError(f"{exc.path} already exists (use --force to replace it)") from exc
+    except GraphferryError:
+        raise
+    except ValueError as exc:
+        raise GraphferryError(str(exc)) from exc
+
+
+@app.command()
+def info(
+    path: Annotated[Path, typer.Argument(metavar="STORE_OR_FILE", help="A graph store or a graph file.",
+                                         show_default=False)],
+    partition_bytes: PartitionBytesOpt = "32MiB",  # type: ignore[assignment]  (parsed to int)
+    format: Annotated[InputFormat, typer.Option("--format", help="Format, when PATH is a file.")]
+        = InputFormat.auto,
+    as_json: JsonFlag = False,
+) -> None:
+    """Vertices, arcs, degree statistics, array sizes and partition count."""
+    if not path.exists():
+        raise GraphferryError(f"{path}: no such file or directory")
+    with _spinner(f"reading {path}"):
+        graph = _user_value_errors(_load, path, format.value)
+        data = graph_info(graph, partition_bytes, path=path)
+    _emit_info(data, as_json)
+
+
+def _emit_info(data: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(data, indent=2))
+    else:
+        print_info(data, _stdout())

@@ -1,0 +1,260 @@
+"""The run command: algorithm arguments, dispatch, and the summary of a result."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from ..errors import GraphferryError
+from ..graph import Graph
+from ..runtime.loaded import load as load_graph
+from ._click import _cx
+from .app import app
+from .console import _iteration_reporter, _spinner, _stdout
+from .graphs import _load, _user_value_errors
+from .options import Backend, Direction, EngineName, JsonFlag, RunPartitionBytesOpt, VerifyFlag
+from .sizes import _size_param
+from .writers import _check_table_path, _write_json, write_table
+
+
+def _algorithm_kwargs(accepted: Mapping[str, Any], given: dict[str, Any], name: str) -> dict[str, Any]:
+    """Only the parameters in ``accepted``; a given one not accepted is a usage error."""
+    out = {}
+    for key, value in given.items():
+        if value is None:
+            continue
+        if key not in accepted:
+            flag = "--" + key.replace("_", "-")
+            raise GraphferryError(f"{flag} does not apply to {name}")
+        out[key] = value
+    return out
+
+
+def _algorithm_arguments(name: str, params: dict[str, Any], backend: str) -> tuple[Callable[..., Any], Any, dict]:
+    """``(function, its parameters, keyword arguments)``; usage errors before any work is done."""
+    from .. import algorithms
+
+    fn = algorithms.get(name)
+    accepted = inspect.signature(fn).parameters
+    kwargs = _algorithm_kwargs(accepted, params, name)
+    missing = [p.name for p in accepted.values()
+               if p.kind is p.KEYWORD_ONLY and p.default is p.empty and p.name not in kwargs]
+    if missing:
+        flags = " and ".join("--" + m.replace("_", "-") for m in missing)
+        raise _cx.UsageError(f"{name} needs {flags} (e.g. --damping 0.85 --iterations 10, "
+                             "as LDBC gives them per graph)" if name == "pagerank_ldbc" else f"{name} needs {flags}")
+    if backend == "cuda":
+        from ..backends import cuda_available
+
+        if not cuda_available():
+            raise GraphferryError("--backend cuda: no usable GPU here (it needs CuPy and a CUDA device); "
+                                  "use --backend cpu or auto")
+    return fn, accepted, kwargs
+
+
+def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend: str = "auto",
+                  engine: str = "auto", budget: int | None = None,
+                  partition_bytes: int | None = None, direction: str = "auto",
+                  params: dict[str, Any] | None = None, progress: Callable[..., None] | None = None) -> Any:
+    """Run algorithm ``name`` on ``graph`` with command-line style arguments; returns the Result."""
+    fn, accepted, kwargs = _algorithm_arguments(name, params or {}, backend)
+    options = {"backend": backend, "engine": engine, "budget": budget, "partition_bytes": partition_bytes,
+               "direction": direction, "progress": progress}
+    if "source" in accepted:
+        if source is None:
+            raise GraphferryError(f"{name} needs --source VERTEX")
+        try:
+            src: Any = int(source)
+        except ValueError:
+            src = source
+        try:
+            graph.to_internal_id(src)
+        except KeyError as exc:
+            raise GraphferryError(f"--source {source}: {exc.args[0]}") from None
+        except (TypeError, ValueError) as exc:
+            raise GraphferryError(f"--source {source}: {exc}") from None
+        return fn(graph, src, **kwargs, **options)
+    if source is not None:
+        raise GraphferryError(f"--source does not apply to {name}")
+    return fn(graph, **kwargs, **options)
+
+
+def _registry_params(algorithm: str, given: list[str]) -> dict[str, Any]:
+    """``--param NAME=VALUE`` options, typed by the algorithm's registry entry."""
+    from ..algorithms import registry
+
+    spec = registry.get(algorithm)
+    out: dict[str, Any] = {}
+    for item in given:
+        name, eq, text = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not eq:
+            raise GraphferryError(f"--param {item}: expected NAME=VALUE")
+        try:
+            p = spec.parameter(name)
+        except KeyError:
+            valid = ", ".join(q.name for q in spec.parameters) or "none"
+            raise GraphferryError(f"--param {item}: {algorithm} has no parameter {name!r}; valid: {valid}") from None
+        try:
+            if p.type is bool:
+                if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError(text)
+                value: Any = text.lower() in ("true", "1", "yes")
+            else:
+                value = p.type(text)
+        except ValueError:
+            raise GraphferryError(f"--param {item}: {name} must be a {p.type.__name__}") from None
+        out[name] = value
+    return out
+
+
+@app.command()
+def run(
+    algorithm: Annotated[str, typer.Argument(metavar="ALGORITHM", show_default=False,
+        help="bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, ...")],
+    graph_path: Annotated[Path, typer.Argument(metavar="GRAPH", show_default=False,
+        help="A graph store or a graph file.")],
+    source: Annotated[str | None, typer.Option("--source", help="Source vertex (bfs, sssp), an id of the input.",
+                                               show_default=False)] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", metavar="FILE", show_default=False,
+        help="Write per-vertex results (.parquet, .csv or .npy).")] = None,
+    backend: Annotated[Backend, typer.Option("--backend", help="Where kernels run.")] = Backend.auto,
+    engine: Annotated[EngineName, typer.Option("--engine", help="Transfer engine for edge data.")] = EngineName.auto,
+    budget: Annotated[int | None, typer.Option("--budget", metavar="SIZE", parser=_size_param,
+        show_default="80% of free device memory",
+        help="Device memory for edge data (e.g. 256MiB).")] = None,
+    partition_bytes: RunPartitionBytesOpt = None,
+    direction: Annotated[Direction, typer.Option("--direction", help="Force push or pull.")] = Direction.auto,
+    damping: Annotated[float | None, typer.Option("--damping", help="PageRank damping factor.", show_default=False)] = None,
+    iterations: Annotated[int | None, typer.Option("--iterations", help="Fixed iteration count (pagerank_ldbc).",
+                                                   show_default=False)] = None,
+    max_iterations: Annotated[int | None, typer.Option("--max-iterations", help="Iteration limit (pagerank, cdlp).",
+                                                       show_default=False)] = None,
+    tol: Annotated[float | None, typer.Option("--tol", help="Convergence tolerance (pagerank).", show_default=False)] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", metavar="NAME=VALUE", show_default=False,
+        help="Any parameter the algorithm's registry entry lists, e.g. --param k=64 (repeatable).")] = None,
+    record: Annotated[Path | None, typer.Option("--record", metavar="FILE", show_default=False,
+        help="Write the run record (per iteration, per partition) as JSON.")] = None,
+    verify: VerifyFlag = False,
+    as_json: JsonFlag = False,
+    repartition: Annotated[bool, typer.Option("--repartition",
+        help="Under mpiexec: move split points between ranks from observed times (Lux sec. 5).")] = False,
+) -> None:
+    """Run an algorithm on a graph; print a summary, optionally write results and the run record.
+
+    Under ``mpiexec -n P`` the P ranks split the graph by vertex ranges (a store
+    is read by each rank for its own range); rank 0 prints and writes.
+    """
+    from .. import algorithms
+
+    if algorithm not in algorithms.ALGORITHMS:
+        raise GraphferryError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(algorithms.ALGORITHMS)}")
+    if not graph_path.exists():
+        raise GraphferryError(f"{graph_path}: no such file or directory")
+    if out is not None:
+        _check_table_path(out)  # before the run, not after it
+    params = {"damping": damping, "iterations": iterations, "max_iterations": max_iterations, "tol": tol}
+    params.update(_registry_params(algorithm, param or []))
+    _algorithm_arguments(algorithm, params, backend.value)  # before reading a large graph
+    from ..distributed import launched_by_mpiexec
+
+    if launched_by_mpiexec():  # mpiexec -n P: the ranks split the graph; rank 0 reports and writes
+        from ..distributed.cli import run_on_ranks
+
+        result = run_on_ranks(lambda **kw: _user_value_errors(run_algorithm, **kw), graph_path, algorithm,
+                              source=source, backend=backend.value, engine=engine.value, budget=budget,
+                              partition_bytes=partition_bytes, direction=direction.value, params=params,
+                              repartition=repartition, verify=verify, read=_load)
+        if result is not None:
+            _report_run(algorithm, result, out, record, as_json)
+        return
+    with _spinner(f"reading {graph_path}"):
+        graph = _user_value_errors(_load, graph_path, verify=verify)
+    with _spinner(f"loading {graph_path} for the {backend.value} backend"):
+        loaded = _user_value_errors(load_graph, graph, backend=backend.value, budget=budget,
+                                    partition_bytes=partition_bytes)
+    progress, stop = _iteration_reporter(algorithm)
+    try:
+        result = _user_value_errors(
+            run_algorithm, loaded, algorithm, source=source, backend=backend.value, engine=engine.value,
+            budget=budget, partition_bytes=partition_bytes,
+            direction=direction.value, params=params, progress=progress)
+    except GraphferryError as exc:
+        raise GraphferryError(_cli_words(str(exc), params)) from exc
+    finally:
+        stop()
+        loaded.close()
+    _report_run(algorithm, result, out, record, as_json)
+
+
+def _report_run(algorithm: str, result: Any, out: Path | None, record: Path | None, as_json: bool) -> None:
+    """Write and print a run's results (``run``'s tail, and a distributed run's rank 0)."""
+    if out is not None:
+        write_table(result.to_table(), out)
+    if record is not None:
+        _write_json(record, result.record.to_dict())
+    summary = summarize_result(algorithm, result)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+    else:
+        _stdout().print(result.record.summary(), highlight=False)
+        for key, value in summary["values"].items():
+            _stdout().print(f"  {key}: {value}", highlight=False)
+        if out is not None:
+            _stdout().print(f"  wrote {out}", highlight=False)
+
+
+def _cli_words(message: str, params: Mapping[str, Any]) -> str:
+    """An algorithm's "argument 'max_iterations'" in the option's own words ("--max-iterations").
+
+    Example:
+        >>> _cli_words("pagerank: argument 'max_iterations' must be >= 0", {"max_iterations": -1})
+        'pagerank: --max-iterations must be >= 0'
+        >>> _cli_words("max_iterations must be >= 0", {"max_iterations": -1, "tol": None})
+        '--max-iterations must be >= 0'
+    """
+    for key in params:
+        flag = "--" + key.replace("_", "-")
+        message = message.replace(f"argument '{key}'", flag)
+        if "_" in key:  # a bare identifier cannot be prose
+            message = re.sub(rf"(?<![\w-]){key}\b", flag, message)
+    return message
+
+
+def summarize_result(name: str, result: Any) -> dict[str, Any]:
+    """A short, JSON-ready description of a result: per value column its range and a few facts."""
+    values: dict[str, Any] = {}
+    for key, arr in result.values.items():
+        arr = np.asarray(arr)
+        if key in ("levels",):
+            reached = arr[arr >= 0]
+            values[key] = {"reached": int(len(reached)), "max": int(reached.max()) if len(reached) else None}
+        elif key in ("distances",):
+            fin = arr[np.isfinite(arr)]
+            values[key] = {"reached": int(len(fin)), "max": float(fin.max()) if len(fin) else None}
+        elif key in ("labels",):
+            values[key] = {"distinct": int(len(np.unique(arr)))}
+        elif arr.dtype.kind == "f":
+            top = int(np.argmax(arr)) if len(arr) else None
+            values[key] = {"sum": float(arr.sum()), "max": float(arr.max()) if len(arr) else None,
+                           "argmax": None if top is None else result.graph.to_original_ids([top]).tolist()[0]}
+        elif arr.dtype.kind in "iu" and key not in ("parents",):
+            values[key] = {"sum": int(arr.sum())}
+    for key, v in result.scalars.items():
+        if np.isscalar(v):
+            if key in getattr(result, "vertex_ids", ()):
+                v = result.input_ids(key)  # the input's id, as the user gave it with --source
+            values[key] = v.item() if hasattr(v, "item") else v
+    rec = result.record
+    load_s = float(rec.extra.get("load_seconds", 0.0))
+    return {"algorithm": name, "backend": rec.backend, "engine": rec.engine, "iterations": rec.iterations,
+            "seconds": rec.total_seconds, "load_seconds": load_s,
+            "end_to_end_seconds": rec.total_seconds + (load_s if rec.extra.get("loaded_graph") else 0.0),
+            "bytes_h2d": rec.bytes_h2d, "values": values}

@@ -1,0 +1,93 @@
+"""Commands about the store and the machine: verify, calibrate, plot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import GraphferryError
+from .app import app
+from .console import _spinner, _stdout
+from .graphs import _user_value_errors
+from .options import Backend, JsonFlag
+from .sizes import format_bytes
+
+
+@app.command()
+def verify(
+    path: Annotated[Path, typer.Argument(metavar="STORE", help="A graph store directory.", show_default=False)],
+    as_json: JsonFlag = False,
+) -> None:
+    """Check a store completely: manifest, file sizes, headers, CSR structure and every checksum.
+
+    Exit status 0 when all holds, 1 (with one error line naming the files) when not.
+    """
+    from ..store import verify_store
+
+    if not path.exists():
+        raise GraphferryError(f"{path}: no such file or directory")
+    with _spinner(f"verifying {path}"):
+        report = verify_store(path)
+    if as_json:
+        typer.echo(json.dumps({**report, "ok": True}, indent=2))
+    else:
+        _stdout().print(f"ok: {path}: n={report['n']:,} m={report['m']:,}, "
+                        f"{len(report['files'])} files ({format_bytes(report['bytes'])}), checksums match",
+                        highlight=False)
+
+
+@app.command()
+def calibrate(
+    backend: Annotated[Backend, typer.Option("--backend", help="The device to calibrate.")] = Backend.auto,
+    refresh: Annotated[bool, typer.Option("--refresh", help="Measure again even when a calibration is cached.")]
+        = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Show the hybrid engine's cost-model figures for this machine (measured once, then cached)."""
+    from ..backends import get_backend
+    from ..runtime.calibration import calibration_for
+    from ..scheduler.cost import calibration_path
+
+    b = _user_value_errors(get_backend, backend.value)
+    with _spinner(f"calibrating {b.name}" if refresh else f"reading the calibration of {b.name}"):
+        cal = calibration_for(b, refresh=refresh)
+    if as_json:
+        typer.echo(cal.to_json())
+        return
+    gb = lambda x: f"{x / 1e9:.2f} GB/s"  # noqa: E731
+    console = _stdout()
+    console.print(f"{cal.device} (cached in {calibration_path(cal.device)})", highlight=False)
+    console.print(f"  pinned copy: {gb(cal.copy_bandwidth)}; state exchange: {gb(cal.state_bandwidth)}; "
+                  f"CPU gather: {gb(cal.gather_bandwidth)}; one iteration: {cal.launch_seconds * 1e6:.0f} us",
+                  highlight=False)
+    console.print("  zero-copy by request: " + ", ".join(f"{k} B {gb(v)}" for k, v in
+                                                         sorted(cal.zerocopy_bandwidth.items())), highlight=False)
+    for where, table in (("device", cal.device_edge_rate), ("CPU", cal.host_edge_rate)):
+        console.print(f"  {where} edges/s: " + ", ".join(f"{k} {v / 1e6:.0f} M" for k, v in sorted(table.items())),
+                      highlight=False)
+
+
+@app.command()
+def plot(
+    record: Annotated[Path, typer.Argument(metavar="RUNRECORD", help="A run record (graphferry run --record).",
+                                           show_default=False)],
+    out: Annotated[Path | None, typer.Option("--out", "-o", metavar="PNG", show_default="RUNRECORD with .png",
+        help="Where to write the picture.")] = None,
+) -> None:
+    """Draw a run record: engines and devices per iteration, bytes moved against the floor, time."""
+    from ..plots import plot_record
+
+    if not record.exists():
+        raise GraphferryError(f"{record}: no such file or directory")
+    try:
+        data = json.loads(record.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise GraphferryError(f"{record}: not a run record (not JSON: {e})") from None
+    if not isinstance(data, dict) or "steps" not in data:
+        raise GraphferryError(f"{record}: not a run record (no 'steps')")
+    out = record.with_suffix(".png") if out is None else out
+    _user_value_errors(plot_record, data, out)
+    _stdout().print(f"wrote {out}", highlight=False)
