@@ -85,6 +85,8 @@ def test_run_record_is_json(store, tmp_path):
     (["run", "wcc", "{store}", "--damping", "0.5"], "--damping does not apply to wcc"),
     (["run", "bfs", "{store}", "--source", "100000"], "--source 100000"),
     (["run", "nosuch", "{store}"], "unknown algorithm 'nosuch'"),
+    (["run", "wcc", "{store}", "--k", "4"], "--k does not apply to wcc"),
+    (["run", "pagerank_ldbc", "{store}", "--damping", "0.85"], "pagerank_ldbc needs --iterations"),
     (["run", "bfs", "{store}", "--source", "1", "--out", "x.txt"], "unsupported file type .txt"),
     (["run", "bfs", "missing.store", "--source", "1"], "missing.store: no such file"),
 ])
@@ -210,3 +212,25 @@ def test_cf_command_reports_a_bad_line(tmp_path):
     path.write_text("1 2 3.5\n1 x\n")
     r = runner.invoke(app, ["cf", str(path), "--backend", "cpu"])
     assert r.exit_code != 0 and "bad.tsv:2" in r.output
+
+
+def test_every_registry_parameter_is_a_run_flag(store):
+    """run's flags come from the algorithm registry: --flag and --param NAME=VALUE give the same run."""
+    from graphferry.algorithms import registry
+
+    help_text = runner.invoke(app, ["run", "--help"], terminal_width=200).output
+    for spec in registry.ALGORITHMS.values():
+        assert spec.name in help_text
+        for p in spec.parameters:
+            assert "--" + p.name.replace("_", "-") in help_text, p.name
+    common = ["run", "coloring", str(store), "--backend", "cpu", "--json"]
+    by_flag = runner.invoke(app, common + ["--method", "jones_plassmann", "--order", "random", "--seed", "3"])
+    by_param = runner.invoke(app, common + ["--param", "method=jones_plassmann", "--param", "order=random",
+                                            "--param", "seed=3"])
+    assert by_flag.exit_code == 0 and by_param.exit_code == 0, by_flag.output + by_param.output
+    assert json.loads(by_flag.output)["values"] == json.loads(by_param.output)["values"]
+    r = runner.invoke(app, ["run", "communities", str(store), "--backend", "cpu", "--json", "--no-refine"])
+    assert r.exit_code == 0, r.output
+    # a label column is summarised by its registry kind: how many distinct labels
+    summary = json.loads(r.output)["values"]
+    assert summary["community"]["distinct"] == summary["num_communities"]

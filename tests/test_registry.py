@@ -47,6 +47,9 @@ def test_run_gives_the_declared_columns_and_verifies(name, directed):
     result = spec.run(g, source=0 if spec.takes_source else None, backend="cpu", **params)
     assert list(result.values) == [c.name for c in spec.columns]
     assert set(spec.scalars) <= set(result.scalars)
+    # one id declaration: the registry's; the Result that library users read agrees with it
+    assert result.vertex_ids == spec.vertex_ids
+    assert set(spec.vertex_ids) <= set(result.values) | set(result.scalars)
     for column in spec.columns:
         values = np.asarray(result.values[column.name])
         assert values.dtype == np.dtype(column.dtype), column.name

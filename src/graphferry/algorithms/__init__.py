@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import importlib
 
+from . import registry
+
 # public name -> module that defines it (imported on first use, keeps `import graphferry` light)
 _WHERE = {
     "bfs": "bfs",
@@ -49,8 +51,8 @@ _WHERE = {
 # public names whose function is called otherwise in its module
 _FUNCTION = {"mst": "minimum_spanning_forest"}
 
-# the names the CLI and the LDBC runner accept
-ALGORITHMS = ("bfs", "sssp", "pagerank", "pagerank_ldbc", "wcc", "cdlp", "lcc", "triangle_count", "betweenness", "coloring", "mst", "communities")
+# the names the CLI and the LDBC runner accept: the registry's (it imports no algorithm)
+ALGORITHMS = registry.names()
 
 __all__ = list(_WHERE) + ["ALGORITHMS", "get"]
 

@@ -39,7 +39,8 @@ class Result:
 
     ``vertices`` gives the ids of the input (original ids when the input was
     renumbered). ``vertex_ids`` names the values and scalars that hold internal
-    vertex ids (BFS parents, a WCC label, the source), set by the algorithm;
+    vertex ids (BFS parents, a WCC label, the source), set by the algorithm from
+    its registry entry (``AlgorithmSpec.vertex_ids``);
     :meth:`to_table` and :meth:`input_ids` give those in the input's ids, so
     every column of an output speaks one id space. ``-1`` (no vertex: an
     unreached vertex's parent) stays ``-1`` (``""`` for string ids).

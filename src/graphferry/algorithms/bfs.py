@@ -20,6 +20,7 @@ import numpy as np
 
 from ..graph import Graph
 from ..runtime import Program, RunOptions
+from . import registry
 from ._common import Result, runtime_for
 
 PROGRAM = Program(
@@ -62,7 +63,7 @@ def bfs(graph: Graph, source, *, options: RunOptions | None = None, **kwargs) ->
         levels = st.host("level")
         parents = st.host("parent")
     return Result(graph, {"levels": levels, "parents": parents}, rt.record, {"source": s},
-                  vertex_ids=("parents", "source"))
+                  vertex_ids=registry.get("bfs").vertex_ids)
 
 
 def verify_bfs(graph: Graph, source: int, levels: np.ndarray, parents: np.ndarray) -> None:

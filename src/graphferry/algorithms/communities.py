@@ -53,6 +53,7 @@ import numpy as np
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import simple_graph
+from . import registry
 from ._common import Result, driver_hooks, runtime_for
 
 LOCAL = 256         # most labels a vertex sorts exactly
@@ -331,7 +332,7 @@ def communities(graph: Graph, max_iterations: int = 100, refine: bool = True, se
     return Result(graph, {"community": community}, rt.record,
                   {"modularity": modularity, "num_communities": int(len(np.unique(community))),
                    "iterations": rounds, "finalised": finalised},
-                  vertex_ids=("community",))  # a community is named by its smallest vertex
+                  vertex_ids=registry.get("communities").vertex_ids)  # a community is named by its smallest vertex
 
 
 def verify_communities(graph: Graph, community: np.ndarray, modularity: float | None = None) -> None:

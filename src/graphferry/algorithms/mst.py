@@ -46,6 +46,7 @@ import numpy as np
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import symmetrize
+from . import registry
 from ._common import EdgeResult, driver_hooks, runtime_for
 
 NO_EDGE = np.iinfo(np.uint64).max
@@ -257,7 +258,7 @@ def minimum_spanning_forest(graph: Graph, *, options: RunOptions | None = None, 
     edges = {"source": lo, "target": hi, "weight": w.astype(np.float32)}
     scalars = {"total_weight": float(w.astype(np.float64).sum()), "num_edges": len(lo),
                "components": components, "rounds": rounds}
-    return EdgeResult(graph, {"component": labels}, rt.record, scalars, vertex_ids=("component",), edges=edges)
+    return EdgeResult(graph, {"component": labels}, rt.record, scalars, vertex_ids=registry.get("mst").vertex_ids, edges=edges)
 
 
 def verify_msf(graph: Graph, source: np.ndarray, target: np.ndarray, weight: np.ndarray,

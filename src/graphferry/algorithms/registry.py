@@ -31,8 +31,8 @@ Example:
     'Breadth-first search: hop count and parent of every vertex reachable from a source.'
     >>> [p.name for p in spec.parameters], spec.takes_source
     ([], True)
-    >>> [(c.name, c.ids) for c in spec.columns]
-    [('levels', None), ('parents', 'internal')]
+    >>> [(c.name, c.ids) for c in spec.columns], spec.vertex_ids
+    ([('levels', None), ('parents', 'internal')], ('parents', 'source'))
     >>> g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=3)
     >>> result = spec.run(g, source=0, backend="cpu")
     >>> result.levels.tolist()
@@ -126,6 +126,16 @@ class AlgorithmSpec:
     def verifier_function(self) -> Callable[..., None]:
         module = importlib.import_module(f"graphferry.algorithms.{self.module}")
         return getattr(module, self.verifier)
+
+    @property
+    def vertex_ids(self) -> tuple[str, ...]:
+        """The result's values and scalars that hold internal vertex ids.
+
+        The columns declared ``ids="internal"``, and the ``source`` scalar where
+        the algorithm takes one. Each algorithm passes this as its
+        ``Result.vertex_ids``, so the declaration here is the only one.
+        """
+        return tuple(c.name for c in self.columns if c.ids == "internal") + (("source",) if self.takes_source else ())
 
     def parameter(self, name: str) -> Parameter:
         for p in self.parameters:

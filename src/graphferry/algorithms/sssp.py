@@ -45,6 +45,7 @@ import numpy as np
 from ..backends.cpu import host_ops
 from ..graph import Graph
 from ..runtime import PriorityBuckets, Program, RunOptions
+from . import registry
 from ._common import Result, once, runtime_for
 
 _SOURCE = r"""
@@ -150,7 +151,7 @@ def sssp(graph: Graph, source, *, delta: float | None = None, options: RunOption
         distances = st.host("dist", np.float64)
     return Result(graph, {"distances": distances}, rt.record,
                   {"source": s, "rounds": rounds, "delta": width, "precision": precision},
-                  vertex_ids=("source",))
+                  vertex_ids=registry.get("sssp").vertex_ids)
 
 
 # ---------------------------------------------------------------- verifier

@@ -41,6 +41,7 @@ import numpy as np
 
 from ..graph import Graph
 from ..runtime import VERTEX_IDS, Program, RunOptions
+from . import registry
 from ._common import Result, runtime_for
 
 SAMPLE_ROUNDS = 2      # GAPBS's neighbor_rounds
@@ -117,7 +118,7 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
         components = len(st.vertex_map("is_root"))   # one root per component
         labels = st.host("label", np.int64)
     return Result(graph, {"labels": labels}, rt.record, {"components": components, "rounds": rounds},
-                  vertex_ids=("labels",))
+                  vertex_ids=registry.get("wcc").vertex_ids)
 
 
 # ---------------------------------------------------------------- verifier

@@ -5,13 +5,14 @@ from __future__ import annotations
 import inspect
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
 import typer
 
+from ..algorithms import registry
 from ..errors import GraphferryError
 from ..graph import Graph
 from ..runtime.loaded import load as load_graph
@@ -24,7 +25,7 @@ from .sizes import _size_param
 from .writers import _check_table_path, _write_json, write_table
 
 
-def _algorithm_kwargs(accepted: Mapping[str, Any], given: dict[str, Any], name: str) -> dict[str, Any]:
+def _algorithm_kwargs(accepted: Collection[str], given: dict[str, Any], name: str) -> dict[str, Any]:
     """Only the parameters in ``accepted``; a given one not accepted is a usage error."""
     out = {}
     for key, value in given.items():
@@ -37,15 +38,11 @@ def _algorithm_kwargs(accepted: Mapping[str, Any], given: dict[str, Any], name: 
     return out
 
 
-def _algorithm_arguments(name: str, params: dict[str, Any], backend: str) -> tuple[Callable[..., Any], Any, dict]:
-    """``(function, its parameters, keyword arguments)``; usage errors before any work is done."""
-    from .. import algorithms
-
-    fn = algorithms.get(name)
-    accepted = inspect.signature(fn).parameters
-    kwargs = _algorithm_kwargs(accepted, params, name)
-    missing = [p.name for p in accepted.values()
-               if p.kind is p.KEYWORD_ONLY and p.default is p.empty and p.name not in kwargs]
+def _algorithm_arguments(name: str, params: dict[str, Any], backend: str) -> tuple[registry.AlgorithmSpec, dict]:
+    """``(the algorithm's registry entry, keyword arguments)``; usage errors before any work is done."""
+    spec = registry.get(name)
+    kwargs = _algorithm_kwargs({p.name for p in spec.parameters}, params, name)
+    missing = [p.name for p in spec.parameters if p.required and p.name not in kwargs]
     if missing:
         flags = " and ".join("--" + m.replace("_", "-") for m in missing)
         raise _cx.UsageError(f"{name} needs {flags} (e.g. --damping 0.85 --iterations 10, "
@@ -56,7 +53,7 @@ def _algorithm_arguments(name: str, params: dict[str, Any], backend: str) -> tup
         if not cuda_available():
             raise GraphferryError("--backend cuda: no usable GPU here (it needs CuPy and a CUDA device); "
                                   "use --backend cpu or auto")
-    return fn, accepted, kwargs
+    return spec, kwargs
 
 
 def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend: str = "auto",
@@ -64,10 +61,11 @@ def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend
                   partition_bytes: int | None = None, direction: str = "auto",
                   params: dict[str, Any] | None = None, progress: Callable[..., None] | None = None) -> Any:
     """Run algorithm ``name`` on ``graph`` with command-line style arguments; returns the Result."""
-    fn, accepted, kwargs = _algorithm_arguments(name, params or {}, backend)
+    spec, kwargs = _algorithm_arguments(name, params or {}, backend)
+    fn = spec.function
     options = {"backend": backend, "engine": engine, "budget": budget, "partition_bytes": partition_bytes,
                "direction": direction, "progress": progress}
-    if "source" in accepted:
+    if spec.takes_source:
         if source is None:
             raise GraphferryError(f"{name} needs --source VERTEX")
         try:
@@ -88,8 +86,6 @@ def run_algorithm(graph: Graph, name: str, *, source: str | None = None, backend
 
 def _registry_params(algorithm: str, given: list[str]) -> dict[str, Any]:
     """``--param NAME=VALUE`` options, typed by the algorithm's registry entry."""
-    from ..algorithms import registry
-
     spec = registry.get(algorithm)
     out: dict[str, Any] = {}
     for item in given:
@@ -115,10 +111,9 @@ def _registry_params(algorithm: str, given: list[str]) -> dict[str, Any]:
     return out
 
 
-@app.command()
 def run(
     algorithm: Annotated[str, typer.Argument(metavar="ALGORITHM", show_default=False,
-        help="bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, ...")],
+        help=", ".join(registry.names()))],
     graph_path: Annotated[Path, typer.Argument(metavar="GRAPH", show_default=False,
         help="A graph store or a graph file.")],
     source: Annotated[str | None, typer.Option("--source", help="Source vertex (bfs, sssp), an id of the input.",
@@ -132,12 +127,6 @@ def run(
         help="Device memory for edge data (e.g. 256MiB).")] = None,
     partition_bytes: RunPartitionBytesOpt = None,
     direction: Annotated[Direction, typer.Option("--direction", help="Force push or pull.")] = Direction.auto,
-    damping: Annotated[float | None, typer.Option("--damping", help="PageRank damping factor.", show_default=False)] = None,
-    iterations: Annotated[int | None, typer.Option("--iterations", help="Fixed iteration count (pagerank_ldbc).",
-                                                   show_default=False)] = None,
-    max_iterations: Annotated[int | None, typer.Option("--max-iterations", help="Iteration limit (pagerank, cdlp).",
-                                                       show_default=False)] = None,
-    tol: Annotated[float | None, typer.Option("--tol", help="Convergence tolerance (pagerank).", show_default=False)] = None,
     param: Annotated[list[str] | None, typer.Option("--param", metavar="NAME=VALUE", show_default=False,
         help="Any parameter the algorithm's registry entry lists, e.g. --param k=64 (repeatable).")] = None,
     record: Annotated[Path | None, typer.Option("--record", metavar="FILE", show_default=False,
@@ -146,21 +135,20 @@ def run(
     as_json: JsonFlag = False,
     repartition: Annotated[bool, typer.Option("--repartition",
         help="Under mpiexec: move split points between ranks from observed times (Lux sec. 5).")] = False,
+    **algorithm_params: Any,
 ) -> None:
     """Run an algorithm on a graph; print a summary, optionally write results and the run record.
 
     Under ``mpiexec -n P`` the P ranks split the graph by vertex ranges (a store
     is read by each rank for its own range); rank 0 prints and writes.
     """
-    from .. import algorithms
-
-    if algorithm not in algorithms.ALGORITHMS:
-        raise GraphferryError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(algorithms.ALGORITHMS)}")
+    if algorithm not in registry.ALGORITHMS:
+        raise GraphferryError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(registry.names())}")
     if not graph_path.exists():
         raise GraphferryError(f"{graph_path}: no such file or directory")
     if out is not None:
         _check_table_path(out)  # before the run, not after it
-    params = {"damping": damping, "iterations": iterations, "max_iterations": max_iterations, "tol": tol}
+    params = dict(algorithm_params)  # one --flag per registry parameter, None when not given
     params.update(_registry_params(algorithm, param or []))
     _algorithm_arguments(algorithm, params, backend.value)  # before reading a large graph
     from ..distributed import launched_by_mpiexec
@@ -192,6 +180,41 @@ def run(
         stop()
         loaded.close()
     _report_run(algorithm, result, out, record, as_json)
+
+
+def _parameter_options() -> list[inspect.Parameter]:
+    """One ``--flag`` per parameter name in the algorithm registry (it applies to the algorithms that declare it).
+
+    A name means one thing across algorithms (``max_iterations`` is an int
+    everywhere), so one flag serves them all; its help says which take it.
+    """
+    uses: dict[str, list[tuple[str, registry.Parameter]]] = {}
+    for spec in registry.ALGORITHMS.values():
+        for p in spec.parameters:
+            uses.setdefault(p.name, []).append((spec.name, p))
+    out = []
+    for name, declared in uses.items():
+        kinds = {p.type for _, p in declared}
+        if len(kinds) != 1:  # the registry's own consistency, checked at import
+            raise TypeError(f"algorithm parameter {name!r} has types {kinds} in the registry; one flag needs one")
+        kind = kinds.pop()
+        flag = "--" + name.replace("_", "-")
+        decls = [f"{flag}/--no-{name.replace('_', '-')}"] if kind is bool else [flag]
+        first = declared[0][1]
+        choices = f" ({', '.join(map(str, first.choices))})" if first.choices else ""
+        help_text = f"{first.help}{choices}; for {', '.join(a for a, _ in declared)}."
+        option = typer.Option(*decls, help=help_text, show_default=False)
+        out.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                                     annotation=Annotated[kind | None, option]))
+    return out
+
+
+# typer reads the command's options from its signature: the fixed ones, then the registry's.
+run.__signature__ = inspect.signature(run, eval_str=True).replace(parameters=[  # type: ignore[attr-defined]
+    *(p for p in inspect.signature(run, eval_str=True).parameters.values()
+      if p.kind is not inspect.Parameter.VAR_KEYWORD),
+    *_parameter_options()])
+app.command()(run)
 
 
 def _report_run(algorithm: str, result: Any, out: Path | None, record: Path | None, as_json: bool) -> None:
@@ -229,23 +252,33 @@ def _cli_words(message: str, params: Mapping[str, Any]) -> str:
 
 
 def summarize_result(name: str, result: Any) -> dict[str, Any]:
-    """A short, JSON-ready description of a result: per value column its range and a few facts."""
+    """A short, JSON-ready description of a result: per value column its range and a few facts.
+
+    Each column is summarised by its kind in the algorithm registry (a column
+    the registry does not list, by its dtype): levels and distances by how
+    many vertices were reached and how far, labels by how many distinct ones,
+    scores by sum, maximum and the vertex holding it, counts by their sum;
+    vertex-id columns (BFS parents) are not summarised.
+    """
+    declared = registry.ALGORITHMS[name].columns if name in registry.ALGORITHMS else ()
+    kinds = {c.name: c.kind for c in declared}
     values: dict[str, Any] = {}
     for key, arr in result.values.items():
         arr = np.asarray(arr)
-        if key in ("levels",):
+        kind = kinds.get(key) or ("score" if arr.dtype.kind == "f" else "count" if arr.dtype.kind in "iu" else None)
+        if kind == "level":
             reached = arr[arr >= 0]
             values[key] = {"reached": int(len(reached)), "max": int(reached.max()) if len(reached) else None}
-        elif key in ("distances",):
+        elif kind == "distance":
             fin = arr[np.isfinite(arr)]
             values[key] = {"reached": int(len(fin)), "max": float(fin.max()) if len(fin) else None}
-        elif key in ("labels",):
+        elif kind == "label":
             values[key] = {"distinct": int(len(np.unique(arr)))}
-        elif arr.dtype.kind == "f":
+        elif kind == "score":
             top = int(np.argmax(arr)) if len(arr) else None
             values[key] = {"sum": float(arr.sum()), "max": float(arr.max()) if len(arr) else None,
                            "argmax": None if top is None else result.graph.to_original_ids([top]).tolist()[0]}
-        elif arr.dtype.kind in "iu" and key not in ("parents",):
+        elif kind == "count":
             values[key] = {"sum": int(arr.sum())}
     for key, v in result.scalars.items():
         if np.isscalar(v):
