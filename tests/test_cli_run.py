@@ -234,3 +234,13 @@ def test_every_registry_parameter_is_a_run_flag(store):
     # a label column is summarised by its registry kind: how many distinct labels
     summary = json.loads(r.output)["values"]
     assert summary["community"]["distinct"] == summary["num_communities"]
+
+
+def test_engine_choices_come_from_the_engine_registry():
+    from graphferry.cli.options import EngineName
+    from graphferry.engines import registry
+
+    assert [e.value for e in EngineName] == ["auto", *registry.names()]
+    assert "hybrid" in registry.names() and registry.engine_class("hybrid").__name__ == "HybridEngine"
+    r = runner.invoke(app, ["run", "bfs", "g.store", "--source", "0", "--engine", "fast"])
+    assert r.exit_code == 2 and "'fast' is not one of" in r.stderr

@@ -16,10 +16,11 @@ from graphferry.algorithms.bfs import bfs
 from graphferry.algorithms.pagerank import pagerank, pagerank_reference
 from graphferry.algorithms.sssp import sssp
 from graphferry.algorithms.wcc import wcc
+from graphferry.engines.registry import PARTITION_ENGINES
 from graphferry.runtime import LoadedGraphClosedError
 from graphferry.store import write_store
 
-MOVING_ENGINES = ["host", "resident", "filter", "compaction", "zerocopy", "unified"]
+MOVING_ENGINES = list(PARTITION_ENGINES)
 
 
 def random_graph(n=300, m=1500, directed=True, weighted=True, seed=3):

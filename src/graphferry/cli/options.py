@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from ..engines import registry as engine_registry
+from ..runtime import loaded as _loaded  # noqa: F401  (the runtime registers the composite engines)
 from .sizes import _partition_size_param
 
 
@@ -61,15 +63,8 @@ class Backend(str, Enum):
     cuda = "cuda"
 
 
-class EngineName(str, Enum):
-    auto = "auto"
-    host = "host"
-    resident = "resident"
-    filter = "filter"
-    compaction = "compaction"
-    zerocopy = "zerocopy"
-    unified = "unified"
-    hybrid = "hybrid"
+#: ``--engine``: auto, then every engine in the engine registry (the runtime's import registers hybrid).
+EngineName = Enum("EngineName", {name: name for name in ("auto", *engine_registry.names())}, type=str)
 
 
 class Direction(str, Enum):

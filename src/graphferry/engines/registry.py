@@ -1,4 +1,28 @@
-"""Engine names and how to pick one by name (``hybrid`` arrives with the cost model)."""
+"""The engine registry: every engine a run may name, in one place.
+
+The partition engines (each moves or reads one partition's edges its own way)
+are listed in :data:`ENGINES` here. Engines composed above this layer register
+themselves with :func:`register` when their module is imported: the scheduler's
+``hybrid`` (which places each partition on one of these per iteration) does, so
+it is known wherever the runtime is, and engines never import the scheduler.
+Readers (the command line, the runtime's name check, the benchmarks) take names
+from :func:`names` and classes from :func:`engine_class`; adding an engine is
+its file plus one entry here (or one ``register`` call in its own module).
+
+Example:
+    >>> from graphferry.engines import registry
+    >>> registry.PARTITION_ENGINES
+    ('host', 'resident', 'filter', 'compaction', 'zerocopy', 'unified')
+    >>> import graphferry.runtime   # the runtime's import registers the scheduler's hybrid
+    >>> registry.names()
+    ('host', 'resident', 'filter', 'compaction', 'zerocopy', 'unified', 'hybrid')
+    >>> registry.engine_class("filter").__name__
+    'FilterEngine'
+    >>> registry.engine_class("fast")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown engine 'fast'; choose one of compaction, filter, host, hybrid, resident, unified, zerocopy
+"""
 
 from __future__ import annotations
 
@@ -11,6 +35,22 @@ from .zerocopy import ZeroCopyEngine
 
 ENGINES = {e.name: e for e in (HostEngine, ResidentEngine, FilterEngine, CompactionEngine,
                                ZeroCopyEngine, UnifiedEngine)}
+#: The partition engines alone (composites such as hybrid register later, into ENGINES).
+PARTITION_ENGINES: tuple[str, ...] = tuple(ENGINES)
+
+
+def register(cls: type) -> type:
+    """Add an engine composed in a higher layer (by its ``name``); returns it, so it can decorate."""
+    known = ENGINES.get(cls.name)
+    if known is not None and known is not cls:
+        raise ValueError(f"engine name {cls.name!r} is taken by {known.__qualname__}")
+    ENGINES[cls.name] = cls
+    return cls
+
+
+def names() -> tuple[str, ...]:
+    """Every engine a run may name, partition engines first, in registry order."""
+    return tuple(ENGINES)
 
 
 def engine_class(name: str):

@@ -62,7 +62,7 @@ from ..errors import DeviceMemoryError
 from ..graph import Graph
 from ..partition import DEFAULT_PARTITION_BYTES
 from ..scheduler.executors import Executor
-from ..scheduler.hybrid import HybridEngine
+from ..scheduler.hybrid import HybridEngine  # importing it also registers "hybrid" by name
 from ..scheduler.pool import BufferPool
 from .calibration import calibration_for
 
@@ -236,7 +236,7 @@ class LoadedGraph:
     def side(self, csr: str, use_weights: bool, engine: str) -> tuple[EdgeSide, Engine]:
         """The edge side of ``csr`` ("out" or "in") and its engine ``engine``, built once."""
         self._check_open()
-        cls = HybridEngine if engine == "hybrid" else engine_class(engine)
+        cls = engine_class(engine)
         # on a device, resident and zerocopy read a side as one partition: one launch per map
         whole = engine in WHOLE_SIDE_ENGINES and self.backend.is_device
         pbytes = self.partition_bytes

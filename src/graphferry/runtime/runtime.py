@@ -126,8 +126,7 @@ class Runtime:
         self.pull_fraction = pull_fraction
         self.progress = progress
         self.engine_name = self._resolve_engine(engine)
-        if self.engine_name != "hybrid":
-            engine_class(self.engine_name)  # fail early on a bad name
+        engine_class(self.engine_name)  # fail early on a bad name
         self.policy = policy if policy is not None else Policy()
         self.record = RunRecord(algorithm=algorithm, backend=self.backend.name, engine=self.engine_name)
         self.record.extra["loaded_graph"] = not self._owns_loaded

@@ -41,6 +41,7 @@ import numpy as np
 
 from ..backends.base import PartitionView
 from ..backends.cpu.host_ops import gather_rows
+from ..engines.registry import register
 from .executors import ExecutorState, merge_arrays, owned_ranges
 from .policy import Decision, Policy
 from .stats import LINE_BYTES, partition_stats
@@ -48,6 +49,7 @@ from .stats import LINE_BYTES, partition_stats
 log = logging.getLogger(__name__)
 
 
+@register
 class HybridEngine:
     """The hybrid engine of one edge side (kept by a loaded graph with its pool and executors)."""
 
