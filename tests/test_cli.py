@@ -295,3 +295,33 @@ def test_progress_bars_on_a_terminal(tmp_path, monkeypatch):
     el.write_text("0 1\n")
     assert run("convert", str(el), str(tmp_path / "g.store")).exit_code == 0
     assert run("-q", "demo", "--scale", "6").exit_code == 0
+
+
+def test_every_command_has_json():
+    """Scripts can ask every command for JSON on stdout (the root group and the generate group print nothing)."""
+    import typer
+
+    def leaves(cmd, path):
+        if hasattr(cmd, "commands"):  # a group (typer carries its own copy of click's classes)
+            for name, sub in cmd.commands.items():
+                yield from leaves(sub, path + [name])
+        else:
+            yield path, cmd
+
+    found = list(leaves(typer.main.get_command(app), []))
+    assert len(found) >= 10
+    for path, cmd in found:
+        assert any("--json" in p.opts for p in cmd.params), " ".join(path)
+
+
+def test_generate_and_convert_json(tmp_path):
+    r = run("generate", "uniform", "-s", "4", "-e", "2", "--json", str(tmp_path / "u.store"))
+    assert r.exit_code == 0, r.output
+    made = json.loads(r.stdout)
+    assert made["store"] == str(tmp_path / "u.store") and made["directed"] is False and made["m"] > 0
+    el = tmp_path / "g.txt"
+    el.write_text("0 1\n1 2\n")
+    r = run("convert", str(el), str(tmp_path / "g.store"), "--directed", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout) == {"store": str(tmp_path / "g.store"), "n": 3, "m": 2, "directed": True,
+                                    "weighted": False}

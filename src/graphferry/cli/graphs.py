@@ -90,11 +90,14 @@ def _generate_command(kind: str):
         keep_duplicates: KeepDupsFlag = False,
         threads: ThreadsOpt = None,
         force: ForceFlag = False,
+        as_json: JsonFlag = False,
     ) -> None:
-        _generate(kind, out, force=force, scale=scale, edge_factor=edge_factor, seed=seed,
-                  weighted=weighted, weight_kind=weights.value, directed=directed,
-                  drop_self_loops=not keep_self_loops, drop_duplicates=not keep_duplicates,
-                  threads=threads)
+        graph = _generate(kind, out, force=force, scale=scale, edge_factor=edge_factor, seed=seed,
+                          weighted=weighted, weight_kind=weights.value, directed=directed,
+                          drop_self_loops=not keep_self_loops, drop_duplicates=not keep_duplicates,
+                          threads=threads)
+        if as_json:
+            _emit_store(out, graph)
 
     return command
 
@@ -129,6 +132,7 @@ def convert(
     drop_duplicates: Annotated[bool, typer.Option("--drop-duplicates", help="Keep one of repeated edges.")]
         = False,
     force: ForceFlag = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Read a graph file (edge list, Matrix Market, LDBC, CSV, Parquet, Galois .gr) into a store.
 
@@ -150,6 +154,14 @@ def convert(
                                    overwrite=force, **kwargs)
     if not _settings.quiet:
         _console._stderr().print(f"wrote {out}: n={graph.n:,} m={graph.m:,}", highlight=False)
+    if as_json:
+        _emit_store(out, graph)
+
+
+def _emit_store(out: Path, graph: Graph) -> None:
+    """``--json`` of the commands that write a store: where, and what it holds."""
+    typer.echo(json.dumps({"store": str(out), "n": graph.n, "m": graph.m, "directed": graph.directed,
+                           "weighted": graph.weighted}, indent=2))
 
 
 def _user_value_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

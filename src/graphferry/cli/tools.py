@@ -76,6 +76,7 @@ def plot(
                                            show_default=False)],
     out: Annotated[Path | None, typer.Option("--out", "-o", metavar="PNG", show_default="RUNRECORD with .png",
         help="Where to write the picture.")] = None,
+    as_json: JsonFlag = False,
 ) -> None:
     """Draw a run record: engines and devices per iteration, bytes moved against the floor, time."""
     from ..plots import plot_record
@@ -90,4 +91,7 @@ def plot(
         raise GraphferryError(f"{record}: not a run record (no 'steps')")
     out = record.with_suffix(".png") if out is None else out
     _user_value_errors(plot_record, data, out)
-    _stdout().print(f"wrote {out}", highlight=False)
+    if as_json:
+        typer.echo(json.dumps({"record": str(record), "out": str(out)}, indent=2))
+    else:
+        _stdout().print(f"wrote {out}", highlight=False)
