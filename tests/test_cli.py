@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -325,3 +326,28 @@ def test_generate_and_convert_json(tmp_path):
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout) == {"store": str(tmp_path / "g.store"), "n": 3, "m": 2, "directed": True,
                                     "weighted": False}
+
+
+def test_convert_bar_counts_the_bytes_read(tmp_path, monkeypatch):
+    """convert draws a bar over the input's bytes (read, rate, ETA) from what the reader reports."""
+    from graphferry.cli import console
+
+    seen = []
+
+    @contextlib.contextmanager
+    def recording_bar(what):
+        yield lambda path, position: seen.append((path, position))
+
+    monkeypatch.setattr(console, "_bytes_bar", recording_bar)
+    el = tmp_path / "g.el"
+    el.write_text("".join(f"{i} {i + 1}\n" for i in range(2000)))
+    assert run("convert", str(el), str(tmp_path / "g.store")).exit_code == 0
+    positions = [pos for path, pos in seen]
+    assert {path for path, _ in seen} == {str(el)}
+    assert positions == sorted(positions) and positions[-1] == el.stat().st_size
+    # and on a terminal the real bar is drawn with byte counts
+    buf = io.StringIO()
+    monkeypatch.undo()
+    monkeypatch.setattr(console, "_stderr", lambda: Console(file=buf, force_terminal=True, width=120))
+    assert run("convert", str(el), str(tmp_path / "h.store")).exit_code == 0
+    assert "converting" in buf.getvalue()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -12,12 +13,14 @@ from typing import Any
 from rich.console import Console
 from rich.progress import (
     BarColumn,
+    DownloadColumn,
     MofNCompleteColumn,
     Progress,
     SpinnerColumn,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
+    TransferSpeedColumn,
 )
 
 log = logging.getLogger("graphferry.cli")
@@ -75,6 +78,37 @@ def _progress(total: int, what: str, then: str) -> Iterator[Callable[[int], None
         if total == 0:
             bar.add_task(then, total=None)
         yield advance
+
+
+@contextlib.contextmanager
+def _bytes_bar(what: str) -> Iterator[Callable[[str, int], None] | None]:
+    """A bar over the bytes a reader reports (read, rate, ETA): yields the reader's listener.
+
+    A pulsing bar until the first report (readers that do not report, such as
+    Parquet's, keep it); None when bars are off (quiet, or not a terminal).
+    """
+    console = _stderr()
+    if _settings.quiet or not console.is_terminal:
+        yield None
+        return
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                   TransferSpeedColumn(), TimeRemainingColumn(), console=console, transient=True)
+    with bar:
+        task = bar.add_task(what, total=None)
+        positions: dict[str, int] = {}
+        sizes: dict[str, int] = {}
+
+        def report(path: str, position: int) -> None:
+            # per file its latest position; a reader of several files (LDBC) adds up
+            positions[path] = position
+            if path not in sizes:
+                try:
+                    sizes[path] = os.path.getsize(path)
+                except OSError:
+                    sizes[path] = position
+            bar.update(task, completed=sum(positions.values()), total=max(sum(sizes.values()), 1))
+
+        yield report
 
 
 @contextlib.contextmanager

@@ -147,9 +147,9 @@ def convert(
     for key, value in (("directed", directed), ("weighted", weighted), ("renumber", renumber)):
         if value is not None:  # None: let the format decide
             kwargs[key] = value
-    from ..io import read_graph
+    from ..io import read_graph, reporting_bytes_read
 
-    with _spinner(f"converting {input}"):
+    with _console._bytes_bar(f"converting {input}") as report, reporting_bytes_read(report):
         graph = _user_value_errors(read_graph, input, format=format.value, store=out,
                                    overwrite=force, **kwargs)
     if not _settings.quiet:

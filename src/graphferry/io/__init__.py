@@ -42,12 +42,13 @@ from .edgelist import read_edgelist, write_edgelist
 from .galois import read_gr, write_gr
 from .ldbc import read_ldbc, read_properties
 from .mtx import read_matrix_market
+from ._text import reporting_bytes_read
 from .tables import read_csv_edges, read_parquet_edges, write_parquet_edges
 
 __all__ = [
     "CSRBuilder", "build_from_arrays", "detect_format", "from_arrays", "from_networkx",
     "from_scipy", "read_csv_edges", "read_edgelist", "read_gr", "read_graph", "read_ldbc",
-    "read_matrix_market", "read_parquet_edges", "read_properties", "to_networkx",
+    "read_matrix_market", "read_parquet_edges", "read_properties", "reporting_bytes_read", "to_networkx",
     "write_edgelist", "write_gr", "write_parquet_edges",
 ]
 

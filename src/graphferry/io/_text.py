@@ -13,6 +13,8 @@ common case runs at C speed and errors are still precise.
 from __future__ import annotations
 
 import bz2
+import contextlib
+import contextvars
 import gzip
 import io
 import lzma
@@ -25,7 +27,7 @@ import warnings
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Callable, Iterator
 
 import numpy as np
 
@@ -135,13 +137,58 @@ class _Decompressed(io.BufferedIOBase):
         super().close()
 
 
+#: Who hears how far the text readers have got: ``callback(path, bytes)``.
+_bytes_read: contextvars.ContextVar[Callable[[str, int], None] | None] = contextvars.ContextVar(
+    "graphferry_bytes_read", default=None)
+
+
+@contextlib.contextmanager
+def reporting_bytes_read(callback: Callable[[str, int], None] | None) -> Iterator[None]:
+    """Within the block, the block readers call ``callback(path, position)`` after each block.
+
+    ``position`` is how far into the file on disk reading has got (compressed
+    bytes for a compressed file), so ``position / os.path.getsize(path)`` is the
+    fraction read; a progress bar needs nothing more. ``None``: nobody listens.
+    The callback may run on a reader's parsing thread.
+
+    Example:
+        >>> import os, tempfile
+        >>> from graphferry.io import read_edgelist
+        >>> path = os.path.join(tempfile.mkdtemp(), "g.el")
+        >>> _ = open(path, "w").write("".join(f"{i} {i + 1}\\n" for i in range(100)))
+        >>> seen = []
+        >>> with reporting_bytes_read(lambda p, pos: seen.append(pos)):
+        ...     g = read_edgelist(path, block_bytes=64)
+        >>> seen == sorted(seen) and seen[-1] == os.path.getsize(path) and len(seen) > 1
+        True
+    """
+    token = _bytes_read.set(callback)
+    try:
+        yield
+    finally:
+        _bytes_read.reset(token)
+
+
 def iter_blocks(f: BinaryIO, block_bytes: int = DEFAULT_BLOCK_BYTES,
                 first_line: int = 1) -> Iterator[tuple[bytes, int]]:
-    """``(block, number of its first line)`` for blocks of whole lines."""
+    """``(block, number of its first line)`` for blocks of whole lines.
+
+    The listener of :func:`reporting_bytes_read` is looked up here, in the
+    caller's context (the blocks themselves may be read on a parsing thread).
+    """
+    return _blocks(f, block_bytes, first_line, _bytes_read.get())
+
+
+def _blocks(f: BinaryIO, block_bytes: int, first_line: int,
+            report: Callable[[str, int], None] | None) -> Iterator[tuple[bytes, int]]:
+    on_disk = getattr(f, "_raw", f)  # a decompressing reader's file: progress in bytes on disk
+    name = str(getattr(f, "_path", getattr(f, "name", "")))
     rest = b""
     line = first_line
     while True:
         data = f.read(block_bytes)
+        if report is not None:
+            report(name, on_disk.tell())
         if not data:
             if rest:
                 yield rest, line
