@@ -351,3 +351,12 @@ def test_convert_bar_counts_the_bytes_read(tmp_path, monkeypatch):
     monkeypatch.setattr(console, "_stderr", lambda: Console(file=buf, force_terminal=True, width=120))
     assert run("convert", str(el), str(tmp_path / "h.store")).exit_code == 0
     assert "converting" in buf.getvalue()
+
+
+def test_every_registered_algorithm_has_a_memory_estimate():
+    """info's memory table covers exactly the algorithms run accepts (the registry's)."""
+    from graphferry.algorithms import registry
+
+    g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=3)
+    assert set(cli.MEMORY_MODEL) == set(registry.names())
+    assert set(cli.memory_estimates(g)) == set(registry.names())

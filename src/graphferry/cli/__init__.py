@@ -18,6 +18,15 @@ work draws rich progress bars on stderr, and every error a user can cause
 status and a single ``error: ...`` line on stderr, never a traceback. Set
 ``GRAPHFERRY_DEBUG=1`` to get tracebacks of unexpected errors.
 
+One file per concern: ``app`` (the typer group that turns every failure into
+one line, global options), ``exits`` (exit statuses, signals), ``sizes``,
+``console`` (consoles, progress bars, the per-iteration line), ``options``
+(shared option types; ``--engine`` from the engine registry), ``tables``
+(what ``info`` shows, memory estimates), ``writers`` (result tables and JSON,
+written atomically), ``graphs`` (generate, convert, info), ``run`` (the run
+command; its algorithms, flags and summaries come from the algorithm
+registry), ``cf``, ``tools`` (verify, calibrate, plot) and ``demo``.
+
 Example:
     >>> from typer.testing import CliRunner
     >>> r = CliRunner().invoke(app, ["info", "--help"])

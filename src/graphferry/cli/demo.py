@@ -19,7 +19,7 @@ from .app import app
 from .console import _iteration_reporter, _stdout
 from .graphs import _generate
 from .options import Backend, JsonFlag, SeedOpt
-from .run import run_algorithm, summarize_result
+from .run import print_summary, run_algorithm, summarize_result
 from .tables import graph_info, print_info
 
 
@@ -62,9 +62,7 @@ def _demo_algorithms(ctx: DemoContext) -> None:
         summary = summarize_result(name, result)
         ctx.results[name] = summary
         if not ctx.as_json:
-            _stdout().print(result.record.summary(), highlight=False)
-            for key, value in summary["values"].items():
-                _stdout().print(f"  {key}: {value}", highlight=False)
+            print_summary(result, summary)
 
 
 #: The demo runs these in order; later features append theirs.

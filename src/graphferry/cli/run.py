@@ -111,12 +111,16 @@ def _registry_params(algorithm: str, given: list[str]) -> dict[str, Any]:
     return out
 
 
+#: The algorithms that take --source, for its help.
+_SOURCED = ", ".join(s.name for s in registry.ALGORITHMS.values() if s.takes_source)
+
+
 def run(
     algorithm: Annotated[str, typer.Argument(metavar="ALGORITHM", show_default=False,
         help=", ".join(registry.names()))],
     graph_path: Annotated[Path, typer.Argument(metavar="GRAPH", show_default=False,
         help="A graph store or a graph file.")],
-    source: Annotated[str | None, typer.Option("--source", help="Source vertex (bfs, sssp), an id of the input.",
+    source: Annotated[str | None, typer.Option("--source", help=f"Source vertex ({_SOURCED}), an id of the input.",
                                                show_default=False)] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", metavar="FILE", show_default=False,
         help="Write per-vertex results (.parquet, .csv or .npy).")] = None,
@@ -227,11 +231,16 @@ def _report_run(algorithm: str, result: Any, out: Path | None, record: Path | No
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
     else:
-        _stdout().print(result.record.summary(), highlight=False)
-        for key, value in summary["values"].items():
-            _stdout().print(f"  {key}: {value}", highlight=False)
+        print_summary(result, summary)
         if out is not None:
             _stdout().print(f"  wrote {out}", highlight=False)
+
+
+def print_summary(result: Any, summary: dict[str, Any]) -> None:
+    """A run's record line, then one line per summarised value (``run`` and the demo)."""
+    _stdout().print(result.record.summary(), highlight=False)
+    for key, value in summary["values"].items():
+        _stdout().print(f"  {key}: {value}", highlight=False)
 
 
 def _cli_words(message: str, params: Mapping[str, Any]) -> str:
