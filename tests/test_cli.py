@@ -360,3 +360,29 @@ def test_every_registered_algorithm_has_a_memory_estimate():
     g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=3)
     assert set(cli.MEMORY_MODEL) == set(registry.names())
     assert set(cli.memory_estimates(g)) == set(registry.names())
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_table_readers_report_bytes_read(tmp_path, suffix):
+    """CSV and Parquet tables report their progress too (the bar of convert), ending at the file's size."""
+    pa = pytest.importorskip("pyarrow")
+    from graphferry.io import read_graph, reporting_bytes_read
+
+    path = tmp_path / f"g{suffix}"
+    src = np.arange(50_000) % 997
+    table = pa.table({"src": src, "dst": (src * 7 + 1) % 997})
+    if suffix == ".csv":
+        import pyarrow.csv as pacsv
+
+        pacsv.write_csv(table, path)
+        options = {"block_bytes": 1 << 16}
+    else:
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, path, row_group_size=10_000)
+        options = {"batch_rows": 10_000}
+    seen = []
+    with reporting_bytes_read(lambda p, pos: seen.append(pos)):
+        g = read_graph(path, **options)
+    assert g.m == 50_000
+    assert len(seen) > 1 and seen == sorted(seen) and seen[-1] == path.stat().st_size

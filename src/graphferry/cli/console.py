@@ -84,8 +84,9 @@ def _progress(total: int, what: str, then: str) -> Iterator[Callable[[int], None
 def _bytes_bar(what: str) -> Iterator[Callable[[str, int], None] | None]:
     """A bar over the bytes a reader reports (read, rate, ETA): yields the reader's listener.
 
-    A pulsing bar until the first report (readers that do not report, such as
-    Parquet's, keep it); None when bars are off (quiet, or not a terminal).
+    A pulsing bar until the first report (a reader that does not report, as
+    the memory-mapped ``.gr``'s, keeps it); None when bars are off (quiet, or
+    not a terminal).
     """
     console = _stderr()
     if _settings.quiet or not console.is_terminal:

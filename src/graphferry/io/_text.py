@@ -144,7 +144,10 @@ _bytes_read: contextvars.ContextVar[Callable[[str, int], None] | None] = context
 
 @contextlib.contextmanager
 def reporting_bytes_read(callback: Callable[[str, int], None] | None) -> Iterator[None]:
-    """Within the block, the block readers call ``callback(path, position)`` after each block.
+    """Within the block, the readers call ``callback(path, position)`` after each block they read.
+
+    The text readers (edge lists, Matrix Market, LDBC) and the CSV and Parquet
+    table readers report; ``.gr`` files are memory-mapped and do not.
 
     ``position`` is how far into the file on disk reading has got (compressed
     bytes for a compressed file), so ``position / os.path.getsize(path)`` is the
@@ -167,6 +170,11 @@ def reporting_bytes_read(callback: Callable[[str, int], None] | None) -> Iterato
         yield
     finally:
         _bytes_read.reset(token)
+
+
+def bytes_listener() -> Callable[[str, int], None] | None:
+    """The callback of the enclosing :func:`reporting_bytes_read` block (None outside one)."""
+    return _bytes_read.get()
 
 
 def iter_blocks(f: BinaryIO, block_bytes: int = DEFAULT_BLOCK_BYTES,

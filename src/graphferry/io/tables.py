@@ -248,9 +248,14 @@ def read_csv_edges(
     if w_name is not None:
         builder.meta["weight_column"] = w_name
     with builder:
+        report = _text.bytes_listener()
+        # a compressed stream's position counts decompressed bytes: progress only for plain files
+        if report is not None and p.lower().endswith((".gz", ".bz2", ".xz", ".zst", ".lz4")):
+            report = None
         try:
+            stream = pa.input_stream(p, compression="detect")
             reader = pacsv.open_csv(
-                pa.input_stream(p, compression="detect"),
+                stream,
                 read_options=pacsv.ReadOptions(column_names=names, skip_rows=1 if header else 0,
                                                block_size=min(block_bytes, 1 << 26)),
                 parse_options=pacsv.ParseOptions(delimiter=delimiter),
@@ -275,6 +280,8 @@ def read_csv_edges(
                     if not np.isfinite(w).all() or not np.isfinite(_f32(w)).all():
                         raise fail("weight is not finite")
                 builder.add(s, d, w)
+                if report is not None:
+                    report(p, stream.tell())
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
             raise fail(f"CSV error: {e}") from None
         if store is not None:
@@ -329,6 +336,8 @@ def read_parquet_edges(
                        sort_neighbors, n if not renumber else None, name, "parquet")
     if w_name is not None:
         builder.meta["weight_column"] = w_name
+    report = _text.bytes_listener()
+    size = os.path.getsize(p)
     with builder:
         for batch in pf.iter_batches(batch_size=batch_rows, columns=columns):
             s = _column_numpy(batch.column(s_name), "id", renumber, p, f"source ({s_name!r})")
@@ -354,6 +363,8 @@ def read_parquet_edges(
                                      path=p, line=rows_done + i + 1)
             builder.add(s, d, w)
             rows_done += batch.num_rows
+            if report is not None:  # rows are what Parquet counts: the same fraction of the file's bytes
+                report(p, size * rows_done // max(pf.metadata.num_rows, 1))
         if store is not None:
             return builder.finish_store(store, overwrite=overwrite)
         return builder.finish()
