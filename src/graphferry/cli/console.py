@@ -140,7 +140,26 @@ def _iteration_reporter(name: str) -> tuple[Callable[[str, int, Any], None], Cal
     task = bar.add_task(f"{name}: starting", total=None)
 
     def update(op: str, index: int, record: Any) -> None:
-        step = record.steps[-1]
-        bar.update(task, description=(f"{name}: iteration {record.iterations} ({step.direction}), "
-                                      f"{step.active_vertices:,} active, {step.bytes_h2d / 2**20:.1f} MiB moved"))
+        bar.update(task, description=iteration_line(name, record))
     return update, bar.stop
+
+
+def iteration_line(name: str, record: Any) -> str:
+    """The live line of a run: iteration, direction, active vertices and edges, engines
+    (and devices) of the last step's partitions, bytes moved so far, the step's time.
+
+    Example:
+        >>> from graphferry.runtime.record import IterationRecord, RunRecord
+        >>> rec = RunRecord("bfs", "cpu", "hybrid")
+        >>> step = IterationRecord(0, "edge_map", "push", 1200, 45000, seconds=0.0021)
+        >>> step.add_partition(0, "filter", 3 * 10**8, 10, "gpu0")
+        >>> step.add_partition(1, "host", 0, 10, "cpu")
+        >>> rec.steps.append(step)
+        >>> iteration_line("bfs", rec)
+        'bfs: iteration 1 (push), 1,200 active vertices, 45,000 edges; filter@gpu0 host@cpu; 0.30 GB moved; 2.1 ms'
+    """
+    step = record.steps[-1]
+    placed = dict.fromkeys(f"{p.engine}@{p.device}" if p.device else p.engine for p in step.partitions)
+    where = f"; {' '.join(placed)}" if placed else ""
+    return (f"{name}: iteration {record.iterations} ({step.direction}), {step.active_vertices:,} active vertices, "
+            f"{step.active_edges:,} edges{where}; {record.bytes_h2d / 1e9:.2f} GB moved; {step.seconds * 1e3:.1f} ms")
