@@ -386,3 +386,14 @@ def test_table_readers_report_bytes_read(tmp_path, suffix):
         g = read_graph(path, **options)
     assert g.m == 50_000
     assert len(seen) > 1 and seen == sorted(seen) and seen[-1] == path.stat().st_size
+
+
+def test_bench_lists_runs_and_refuses(tmp_path):
+    """graphferry bench: the benchmarks of bench/, one run with its own options, a clear error otherwise."""
+    listing = run("bench", "--json")
+    assert listing.exit_code == 0, listing.output
+    names = json.loads(listing.stdout)
+    assert {"convert", "engines", "memory"} <= set(names) and all(names.values())
+    r = run("bench", "convert", "--", "--help")  # the benchmark's own --help, in a child process
+    assert r.exit_code == 0
+    assert assert_one_line_error(run("bench", "nosuch"), 1).startswith("error: unknown benchmark 'nosuch'")

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -95,3 +99,52 @@ def plot(
         typer.echo(json.dumps({"record": str(record), "out": str(out)}, indent=2))
     else:
         _stdout().print(f"wrote {out}", highlight=False)
+
+
+# -------------------------------------------------------------------- bench
+def _bench_dir() -> Path | None:
+    """bench/ of the working directory, else of the source checkout this package runs from."""
+    for d in (Path.cwd() / "bench", Path(__file__).resolve().parents[3] / "bench"):
+        if d.is_dir() and any(d.glob("*_bench.py")):
+            return d
+    return None
+
+
+def _benchmark_summary(path: Path) -> str:
+    """The first line of a benchmark's docstring, read without running it."""
+    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def bench(
+    ctx: typer.Context,
+    name: Annotated[str | None, typer.Argument(metavar="NAME", show_default=False,
+        help="A benchmark of bench/ (NAME_bench.py); none: list them.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Run a named benchmark (its own options follow, after '--'); it writes its results file.
+
+    Benchmarks live in a source checkout's bench/ (run from it): e.g.
+    ``graphferry bench convert -- --scale 20 --out bench/results/convert.json``.
+    """
+    where = _bench_dir()
+    if where is None:
+        raise GraphferryError("no bench/ directory: benchmarks run from a source checkout of graphferry")
+    found = {p.name[:-len("_bench.py")]: p for p in sorted(where.glob("*_bench.py"))}
+    if name is None:
+        listing = {n: _benchmark_summary(p) for n, p in found.items()}
+        if as_json:
+            typer.echo(json.dumps(listing, indent=2))
+        else:
+            for n, line in listing.items():
+                typer.echo(f"{n:<14} {line}")
+        return
+    if name not in found:
+        raise GraphferryError(f"unknown benchmark {name!r}; choose one of {', '.join(found)}")
+    # the benchmark imports graphferry: this very package, wherever it was imported from
+    package_root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
+    code = subprocess.call([sys.executable, str(found[name]), *ctx.args], env=env)
+    if code:
+        raise GraphferryError(f"benchmark {name} failed (exit status {code})")
