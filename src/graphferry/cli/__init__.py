@@ -11,6 +11,8 @@ Commands::
     graphferry demo                                      # the main job on a built-in graph
     graphferry calibrate [--refresh]                     # the hybrid's cost-model figures
     graphferry plot run.json -o run.png                  # execution path of a run record
+    graphferry cf ratings.tsv --rank 16                  # collaborative filtering, RMSE
+    graphferry bench [NAME -- OPTIONS]                   # list or run a benchmark of bench/
 
 This is the one layer that talks to people: options are validated here, long
 work draws rich progress bars on stderr, and every error a user can cause
@@ -25,7 +27,8 @@ one line, global options), ``exits`` (exit statuses, signals), ``sizes``,
 (what ``info`` shows, memory estimates), ``writers`` (result tables and JSON,
 written atomically), ``graphs`` (generate, convert, info), ``run`` (the run
 command; its algorithms, flags and summaries come from the algorithm
-registry), ``cf``, ``tools`` (verify, calibrate, plot) and ``demo``.
+registry), ``cf``, ``tools`` (verify, calibrate, plot, bench) and ``demo``. Every command
+takes ``--json``.
 
 Example:
     >>> from typer.testing import CliRunner
