@@ -244,3 +244,24 @@ def test_engine_choices_come_from_the_engine_registry():
     assert "hybrid" in registry.names() and registry.engine_class("hybrid").__name__ == "HybridEngine"
     r = runner.invoke(app, ["run", "bfs", "g.store", "--source", "0", "--engine", "fast"])
     assert r.exit_code == 2 and "'fast' is not one of" in r.stderr
+
+
+@pytest.mark.parametrize("algorithm, extra", [("bfs", ["--source", "3"]), ("pagerank", ["--tol", "1e-8"]),
+                                              ("wcc", []), ("coloring", ["--method", "jones_plassmann"])])
+def test_run_check_uses_the_registry_verifier(store, algorithm, extra):
+    r = runner.invoke(app, ["run", algorithm, str(store), "--backend", "cpu", "--check", "--json", *extra])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["checked"] is True
+
+
+def test_run_check_fails_a_wrong_result(store, monkeypatch):
+    """A result its verifier rejects is a failed run: one error line, exit 1."""
+    from graphferry.algorithms import registry
+
+    def wrong(self, graph, result, **params):
+        raise AssertionError("level of vertex 7 is 3, expected 2")
+
+    monkeypatch.setattr(registry.AlgorithmSpec, "verify", wrong)
+    r = runner.invoke(app, ["run", "bfs", str(store), "--backend", "cpu", "--source", "3", "--check"])
+    assert r.exit_code == 1
+    assert r.stderr.strip() == "error: --check: the bfs result fails its verifier: level of vertex 7 is 3, expected 2"

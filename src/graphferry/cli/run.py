@@ -136,6 +136,9 @@ def run(
     record: Annotated[Path | None, typer.Option("--record", metavar="FILE", show_default=False,
         help="Write the run record (per iteration, per partition) as JSON.")] = None,
     verify: VerifyFlag = False,
+    check: Annotated[bool, typer.Option("--check", help="Check the result with the algorithm's own verifier "
+                                                         "(its registry entry's; may take longer than the run).")]
+        = False,
     as_json: JsonFlag = False,
     repartition: Annotated[bool, typer.Option("--repartition",
         help="Under mpiexec: move split points between ranks from observed times (Lux sec. 5).")] = False,
@@ -158,6 +161,8 @@ def run(
     from ..distributed import launched_by_mpiexec
 
     if launched_by_mpiexec():  # mpiexec -n P: the ranks split the graph; rank 0 reports and writes
+        if check:
+            raise GraphferryError("--check runs in one process: leave it out under mpiexec")
         from ..distributed.cli import run_on_ranks
 
         result = run_on_ranks(lambda **kw: _user_value_errors(run_algorithm, **kw), graph_path, algorithm,
@@ -183,7 +188,20 @@ def run(
     finally:
         stop()
         loaded.close()
+    if check:
+        _check_result(algorithm, graph, result, params)
     _report_run(algorithm, result, out, record, as_json)
+
+
+def _check_result(algorithm: str, graph: Graph, result: Any, params: dict[str, Any]) -> None:
+    """``--check``: the registry's verifier on the result; a wrong result is a failed run (exit 1)."""
+    given = {k: v for k, v in params.items() if v is not None}
+    try:
+        with _spinner(f"checking the {algorithm} result"):
+            registry.get(algorithm).verify(graph, result, **given)
+    except AssertionError as exc:
+        raise GraphferryError(f"--check: the {algorithm} result fails its verifier: {exc}") from None
+    result.record.extra["checked"] = True
 
 
 def _parameter_options() -> list[inspect.Parameter]:
@@ -299,4 +317,5 @@ def summarize_result(name: str, result: Any) -> dict[str, Any]:
     return {"algorithm": name, "backend": rec.backend, "engine": rec.engine, "iterations": rec.iterations,
             "seconds": rec.total_seconds, "load_seconds": load_s,
             "end_to_end_seconds": rec.total_seconds + (load_s if rec.extra.get("loaded_graph") else 0.0),
-            "bytes_h2d": rec.bytes_h2d, "values": values}
+            "bytes_h2d": rec.bytes_h2d, "values": values,
+            **({"checked": True} if rec.extra.get("checked") else {})}
