@@ -624,18 +624,13 @@ def verify_store(path: str | os.PathLike) -> dict[str, Any]:
             "bytes": sum(int(e["bytes"]) for e in files.values())}
 
 
-def open_store(path: str | os.PathLike, verify: bool = False) -> Graph:
-    """Open a store as a :class:`Graph` whose arrays are read-only memory maps.
+def checked_files(root: Path) -> tuple[dict, dict[str, int], dict[str, tuple[Path, Any]]]:
+    """``(manifest, expected length per array, {array: _check_file(...)})`` of the store at ``root``.
 
-    Always checks the manifest, each file's presence, size, ``.npy`` header
-    (dtype and shape) and the CSR structure (offsets start at 0, never
-    decrease and end at ``m``; every index lies in ``[0, n)``: see
-    :func:`graphferry.graph.check_csr`), so no kernel can be sent out of
-    bounds. ``verify=True`` also recomputes every file's checksum against the
-    manifest (reads the whole store). Raises :class:`StoreError` naming the
-    file and the first bad entry.
+    Checks the manifest (known arrays, offsets and indices listed, ``weighted``
+    matching the files) and each file's presence, size and ``.npy`` header;
+    raises :class:`StoreError` naming the file. The arrays' contents are not read.
     """
-    root = Path(path)
     manifest = read_manifest(root)
     n, m = manifest["n"], manifest["m"]
     files = manifest["files"]
@@ -648,7 +643,23 @@ def open_store(path: str | os.PathLike, verify: bool = False) -> Graph:
     if bool(manifest.get("weighted")) != ("weights" in files):
         raise StoreError(f"{root / MANIFEST}: 'weighted' disagrees with the files listed")
     lengths = {"offsets": n + 1, "indices": m, "weights": m, "original_ids": n}
-    checked = {key: _check_file(root, key, files[key], lengths[key]) for key in files}
+    return manifest, lengths, {key: _check_file(root, key, files[key], lengths[key]) for key in files}
+
+
+def open_store(path: str | os.PathLike, verify: bool = False) -> Graph:
+    """Open a store as a :class:`Graph` whose arrays are read-only memory maps.
+
+    Always checks the manifest, each file's presence, size, ``.npy`` header
+    (dtype and shape) and the CSR structure (offsets start at 0, never
+    decrease and end at ``m``; every index lies in ``[0, n)``: see
+    :func:`graphferry.graph.check_csr`), so no kernel can be sent out of
+    bounds. ``verify=True`` also recomputes every file's checksum against the
+    manifest (reads the whole store). Raises :class:`StoreError` naming the
+    file and the first bad entry.
+    """
+    root = Path(path)
+    manifest, lengths, checked = checked_files(root)
+    files = manifest["files"]
     if verify:
         bad = _checksum_mismatches(checked, files)
         if bad:

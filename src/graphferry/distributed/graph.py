@@ -384,17 +384,12 @@ def open_rank_store(path: str | Path) -> Graph:
     (``n + 1`` entries) and each rank checks its own edges' heads when it
     first reads them.
     """
-    from ..store import ARRAYS, MANIFEST, StoreError, _check_file, _load, read_manifest
+    from ..store import StoreError, _load, checked_files
 
     root = Path(path)
-    manifest = read_manifest(root)
+    manifest, lengths, checked = checked_files(root)
     n, m = manifest["n"], manifest["m"]
-    files = manifest["files"]
-    unknown = set(files) - set(ARRAYS)
-    if unknown:
-        raise StoreError(f"{root / MANIFEST}: unknown arrays {sorted(unknown)}")
-    lengths = {"offsets": n + 1, "indices": m, "weights": m, "original_ids": n}
-    arrays = {key: _load(_check_file(root, key, files[key], lengths[key])[0], lengths[key]) for key in files}
+    arrays = {key: _load(fpath, lengths[key]) for key, (fpath, _) in checked.items()}
     offsets = np.asarray(arrays["offsets"])
     if len(offsets) and (offsets[0] != 0 or offsets[-1] != m or np.any(np.diff(offsets) < 0)):
         raise StoreError(f"{root / 'offsets.npy'}: damaged store: offsets do not rise from 0 to m = {m}")
