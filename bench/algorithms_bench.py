@@ -46,25 +46,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
-
-
-def timed(fn, repeat):
-    fn()
-    times, out = [], None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), out
-
-
-def write_sg(g, path: Path) -> None:
-    """GAPBS serialized graph: bool directed, int64 arcs, int64 n, int64 offsets[n+1], int32 ids[m]."""
-    with open(path, "wb") as f:
-        f.write(np.array([g.directed], dtype=np.bool_).tobytes())
-        f.write(np.array([g.m, g.n], dtype=np.int64).tobytes())
-        f.write(np.ascontiguousarray(g.offsets, dtype=np.int64).tobytes())
-        f.write(np.ascontiguousarray(g.indices, dtype=np.int32).tobytes())
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cpu_peers_bench import timed  # noqa: E402  (median after an untimed warm-up)
+from peers_bench import write_gapbs  # noqa: E402  (our writer of GAPBS's .sg format)
 
 
 def gapbs(bindir: Path, binary: str, sg: Path, extra: list[str], trials: int, threads: int):
@@ -170,7 +154,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="gf-algbench-"))
     sg = tmp / "g.sg"
     if args.gapbs_bin:
-        write_sg(g, sg)
+        sg = write_gapbs(g, sg)[".sg"]
     bindir = Path(args.gapbs_bin) if args.gapbs_bin else None
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
