@@ -301,13 +301,6 @@ class LoadedGraph:
             log.debug("evicted engine %s to make room for the hybrid's buffers", victim)
         return True
 
-    def make_room(self, nbytes: int, keep: tuple) -> bool:
-        """Evict engines (least recently used first, never ``keep``) until ``nbytes`` are free."""
-        while self.arena.free_bytes < nbytes:
-            if not self._evict_one(keep):
-                return False
-        return True
-
     def _evict_one(self, keep: tuple) -> bool:
         for key in list(self._engines):
             if key != keep:
