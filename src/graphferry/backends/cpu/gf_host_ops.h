@@ -43,35 +43,42 @@ GF_EXPORT void gf_gather_i64(const int64_t* offsets, const int64_t* indices, con
 #define GF_SERIAL_WORDS (1 << 15)
 #endif
 
-// Sorted ids of the set bits of bits[0..words); returns how many were written.
-// Two passes over the words (count per block, then write), no serial scan over n.
-GF_EXPORT int64_t gf_bits_to_ids(const uint32_t* bits, int64_t words, int64_t* out) {
-    const int T = words < GF_SERIAL_WORDS ? 1 : omp_get_max_threads();
-    int64_t* counts = new int64_t[T + 1]();
+// Ordered parallel compaction over items [0, n): each of `threads` threads takes a
+// contiguous chunk [lo, hi), counts what it keeps (count(lo, hi)), an exclusive scan of
+// the counts gives its first output position, then it writes (emit(lo, hi, position)).
+// The output keeps the input's order, with no serial scan over n; returns how many were kept.
+template <typename Count, typename Emit>
+static int64_t gf_ordered_compact(int64_t n, int threads, Count count, Emit emit) {
+    std::vector<int64_t> counts((size_t)threads + 1, 0);
     int used = 1;
-#pragma omp parallel num_threads(T)
+#pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
         if (t == 0) used = nt;
-        const int64_t lo = words * t / nt, hi = words * (t + 1) / nt;
-        int64_t c = 0;
-        for (int64_t w = lo; w < hi; ++w) c += __builtin_popcount(bits[w]);
-        counts[t + 1] = c;
+        const int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+        counts[t + 1] = count(lo, hi);
 #pragma omp barrier
 #pragma omp single
-        for (int k = 0; k < nt; ++k) counts[k + 1] += counts[k];
-        int64_t o = counts[t];
-        for (int64_t w = lo; w < hi; ++w) {
-            uint32_t x = bits[w];
-            while (x) {
-                out[o++] = (w << 5) + __builtin_ctz(x);
-                x &= x - 1;
-            }
-        }
+        for (int s = 0; s < nt; ++s) counts[s + 1] += counts[s];
+        emit(lo, hi, counts[t]);
     }
-    const int64_t total = counts[used];
-    delete[] counts;
-    return total;
+    return counts[used];
+}
+
+// Sorted ids of the set bits of bits[0..words); returns how many were written.
+GF_EXPORT int64_t gf_bits_to_ids(const uint32_t* bits, int64_t words, int64_t* out) {
+    const int T = words < GF_SERIAL_WORDS ? 1 : omp_get_max_threads();
+    return gf_ordered_compact(
+        words, T,
+        [&](int64_t lo, int64_t hi) {
+            int64_t c = 0;
+            for (int64_t w = lo; w < hi; ++w) c += __builtin_popcount(bits[w]);
+            return c;
+        },
+        [&](int64_t lo, int64_t hi, int64_t o) {
+            for (int64_t w = lo; w < hi; ++w)
+                for (uint32_t x = bits[w]; x; x &= x - 1) out[o++] = (w << 5) + __builtin_ctz(x);
+        });
 }
 
 // Set the bits of ids[0..k) in a zeroed bitmap (atomic: ids may share a word).
@@ -115,8 +122,6 @@ GF_EXPORT int64_t gf_degree_sum(const int64_t* offsets, const uint32_t* bits, in
 // (degree, id) and oriented from lower to higher label (Schank; GAPBS tc).
 // Three parallel passes over the rows, each with a thread-local buffer; memory:
 // the DAG itself (half the simple view) plus n-sized arrays.
-#include <algorithm>
-#include <vector>
 
 // The sorted, distinct neighbours of u other than u, in buf.
 template <typename V>
@@ -254,30 +259,23 @@ static void gf_bucket_split(const int64_t* ids, int64_t k, const T* values, doub
 
 // Keep the ids whose key floor(values[id] / delta) is still `key` (the others moved to
 // a lower bucket: stale): written to out in order; returns how many were kept. In
-// parallel above GF_PAR_ELEMS / 4 ids: each thread flags its chunk, counts, then writes
-// at its offset.
+// parallel above GF_PAR_ELEMS / 4 ids (gf_ordered_compact: each thread counts its chunk,
+// then writes at its offset).
 template <typename T>
 static int64_t gf_bucket_keep(const int64_t* ids, int64_t k, const T* values, double delta, int64_t key,
                               int64_t* out) {
-    const int T_ = k > GF_PAR_ELEMS / 4 ? omp_get_max_threads() : 1;
-    std::vector<int64_t> counts(T_ + 1, 0);
-    int used = 1;
-#pragma omp parallel num_threads(T_)
-    {
-        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        if (t == 0) used = nt;
-        const int64_t lo = k * t / nt, hi = k * (t + 1) / nt;
-        int64_t c = 0;
-        for (int64_t i = lo; i < hi; ++i) c += (int64_t)std::floor((double)values[ids[i]] / delta) == key;
-        counts[t + 1] = c;
-#pragma omp barrier
-#pragma omp single
-        for (int s = 0; s < nt; ++s) counts[s + 1] += counts[s];
-        int64_t o = counts[t];
-        for (int64_t i = lo; i < hi; ++i)
-            if ((int64_t)std::floor((double)values[ids[i]] / delta) == key) out[o++] = ids[i];
-    }
-    return counts[used];
+    const auto keeps = [&](int64_t i) { return (int64_t)std::floor((double)values[ids[i]] / delta) == key; };
+    return gf_ordered_compact(
+        k, k > GF_PAR_ELEMS / 4 ? omp_get_max_threads() : 1,
+        [&](int64_t lo, int64_t hi) {
+            int64_t c = 0;
+            for (int64_t i = lo; i < hi; ++i) c += keeps(i);
+            return c;
+        },
+        [&](int64_t lo, int64_t hi, int64_t o) {
+            for (int64_t i = lo; i < hi; ++i)
+                if (keeps(i)) out[o++] = ids[i];
+        });
 }
 
 // Smallest and largest bucket floor(values[id] / delta) over ids[0..k) into out[0], out[1].
