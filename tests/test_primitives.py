@@ -192,3 +192,23 @@ def test_bucket_helpers_take_the_parallel_path():
     assert np.array_equal(grouped, ids[np.argsort(keys, kind="stable")])
     assert got_keys == sorted(set(keys.tolist()))
     assert np.array_equal(host_ops.bucket_keep(ids, values, 3.0, 5), ids[keys == 5])
+
+
+def test_bucket_pop_merges_up_to_fill():
+    from graphferry.runtime.buckets import PriorityBuckets
+
+    g = Graph.from_edges(np.array([0]), np.array([1]), n=8)
+    p = Program("bucket_fill_test", arrays={"x": "float64"}, source="")
+    values = np.array([0.5, 7.0, 2.5, 2.0, np.inf, 9.0, 4.1, 4.2])
+    with Runtime(g, backend="cpu") as rt:
+        st = rt.start(p, arrays={"x": values})
+        popped = {}
+        for fill in (1, 3, 100):
+            b = PriorityBuckets(st, "x", delta=2.0, fill=fill)
+            b.add(rt.frontier([0, 1, 2, 3, 5, 6, 7]))
+            popped[fill] = []
+            while (f := b.pop()) is not None:
+                popped[fill].append(f.ids.tolist())
+    assert popped[1] == [[0], [2, 3], [6, 7], [1], [5]]
+    assert popped[3] == [[0, 2, 3], [1, 6, 7], [5]]   # whole buckets, 3 vertices or more while any remain
+    assert popped[100] == [[0, 1, 2, 3, 5, 6, 7]]

@@ -218,3 +218,28 @@ def test_integer_weights_run_in_exact_float32_and_fall_back_past_2_pow_24():
     # a fractional weight keeps float64 from the start
     frac = Graph.from_edges(np.array([0]), np.array([1]), np.array([0.5]), n=2)
     assert sssp(frac, 0, backend="cpu").precision == "float64"
+
+
+@pytest.mark.parametrize("fill", [1, 7, 50, 10**9])
+def test_merged_buckets_keep_distances_exact(fill, monkeypatch):
+    # a device's PriorityBuckets merges the lowest buckets up to Backend.bucket_fill vertices;
+    # every fill (1: plain delta-stepping, huge: Bellman-Ford order) gives scipy's distances
+    from scipy.sparse.csgraph import dijkstra
+
+    from graphferry.backends.cpu.backend import CpuBackend
+
+    monkeypatch.setattr(CpuBackend, "bucket_fill", fill)
+    rng = np.random.default_rng(5)
+    n, m = 400, 3200
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m),
+                         rng.integers(1, 60, m).astype(np.float64), n=n, drop_duplicates=True)
+    plain = sssp(g, 0, delta=4.0, backend="cpu")
+    assert np.allclose(plain.distances, dijkstra(g.to_scipy(), indices=0))
+    verify_sssp(g, 0, plain.distances)
+    rounds = {}
+    for f in (1, fill):
+        monkeypatch.setattr(CpuBackend, "bucket_fill", f)
+        rounds[f] = sssp(g, 0, delta=4.0, backend="cpu").rounds
+    assert rounds[fill] <= rounds[1]          # merging never adds rounds
+    if fill >= n:
+        assert rounds[fill] < rounds[1]       # and here it merges every bucket: fewer rounds

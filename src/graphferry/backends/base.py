@@ -62,6 +62,9 @@ class Backend(ABC):
     name: str = "?"
     xp: Any = np
     is_device: bool = False  # True when edge data must cross a bus to be read
+    #: smallest frontier a delta-stepping round should have (PriorityBuckets merges the
+    #: lowest buckets up to it): 1 where rounds are cheap (the CPU)
+    bucket_fill: int = 1
 
     @abstractmethod
     def compile(self, program, vid_dtype: np.dtype) -> CompiledProgram: ...

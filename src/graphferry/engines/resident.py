@@ -41,12 +41,16 @@ class ResidentEngine(Engine):
         self.backend.synchronize()
         return time.perf_counter() - t
 
+    def whole(self) -> tuple[tuple, int, float]:
+        """The side's device arrays (offsets, indices, weights or None), uploading them on first
+        use; with the bytes and seconds that upload took (0 once resident)."""
+        if self._dev is not None:
+            return self._dev, 0, 0.0
+        secs = self._upload()
+        return self._dev, self.side.edge_bytes, secs
+
     def load(self, part, active):
-        moved, secs = 0, 0.0
-        if self._dev is None:
-            secs = self._upload()
-            moved = self.side.edge_bytes
-        offs, idx, w = self._dev
+        (offs, idx, w), moved, secs = self.whole()
         view = self.range_view(part, offs[part.lo : part.hi + 1], idx[part.edge_lo : part.edge_hi],
                                None if w is None else w[part.edge_lo : part.edge_hi], part.edge_lo)
         return Loaded(view, self.rows_of(part, active), active is None, moved, copy_seconds=secs)

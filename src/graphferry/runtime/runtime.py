@@ -174,6 +174,8 @@ class Runtime:
         """
         use_weights = use_weights and self.graph.weighted
         b = self.backend
+        if b.is_device and self.engine_name == "resident" and self.loaded.distribution is None:
+            return self._resident_whole_graph(use_weights, in_edges)
 
         def arrays(g: Graph) -> GraphArrays:
             return GraphArrays(b.asarray(g.offsets) if b.is_device else g.offsets,
@@ -186,6 +188,22 @@ class Runtime:
             return out, GraphArrays(None, None, None, self.graph.n)
 
         return self.loaded.whole((use_weights, in_edges), build)
+
+    def _resident_whole_graph(self, use_weights: bool, in_edges: bool) -> tuple[GraphArrays, GraphArrays]:
+        """The resident engine's device copies as the whole graph: a neighbourhood function
+        then reads device memory, not the host's pinned copy across the bus (Afforest's
+        sampling reads one random edge per vertex: through the bus, a transaction each)."""
+        def arrays(direction: str) -> GraphArrays:
+            _, engine = self.side(direction, use_weights)
+            (offs, idx, w), moved, secs = engine.whole()
+            if moved:  # the first call on this side uploads it: set-up, as in an edge_map
+                self.record.setup_seconds += secs
+            return GraphArrays(offs, idx, w, self.graph.n)
+
+        out = arrays("push")
+        if not in_edges:
+            return out, GraphArrays(None, None, None, self.graph.n)
+        return out, (out if not self.graph.directed else arrays("pull"))
 
     def constant(self, key: str, build) -> Any:
         """A per-vertex array that depends on the graph alone (``build()`` gives it on the host),

@@ -191,6 +191,9 @@ class CudaBackend(Backend):
         self.device.use()
         self.num_sms = int(cupy.cuda.runtime.getDeviceProperties(self.device_id)["multiProcessorCount"])
         self.huge_grid = 4 * self.num_sms
+        # a delta-stepping round below the threads the card holds at once leaves it idle
+        # while still paying the round's launches and host reads (runtime.buckets)
+        self.bucket_fill = self.num_sms * 2048
         self._copy_stream = cupy.cuda.Stream(non_blocking=True)
         self.registry = HostRegistry()
         self._ring: SlotRing | None = None
