@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 ALGORITHMS = ["bfs", "sssp", "pagerank", "wcc"]
 GAPBS_JOBS = {"bfs": ("bfs", ".sg", ["-r", "{source}"]),
               "sssp": ("sssp", ".wsg", ["-r", "{source}", "-d", "{delta}"]),
-              "pagerank": ("pr", ".sg", ["-i", "20", "-t", "1e-4"]),
+              "pagerank": ("pr", ".sg", ["-i", "20", "-t", "1e-4", "-l"]),
               "wcc": ("cc", ".sg", [])}
 
 

@@ -194,9 +194,11 @@ def test_bucket_helpers_take_the_parallel_path():
     assert np.array_equal(host_ops.bucket_keep(ids, values, 3.0, 5), ids[keys == 5])
 
 
-def test_bucket_pop_merges_up_to_fill():
+@pytest.mark.parametrize("dense", [False, True])
+def test_bucket_pop_merges_up_to_fill(dense, monkeypatch):
     from graphferry.runtime.buckets import PriorityBuckets
 
+    monkeypatch.setattr(CpuBackend, "dense_buckets", dense)
     g = Graph.from_edges(np.array([0]), np.array([1]), n=8)
     p = Program("bucket_fill_test", arrays={"x": "float64"}, source="")
     values = np.array([0.5, 7.0, 2.5, 2.0, np.inf, 9.0, 4.1, 4.2])
@@ -212,3 +214,45 @@ def test_bucket_pop_merges_up_to_fill():
     assert popped[1] == [[0], [2, 3], [6, 7], [1], [5]]
     assert popped[3] == [[0, 2, 3], [1, 6, 7], [5]]   # whole buckets, 3 vertices or more while any remain
     assert popped[100] == [[0, 1, 2, 3, 5, 6, 7]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(dtype=st.sampled_from([np.int32, np.int64, np.float32, np.float64]), big=st.booleans(),
+       use_ids=st.booleans(), seed=st.integers(0, 2**16), op=st.sampled_from(["sum", "min", "max"]))
+def test_state_passes_match_numpy(dtype, big, use_ids, seed, op):
+    # the CPU backend's reduce / select / convert (C++, parallel above 2**18 entries) against numpy
+    rng = np.random.default_rng(seed)
+    n = (1 << 19) + 3 if big else int(rng.integers(1, 300))
+    arr = (rng.integers(-50, 50, n) if np.dtype(dtype).kind == "i" else rng.normal(size=n) * 20).astype(dtype)
+    ids = np.sort(rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False)) if use_ids else None
+    vals = arr if ids is None else arr[ids]
+    got = host_ops.reduce(arr, op, ids)
+    if len(vals) == 0:
+        assert got == (0 if op == "sum" else None)
+    elif op == "sum":
+        want = vals.astype(np.float64 if np.dtype(dtype).kind == "f" else np.int64).sum()
+        assert np.isclose(got, want, rtol=1e-9, atol=1e-6)
+    else:
+        assert got == getattr(vals, op)()
+    lo, hi = -10.5, 7.0
+    want_sel = np.flatnonzero((vals >= lo) & (vals < hi))
+    if ids is not None:
+        want_sel = ids[want_sel]
+    assert np.array_equal(host_ops.select(arr, lo, hi, ids), want_sel)
+    for to in (np.int64, np.float64, np.float32, np.int32):
+        if np.dtype(dtype).kind == "f" and np.dtype(to).kind == "i":
+            continue  # float to int casts differ outside range; the runtime converts ints and floats up
+        c = host_ops.convert(arr, to)
+        assert c.dtype == to and np.array_equal(c, arr.astype(to))
+    u = rng.integers(0, n, int(rng.integers(0, 2 * n)))
+    assert np.array_equal(CpuBackend().sorted_unique(u, n), np.unique(u))
+
+
+@pytest.mark.parametrize("n", [1, 31, 33, 1000, (1 << 18) + 5])
+def test_select_bits_matches_numpy(n):
+    rng = np.random.default_rng(n)
+    for dtype in (np.int32, np.int64, np.float32, np.float64):
+        arr = rng.integers(-9, 9, n).astype(dtype)
+        bits = host_ops.select_bits(arr, -2, 3.5)
+        assert len(bits) == (n + 31) // 32
+        assert np.array_equal(host_ops.bits_to_ids(bits), np.flatnonzero((arr >= -2) & (arr < 3.5)))

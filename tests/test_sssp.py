@@ -220,8 +220,9 @@ def test_integer_weights_run_in_exact_float32_and_fall_back_past_2_pow_24():
     assert sssp(frac, 0, backend="cpu").precision == "float64"
 
 
+@pytest.mark.parametrize("dense", [False, True])
 @pytest.mark.parametrize("fill", [1, 7, 50, 10**9])
-def test_merged_buckets_keep_distances_exact(fill, monkeypatch):
+def test_merged_buckets_keep_distances_exact(fill, dense, monkeypatch):
     # a device's PriorityBuckets merges the lowest buckets up to Backend.bucket_fill vertices;
     # every fill (1: plain delta-stepping, huge: Bellman-Ford order) gives scipy's distances
     from scipy.sparse.csgraph import dijkstra
@@ -229,6 +230,7 @@ def test_merged_buckets_keep_distances_exact(fill, monkeypatch):
     from graphferry.backends.cpu.backend import CpuBackend
 
     monkeypatch.setattr(CpuBackend, "bucket_fill", fill)
+    monkeypatch.setattr(CpuBackend, "dense_buckets", dense)   # a GPU's layout, run by the CPU backend
     rng = np.random.default_rng(5)
     n, m = 400, 3200
     g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m),

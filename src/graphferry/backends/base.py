@@ -65,6 +65,9 @@ class Backend(ABC):
     #: smallest frontier a delta-stepping round should have (PriorityBuckets merges the
     #: lowest buckets up to it): 1 where rounds are cheap (the CPU)
     bucket_fill: int = 1
+    #: PriorityBuckets keeps pending vertices as one frontier and cuts it by value on each
+    #: pop (cheap where passes over the pending set are: a GPU) instead of filing them by bucket
+    dense_buckets: bool = False
 
     @abstractmethod
     def compile(self, program, vid_dtype: np.dtype) -> CompiledProgram: ...
@@ -114,6 +117,35 @@ class Backend(ABC):
     def keep_bucket(self, ids: Any, values: Any, delta: float, key: int) -> Any:
         """The ``ids`` whose bucket ``floor(values[id] / delta)`` is still ``key``."""
         return ids[self._bucket_keys(values[ids], delta) == key]
+
+    # --- vertex-state passes (the runtime's reduce / select / result conversion) ----
+    def reduce(self, arr: Any, op: str, ids: Any = None):
+        """``op`` (sum, min, max) of ``arr`` or ``arr[ids]``: a Python number; 0 / None when empty."""
+        vals = arr if ids is None else arr[ids]
+        if len(vals) == 0:
+            return 0 if op == "sum" else None
+        value = getattr(vals, op)()
+        return value.item() if hasattr(value, "item") else value
+
+    def select(self, arr: Any, lo: float, hi: float, ids: Any = None) -> Any:
+        """The indices of ``arr`` (or the entries of ``ids``) with ``lo <= value < hi``, as int64, in order."""
+        xp = self.xp
+        if ids is None:
+            return xp.flatnonzero((arr >= lo) & (arr < hi)).astype(np.int64)
+        vals = arr[ids]
+        return ids[(vals >= lo) & (vals < hi)]
+
+    def select_bits(self, arr: Any, lo: float, hi: float) -> Any:
+        """``select`` over every vertex as a bitmap, where the backend makes one directly; else None."""
+        return None
+
+    def convert(self, arr: Any, dtype) -> Any:
+        """``arr`` as ``dtype`` (a new array), where it lives."""
+        return arr.astype(dtype)
+
+    def sorted_unique(self, ids: Any, n: int) -> Any:
+        """The distinct ``ids`` (in ``[0, n)``), sorted."""
+        return self.xp.unique(ids)
 
     def _bucket_keys(self, values: Any, delta: float) -> Any:
         # in float64 whatever the state's dtype, so every backend and path agrees on a bucket

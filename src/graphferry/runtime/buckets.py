@@ -21,6 +21,16 @@ result exact, as a vertex whose value later drops is relaxed again (the
 label-correcting argument of Meyer and Sanders); it trades the extra edge work of
 Bellman-Ford for fewer rounds only where rounds are what costs.
 
+Two layouts, chosen by the backend (``Backend.dense_buckets``):
+
+* sparse (the CPU): every added vertex is filed under its bucket (a counting
+  sort) and a pop touches only the entries of the buckets it takes;
+* dense (a GPU): the pending vertices are one bitmap frontier; a pop reads
+  their values, takes those below the cut where ``fill`` is first reached (a
+  histogram of their keys) and leaves the rest pending. No sort, no dedup, no
+  stale entries (keys are read when popped); every pass is over the pending
+  set, which a GPU sweeps in microseconds, where a CPU would pay for it.
+
 Example:
     >>> import numpy as np
     >>> from graphferry import Graph
@@ -57,12 +67,17 @@ class PriorityBuckets:
         self.backend = state.rt.backend
         self.fill = max(1, int(self.backend.bucket_fill if fill is None else fill))
         self.n = state.rt.graph.n
-        self._entries: dict[int, list] = {}
+        self.dense = bool(self.backend.dense_buckets)
+        self._pending: Frontier | None = None   # dense layout
+        self._entries: dict[int, list] = {}     # sparse layout: bucket -> id arrays
         self._heap: list[int] = []
 
     def add(self, frontier: Frontier) -> None:
         """Put the vertices of ``frontier`` into the buckets of their current values."""
         if not frontier:
+            return
+        if self.dense:
+            self._pending = frontier if self._pending is None else self._pending | frontier
             return
         ids = frontier.ids
         if math.isinf(self.delta):
@@ -78,6 +93,8 @@ class PriorityBuckets:
     def pop(self) -> Frontier | None:
         """The lowest non-empty buckets' vertices (sorted, distinct), at least ``fill`` of them
         while buckets remain, or None when all are empty."""
+        if self.dense:
+            return self._pop_dense()
         xp = self.backend.xp
         taken, count = [], 0
         while self._heap and count < self.fill:
@@ -87,16 +104,39 @@ class PriorityBuckets:
             if not math.isinf(self.delta):  # drop the stale entries
                 ids = self.backend.keep_bucket(ids, self.state.arrays[self.name], self.delta, k)
             if len(parts) > 1 and len(ids) > 1:
-                ids = xp.sort(ids)
-                ids = ids[xp.concatenate([xp.ones(1, bool), ids[1:] != ids[:-1]])]
+                ids = self.backend.sorted_unique(ids, self.n)
             if len(ids):
                 taken.append(ids)
                 count += len(ids)
         if not taken:
             return None
         # buckets hold distinct vertices (a vertex lies in one bucket): sorting keeps them distinct
-        ids = taken[0] if len(taken) == 1 else xp.sort(xp.concatenate(taken))
+        ids = taken[0] if len(taken) == 1 else self.backend.sorted_unique(xp.concatenate(taken), self.n)
         return Frontier(self.backend, self.n, ids=ids)
 
+    #: widest run of buckets one histogram covers; farther keys count as the last
+    HISTOGRAM_SPAN = 1 << 16
+
+    def _pop_dense(self) -> Frontier | None:
+        pending = self._pending
+        if pending is None or not pending:
+            return None
+        b, xp = self.backend, self.backend.xp
+        ids = pending.ids
+        if math.isinf(self.delta) or len(ids) <= self.fill:   # one round takes them all
+            self._pending = None
+            return pending
+        keys = b._bucket_keys(self.state.arrays[self.name][ids], self.delta)
+        low = keys.min()
+        if self.fill <= 1:
+            cut = low + 1
+        else:  # the smallest cut below which at least `fill` pending vertices lie
+            hist = xp.bincount(xp.minimum(keys - low, self.HISTOGRAM_SPAN))
+            cut = low + xp.searchsorted(xp.cumsum(hist), self.fill) + 1
+        take = keys < cut
+        rest = ids[~take]
+        self._pending = Frontier(b, self.n, ids=rest) if len(rest) else None
+        return Frontier(b, self.n, ids=ids[take])
+
     def __bool__(self) -> bool:
-        return bool(self._heap)
+        return bool(self._heap) if not self.dense else bool(self._pending)

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 ALPHA = 15
 BETA = 18
 DEFAULT_PULL_FRACTION = 1 / ALPHA
+#: a program that never stops a pull early pulls when its frontier's edges exceed this share of m
+FULL_PULL_FRACTION = 1.0
 
 
 @dataclass
@@ -86,7 +88,7 @@ def choose_direction(program, frontier_size: int, frontier_edges: int, m: int, *
             raise ValueError(f"program {program.name} has no pull form (update)")
         d = "pull"
     elif not getattr(program, "pull_stops_early", True):
-        d = "pull" if frontier_size + frontier_edges > m else "push"
+        d = "pull" if frontier_size + frontier_edges > FULL_PULL_FRACTION * m else "push"
     elif history is None or history.last is None or history.last == "push":
         unscanned = m if history is None else history.unscanned
         # (the frontier's size counts too, as in Ligra: an edgeless frontier of every vertex pulls)

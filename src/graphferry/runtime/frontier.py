@@ -58,7 +58,7 @@ class Frontier:
     def ids(self) -> Any:
         if self._ids is None:
             if self.is_all:
-                self._ids = self.backend.xp.arange(self.n, dtype=np.int64)
+                self._ids = self.backend.vertex_ids(self.n, np.int64)  # in parallel on the CPU
             else:
                 if self._count is not None and hasattr(self.backend, "ids_from_bits_counted"):
                     self._ids = self.backend.ids_from_bits_counted(self._bits, self._count)

@@ -332,7 +332,7 @@ class ProgramState:
         one device-side conversion and one device-to-host transfer, no pass over it on the host)."""
         arr = self.arrays[name]
         if dtype is not None and np.dtype(dtype) != arr.dtype:
-            arr = arr.astype(dtype)
+            arr = self.rt.backend.convert(arr, dtype)
         return self.rt.backend.to_host(arr)
 
     def assign(self, name: str, ids, values) -> None:
@@ -366,27 +366,22 @@ class ProgramState:
         """``op`` (sum, min or max) of array ``name`` over ``frontier`` (None: every vertex).
 
         A Python number; the sum of nothing is 0, the min or max of nothing is None.
-        One vectorised pass on the backend (numpy on the CPU, CuPy on a GPU).
+        One pass on the backend (C++/OpenMP on the CPU, CuPy on a GPU).
         """
         if op not in self._REDUCTIONS:
             raise ValueError(f"reduce: op must be one of {', '.join(self._REDUCTIONS)}, got {op!r}")
-        arr = self.arrays[name]
-        if frontier is not None and not frontier.is_all:
-            arr = arr[frontier.ids]
-        if len(arr) == 0:
-            return 0 if op == "sum" else None
-        value = getattr(arr, op)()
-        return value.item() if hasattr(value, "item") else value
+        ids = frontier.ids if frontier is not None and not frontier.is_all else None
+        return self.rt.backend.reduce(self.arrays[name], op, ids)
 
     def select(self, name: str, lo: float, hi: float, frontier: Frontier | None = None) -> Frontier:
         """The vertices of ``frontier`` (None: every vertex) with ``lo <= name[v] < hi``."""
         b, n = self.rt.backend, self.rt.graph.n
-        arr = self.arrays[name]
         if frontier is None or frontier.is_all:
-            return Frontier(b, n, ids=b.xp.flatnonzero((arr >= lo) & (arr < hi)).astype(np.int64))
-        ids = frontier.ids
-        vals = arr[ids]
-        return Frontier(b, n, ids=ids[(vals >= lo) & (vals < hi)])
+            bits = b.select_bits(self.arrays[name], lo, hi)  # a dense answer needs no id list
+            if bits is not None:
+                return Frontier(b, n, bits=bits)
+        ids = None if frontier is None or frontier.is_all else frontier.ids
+        return Frontier(b, n, ids=b.select(self.arrays[name], lo, hi, ids))
 
     def swap(self, a: str, b: str) -> None:
         """Exchange two arrays of the same dtype (double buffering, e.g. PageRank)."""

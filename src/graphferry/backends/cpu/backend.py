@@ -125,6 +125,25 @@ class CpuBackend(Backend):
             return super().keep_bucket(ids, values, delta, key)
         return host_ops.bucket_keep(ids, values, delta, key)
 
+    # vertex-state passes: one parallel pass each in C++ (numpy's are serial)
+    def reduce(self, arr, op, ids=None):
+        return host_ops.reduce(arr, op, ids)
+
+    def select(self, arr, lo, hi, ids=None):
+        return host_ops.select(arr, lo, hi, ids)
+
+    def select_bits(self, arr, lo, hi):
+        return host_ops.select_bits(arr, lo, hi)
+
+    def convert(self, arr, dtype):
+        return host_ops.convert(arr, dtype)
+
+    def sorted_unique(self, ids, n):
+        # many ids: through a bitmap (two parallel passes, n / 32 words) instead of a serial sort
+        if len(ids) * 64 > n:
+            return host_ops.bits_to_ids(host_ops.ids_to_bits(ids, self.bitmap_words(n)))
+        return np.unique(ids)
+
     # frontier conversions: one parallel pass each in C++ (host_ops), not numpy's several
     def ids_from_bits(self, bits, n):
         return host_ops.bits_to_ids(bits)

@@ -61,20 +61,33 @@ GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
     const State S = gf_state(A, F, I);
     const int64_t count = row_list ? nlist : rows;
     const int64_t chunk = gf_chunk(count);
-    // one chunk is taken by one thread anyway: skip the team
-#pragma omp parallel for schedule(dynamic, chunk) if (count > chunk)
+    const auto relax = [&](vid_t v, eid_t j) {
+        const vid_t d = indices[j];
+        const float w = weights ? weights[j] : 1.0f;
+        if (cond(S, d) && update_atomic(S, v, d, w)) {
+            if (out_bits) gf_set_bit(out_bits, d);   // heads are scattered: one bit each
+        }
+    };
+    if (count <= chunk) {
+        // one chunk would go to one thread: a team pays off only inside a long row (a
+        // traversal's first step from a hub: hundreds of thousands of edges)
+        for (int64_t k = 0; k < count; ++k) {
+            const int64_t r = row_list ? row_list[k] : k;
+            const vid_t v = vertex_ids ? vertex_ids[r] : (vid_t)(lo + r);
+            if (!row_list && in_bits && !gf_bit(in_bits, v)) continue;
+            const eid_t b = offsets[r] - edge_base, e = offsets[r + 1] - edge_base;
+#pragma omp parallel for schedule(dynamic, 1024) if (e - b > 8192)
+            for (eid_t j = b; j < e; ++j) relax(v, j);
+        }
+        return;
+    }
+#pragma omp parallel for schedule(dynamic, chunk)
     for (int64_t k = 0; k < count; ++k) {
         const int64_t r = row_list ? row_list[k] : k;
         const vid_t v = vertex_ids ? vertex_ids[r] : (vid_t)(lo + r);
         if (!row_list && in_bits && !gf_bit(in_bits, v)) continue;
         const eid_t b = offsets[r] - edge_base, e = offsets[r + 1] - edge_base;
-        for (eid_t j = b; j < e; ++j) {
-            const vid_t d = indices[j];
-            const float w = weights ? weights[j] : 1.0f;
-            if (cond(S, d) && update_atomic(S, v, d, w)) {
-                if (out_bits) gf_set_bit(out_bits, d);   // heads are scattered: one bit each
-            }
-        }
+        for (eid_t j = b; j < e; ++j) relax(v, j);
     }
 }
 #endif

@@ -56,7 +56,24 @@ def _lib():
     for name in ("gf_dag_pass_i32", "gf_dag_pass_i64"):
         f = getattr(lib, name)
         f.argtypes, f.restype = [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P, _P, _P], None
+    for t in _STATE_TYPES.values():
+        f = getattr(lib, f"gf_reduce_f_{t}")
+        f.argtypes, f.restype = [_P, _P, _I, ctypes.c_int], _D
+        f = getattr(lib, f"gf_reduce_i_{t}")
+        f.argtypes, f.restype = [_P, _P, _I, ctypes.c_int], _I
+        f = getattr(lib, f"gf_select_{t}")
+        f.argtypes, f.restype = [_P, _P, _I, _D, _D, _P], _I
+        f = getattr(lib, f"gf_select_bits_{t}")
+        f.argtypes, f.restype = [_P, _I, _D, _D, _P], None
+        for d in _STATE_TYPES.values():
+            f = getattr(lib, f"gf_convert_{t}_{d}")
+            f.argtypes, f.restype = [_P, _P, _I], None
     return lib
+
+
+#: dtypes the vertex-state helpers take, and their C++ suffixes
+_STATE_TYPES = {np.dtype(np.int32): "i32", np.dtype(np.int64): "i64",
+                np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 
 
 def _p(a) -> int:
@@ -322,3 +339,88 @@ def bucket_keep(ids: np.ndarray, values: np.ndarray, delta: float, key: int) -> 
     out = np.empty_like(ids)
     kept = _bucket_fn("keep", values)(_p(ids), len(ids), _p(values), float(delta), int(key), _p(out))
     return out[:kept]
+
+
+# ------------------------------------------------------------------ state primitives
+def _state(arr) -> str | None:
+    """The C++ suffix for a contiguous array of a supported dtype, else None (numpy's path)."""
+    arr = np.asarray(arr)
+    return _STATE_TYPES.get(arr.dtype) if arr.ndim == 1 and arr.flags.c_contiguous else None
+
+
+_OPS = {"sum": 0, "min": 1, "max": 2}
+
+
+def reduce(arr: np.ndarray, op: str, ids: np.ndarray | None = None):
+    """``op`` (sum, min, max) of ``arr`` (over ``arr[ids]`` when given) in one parallel pass;
+    floats summed in float64, integers in int64. ``None`` for min/max of nothing.
+
+    Example:
+        >>> a = np.array([3.0, -1.0, 4.0, 1.5])
+        >>> reduce(a, "sum"), reduce(a, "min", np.array([0, 3])), reduce(np.array([2, 9], np.int32), "max")
+        (7.5, 1.5, 9)
+    """
+    t = _state(arr)
+    k = len(arr) if ids is None else len(ids)
+    if k == 0:
+        return 0 if op == "sum" else None
+    if t is None:
+        v = getattr(arr if ids is None else arr[ids], op)()
+        return v.item() if hasattr(v, "item") else v
+    if ids is not None:
+        ids = np.ascontiguousarray(ids, dtype=np.int64)
+    kind = "f" if t[0] == "f" else "i"
+    return getattr(_lib(), f"gf_reduce_{kind}_{t}")(_p(arr), _p(ids), k, _OPS[op])
+
+
+def select(arr: np.ndarray, lo: float, hi: float, ids: np.ndarray | None = None) -> np.ndarray:
+    """The indices (of ``arr``, or the entries of ``ids``) whose value lies in ``[lo, hi)``, in
+    order, as int64; one parallel pass, no n-sized temporaries.
+
+    Example:
+        >>> select(np.array([5, 1, 7, 2], np.int32), 2, 6).tolist(), select(np.arange(5.0), 1, 9, np.array([4, 0])).tolist()
+        ([0, 3], [4])
+    """
+    t = _state(arr)
+    if t is None:
+        vals = arr if ids is None else arr[ids]
+        hit = np.flatnonzero((vals >= lo) & (vals < hi))
+        return hit.astype(np.int64) if ids is None else np.asarray(ids)[hit].astype(np.int64)
+    if ids is not None:
+        ids = np.ascontiguousarray(ids, dtype=np.int64)
+    k = len(arr) if ids is None else len(ids)
+    out = np.empty(k, np.int64)
+    kept = getattr(_lib(), f"gf_select_{t}")(_p(arr), _p(ids), k, float(lo), float(hi), _p(out))
+    return out[:kept]
+
+
+def select_bits(arr: np.ndarray, lo: float, hi: float) -> np.ndarray | None:
+    """A uint32 bitmap of the indices whose value lies in ``[lo, hi)`` (one parallel pass over
+    words, no atomics); None for a dtype the helpers do not take.
+
+    Example:
+        >>> select_bits(np.array([5, 1, 7, 2], np.int32), 2, 6).tolist()
+        [9]
+    """
+    t = _state(arr)
+    if t is None:
+        return None
+    bits = np.empty((len(arr) + 31) // 32, np.uint32)
+    getattr(_lib(), f"gf_select_bits_{t}")(_p(arr), len(arr), float(lo), float(hi), _p(bits))
+    return bits
+
+
+def convert(arr: np.ndarray, dtype) -> np.ndarray:
+    """``arr.astype(dtype)`` into a fresh array written in parallel.
+
+    Example:
+        >>> convert(np.array([1.5, 2.0], np.float32), np.float64).tolist(), convert(np.array([7], np.int32), np.int64).dtype
+        ([1.5, 2.0], dtype('int64'))
+    """
+    dtype = np.dtype(dtype)
+    s, d = _state(arr), _STATE_TYPES.get(dtype)
+    if s is None or d is None:
+        return np.asarray(arr).astype(dtype)
+    out = np.empty(len(arr), dtype)
+    getattr(_lib(), f"gf_convert_{s}_{d}")(_p(arr), _p(out), len(arr))
+    return out

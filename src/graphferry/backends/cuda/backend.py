@@ -194,6 +194,7 @@ class CudaBackend(Backend):
         # a delta-stepping round below the threads the card holds at once leaves it idle
         # while still paying the round's launches and host reads (runtime.buckets)
         self.bucket_fill = self.num_sms * 2048
+        self.dense_buckets = True
         self._copy_stream = cupy.cuda.Stream(non_blocking=True)
         self.registry = HostRegistry()
         self._ring: SlotRing | None = None
