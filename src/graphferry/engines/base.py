@@ -114,4 +114,6 @@ class Engine(ABC):
         """Active rows of ``part`` relative to ``part.lo`` on the device, or None."""
         if active is None:
             return None
+        if part.lo == 0 and active.dtype == np.int64:   # already the rows (host or device ids)
+            return self.backend.asarray(active)
         return self.backend.asarray((active - part.lo).astype(np.int64))

@@ -17,6 +17,7 @@ from .base import Engine, Loaded
 
 class ResidentEngine(Engine):
     name = "resident"
+    device_rows = True  # active rows may come as the backend's ids (runtime._work)
 
     def __init__(self, side, backend, arena):
         super().__init__(side, backend, arena)

@@ -17,10 +17,11 @@ from .base import Engine, Loaded
 LINE_BYTES = 128
 
 
-def lines_touched(offsets: np.ndarray, ids: np.ndarray | None, lo: int, hi: int, itemsize: int) -> int:
-    """Number of 128-byte lines covering the edge ranges of ``ids`` (all of [lo, hi) if None)."""
+def lines_touched(offsets, ids, lo: int, hi: int, itemsize: int, xp=np) -> int:
+    """Number of 128-byte lines covering the edge ranges of ``ids`` (all of [lo, hi) if None);
+    ``offsets`` and ``ids`` arrays of the array module ``xp`` (numpy, or CuPy on the device)."""
     if ids is None:
-        ids = np.arange(lo, hi, dtype=np.int64)
+        ids = xp.arange(lo, hi, dtype=np.int64)
     b = offsets[ids] * itemsize
     e = offsets[ids + 1] * itemsize
     nonempty = e > b
@@ -31,6 +32,7 @@ def lines_touched(offsets: np.ndarray, ids: np.ndarray | None, lo: int, hi: int,
 
 class ZeroCopyEngine(Engine):
     name = "zerocopy"
+    device_rows = True  # active rows may come as the backend's ids (runtime._work)
 
     def __init__(self, side, backend, arena):
         super().__init__(side, backend, arena)
@@ -41,9 +43,12 @@ class ZeroCopyEngine(Engine):
 
     def _lines_bytes(self, part, active) -> int:
         s = self.side
-        moved = lines_touched(s.offsets, active, part.lo, part.hi, s.indices.itemsize) * LINE_BYTES
+        # device ids (runtime._work, one partition) are counted on the device
+        on_device = active is not None and not isinstance(active, np.ndarray)
+        offsets, xp = (self._offsets, self.backend.xp) if on_device else (s.offsets, np)
+        moved = lines_touched(offsets, active, part.lo, part.hi, s.indices.itemsize, xp) * LINE_BYTES
         if s.weights is not None:
-            moved += lines_touched(s.offsets, active, part.lo, part.hi, 4) * LINE_BYTES
+            moved += lines_touched(offsets, active, part.lo, part.hi, 4, xp) * LINE_BYTES
         return moved
 
     def load(self, part, active):

@@ -425,7 +425,7 @@ class ProgramState:
             return self._finish_edge_map(out, it)
         tables = self._tables_now()
         kernel = self.kernels.push if d == "push" else self.kernels.pull
-        for part, active in self._work(side, frontier, d):
+        for part, active in self._work(side, frontier, d, engine):
             loaded = engine.load(part, active)
             # pull: the bitmap filters sources; push: it filters rows only where the
             # engine gave no row list (a compacted view holds active rows alone)
@@ -457,12 +457,23 @@ class ProgramState:
         return nxt
 
     @staticmethod
-    def _work(side: EdgeSide, frontier: Frontier, direction: str):
-        """(partition, active ids or None) for each partition that has work."""
+    def _work(side: EdgeSide, frontier: Frontier, direction: str, engine=None):
+        """(partition, active ids or None) for each partition that has work.
+
+        The ids are host ids, cut at the partitions' bounds; a side of one partition
+        read by an engine that takes the backend's ids (``device_rows``: resident,
+        zerocopy) gets the frontier's ids where they live, with no round trip
+        through the host (10.9 M ids at scale 25: 45 ms of a 52 ms SSSP step).
+        """
         if direction == "pull" or frontier.is_all:
             for p in side.partitions:
                 if p.num_edges:
                     yield p, None
+            return
+        if len(side.partitions) == 1 and getattr(engine, "device_rows", False):
+            p = side.partitions[0]
+            if p.num_edges:
+                yield p, frontier.ids
             return
         ids = frontier.host_ids()
         cuts = np.searchsorted(ids, side.bounds)

@@ -139,8 +139,9 @@ class CpuBackend(Backend):
         return host_ops.convert(arr, dtype)
 
     def sorted_unique(self, ids, n):
-        # many ids: through a bitmap (two parallel passes, n / 32 words) instead of a serial sort
-        if len(ids) * 64 > n:
+        # Through a bitmap (two parallel passes over n / 32 words) unless the ids are few:
+        # numpy's unique is serial (at scale 25 on 16 cores it took 1.7 of SSSP's 3.6 s)
+        if len(ids) * 1024 > n or len(ids) > 1 << 15:
             return host_ops.bits_to_ids(host_ops.ids_to_bits(ids, self.bitmap_words(n)))
         return np.unique(ids)
 
