@@ -85,6 +85,16 @@ GF_FN bool emit(const State& S, vid_t v) {
 GF_FN bool active(const State& S, vid_t v) {
     return (double)S.resid[v] > S.tol * ((double)S.rank[v] + S.floor);
 }
+// at the end: the rank keeps what is still pending, then all ranks are scaled to sum to 1
+GF_FN bool settle(const State& S, vid_t v) {
+    S.rank[v] += S.resid[v];
+    S.resid[v] = (real_t)0;
+    return false;
+}
+GF_FN bool normalise(const State& S, vid_t v) {
+    S.rank[v] = (real_t)((double)S.rank[v] * S.norm);
+    return false;
+}
 """
 
 
@@ -93,8 +103,8 @@ def _delta_program(dtype: str) -> Program:
     return Program(
         f"pagerank_delta_{dtype}",
         arrays={"rank": dtype, "resid": dtype, "send": dtype, "scale": dtype},
-        scalars={"tol": "float64", "floor": "float64"},
-        vertex_functions=("emit", "active"),
+        scalars={"tol": "float64", "floor": "float64", "norm": "float64"},
+        vertex_functions=("emit", "active", "settle", "normalise"),
         combine="sum",  # executors' residual increments add up
         source=_DELTA_SOURCE.replace("{T}", ctype),
     )
@@ -189,11 +199,17 @@ def pagerank(graph: Graph, *, damping: float = 0.85, tol: float = 1e-6, max_iter
             st.vertex_map("emit", frontier)
             touched = st.edge_map(frontier)
             frontier = st.vertex_map("active", touched) if touched else touched
-        y = st.host("rank").astype(np.float64) + st.host("resid").astype(np.float64)
+        # rank + pending residual, scaled to sum 1, where the state lives: one transfer back
+        st.vertex_map("settle")
+        total = st.reduce("rank", "sum")
+        if total > 0:
+            st.scalars["norm"] = 1.0 / total
+            st.vertex_map("normalise")
+            ranks = st.host("rank", np.float64)
+        else:
+            ranks = np.full(n, 1.0 / n)
     if not converged:  # reported, not raised: the result says converged=False
         log.warning("pagerank did not reach tol=%g in %d iterations", tol, max_iterations)
-    total = y.sum()
-    ranks = y / total if total > 0 else np.full(n, 1.0 / n)
     return Result(graph, {"ranks": ranks}, rt.record, {"iterations": iterations, "converged": converged})
 
 
