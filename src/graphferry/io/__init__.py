@@ -15,6 +15,11 @@ format        files                                             reader
 ``gr``        Galois binary ``.gr``/``.sgr``                    :func:`read_gr`
 ============  ================================================  ==============================
 
+In memory: :func:`from_arrays`, :func:`from_scipy`, :func:`from_networkx`,
+:func:`from_pandas` and :func:`from_arrow` (any Arrow PyCapsule exporter); the
+same as ``Graph.from_*``. Every reader and converter takes the shared
+options as one :class:`ReadOptions` (``options=``) or as keywords.
+
 Every reader raises :class:`graphferry.errors.InputError` naming the file,
 the line and the problem, and with ``store=path`` writes a graph store
 atomically (nothing is left behind on error) and returns it memory-mapped.
@@ -39,6 +44,7 @@ from ..graph import Graph
 from .builder import CSRBuilder, build_from_arrays
 from .convert import from_arrays, from_networkx, from_scipy, to_networkx
 from .edgelist import read_edgelist, write_edgelist
+from .frames import from_arrow, from_pandas
 from .galois import read_gr, write_gr
 from .ldbc import read_ldbc, read_properties
 from .mtx import read_matrix_market
@@ -47,8 +53,8 @@ from ._text import reporting_bytes_read
 from .tables import read_csv_edges, read_parquet_edges, write_parquet_edges
 
 __all__ = [
-    "CSRBuilder", "ReadOptions", "build_from_arrays", "detect_format", "from_arrays", "from_networkx",
-    "from_scipy", "read_csv_edges", "read_edgelist", "read_gr", "read_graph", "read_ldbc",
+    "CSRBuilder", "ReadOptions", "build_from_arrays", "detect_format", "from_arrays", "from_arrow",
+    "from_networkx", "from_pandas", "from_scipy", "read_csv_edges", "read_edgelist", "read_gr", "read_graph", "read_ldbc",
     "read_matrix_market", "read_parquet_edges", "read_properties", "reporting_bytes_read", "to_networkx",
     "write_edgelist", "write_gr", "write_parquet_edges",
 ]

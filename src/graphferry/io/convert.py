@@ -108,8 +108,8 @@ def labels_array(labels: list) -> np.ndarray | None:
     if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in labels) \
             and all(-2**63 <= int(v) < 2**63 for v in labels):
         return np.array(labels, dtype=np.int64)
-    if all(isinstance(v, (str, np.str_)) for v in labels):
-        return np.array(labels, dtype=str)
+    if all(isinstance(v, (str, np.str_)) and not v.endswith("\x00") for v in labels):
+        return np.array(labels, dtype=str)  # (numpy's strings drop trailing NULs: such labels stay objects)
     out = np.empty(len(labels), dtype=object)
     for i, v in enumerate(labels):  # one by one: tuples must stay whole, not become rows
         out[i] = v
