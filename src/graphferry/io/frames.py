@@ -240,6 +240,7 @@ def from_arrow(data, source: str = "source", target: str = "target", weight: str
         batch = pa.record_batch(data)
         schema, batches = batch.schema, iter([batch])
     cols = _Columns(list(schema.names), source, target, weight, opts)
+
     def plain(t):  # a dictionary-encoded column reads as its values
         return t.value_type if pa.types.is_dictionary(t) else t
 
