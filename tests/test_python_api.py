@@ -119,6 +119,20 @@ def test_read_options_a_format_cannot_honour_are_refused_by_name(tmp_path, optio
         read_graph(tmp_path / files[fmt], format=fmt, **{option: value})
 
 
+@pytest.mark.parametrize("option, value, message", [
+    ("directed", "no", "directed must be True, False or None"),
+    ("drop_duplicates", None, "drop_duplicates must be True or False"),
+    ("n", -1, "n must be a non-negative integer or None, got -1"),
+    ("n", 2.0, "n must be a non-negative integer or None, got 2.0"),
+])
+def test_read_option_values_are_checked_once_at_the_boundary(tmp_path, option, value, message):
+    df = pd.DataFrame({"source": [0], "target": [1]})
+    for call in (lambda: Graph.from_pandas(df, **{option: value}),
+                 lambda: Graph.from_file(tmp_path / "absent.el", **{option: value})):
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
 def test_store_option_writes_a_store(tmp_path):
     G = random_nx(2, False)
     g = Graph.from_networkx(G, store=tmp_path / "s")

@@ -19,6 +19,10 @@ Example:
     Traceback (most recent call last):
     ...
     TypeError: unknown read option(s) ['drop_dupes']; valid: ['directed', 'drop_duplicates', 'drop_self_loops', 'n', 'name', 'overwrite', 'renumber', 'sort_neighbors', 'store', 'weighted', 'workdir']
+    >>> ReadOptions(directed="no")
+    Traceback (most recent call last):
+    ...
+    ValueError: directed must be True, False or None (as the input says), got 'no'
     >>> opts.refuse("mtx", "renumber")   # renumber not set: nothing to refuse
     >>> ReadOptions(renumber=True).refuse("mtx", "renumber")
     Traceback (most recent call last):
@@ -31,6 +35,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, fields, replace
 from typing import Any
+
+import numpy as np
 
 from ..graph import Graph
 from .builder import CSRBuilder
@@ -65,6 +71,19 @@ class ReadOptions:
     overwrite: bool = False
     name: str | None = None
     workdir: str | os.PathLike | None = None
+
+    def __post_init__(self) -> None:
+        # checked once here, so no reader meets a truthy string such as directed="no"
+        for name in ("directed", "weighted", "renumber"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{name} must be True, False or None (as the input says), got {value!r}")
+        for name in ("drop_self_loops", "drop_duplicates", "sort_neighbors", "overwrite"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        n = self.n
+        if n is not None and (isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0):
+            raise ValueError(f"n must be a non-negative integer or None, got {n!r}")
 
     def __repr__(self) -> str:  # only what differs from the defaults: readable in messages and doctests
         shown = [f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
