@@ -231,6 +231,114 @@ class Graph:
         offsets, indices, w = csr_from_edges(src, dst, n, weights)
         return cls(offsets, indices, w, directed=directed, name=name)
 
+    @classmethod
+    def from_file(cls, path, format: str = "auto", **options) -> "Graph":
+        """Read a graph file of any format the command line converts (see :mod:`graphferry.io`).
+
+        Edge lists (SNAP, Konect; ``.gz``/``.bz2``/``.xz``), Matrix Market,
+        LDBC, CSV and Parquet tables, Galois ``.gr`` and graph stores; the
+        format from the name and first bytes unless ``format=`` says it.
+        ``options``: the shared read options (``directed``, ``weighted``,
+        ``renumber``, ``drop_duplicates``, ``store``, ...: see
+        :class:`~graphferry.io.options.ReadOptions`, or pass one as
+        ``options=``) and the format's own (``src=``/``dst=``/``weight=`` for
+        tables). Malformed input raises :class:`~graphferry.errors.InputError`
+        naming the file and line.
+
+        Example:
+            >>> import os, tempfile
+            >>> path = os.path.join(tempfile.mkdtemp(), "g.csv")
+            >>> _ = open(path, "w").write("from,to,cost\\na,b,2.5\\nb,c,1\\n")
+            >>> g = Graph.from_file(path, src="from", dst="to", renumber=True, directed=False)
+            >>> g.n, g.m, g.weighted, g.original_ids.tolist()
+            (3, 4, True, ['a', 'b', 'c'])
+        """
+        from .io import read_graph
+
+        return read_graph(path, format, **options)
+
+    @classmethod
+    def from_scipy(cls, matrix, **options) -> "Graph":
+        """A graph from a square (sparse) matrix: stored entry ``(i, j)`` is arc ``i -> j``.
+
+        See :func:`graphferry.io.convert.from_scipy` (``directed=False`` needs a
+        symmetric matrix; weighted unless every value is 1).
+
+        Example:
+            >>> import scipy.sparse as sp
+            >>> g = Graph.from_scipy(sp.csr_array(np.array([[0, 2.0], [2.0, 0]])), directed=False)
+            >>> g.directed, g.m, g.weights.tolist(), (g.to_scipy() != g.to_scipy().T).nnz
+            (False, 2, [2.0, 2.0], 0)
+        """
+        from .io.convert import from_scipy
+
+        return from_scipy(matrix, **options)
+
+    @classmethod
+    def from_networkx(cls, G, weight: str | None = "weight", **options) -> "Graph":
+        """A graph from a NetworkX ``Graph``/``DiGraph`` (or multigraph).
+
+        Directed as ``G`` is. Nodes of any hashable type become vertices
+        ``0..n-1`` in ``G``'s node order; unless they already are ``0..n-1``,
+        their labels are kept as :attr:`original_ids` (int64, str, or object
+        for other labels), so :meth:`to_internal_id` and results speak them.
+        Weighted when some edge has the ``weight`` attribute (missing: 1;
+        ``weight=None``: unweighted). See :func:`graphferry.io.convert.from_networkx`.
+
+        Example:
+            >>> import networkx as nx
+            >>> G = nx.DiGraph([("x", (1, 2)), ((1, 2), 7)])
+            >>> g = Graph.from_networkx(G)
+            >>> g.directed, g.original_ids.tolist(), g.to_internal_id((1, 2))
+            (True, ['x', (1, 2), 7], 1)
+        """
+        from .io.convert import from_networkx
+
+        return from_networkx(G, weight=weight, **options)
+
+    @classmethod
+    def from_pandas(cls, df, source="source", target="target", weight=None, **options) -> "Graph":
+        """A graph from a pandas edge table (one edge a row), like ``nx.from_pandas_edgelist``.
+
+        Ids are integers or strings (strings are renumbered, ``renumber=True``
+        renumbers integers too; the input's ids stay in :attr:`original_ids`);
+        directed unless ``directed=False``. See :func:`graphferry.io.frames.from_pandas`.
+
+        Example:
+            >>> import pandas as pd
+            >>> df = pd.DataFrame({"source": ["a", "b"], "target": ["b", "c"], "w": [1.0, 4.0]})
+            >>> g = Graph.from_pandas(df, weight="w", directed=False)
+            >>> g.n, g.m, g.original_ids.tolist(), g.to_internal_id("c")
+            (3, 4, ['a', 'b', 'c'], 2)
+            >>> Graph.from_pandas(df, source="from")
+            Traceback (most recent call last):
+            ...
+            ValueError: source='from': no such column (columns: 'source', 'target', 'w')
+        """
+        from .io.frames import from_pandas
+
+        return from_pandas(df, source, target, weight, **options)
+
+    @classmethod
+    def from_arrow(cls, data, source="source", target="target", weight=None, **options) -> "Graph":
+        """A graph from any object exporting Arrow data (``__arrow_c_stream__``/``__arrow_c_array__``).
+
+        A pyarrow ``Table``/``RecordBatch``/``RecordBatchReader``, a polars or
+        pandas ``DataFrame``, ...: read batch by batch through pyarrow (the
+        ``tables`` extra; an ImportError names it when absent). Columns and
+        options as :meth:`from_pandas`. See :func:`graphferry.io.frames.from_arrow`.
+
+        Example:
+            >>> import pyarrow as pa
+            >>> t = pa.table({"source": [0, 1, 2], "target": [1, 2, 0]})
+            >>> g = Graph.from_arrow(t)
+            >>> g.n, g.m, g.weighted
+            (3, 3, False)
+        """
+        from .io.frames import from_arrow
+
+        return from_arrow(data, source, target, weight, **options)
+
     # ------------------------------------------------------------ properties
     @property
     def n(self) -> int:
@@ -308,7 +416,9 @@ class Graph:
         Raises KeyError if no vertex has that id, TypeError for a value that
         cannot be a vertex id (a float or a bool: ``2.0`` or ``True`` would
         otherwise pass silently as vertex 2 or 1). String ids need a graph
-        whose input had string ids.
+        whose input had string ids. A graph from NetworkX nodes of other
+        types (tuples, mixed labels: ``original_ids`` of dtype object) maps
+        any of its labels, compared as NetworkX compares them (``==``).
 
         Example:
             >>> g = Graph.from_edges(np.array([0]), np.array([1]), n=2)
@@ -320,6 +430,14 @@ class Graph:
             TypeError: vertex id must be an integer, got 1.0 (float)
         """
         ids = self.original_ids
+        if ids is not None and ids.dtype == object:
+            for i, label in enumerate(ids):
+                if type(label) is type(original_id) and label == original_id:
+                    return i
+            for i, label in enumerate(ids):  # then NetworkX's own equality (1 == 1.0)
+                if label == original_id:
+                    return i
+            raise KeyError(f"vertex {original_id!r} is not in the graph")
         is_text = isinstance(original_id, (str, np.str_))
         if isinstance(original_id, (bool, np.bool_)) or not (
                 isinstance(original_id, (int, np.integer)) or is_text):
@@ -334,7 +452,8 @@ class Graph:
                 if not 0 <= v < self.n:
                     raise KeyError(f"vertex {original_id} is not in the graph (n = {self.n})")
                 return v
-        hits = np.flatnonzero(ids == np.asarray(original_id, dtype=ids.dtype))
+        # a string is compared as it is: cast to the ids' width, "ab" would match a label "a"
+        hits = np.flatnonzero(ids == (str(original_id) if is_text else np.asarray(original_id, dtype=ids.dtype)))
         if len(hits) == 0:
             raise KeyError(f"vertex {original_id} is not in the graph")
         return int(hits[0])

@@ -43,7 +43,8 @@ class Result:
     its registry entry (``AlgorithmSpec.vertex_ids``);
     :meth:`to_table` and :meth:`input_ids` give those in the input's ids, so
     every column of an output speaks one id space. ``-1`` (no vertex: an
-    unreached vertex's parent) stays ``-1`` (``""`` for string ids).
+    unreached vertex's parent) stays ``-1`` (``""`` for string ids, ``None`` for
+    other labels).
 
     Example:
         >>> import numpy as np
@@ -71,7 +72,7 @@ class Result:
             return value
         internal = np.asarray(value)
         ids = np.asarray(self.graph.original_ids)
-        none = -1 if ids.dtype.kind in "iu" else ""
+        none = -1 if ids.dtype.kind in "iu" else ("" if ids.dtype.kind == "U" else None)
         mapped = np.where(internal >= 0, ids[np.clip(internal, 0, None)], np.asarray(none, dtype=ids.dtype))
         return mapped.item() if np.ndim(value) == 0 else mapped
 
@@ -92,6 +93,24 @@ class Result:
         """Columns ``vertex`` and each per-vertex value, all vertex ids in the input's ids."""
         return {"vertex": self.vertices, **{k: self.input_ids(k) for k in self.values}}
 
+    def to_pandas(self):
+        """:meth:`to_table` as a pandas ``DataFrame`` (vertex ids in the input's ids).
+
+        pandas is optional: without it an ImportError says how to install it.
+
+        Example:
+            >>> import pandas as pd
+            >>> from graphferry import Graph
+            >>> from graphferry.algorithms import bfs
+            >>> g = Graph.from_pandas(pd.DataFrame({"source": ["a", "b"], "target": ["b", "c"]}))
+            >>> bfs(g, "a", backend="cpu").to_pandas()
+              vertex  levels parents
+            0      a       0       a
+            1      b       1       a
+            2      c       2       b
+        """
+        return _data_frame(self.to_table(), type(self).__name__)
+
 
 @dataclass
 class EdgeResult(Result):
@@ -107,6 +126,15 @@ class EdgeResult(Result):
         return {"source": self.graph.to_original_ids(self.edges["source"]),
                 "target": self.graph.to_original_ids(self.edges["target"]),
                 "weight": self.edges["weight"]}
+
+
+def _data_frame(table: dict[str, np.ndarray], owner: str):
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError(f"{owner}.to_pandas needs pandas: pip install pandas "
+                          "(or use to_table(), a dict of numpy arrays)") from None
+    return pd.DataFrame(table)
 
 
 def driver_hooks(kwargs: dict[str, Any], *names: str) -> list[Any]:

@@ -143,15 +143,14 @@ def convert(
     if not input.exists():
         raise GraphferryError(f"{input}: no such file or directory")
     _check_output(out, force)
-    kwargs: dict[str, Any] = {"drop_self_loops": drop_self_loops, "drop_duplicates": drop_duplicates}
-    for key, value in (("directed", directed), ("weighted", weighted), ("renumber", renumber)):
-        if value is not None:  # None: let the format decide
-            kwargs[key] = value
-    from ..io import read_graph, reporting_bytes_read
+    from ..io import ReadOptions, read_graph, reporting_bytes_read
 
+    # None (a flag not given): the format decides
+    options = ReadOptions(directed=directed, weighted=weighted, renumber=renumber,
+                          drop_self_loops=drop_self_loops, drop_duplicates=drop_duplicates,
+                          store=out, overwrite=force)
     with _console._bytes_bar(f"converting {input}") as report, reporting_bytes_read(report):
-        graph = _user_value_errors(read_graph, input, format=format.value, store=out,
-                                   overwrite=force, **kwargs)
+        graph = _user_value_errors(read_graph, input, format=format.value, options=options)
     if not _settings.quiet:
         _console._stderr().print(f"wrote {out}: n={graph.n:,} m={graph.m:,}", highlight=False)
     if as_json:

@@ -15,6 +15,11 @@ format        files                                             reader
 ``gr``        Galois binary ``.gr``/``.sgr``                    :func:`read_gr`
 ============  ================================================  ==============================
 
+In memory: :func:`from_arrays`, :func:`from_scipy`, :func:`from_networkx`,
+:func:`from_pandas` and :func:`from_arrow` (any Arrow PyCapsule exporter); the
+same as ``Graph.from_*``. Every reader and converter takes the shared
+options as one :class:`ReadOptions` (``options=``) or as keywords.
+
 Every reader raises :class:`graphferry.errors.InputError` naming the file,
 the line and the problem, and with ``store=path`` writes a graph store
 atomically (nothing is left behind on error) and returns it memory-mapped.
@@ -39,15 +44,17 @@ from ..graph import Graph
 from .builder import CSRBuilder, build_from_arrays
 from .convert import from_arrays, from_networkx, from_scipy, to_networkx
 from .edgelist import read_edgelist, write_edgelist
+from .frames import from_arrow, from_pandas
 from .galois import read_gr, write_gr
 from .ldbc import read_ldbc, read_properties
 from .mtx import read_matrix_market
+from .options import ReadOptions
 from ._text import reporting_bytes_read
 from .tables import read_csv_edges, read_parquet_edges, write_parquet_edges
 
 __all__ = [
-    "CSRBuilder", "build_from_arrays", "detect_format", "from_arrays", "from_networkx",
-    "from_scipy", "read_csv_edges", "read_edgelist", "read_gr", "read_graph", "read_ldbc",
+    "CSRBuilder", "ReadOptions", "build_from_arrays", "detect_format", "from_arrays", "from_arrow",
+    "from_networkx", "from_pandas", "from_scipy", "read_csv_edges", "read_edgelist", "read_gr", "read_graph", "read_ldbc",
     "read_matrix_market", "read_parquet_edges", "read_properties", "reporting_bytes_read", "to_networkx",
     "write_edgelist", "write_gr", "write_parquet_edges",
 ]
@@ -99,53 +106,36 @@ def read_graph(
     path: str | os.PathLike,
     format: str = "auto",
     *,
-    directed: bool | None = None,
-    weighted: bool | None = None,
-    renumber: bool | None = None,
-    drop_self_loops: bool = False,
-    drop_duplicates: bool = False,
-    store: str | os.PathLike | None = None,
-    overwrite: bool = False,
-    **options,
+    options: ReadOptions | None = None,
+    **keywords,
 ) -> Graph:
     """Read a graph file of any supported format (see the module docstring).
 
-    ``directed``, ``weighted``, ``renumber``: ``None`` lets the format decide
-    (header, properties, columns). ``store``: also write a graph store there
-    and return the graph memory-mapped from it. Further keyword ``options`` go
-    to the format's reader (e.g. ``src=``/``dst=``/``weight=`` for tables,
-    ``weight_dtype=`` for ``.gr``). For LDBC the parameters are in
-    ``graph.meta["ldbc"]``.
+    The options every reader shares (``directed``, ``weighted``, ``renumber``,
+    ``n``, ``drop_self_loops``, ``drop_duplicates``, ``sort_neighbors``,
+    ``store``, ``overwrite``, ``name``, ``workdir``) come as ``options=``
+    (:class:`~graphferry.io.options.ReadOptions`) or as keywords; ``None``
+    lets the format decide (header, properties, columns). ``store``: also
+    write a graph store there and return the graph memory-mapped from it.
+    Other keywords go to the format's reader (e.g. ``src=``/``dst=``/``weight=``
+    for tables, ``weight_dtype=`` for ``.gr``). A reader refuses shared options
+    its format cannot honour (``renumber`` for ``.mtx``) with a ValueError
+    naming both. For LDBC the parameters are in ``graph.meta["ldbc"]``.
     """
     fmt = detect_format(path) if format == "auto" else format
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {format!r}; expected 'auto' or one of {FORMATS}")
-    common = dict(drop_self_loops=drop_self_loops, drop_duplicates=drop_duplicates,
-                  store=store, overwrite=overwrite)
+    shared, own = ReadOptions.split(keywords)
+    opts = ReadOptions.merged(options, shared)
     if fmt == "store":
-        from ..store import open_store, write_store
+        from ..store import open_store
 
-        g = open_store(path, verify=bool(options.pop("verify", False)))
-        if store is not None:
-            write_store(g, store, overwrite=overwrite)
-            g = open_store(store)
-        return g
-    if fmt == "edgelist":
-        return read_edgelist(path, directed=directed, weighted=weighted, renumber=renumber,
-                             **common, **options)
-    if renumber and fmt not in ("csv", "parquet"):
-        raise ValueError(f"renumber is not an option of the {fmt!r} reader")
-    if fmt == "mtx":
-        return read_matrix_market(path, directed=directed, weighted=weighted, **common, **options)
-    if fmt == "gr":
-        return read_gr(path, directed=True if directed is None else directed, weighted=weighted,
-                       **common, **options)
+        opts.refuse("store", "directed", "weighted", "renumber", "n", "drop_self_loops",
+                    "drop_duplicates", "sort_neighbors", "name", "workdir")
+        return opts.keep(open_store(path, verify=bool(own.pop("verify", False)), **own))
     if fmt == "ldbc":
-        if drop_self_loops or drop_duplicates:
-            raise ValueError("LDBC graphs are read as they are (no dropping)")
-        graph, _params = read_ldbc(path, directed=directed, weighted=weighted, store=store,
-                                   overwrite=overwrite, **options)
+        graph, _params = read_ldbc(path, options=opts, **own)
         return graph
-    reader = read_csv_edges if fmt == "csv" else read_parquet_edges
-    return reader(path, directed=True if directed is None else directed, weighted=weighted,
-                  renumber=renumber, **common, **options)
+    reader = {"edgelist": read_edgelist, "mtx": read_matrix_market, "gr": read_gr,
+              "csv": read_csv_edges, "parquet": read_parquet_edges}[fmt]
+    return reader(path, options=opts, **own)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..graph import Graph, index_dtype_for
-from .builder import CSRBuilder
+from .options import ReadOptions
 
 def _f32(a: np.ndarray) -> np.ndarray:
     """float32 copy; overflow to inf is expected here (the caller rejects it)."""
@@ -30,52 +30,35 @@ def _f32(a: np.ndarray) -> np.ndarray:
 
 
 
-def _finish(b: CSRBuilder, store, overwrite: bool) -> Graph:
-    with b:
-        return b.finish_store(store, overwrite=overwrite) if store is not None else b.finish()
+def from_arrays(src, dst, weights=None, *, options: ReadOptions | None = None, **shared) -> Graph:
+    """A graph from edge arrays (ids 0-based, or any integers or strings with ``renumber=True``).
 
-
-def from_arrays(
-    src, dst, weights=None, *,
-    n: int | None = None,
-    directed: bool = True,
-    renumber: bool = False,
-    drop_self_loops: bool = False,
-    drop_duplicates: bool = False,
-    sort_neighbors: bool = False,
-    store: str | os.PathLike | None = None,
-    overwrite: bool = False,
-    name: str = "graph",
-) -> Graph:
-    """A graph from edge arrays (ids 0-based, or any ids with ``renumber=True``)."""
-    b = CSRBuilder(n=n, directed=directed, weighted=weights is not None, renumber=renumber,
-                   drop_self_loops=drop_self_loops, drop_duplicates=drop_duplicates,
-                   sort_neighbors=sort_neighbors, name=name, source="arrays")
+    The shared options come as ``options=`` (:class:`~graphferry.io.options.ReadOptions`)
+    or keywords; ``directed=None`` means ``True``.
+    """
+    opts = ReadOptions.merged(options, shared)
+    b = opts.builder(n=opts.n, directed=opts.directed is not False, weighted=weights is not None,
+                     source="arrays", name="graph")
     b.add(src, dst, weights)
-    return _finish(b, store, overwrite)
+    return opts.finish(b)
 
 
-def from_scipy(
-    matrix, *,
-    directed: bool = True,
-    weighted: bool | None = None,
-    drop_self_loops: bool = False,
-    drop_duplicates: bool = False,
-    sort_neighbors: bool = False,
-    store: str | os.PathLike | None = None,
-    overwrite: bool = False,
-    name: str = "graph",
-) -> Graph:
+def from_scipy(matrix, *, options: ReadOptions | None = None, **shared) -> Graph:
     """A graph from a square sparse matrix: stored entry ``(i, j)`` is arc ``i -> j``.
 
     Duplicate entries are summed by scipy when converting formats; explicit
     zeros are edges of weight 0 (call ``eliminate_zeros()`` first to drop them).
     ``directed=False`` requires a symmetric matrix, whose entries then already
-    hold both directions. ``weighted=None``: weighted unless the matrix is
-    boolean or every stored value is 1.
+    hold both directions (``directed=None`` means ``True``). ``weighted=None``:
+    weighted unless the matrix is boolean or every stored value is 1. The
+    shared options come as ``options=`` (:class:`~graphferry.io.options.ReadOptions`)
+    or keywords; ``renumber`` and ``n`` are refused (the shape gives ``n``).
     """
     import scipy.sparse as sp
 
+    opts = ReadOptions.merged(options, shared)
+    opts.refuse("scipy", "renumber", "n")
+    directed, weighted = opts.directed is not False, opts.weighted
     if not sp.issparse(matrix):
         matrix = sp.csr_array(np.asarray(matrix))
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
@@ -94,49 +77,67 @@ def from_scipy(
     if data is not None and not np.isfinite(_f32(data)).all():
         raise InputError("matrix has NaN/inf values (or values beyond float32)")
     offsets = a.indptr.astype(np.int64)
-    if not (drop_self_loops or drop_duplicates or sort_neighbors):
+    if not (opts.drop_self_loops or opts.drop_duplicates or opts.sort_neighbors):
         g = Graph(offsets, a.indices.astype(index_dtype_for(n)),
                   None if data is None else _f32(data),
-                  directed=directed, name=name, meta={"format": "scipy"})
-        if store is not None:
-            from ..store import open_store, write_store
-
-            write_store(g, store, overwrite=overwrite)
-            return open_store(store)
-        return g
+                  directed=directed, name=opts.name or "graph", meta={"format": "scipy"})
+        return opts.keep(g)
     src = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
     dst = a.indices.astype(np.int64)
     if not directed:  # each undirected edge once; the builder mirrors it
         keep = src <= dst
         src, dst = src[keep], dst[keep]
         data = None if data is None else data[keep]
-    b = CSRBuilder(n=n, directed=directed, weighted=bool(weighted), drop_self_loops=drop_self_loops,
-                   drop_duplicates=drop_duplicates, sort_neighbors=sort_neighbors, name=name,
-                   source="scipy")
+    b = opts.builder(n=n, directed=directed, weighted=bool(weighted), source="scipy", name="graph")
     b.add(src, dst, data)
-    return _finish(b, store, overwrite)
+    return opts.finish(b)
+
+
+def labels_array(labels: list) -> np.ndarray | None:
+    """Vertex labels as ``original_ids``: None when they are ``0..n-1`` in order, else
+    int64 or str when they all are, else an object array (in memory only: a store refuses it).
+
+    Example:
+        >>> labels_array([0, 1, 2]) is None, labels_array([5, 3]).tolist(), labels_array(["a"]).dtype.kind
+        (True, [5, 3], 'U')
+        >>> labels_array([(0, 1), "x", 2.5]).tolist()
+        [(0, 1), 'x', 2.5]
+    """
+    if labels == list(range(len(labels))) and all(type(v) is int for v in labels):
+        return None
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in labels) \
+            and all(-2**63 <= int(v) < 2**63 for v in labels):
+        return np.array(labels, dtype=np.int64)
+    if all(isinstance(v, (str, np.str_)) and not v.endswith("\x00") for v in labels):
+        return np.array(labels, dtype=str)  # (numpy's strings drop trailing NULs: such labels stay objects)
+    out = np.empty(len(labels), dtype=object)
+    for i, v in enumerate(labels):  # one by one: tuples must stay whole, not become rows
+        out[i] = v
+    return out
 
 
 def from_networkx(
     G, *,
     weight: str | None = "weight",
-    weighted: bool | None = None,
     nodelist: list | None = None,
-    drop_self_loops: bool = False,
-    drop_duplicates: bool = False,
-    sort_neighbors: bool = False,
-    store: str | os.PathLike | None = None,
-    overwrite: bool = False,
-    name: str | None = None,
+    options: ReadOptions | None = None,
+    **shared,
 ) -> Graph:
     """A graph from a NetworkX (Multi)(Di)Graph.
 
-    Nodes are numbered in ``nodelist`` order (default: ``G``'s node order);
-    their labels become ``original_ids`` unless they already are ``0..n-1`` in
-    order. ``weighted=None``: weighted iff some edge has the ``weight``
-    attribute (missing ones count 1). Undirected graphs are stored both ways;
-    parallel edges of multigraphs are kept (or dropped by ``drop_duplicates``).
+    Nodes (any hashable labels) are numbered in ``nodelist`` order (default:
+    ``G``'s node order); their labels become ``original_ids`` unless they
+    already are ``0..n-1`` in order (see :func:`labels_array`).
+    ``weighted=None``: weighted iff some edge has the ``weight`` attribute
+    (missing ones count 1; ``weight=None`` reads none). Directedness is
+    ``G``'s own (``directed=`` is refused). Undirected graphs are stored both
+    ways; parallel edges of multigraphs are kept (or dropped by
+    ``drop_duplicates``). The shared options come as ``options=``
+    (:class:`~graphferry.io.options.ReadOptions`) or keywords.
     """
+    opts = ReadOptions.merged(options, shared)
+    opts.refuse("networkx", "directed", "renumber", "n")
+    weighted = opts.weighted
     nodes = list(G.nodes) if nodelist is None else list(nodelist)
     index = {v: i for i, v in enumerate(nodes)}
     if len(index) != len(nodes):
@@ -144,6 +145,8 @@ def from_networkx(
     edges = list(G.edges(data=True))
     if weighted is None:
         weighted = weight is not None and any(weight in d for _, _, d in edges)
+    elif weighted and weight is None:
+        raise ValueError("weighted=True needs weight= (the edge attribute to read)")
     try:
         src = np.fromiter((index[u] for u, _, _ in edges), dtype=np.int64, count=len(edges))
         dst = np.fromiter((index[v] for _, v, _ in edges), dtype=np.int64, count=len(edges))
@@ -156,23 +159,13 @@ def from_networkx(
                             count=len(edges))
         except (TypeError, ValueError) as e:
             raise InputError(f"non-numeric edge weight attribute {weight!r} ({e})") from None
-    original = None
-    if nodes != list(range(len(nodes))):
-        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in nodes):
-            original = np.array(nodes, dtype=np.int64)
-        elif all(isinstance(v, str) for v in nodes):
-            original = np.array(nodes, dtype=str)
-        else:
-            original = np.empty(len(nodes), dtype=object)  # in memory only (a store refuses it)
-            original[:] = nodes
-    b = CSRBuilder(n=len(nodes) if original is None else None, directed=G.is_directed(),
-                   weighted=bool(weighted), drop_self_loops=drop_self_loops,
-                   drop_duplicates=drop_duplicates, sort_neighbors=sort_neighbors,
-                   name=name or (G.name if getattr(G, "name", "") else "graph"), source="networkx",
-                   original_ids=original)
+    original = labels_array(nodes)
+    b = opts.builder(n=len(nodes) if original is None else None, directed=G.is_directed(),
+                     weighted=bool(weighted), source="networkx",
+                     name=str(G.name) if getattr(G, "name", "") else "graph", original_ids=original)
     b.meta["format"] = "networkx"
     b.add(src, dst, w)
-    return _finish(b, store, overwrite)
+    return opts.finish(b)
 
 
 def to_networkx(graph: Graph, *, weight: str = "weight", original_ids: bool = True) -> Any:

@@ -43,9 +43,9 @@ import numpy as np
 
 from ..errors import InputError, excerpt
 from ..graph import Graph
-from ..store import check_target
 from . import _text
 from .builder import CSRBuilder
+from .options import ReadOptions
 
 log = logging.getLogger(__name__)
 
@@ -199,21 +199,15 @@ def _feed(builder: CSRBuilder, blocks, header: EdgeListHeader, renumber: bool, p
 def read_edgelist(
     path: str | os.PathLike,
     *,
-    directed: bool | None = None,
-    weighted: bool | None = None,
-    renumber: bool | None = None,
-    n: int | None = None,
-    drop_self_loops: bool = False,
-    drop_duplicates: bool = False,
-    sort_neighbors: bool = False,
-    store: str | os.PathLike | None = None,
-    overwrite: bool = False,
-    name: str | None = None,
+    options: ReadOptions | None = None,
     block_bytes: int = _text.DEFAULT_BLOCK_BYTES,
-    workdir: str | os.PathLike | None = None,
     use_arrow: bool | None = None,
+    **shared,
 ) -> Graph:
     """Read a SNAP/Konect-style edge list (see module docstring).
+
+    The options every reader shares come as ``options=``
+    (:class:`~graphferry.io.options.ReadOptions`) or as keywords:
 
     Args:
         directed: default from the header, else ``True``.
@@ -224,32 +218,33 @@ def read_edgelist(
             given and must be non-negative integers.
         n: number of vertices (default: header's ``n``, else max id + 1).
         store: write a graph store there and return it memory-mapped.
+        drop_self_loops, drop_duplicates, sort_neighbors, overwrite, name,
+            workdir: see :class:`~graphferry.io.options.ReadOptions`.
+        block_bytes: bytes parsed per block.
         use_arrow: force (True) or forbid (False) the pyarrow parser.
 
     Raises:
         InputError: naming file and line (too few columns, non-numeric or
             negative id, NaN/inf weight, fewer edges than the header promises).
     """
+    opts = ReadOptions.merged(options, shared)
     p = str(path)
-    renumber = bool(renumber)
+    renumber = bool(opts.renumber)
+    n = opts.n
     t0 = time.perf_counter()
-    if store is not None:
-        check_target(store, overwrite)
+    opts.check_target()
     head = _text.head_lines(p)
     header = parse_header(head)
     first = _text.first_data_line(head)
+    directed = opts.directed
     if directed is None:
         directed = True if header.directed is None else header.directed
     if n is not None and header.n is not None and n != header.n:
         log.info("%s: n=%d given, header says n=%d; using %d", p, n, header.n, n)
     n_final = n if n is not None else header.n
-    spec, weighted = _spec_for(p, header, first, weighted, renumber, n)
-    builder = CSRBuilder(
-        n=None if renumber else n_final, directed=directed, weighted=weighted, renumber=renumber,
-        drop_self_loops=drop_self_loops, drop_duplicates=drop_duplicates,
-        sort_neighbors=sort_neighbors, workdir=workdir, source=p,
-        name=name or header.name or Path(p).name.split(".")[0],
-    )
+    spec, weighted = _spec_for(p, header, first, opts.weighted, renumber, n)
+    builder = opts.builder(n=None if renumber else n_final, directed=directed, weighted=weighted,
+                           source=p, name=header.name or Path(p).name.split(".")[0])
     builder.meta.update({"format": "edgelist", "header": header.kind, "file": p})
     if header.source:
         builder.meta["origin"] = header.source
@@ -273,9 +268,7 @@ def read_edgelist(
         if _text.pa is not None:
             # Hand the parser's cached buffers back before the CSR build needs memory.
             _text.pa.default_memory_pool().release_unused()
-        if store is not None:
-            return builder.finish_store(store, overwrite=overwrite)
-        return builder.finish()
+        return opts.finish(builder)
 
 
 def write_edgelist(graph: Graph, path: str | os.PathLike, *, header: bool = True,

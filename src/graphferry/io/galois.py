@@ -39,8 +39,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..graph import Graph, index_dtype_for
-from ..store import check_target
-from .builder import CSRBuilder
+from .options import ReadOptions
 
 log = logging.getLogger(__name__)
 
@@ -137,23 +136,25 @@ def _validate(path: str, ends: np.ndarray, dests: np.ndarray, data, n: int, m: i
 def read_gr(
     path: str | os.PathLike,
     *,
-    directed: bool = True,
-    weighted: bool | None = None,
+    options: ReadOptions | None = None,
     weight_dtype: str = "uint32",
-    drop_self_loops: bool = False,
-    drop_duplicates: bool = False,
-    sort_neighbors: bool = False,
-    store: str | os.PathLike | None = None,
-    overwrite: bool = False,
-    name: str | None = None,
+    **shared,
 ) -> Graph:
     """Read a Galois ``.gr`` file (version 1 or 2). See the module docstring.
 
-    ``weighted=None``: weighted iff the file has edge data.
+    ``weighted=None``: weighted iff the file has edge data; ``directed=None``
+    means ``True`` (see the module docstring for ``False``). The shared options
+    come as ``options=`` (:class:`~graphferry.io.options.ReadOptions`) or
+    keywords; ``renumber`` and ``n`` are refused (the header gives ``n``).
     """
+    opts = ReadOptions.merged(options, shared)
+    opts.refuse("gr", "renumber", "n")
+    directed = True if opts.directed is None else opts.directed
+    weighted = opts.weighted
+    drop_self_loops, drop_duplicates = opts.drop_self_loops, opts.drop_duplicates
+    sort_neighbors, store, overwrite = opts.sort_neighbors, opts.store, opts.overwrite
     p = str(path)
-    if store is not None:
-        check_target(store, overwrite)
+    opts.check_target()
     if not os.path.isfile(p):
         raise InputError("file not found", path=p)
     lay = _GrLayout(p, weight_dtype)
@@ -164,7 +165,7 @@ def read_gr(
     if weighted and data is None:
         raise InputError("file has no edge data: cannot read it as weighted", path=p)
     n, m = lay.n, lay.m
-    name = name or Path(p).name.split(".")[0]
+    name = opts.name or Path(p).name.split(".")[0]
     meta = {"format": "galois-gr", "file": p, "gr_version": lay.version}
     offsets = np.zeros(n + 1, dtype=np.int64)
     offsets[1:] = ends
@@ -173,9 +174,7 @@ def read_gr(
         # both directions: feed each edge once (src <= dst), the builder mirrors.
         from .builder import row_blocks
 
-        b = CSRBuilder(n=n, directed=directed, weighted=bool(weighted), source=p, name=name,
-                       drop_self_loops=drop_self_loops, drop_duplicates=drop_duplicates,
-                       sort_neighbors=sort_neighbors)
+        b = opts.builder(n=n, directed=directed, weighted=bool(weighted), source=p, name=name)
         b.meta.update(meta)
         with b:
             for lo, hi in row_blocks(offsets, _BLOCK):
@@ -188,7 +187,7 @@ def read_gr(
                     s, d = s[keep], d[keep]
                     w = None if w is None else w[keep]
                 b.add(s, d, w)
-            return b.finish_store(store, overwrite=overwrite) if store is not None else b.finish()
+            return opts.finish(b)
     idx_dtype = index_dtype_for(n)
     if store is not None:
         from ..store import StoreWriter, open_store

@@ -40,9 +40,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..graph import Graph, index_dtype_for
-from ..store import check_target
 from . import _text
-from .builder import CSRBuilder
+from .options import ReadOptions
 
 log = logging.getLogger(__name__)
 
@@ -179,12 +178,9 @@ def _read_vertices(path: str, block_bytes: int) -> np.ndarray:
 def read_ldbc(
     prefix_or_properties_path: str | os.PathLike,
     *,
-    directed: bool | None = None,
-    weighted: bool | None = None,
-    sort_neighbors: bool = False,
-    store: str | os.PathLike | None = None,
-    overwrite: bool = False,
+    options: ReadOptions | None = None,
     block_bytes: int = _text.DEFAULT_BLOCK_BYTES,
+    **shared,
 ) -> tuple[Graph, dict[str, Any]]:
     """Read an LDBC Graphalytics graph; returns ``(graph, parameters)``.
 
@@ -195,11 +191,16 @@ def read_ldbc(
     The graph carries them too, as ``graph.meta["ldbc"]``.
 
     ``weighted=None``: weighted when the properties name an edge property and
-    the edge file has a third column.
+    the edge file has a third column. The shared options come as ``options=``
+    (:class:`~graphferry.io.options.ReadOptions`) or keywords; an LDBC graph
+    is read as it is (its vertex file gives the ids), so ``renumber``, ``n``,
+    ``drop_self_loops`` and ``drop_duplicates`` are refused.
     """
+    opts = ReadOptions.merged(options, shared)
+    opts.refuse("ldbc", "renumber", "n", "drop_self_loops", "drop_duplicates")
+    directed, weighted = opts.directed, opts.weighted
     prefix, name = _resolve(prefix_or_properties_path)
-    if store is not None:
-        check_target(store, overwrite)
+    opts.check_target()
     ppath = Path(str(prefix) + ".properties")
     vpath, epath = str(prefix) + ".v", str(prefix) + ".e"
     raw = read_properties(ppath) if ppath.exists() else {}
@@ -240,8 +241,8 @@ def read_ldbc(
                          path=epath, line=first[0])
     spec.weight = bool(weighted)
 
-    builder = CSRBuilder(directed=directed, weighted=bool(weighted), original_ids=vids,
-                         sort_neighbors=sort_neighbors, source=epath, name=name)
+    builder = opts.builder(directed=directed, weighted=bool(weighted), original_ids=vids,
+                           source=epath, name=name)
     builder.meta.update({"format": "ldbc", "file": epath, "ldbc": params})
     total = 0
     with builder, _text.open_binary(epath) as f:
@@ -262,8 +263,5 @@ def read_ldbc(
         if isinstance(promised_e, int) and total < promised_e:
             raise InputError(f"properties promise {promised_e} edges but the file has {total}",
                              path=epath)
-        if store is not None:
-            graph = builder.finish_store(store, overwrite=overwrite)
-        else:
-            graph = builder.finish()
+        graph = opts.finish(builder)
     return graph, params

@@ -33,9 +33,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..graph import Graph
-from ..store import check_target
 from . import _text
-from .builder import CSRBuilder
+from .options import ReadOptions
 
 log = logging.getLogger(__name__)
 
@@ -69,27 +68,25 @@ def _entry_line(path: str, k: int) -> int:
 def read_matrix_market(
     path: str | os.PathLike,
     *,
-    directed: bool | None = None,
-    weighted: bool | None = None,
-    drop_self_loops: bool = False,
-    drop_duplicates: bool = False,
-    sort_neighbors: bool = False,
-    store: str | os.PathLike | None = None,
-    overwrite: bool = False,
-    name: str | None = None,
+    options: ReadOptions | None = None,
+    **shared,
 ) -> Graph:
     """Read a Matrix Market coordinate file as a graph (see module docstring).
 
     ``directed=None`` follows the symmetry (symmetric: undirected). Passing
     ``directed=True`` for a symmetric file stores both triangles as arcs of a
     directed graph; ``directed=False`` for a general file symmetrises it.
-    ``weighted=None``: weighted unless the field is ``pattern``.
+    ``weighted=None``: weighted unless the field is ``pattern``. The shared
+    options come as ``options=`` (:class:`~graphferry.io.options.ReadOptions`)
+    or keywords; ``renumber`` and ``n`` are refused (the size line gives ``n``).
     """
     import scipy.io
 
+    opts = ReadOptions.merged(options, shared)
+    opts.refuse("mtx", "renumber", "n")
+    directed, weighted = opts.directed, opts.weighted
     p = str(path)
-    if store is not None:
-        check_target(store, overwrite)
+    opts.check_target()
     try:
         rows, cols, entries, fmt, field, symmetry = scipy.io.mminfo(p)
     except FileNotFoundError:
@@ -149,13 +146,9 @@ def read_matrix_market(
         off = row != col
         row, col = np.concatenate([row, col[off]]), np.concatenate([col, row[off]])
         data = None if data is None else np.concatenate([data, data[off]])
-    builder = CSRBuilder(n=rows, directed=directed,
-                         weighted=bool(weighted), drop_self_loops=drop_self_loops,
-                         drop_duplicates=drop_duplicates, sort_neighbors=sort_neighbors,
-                         source=p, name=name or Path(p).name.split(".")[0])
+    builder = opts.builder(n=rows, directed=directed, weighted=bool(weighted), source=p,
+                           name=Path(p).name.split(".")[0])
     builder.meta.update({"format": "matrix-market", "field": field, "symmetry": symmetry, "file": p})
     with builder:
         builder.add(row, col, data if weighted else None)
-        if store is not None:
-            return builder.finish_store(store, overwrite=overwrite)
-        return builder.finish()
+        return opts.finish(builder)

@@ -36,9 +36,9 @@ import numpy as np
 
 from ..errors import InputError, excerpt
 from ..graph import Graph
-from ..store import check_target
 from . import _text
 from .builder import CSRBuilder
+from .options import ReadOptions
 
 def _f32(a: np.ndarray) -> np.ndarray:
     """float32 copy; overflow to inf is expected here (the caller rejects it)."""
@@ -97,12 +97,10 @@ def _weight_choice(names: list[str], s_name: str, d_name: str, weight: Column | 
     return _pick(names, weight, path, "weight")
 
 
-def _builder(path, directed, weighted, renumber, drop_self_loops, drop_duplicates,
-             sort_neighbors, n, name, fmt) -> CSRBuilder:
-    b = CSRBuilder(n=n, directed=directed, weighted=weighted, renumber=renumber,
-                   drop_self_loops=drop_self_loops, drop_duplicates=drop_duplicates,
-                   sort_neighbors=sort_neighbors, source=path,
-                   name=name or Path(path).name.split(".")[0])
+def _builder(opts: ReadOptions, path: str, weighted: bool, n: int | None, fmt: str) -> CSRBuilder:
+    """A table's builder: directed unless told (a table says nothing of direction)."""
+    b = opts.builder(n=n, directed=True if opts.directed is None else opts.directed, weighted=weighted,
+                     source=path, name=Path(path).name.split(".")[0])
     b.meta.update({"format": fmt, "file": path})
     return b
 
@@ -187,32 +185,27 @@ def read_csv_edges(
     weight: Column | None = None,
     header: bool = True,
     delimiter: str = ",",
-    directed: bool = True,
-    weighted: bool | None = None,
-    renumber: bool | None = None,
-    n: int | None = None,
-    drop_self_loops: bool = False,
-    drop_duplicates: bool = False,
-    sort_neighbors: bool = False,
-    store: str | os.PathLike | None = None,
-    overwrite: bool = False,
-    name: str | None = None,
+    options: ReadOptions | None = None,
     block_bytes: int = _text.DEFAULT_BLOCK_BYTES,
+    **shared,
 ) -> Graph:
     """Read an edge table from CSV (optionally compressed) with pyarrow's streaming reader.
 
     ``weighted=None``: weighted iff ``weight`` is given or a column is named
     like a weight (a headerless file: has a third column), see the module
     docstring; ``weighted=True`` without ``weight`` takes the column after
-    ``dst`` (by position); ``weighted=False`` ignores any weight column.
+    ``dst`` (by position); ``weighted=False`` ignores any weight column;
+    ``directed=None`` means ``True``. The shared options come as ``options=``
+    (:class:`~graphferry.io.options.ReadOptions`) or keywords.
     """
+    opts = ReadOptions.merged(options, shared)
+    weighted, n = opts.weighted, opts.n
     p = str(path)
-    if store is not None:
-        check_target(store, overwrite)
+    opts.check_target()
     pa = _require_pyarrow(p)
     import pyarrow.csv as pacsv
 
-    renumber = bool(renumber)
+    renumber = bool(opts.renumber)
     head = _text.head_lines(p, 1 << 16)
     if not head or not head[0][1].strip():
         raise InputError("empty CSV file", path=p, line=1)
@@ -243,8 +236,7 @@ def read_csv_edges(
         return _diagnose_csv(p, delimiter, header, cols_pos, w_pos,
                              renumber and types[s_name] == pa.string(), n, msg)
 
-    builder = _builder(p, directed, bool(weighted), renumber, drop_self_loops, drop_duplicates,
-                       sort_neighbors, n if not renumber else None, name, "csv")
+    builder = _builder(opts, p, bool(weighted), n if not renumber else None, "csv")
     if w_name is not None:
         builder.meta["weight_column"] = w_name
     with builder:
@@ -284,9 +276,7 @@ def read_csv_edges(
                     report(p, stream.tell())
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
             raise fail(f"CSV error: {e}") from None
-        if store is not None:
-            return builder.finish_store(store, overwrite=overwrite)
-        return builder.finish()
+        return opts.finish(builder)
 
 
 # ------------------------------------------------------------------ Parquet
@@ -296,29 +286,24 @@ def read_parquet_edges(
     src: Column = 0,
     dst: Column = 1,
     weight: Column | None = None,
-    directed: bool = True,
-    weighted: bool | None = None,
-    renumber: bool | None = None,
-    n: int | None = None,
-    drop_self_loops: bool = False,
-    drop_duplicates: bool = False,
-    sort_neighbors: bool = False,
-    store: str | os.PathLike | None = None,
-    overwrite: bool = False,
-    name: str | None = None,
+    options: ReadOptions | None = None,
     batch_rows: int = 1 << 22,
+    **shared,
 ) -> Graph:
     """Read an edge table from Parquet, row group by row group.
 
-    Errors give ``line`` = 1-based row number.
+    Errors give ``line`` = 1-based row number. Columns and weights as for
+    :func:`read_csv_edges`; the shared options come as ``options=``
+    (:class:`~graphferry.io.options.ReadOptions`) or keywords.
     """
+    opts = ReadOptions.merged(options, shared)
+    weighted, n = opts.weighted, opts.n
     p = str(path)
-    if store is not None:
-        check_target(store, overwrite)
+    opts.check_target()
     _require_pyarrow(p)
     import pyarrow.parquet as pq
 
-    renumber = bool(renumber)
+    renumber = bool(opts.renumber)
     try:
         pf = pq.ParquetFile(p)
     except FileNotFoundError:
@@ -332,8 +317,7 @@ def read_parquet_edges(
     weighted = w_name is not None
     columns = [s_name, d_name] + ([w_name] if w_name else [])
     rows_done = 0
-    builder = _builder(p, directed, bool(weighted), renumber, drop_self_loops, drop_duplicates,
-                       sort_neighbors, n if not renumber else None, name, "parquet")
+    builder = _builder(opts, p, bool(weighted), n if not renumber else None, "parquet")
     if w_name is not None:
         builder.meta["weight_column"] = w_name
     report = _text.bytes_listener()
@@ -365,9 +349,7 @@ def read_parquet_edges(
             rows_done += batch.num_rows
             if report is not None:  # rows are what Parquet counts: the same fraction of the file's bytes
                 report(p, size * rows_done // max(pf.metadata.num_rows, 1))
-        if store is not None:
-            return builder.finish_store(store, overwrite=overwrite)
-        return builder.finish()
+        return opts.finish(builder)
 
 
 def write_parquet_edges(graph: Graph, path: str | os.PathLike, *, weights: bool | None = None) -> Path:
