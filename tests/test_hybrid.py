@@ -39,7 +39,8 @@ NOMINAL = Calibration.nominal()
 POLICIES = {**{f"mix-{k}": (lambda v=v: Policy(mix=v)) for k, v in MIXES.items()},
             "cost-calibrated": lambda: Policy(calibration=NOMINAL),
             "cost-paper": lambda: Policy(mode="paper", calibration=NOMINAL),
-            "cost-no-residency": lambda: Policy(calibration=NOMINAL, residency=False)}
+            "cost-no-residency": lambda: Policy(calibration=NOMINAL, residency=False),
+            "cost-per-partition": lambda: Policy(calibration=NOMINAL, whole_side=False)}
 
 
 def hybrid_options(g: Graph, policy: Policy, min_parts: int = 8) -> dict:
@@ -353,3 +354,40 @@ def test_three_executors_share_one_iteration():
             assert np.allclose(p.ranks, pagerank_ldbc(g, damping=0.85, iterations=3, backend="cpu").ranks)
             devices = {s.device for s in p.record.edge_steps[0].partitions}
             assert devices == {"dev0", "cpu", "cpu2"}
+
+
+def test_whole_side_plan_for_sparse_pushes_and_early_stopping_pulls():
+    # BFS on the hybrid without a CPU executor: its sparse push steps and its pulls (BFS stops a
+    # row at its first parent) run as one zero-copy launch over the side; whole_side=False keeps
+    # the per-partition plan; both equal the CPU backend's levels
+    from graphferry.algorithms.bfs import bfs
+    from graphferry.scheduler.hybrid import HybridEngine
+
+    rng = np.random.default_rng(8)
+    n, m = 2000, 16000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n)
+    want = bfs(g, 0, backend="cpu").levels
+    calls = []
+    original = HybridEngine._run_whole_side
+
+    def spy(self, *a, **k):
+        calls.append(a[2])  # the direction
+        return original(self, *a, **k)
+
+    for whole in (True, False):
+        calls.clear()
+        options = hybrid_options(g, Policy(calibration=NOMINAL, use_cpu=False, whole_side=whole), min_parts=16)
+        HybridEngine._run_whole_side = spy
+        try:
+            r = bfs(g, 0, **options)
+        finally:
+            HybridEngine._run_whole_side = original
+        assert np.array_equal(r.levels, want)
+        check_record(r, options)
+        if whole:
+            assert calls, "no BFS step took the whole-side plan"
+            whole_steps = [s for s in r.record.edge_steps if len(s.partitions) > 1
+                           and all(p.engine == "zerocopy" for p in s.partitions)]
+            assert whole_steps
+        else:
+            assert not calls

@@ -27,6 +27,24 @@ Each edge_map (HyTGraph Algorithm 1 and sec. VI, VDS sec. III-C):
 6. the executors' states are **merged** into the device's (pull: owned ranges;
    push: the program's combine operator) and their frontiers OR-ed.
 
+One plan beside the per-partition one (``Policy.whole_side``, off in HyTGraph's
+``paper`` mode): when no partition needs a copy of its own, one zero-copy launch
+over the whole side reads exactly the lines the per-partition plan would read,
+without its per-partition launches, its compaction on the host (the frontier's
+ids travel to the host and back) or its tail of small tasks. That is so when
+
+* the iteration pushes and the policy placed every partition on zero-copy,
+  compaction or residency (a sparse frontier: the bytes are few, the fixed
+  costs are what remains; measured at Kronecker 25 on an H200, BFS's push steps
+  took 49 ms as 125 tasks against 5 ms as one launch), or
+* it pulls with a program that stops a row at its first useful edge (BFS): a
+  copy moves whole partitions, while zero-copy reads only the lines before each
+  row stops (the filter-placed pull steps took 52 ms; read in place, 15-20 ms).
+
+Partitions resident on the device are then read across the bus like the rest;
+in such an iteration their share of bytes is small. A CPU executor's
+placements keep the per-partition plan.
+
 Synchronous: every iteration sees the previous one's values, so results equal
 the CPU backend's (integers bit for bit). The frontier's ids stay on the device
 for device-side tasks; the host sees them only for compaction and CPU work.
@@ -116,6 +134,9 @@ class HybridEngine:
         model = None if policy.mix is not None else policy.model(self.calibration_for)
         placed = policy.decide(ctx, model)
         self.iterations += 1
+        if policy.whole_side and policy.mode != "paper" and policy.mix is None \
+                and self._whole_side_pays(placed, st.program, direction):
+            return self._run_whole_side(st, frontier, direction, it, stats, dense, placed, resident)
 
         out = b.new_bitmap(n)
         tables = st._tables_now()
@@ -206,6 +227,39 @@ class HybridEngine:
         self.pool.busy = set()
         it.floor_bytes = floor
         it.device_seconds = {"state_exchange": sync_seconds, **exec_seconds} if states else None
+        return out
+
+    # ------------------------------------------------------------ the whole-side plan
+    @staticmethod
+    def _whole_side_pays(placed, program, direction: str) -> bool:
+        """True when one zero-copy launch over the side beats the per-partition plan (module doc)."""
+        if not placed or any(ex for ex, _ in placed.values()):
+            return False  # nothing to do, or a CPU executor takes part
+        engines = {e for _, e in placed.values()}
+        if direction == "pull":
+            return program.pull_stops_early and engines != {"resident"}
+        return "filter" not in engines and engines != {"resident"}
+
+    def _run_whole_side(self, st, frontier, direction, it, stats, dense, placed, resident):
+        b, s = self.backend, self.side
+        if self._host_view is None:
+            self._host_view = (b.host_view(s.indices), None if s.weights is None else b.host_view(s.weights))
+        hidx, hw = self._host_view
+        out = b.new_bitmap(s.n)
+        view = PartitionView(s.device_offsets(b), hidx, hw, None, 0, s.n, 0)
+        rows = None if dense else frontier.ids          # where they are: no trip through the host
+        in_bits = None if frontier.is_all else frontier.bits
+        kernel = st.kernels.push if direction == "push" else st.kernels.pull
+        self._launch(kernel, st._tables_now(), view, rows, self._bits_for(direction, rows, in_bits), out, it)
+        b.synchronize()
+        device_times = b.take_device_times()
+        if device_times is not None:
+            it.copy_seconds, it.kernel_seconds = device_times
+        for i in sorted(placed):
+            it.add_partition(i, "zerocopy", int(stats.lines[i]) * LINE_BYTES, self._rows(stats, i, dense),
+                             device=self.executors[0].name)
+        # the floor as for any plan: the active bytes of partitions not resident when it began
+        it.floor_bytes = sum(self._active_bytes(stats, i, dense) for i in placed if i not in resident)
         return out
 
     # ------------------------------------------------------------ helpers
