@@ -120,7 +120,8 @@ def worker(args) -> None:
 def run_config(store: Path, ranks: int, case: str, args, work: Path) -> dict:
     out = work / f"{case}-{ranks}.json"
     beside = Path(sys.executable).parent / "mpiexec"  # the mpich wheel's, when not on PATH
-    cmd = [str(beside) if beside.exists() else "mpiexec", "-n", str(ranks), sys.executable, __file__, "--worker", case, "--store", str(store),
+    launcher = os.environ.get("MPIEXEC") or (str(beside) if beside.exists() else "mpiexec")  # MPIEXEC: the one to use
+    cmd = [launcher, "-n", str(ranks), sys.executable, __file__, "--worker", case, "--store", str(store),
            "--out", str(out), "--backend", args.backend, "--trials", str(args.trials)]
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     if args.backend == "cpu":  # a CPU rank is one device of one core: 1, 2, 4 ranks = 1, 2, 4 devices
