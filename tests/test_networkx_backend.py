@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 nx = pytest.importorskip("networkx")
 
-from graphferry.nx_backend import interface, register  # noqa: E402
+from graphferry.nx_backend import adjacency, interface, register  # noqa: E402
+from graphferry.nx_backend import graph as graph_module  # noqa: E402
 from graphferry.nx_backend.graph import from_networkx  # noqa: E402
 from graphferry.nx_backend.info import FUNCTIONS, get_info  # noqa: E402
 
@@ -467,6 +468,70 @@ def test_conversion_of_integer_labels_matches_dict_lookup():
     assert g.csr.indices.tolist() == [2, 0, 1] and g.nodes == [10**12, 5, 7]
     assert math.isclose(sum(nx.pagerank(G, **GF).values()), 1.0)
     assert np.asarray(g.csr.offsets).tolist() == [0, 1, 2, 3]
+
+
+def _python_conversion(G, edge_attrs):
+    """The conversion with the compiled adjacency reader switched off (NetworkX's dicts read from Python)."""
+    real = graph_module.reader
+    graph_module.reader = lambda: None
+    try:
+        return from_networkx(G, edge_attrs)
+    finally:
+        graph_module.reader = real
+
+
+def _assert_same_conversion(a, b):
+    assert a.nodes == b.nodes and a.directed == b.directed and a.multigraph == b.multigraph
+    assert np.array_equal(a.csr.offsets, b.csr.offsets)
+    assert a.csr.indices.dtype == b.csr.indices.dtype and np.array_equal(a.csr.indices, b.csr.indices)
+    assert (a.multiplicity is None) == (b.multiplicity is None)
+    assert a.multiplicity is None or np.array_equal(a.multiplicity, b.multiplicity)
+    assert a.weights.keys() == b.weights.keys()
+    for name, wa in a.weights.items():
+        wb = b.weights[name]
+        assert (wa.default, wa.integral, wa.numeric, wa.all_uniform) == (wb.default, wb.integral, wb.numeric,
+                                                                         wb.all_uniform)
+        assert (wa.values is None) == (wb.values is None)
+        assert wa.values is None or np.array_equal(wa.values, wb.values)
+
+
+def test_compiled_adjacency_reader_is_used_where_a_compiler_is():
+    assert adjacency.reader() is not None  # the CPU backend's compiler is there wherever these tests run
+
+
+@SETTINGS
+@given(G=nx_graphs(weights=(None, None, "int", "dyadic")), attrs=st.sampled_from([None, {"weight": 1}, {"w": 2.5}]))
+def test_compiled_adjacency_reader_converts_as_python_does(G, attrs):
+    _assert_same_conversion(from_networkx(G, attrs), _python_conversion(G, attrs))
+
+
+@pytest.mark.parametrize("labels", [
+    [-1, -2, 0, 5],                        # -1 and -2 share CPython's hash: labels are looked up instead
+    [2**62 + i for i in range(4)],         # beyond the range where an int is its own hash
+    ["a", (1, 2), 3.5, frozenset({1})],    # hashes of any kind
+    [True, 2, 3.0, "x"],                   # True == 1 and 3.0 == 3 hash as those ints do
+])
+def test_compiled_adjacency_reader_on_awkward_labels(labels):
+    for kind in (nx.Graph, nx.DiGraph, nx.MultiGraph):
+        G = kind()
+        G.add_nodes_from(labels)
+        G.add_edges_from([(labels[i], labels[(i * 3 + 1) % 4]) for i in range(4)])
+        G.add_edge(labels[0], labels[2], weight=2)
+        for attrs in (None, {"weight": 1}):
+            _assert_same_conversion(from_networkx(G, attrs), _python_conversion(G, attrs))
+    view = nx.path_graph(10).subgraph([1, 2, 3, 7, 8])  # a view: its filtered adjacency is copied first
+    _assert_same_conversion(from_networkx(view, {"weight": 1}), _python_conversion(view, {"weight": 1}))
+
+
+def test_edge_attributes_set_after_a_cached_conversion_need_a_cache_clear_as_networkx_says():
+    G = nx.gnm_random_graph(30, 80, seed=5)
+    assert nx.pagerank(G, **GF)  # converted and cached: every edge without attributes
+    u, v = next(iter(G.edges()))
+    G[u][v]["weight"] = 5.0  # NetworkX cannot see this change; its documentation asks for a clear
+    nx._clear_cache(G)
+    assert "edge weights differ" in interface.can_run("pagerank", (G,), {})
+    G.add_edge(u, v, weight=1.0)  # a change through NetworkX's methods clears the cache by itself
+    assert interface.can_run("pagerank", (G,), {}) is True
 
 
 def test_readme_example_runs():

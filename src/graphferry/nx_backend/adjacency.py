@@ -1,0 +1,215 @@
+"""Read a NetworkX adjacency (dict of dicts) into arrays in one compiled pass.
+
+Converting a NetworkX graph means visiting every neighbour entry of every
+node: 2 M entries for a 1 M-edge undirected graph. From Python each visit
+touches the neighbour's label object (to turn it into a number) and, when a
+function asks for edge weights, the edge's attribute dict (to see whether it
+is empty); those objects lie scattered in memory, so the pass is bound by
+memory latency (about 90 ns an entry through ``np.fromiter``).
+
+This module does the pass in C++, compiled once by the CPU backend's compiler
+(cached on disk like every program) and called with the interpreter lock held
+(``ctypes.PyDLL``). It walks the dicts with CPython's ``_PyDict_Next``, which
+also returns the hash that the dict stores beside each key, so:
+
+* a neighbour is identified by its **hash**, read from the dict's own entry
+  table without touching the label object. NetworkX keeps every neighbour
+  equal to a node, and equal objects hash equally, so when the nodes' hashes
+  are pairwise distinct a neighbour's hash names its node exactly (for ints
+  from 0 to 2**61 - 2 the hash is the int itself). Callers check the
+  distinctness and fall back to label lookups when it fails;
+* edge attribute dicts are only checked for emptiness (``PyDict_Size``), with
+  the next ones prefetched so the cache misses overlap.
+
+Nothing is kept: the arrays hold numbers and addresses, read while the lock
+is held, and the addresses are dropped before it is released.
+
+No compiler, a Python without ``_PyDict_Next`` (or a free-threaded one, whose
+object layout differs): :func:`reader` returns None and the caller reads the
+dicts from Python.
+
+Example (where the CPU backend has its C++ compiler):
+    >>> import numpy as np
+    >>> adj = {10: {11: {}}, 11: {10: {}, 12: {"weight": 2}}, 12: {11: {"weight": 2}}}
+    >>> rows = reader()(adj, np.array([1, 2, 1]), want_edge_data=True)
+    >>> rows.node_hashes.tolist(), rows.neighbor_hashes.tolist(), rows.first_edge_with_data
+    ([10, 11, 12], [11, 10, 12, 11], 2)
+    >>> reader()(adj, np.array([1, 1, 1])) is None   # the dicts do not match the degrees: Python reads them
+    True
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import sysconfig
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+#: The C++ pass. Prototypes are spelled out instead of including Python.h, so
+#: building it needs no Python headers; the functions come in as addresses.
+SOURCE = r"""
+#include <cstdint>
+#include <sys/types.h>
+
+// CPython: int _PyDict_Next(PyObject *mp, Py_ssize_t *pos, PyObject **key, PyObject **value, Py_hash_t *hash)
+typedef int (*dict_next_fn)(void *, ssize_t *, void **, void **, ssize_t *);
+// CPython: Py_ssize_t PyDict_Size(PyObject *mp)
+typedef ssize_t (*dict_size_fn)(void *);
+
+// Every row of `adj` (node -> neighbour dict): the node's hash, each neighbour's hash and, when
+// `edge_data` is not null, each edge's attribute object, rows in dict order. `degree[i]` is what
+// Python counted for row i; a row that disagrees (not a dict, changed meanwhile) makes it return -1.
+extern "C" __attribute__((visibility("default")))
+int64_t gf_nx_read_adjacency(void *next_fn, void *adj, int64_t n, const int64_t *degree, int64_t m,
+                             int64_t *node_hash, int64_t *neighbor_hash, void **edge_data) {
+    dict_next_fn next = (dict_next_fn)next_fn;
+    ssize_t pos = 0, hash = 0;
+    void *key = nullptr, *row = nullptr;
+    int64_t i = 0, k = 0;
+    while (next(adj, &pos, &key, &row, &hash)) {
+        if (i >= n) return -1;
+        node_hash[i] = hash;
+        ssize_t row_pos = 0, h = 0;
+        void *neighbor = nullptr, *data = nullptr;
+        int64_t end = k + degree[i];
+        if (end > m) return -1;
+        while (next(row, &row_pos, &neighbor, &data, &h)) {
+            if (k >= end) return -1;
+            neighbor_hash[k] = h;
+            if (edge_data) edge_data[k] = data;
+            ++k;
+        }
+        if (k != end) return -1;
+        ++i;
+    }
+    return (i == n && k == m) ? k : -1;
+}
+
+// The first edge whose attribute dict is not empty (-1: none; -2: one is not an exact dict,
+// so emptiness is for Python to judge). `dict_type` is the address of PyDict_Type.
+extern "C" __attribute__((visibility("default")))
+int64_t gf_nx_first_edge_with_data(void *size_fn, const void *dict_type, void *const *edge_data, int64_t m) {
+    dict_size_fn size = (dict_size_fn)size_fn;
+    const int64_t ahead = 16;  // dicts in flight: the misses overlap instead of queueing
+    for (int64_t k = 0; k < m; ++k) {
+        if (k + ahead < m) __builtin_prefetch(edge_data[k + ahead]);
+        const void *obj = edge_data[k];
+        // PyObject's header is {ob_refcnt, ob_type} (a non-free-threaded build; checked in Python)
+        if (((const void *const *)obj)[1] != dict_type) return -2;
+        if (size(edge_data[k]) != 0) return k;
+    }
+    return -1;
+}
+"""
+
+
+@dataclass
+class Rows:
+    """What one pass read: node hashes (dict order), neighbour hashes (rows in node order), and where data starts.
+
+    ``first_edge_with_data``: the first arc whose attribute dict is not empty,
+    -1 when every one is empty, None when not asked or not decidable here.
+    """
+
+    node_hashes: np.ndarray
+    neighbor_hashes: np.ndarray
+    first_edge_with_data: int | None
+
+
+@lru_cache(maxsize=1)
+def reader() -> Callable[..., Rows | None] | None:
+    """The compiled reader ``read(adj, degree, want_edge_data=False) -> Rows | None``, or None where it cannot run.
+
+    ``read`` returns None when the dicts do not match ``degree`` (a row that
+    is not a dict); the caller then reads them from Python.
+    """
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+        return None  # another object header layout
+    try:
+        from ..backends.cpu.compiler import compile_library
+
+        next_fn = ctypes.cast(ctypes.pythonapi._PyDict_Next, ctypes.c_void_p).value
+        size_fn = ctypes.cast(ctypes.pythonapi.PyDict_Size, ctypes.c_void_p).value
+        lib = ctypes.PyDLL(compile_library(SOURCE, label="nx_adjacency")._name)  # PyDLL: keeps the lock held
+    except Exception as exc:  # no compiler, no symbol, a failed build: Python reads the dicts instead
+        log.info("reading NetworkX graphs from Python (compiled reader unavailable: %s)", exc)
+        return None
+    read_rows = lib.gf_nx_read_adjacency
+    read_rows.restype = ctypes.c_int64
+    read_rows.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                          ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    first_with_data = lib.gf_nx_first_edge_with_data
+    first_with_data.restype = ctypes.c_int64
+    first_with_data.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+    dict_type = id(dict)  # CPython: an object's id is its address
+
+    def read(adj: dict, degree: np.ndarray, want_edge_data: bool = False) -> Rows | None:
+        degree = np.ascontiguousarray(degree, dtype=np.int64)
+        n, m = len(degree), int(degree.sum())
+        node_hashes = np.empty(n, np.int64)
+        neighbor_hashes = np.empty(m, np.int64)
+        edge_data = np.empty(m if want_edge_data else 0, np.uintp)
+        got = read_rows(next_fn, adj, n, degree.ctypes.data, m, node_hashes.ctypes.data,
+                        neighbor_hashes.ctypes.data, edge_data.ctypes.data if want_edge_data else None)
+        if got != m:
+            return None
+        first = None
+        if want_edge_data:
+            # `adj` (held by the caller, lock held throughout) keeps every dict alive
+            k = first_with_data(size_fn, dict_type, edge_data.ctypes.data, m)
+            first = None if k == -2 else int(k)
+        del edge_data
+        return Rows(node_hashes, neighbor_hashes, first)
+
+    return read
+
+
+def ids_from_hashes(node_hashes: np.ndarray, neighbor_hashes: np.ndarray, dtype: np.dtype) -> np.ndarray | None:
+    """Vertex ids of the neighbours (node ``i`` has id ``i``), or None when hashes cannot name nodes.
+
+    Exact when the node hashes are pairwise distinct and every neighbour's
+    hash is among them (each neighbour equals a node, so it has that node's
+    hash). None otherwise: two nodes share a hash (e.g. -1 and -2 in CPython)
+    or a neighbour's hash matches no node (a dict changed behind NetworkX's back).
+
+    Example:
+        >>> ids_from_hashes(np.array([7, 3, 5]), np.array([3, 5, 7, 7]), np.int32).tolist()
+        [1, 2, 0, 0]
+        >>> ids_from_hashes(np.array([7, 7]), np.array([7]), np.int32) is None
+        True
+    """
+    n = len(node_hashes)
+    if n == 0:
+        return np.zeros(0, dtype) if len(neighbor_hashes) == 0 else None
+    if len(neighbor_hashes) == 0:
+        return np.zeros(0, dtype)
+    lo, hi = int(neighbor_hashes.min()), int(neighbor_hashes.max())
+    if node_hashes[0] == 0 and node_hashes[-1] == n - 1 and np.array_equal(node_hashes, np.arange(n)):
+        # nodes 0..n-1 in order (the common case): a neighbour's hash is its id
+        return neighbor_hashes.astype(dtype) if lo >= 0 and hi < n else None
+    node_lo, node_hi = int(node_hashes.min()), int(node_hashes.max())
+    if node_hi - node_lo <= 4 * n + 1024:
+        # a compact range of hashes (integer labels): one table lookup per neighbour
+        if lo < node_lo or hi > node_hi:
+            return None
+        table = np.full(node_hi - node_lo + 1, -1, np.int64)
+        table[node_hashes - node_lo] = np.arange(n)
+        if int(np.count_nonzero(table >= 0)) != n:
+            return None  # two nodes share a hash
+        ids = table[neighbor_hashes - node_lo]
+    else:
+        order = np.argsort(node_hashes, kind="stable")
+        ordered = node_hashes[order]
+        if bool(np.any(ordered[1:] == ordered[:-1])):
+            return None
+        pos = np.minimum(np.searchsorted(ordered, neighbor_hashes), n - 1)
+        ids = np.where(ordered[pos] == neighbor_hashes, order[pos], -1)
+    if len(ids) and int(ids.min()) < 0:
+        return None
+    return ids.astype(dtype)
