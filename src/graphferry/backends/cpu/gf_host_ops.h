@@ -193,6 +193,23 @@ GF_EXPORT void gf_transpose_fill_i64(int64_t n, const int64_t* o, const int64_t*
 // Fills and copies of n-sized arrays in parallel (first touch on every core),
 // below 1M elements on one thread.
 #define GF_PAR_ELEMS (1 << 20)
+
+// out[...] = value(i) for each i in [0, k) with keep(i), in order (gf_ordered_compact, in
+// parallel above GF_PAR_ELEMS / 4 items); returns how many were written.
+template <typename Keep, typename Value>
+static int64_t gf_filter_ordered(int64_t k, Keep keep, Value value, int64_t* out) {
+    return gf_ordered_compact(
+        k, k > GF_PAR_ELEMS / 4 ? omp_get_max_threads() : 1,
+        [&](int64_t a, int64_t b) {
+            int64_t c = 0;
+            for (int64_t i = a; i < b; ++i) c += keep(i);
+            return c;
+        },
+        [&](int64_t a, int64_t b, int64_t o) {
+            for (int64_t i = a; i < b; ++i)
+                if (keep(i)) out[o++] = value(i);
+        });
+}
 template <typename T> static void gf_fill_impl(T* p, int64_t count, T value) {
 #pragma omp parallel for schedule(static) if (count > GF_PAR_ELEMS)
     for (int64_t i = 0; i < count; ++i) p[i] = value;
@@ -264,18 +281,9 @@ static void gf_bucket_split(const int64_t* ids, int64_t k, const T* values, doub
 template <typename T>
 static int64_t gf_bucket_keep(const int64_t* ids, int64_t k, const T* values, double delta, int64_t key,
                               int64_t* out) {
-    const auto keeps = [&](int64_t i) { return (int64_t)std::floor((double)values[ids[i]] / delta) == key; };
-    return gf_ordered_compact(
-        k, k > GF_PAR_ELEMS / 4 ? omp_get_max_threads() : 1,
-        [&](int64_t lo, int64_t hi) {
-            int64_t c = 0;
-            for (int64_t i = lo; i < hi; ++i) c += keeps(i);
-            return c;
-        },
-        [&](int64_t lo, int64_t hi, int64_t o) {
-            for (int64_t i = lo; i < hi; ++i)
-                if (keeps(i)) out[o++] = ids[i];
-        });
+    return gf_filter_ordered(
+        k, [&](int64_t i) { return (int64_t)std::floor((double)values[ids[i]] / delta) == key; },
+        [&](int64_t i) { return ids[i]; }, out);
 }
 
 // Smallest and largest bucket floor(values[id] / delta) over ids[0..k) into out[0], out[1].
@@ -370,21 +378,13 @@ template <typename T, typename A> static A gf_reduce(const T* arr, const int64_t
 // The ids (ids[i], or i) with lo <= arr[id] < hi, in order, into out; returns how many.
 template <typename T>
 static int64_t gf_select(const T* arr, const int64_t* ids, int64_t k, double lo, double hi, int64_t* out) {
-    const auto keeps = [&](int64_t i) {
-        const double x = (double)arr[ids ? ids[i] : i];
-        return x >= lo && x < hi;
-    };
-    return gf_ordered_compact(
-        k, k > GF_PAR_ELEMS / 4 ? omp_get_max_threads() : 1,
-        [&](int64_t a, int64_t b) {
-            int64_t c = 0;
-            for (int64_t i = a; i < b; ++i) c += keeps(i);
-            return c;
+    return gf_filter_ordered(
+        k,
+        [&](int64_t i) {
+            const double x = (double)arr[ids ? ids[i] : i];
+            return x >= lo && x < hi;
         },
-        [&](int64_t a, int64_t b, int64_t o) {
-            for (int64_t i = a; i < b; ++i)
-                if (keeps(i)) out[o++] = ids ? ids[i] : i;
-        });
+        [&](int64_t i) { return ids ? ids[i] : i; }, out);
 }
 
 #define GF_STATE_EXPORTS(SUFFIX, T)                                                                  \
