@@ -115,6 +115,12 @@ class AlgorithmSpec:
     verify_call: Callable[[Callable[..., None], Any, Any, dict[str, Any]], None] | None = field(
         default=None, repr=False)
     function_name: str = ""              # default: ``name``
+    #: peak resident memory of a CPU-backend run beyond the interpreter and the store's arrays it
+    #: reads, as (bytes per vertex, bytes per arc): fitted to bench/memory_bench.py at Kronecker
+    #: scale 20 (undirected), checked at 22; `graphferry info` prints the estimate
+    memory: tuple[int, int] = (64, 0)
+    #: pulls along in-edges, so a directed graph also builds its transpose
+    pulls: bool = False
 
     @property
     def function(self) -> Callable[..., Any]:
@@ -239,13 +245,17 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
         columns=(Column("levels", "int64", "level", "hops from the source, -1 when unreachable"),
                  Column("parents", "int64", "vertex", "BFS-tree parent, -1 when unreachable; the source is its own",
                         ids="internal")),
-        takes_source=True, scalars=("source",), verifier="verify_bfs", verify_call=_verify_with_source),
+        takes_source=True, scalars=("source",), verifier="verify_bfs", verify_call=_verify_with_source,
+        memory=(64, 0),  # parents, levels (+ int64 copies), frontier ids and bitmaps
+        pulls=True),
     AlgorithmSpec(
         "sssp", "sssp",
         "Single-source shortest paths over non-negative edge weights (1 when unweighted).",
         columns=(Column("distances", "float64", "distance", "distance from the source, inf when unreachable"),),
-        parameters=(Parameter("delta", float, None, "bucket width for delta-stepping (none: Bellman-Ford rounds)"),),
-        takes_source=True, scalars=("source", "rounds"), verifier="verify_sssp", verify_call=_verify_with_source),
+        parameters=(Parameter("delta", float, None, "bucket width for delta-stepping (none: a quarter of the mean edge weight; inf: frontier Bellman-Ford)"),),
+        takes_source=True, scalars=("source", "rounds"), verifier="verify_sssp", verify_call=_verify_with_source,
+        memory=(56, 0),  # distances (+ copy), frontier
+        pulls=True),
     AlgorithmSpec(
         "pagerank", "pagerank",
         "PageRank to a tolerance (delta-based push), sinks spread uniformly; ranks sum to 1.",
@@ -254,36 +264,46 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
                     Parameter("tol", float, 1e-6, "per-vertex residual tolerance, relative to the rank"),
                     Parameter("max_iterations", int, 100, "iteration limit"),
                     Parameter("dtype", str, "float64", "vertex state precision", choices=("float64", "float32"))),
-        scalars=("iterations", "converged"), verifier="verify_pagerank", verify_call=_verify_pagerank),
+        scalars=("iterations", "converged"), verifier="verify_pagerank", verify_call=_verify_pagerank,
+        memory=(80, 0),  # ranks, residuals, inverse degrees, frontier (float64)
+        pulls=True),
     AlgorithmSpec(
         "pagerank_ldbc", "pagerank",
         "PageRank as LDBC Graphalytics defines it: a fixed number of float64 iterations.",
         columns=(Column("ranks", "float64", "score", "PageRank after the given iterations"),),
         parameters=(Parameter("damping", float, help="damping factor, in [0, 1]"),
                     Parameter("iterations", int, help="number of iterations")),
-        scalars=("iterations",), verifier="verify_pagerank", verify_call=_verify_pagerank_ldbc),
+        scalars=("iterations",), verifier="verify_pagerank", verify_call=_verify_pagerank_ldbc,
+        memory=(72, 0),  # ranks, next ranks, inverse degrees (float64)
+        pulls=True),
     AlgorithmSpec(
         "wcc", "wcc",
         "Weakly connected components: each vertex labelled with its component's smallest vertex.",
         columns=(Column("labels", "int64", "label", "smallest (internal) vertex id of the component",
                         ids="internal"),),
-        scalars=("components", "rounds"), verifier="verify_wcc"),
+        scalars=("components", "rounds"), verifier="verify_wcc",
+        memory=(64, 0),  # labels (+ copy), frontiers
+        pulls=True),
     AlgorithmSpec(
         "cdlp", "cdlp",
         "Community detection by synchronous label propagation (LDBC Graphalytics CDLP).",
         columns=(Column("labels", "int64", "label", "community label, an id of the input", ids="original"),),
         parameters=(Parameter("max_iterations", int, 10, "number of label-propagation steps"),),
-        scalars=("iterations",), verifier="verify_cdlp", verify_call=_verify_cdlp),
+        scalars=("iterations",), verifier="verify_cdlp", verify_call=_verify_cdlp,
+        memory=(64, 80),  # simple view + per-hub (vertex, label) keys sorted each round
+        pulls=True),
     AlgorithmSpec(
         "lcc", "lcc",
         "Local clustering coefficient of every vertex (LDBC Graphalytics LCC; networkx's on undirected graphs).",
         columns=(Column("lcc", "float64", "score", "local clustering coefficient"),),
-        verifier="verify_lcc"),
+        verifier="verify_lcc",
+        memory=(32, 64)),  # degree-ordered DAG built from int64 edge arrays
     AlgorithmSpec(
         "triangle_count", "triangles",
         "Triangles through every vertex and in total, directions, self-loops and repeats ignored.",
         columns=(Column("triangles", "int64", "count", "triangles through the vertex"),),
-        scalars=("total",), verifier="verify_triangles", verify_call=_verify_triangles),
+        scalars=("total",), verifier="verify_triangles", verify_call=_verify_triangles,
+        memory=(16, 7)),  # the DAG built row by row in C++ (scale 22: 2.85x the store)
     AlgorithmSpec(
         "betweenness", "betweenness",
         "Betweenness centrality (Brandes), exact or from k sampled sources; NetworkX's scaling.",
@@ -292,7 +312,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
                     Parameter("normalized", bool, True, "divide by the number of vertex pairs, as NetworkX does"),
                     Parameter("weighted", bool, True, "edge weights as path lengths (when the graph has them)"),
                     Parameter("seed", int, None, "seed of the source sample (NetworkX's draw)")),
-        scalars=("sources",), verifier="verify_betweenness", verify_call=_verify_with_params),
+        scalars=("sources",), verifier="verify_betweenness", verify_call=_verify_with_params,
+        memory=(64, 64)),  # not fitted yet: level, dist, sigma, delta, bc (8 B each) + frontiers; simple view
     AlgorithmSpec(
         "coloring", "coloring",
         "Proper vertex colouring (speculative Gebremedhin-Manne or Jones-Plassmann) of the undirected simple view.",
@@ -302,14 +323,16 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
                     Parameter("order", str, "largest_first", "Jones-Plassmann priority order",
                               choices=("largest_first", "random")),
                     Parameter("seed", int, 0, "Jones-Plassmann priority seed")),
-        scalars=("num_colors", "rounds"), verifier="verify_coloring"),
+        scalars=("num_colors", "rounds"), verifier="verify_coloring",
+        memory=(40, 64)),  # not fitted yet: colour, worklists; simple undirected view
     AlgorithmSpec(
         "mst", "mst",
         "Minimum spanning forest (Boruvka) of the symmetrised graph; its table is one row per forest edge.",
         columns=(Column("component", "int64", "label", "smallest (internal) vertex id of the vertex's tree",
                         ids="internal"),),
         scalars=("total_weight", "num_edges", "components", "rounds"), verifier="verify_msf",
-        verify_call=_verify_msf, function_name="minimum_spanning_forest"),
+        verify_call=_verify_msf, function_name="minimum_spanning_forest",
+        memory=(40, 72)),  # not fitted yet: label, key, hi; symmetrised view keeping the least weight per pair
     AlgorithmSpec(
         "communities", "communities",
         "Communities by label propagation (PLP) refined by HyPar's merge rule; modularity reported.",
@@ -319,7 +342,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
                     Parameter("refine", bool, True, "apply HyPar's merge rule, then propagate on the rest"),
                     Parameter("seed", int, 0, "seed of the visiting order and tie-breaks")),
         scalars=("modularity", "num_communities", "iterations", "finalised"), verifier="verify_communities",
-        verify_call=_verify_communities),
+        verify_call=_verify_communities,
+        memory=(64, 64)),  # not fitted yet: labels, flags, modularity terms; simple undirected view
 )}
 
 

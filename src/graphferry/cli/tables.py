@@ -9,6 +9,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from ..algorithms import registry
 from ..graph import Graph
 from ..partition import DEFAULT_PARTITION_BYTES, partition_by_bytes
 from .sizes import format_bytes
@@ -40,32 +41,15 @@ def _degree_stats(deg: np.ndarray) -> dict[str, float | int]:
 
 #: Peak resident memory of ``graphferry run ALGORITHM`` on the CPU backend, as
 #: ``(bytes per vertex, bytes per arc)`` beyond the interpreter and the store's
-#: arrays the algorithm reads (those count as resident once touched). Fitted to
-#: bench/memory_bench.py at Kronecker scale 20 (undirected) and checked at scale
-#: 22 (bench/results/memory-kron*.json); a directed graph adds the transpose for
-#: the algorithms that pull (DIRECTED_PULL_BYTES). Estimates, not promises.
-MEMORY_MODEL: dict[str, tuple[int, int]] = {
-    "bfs": (64, 0),             # parents, levels (+ int64 copies), frontier ids and bitmaps
-    "sssp": (56, 0),            # distances (+ copy), frontier
-    "pagerank": (80, 0),        # ranks, residuals, inverse degrees, frontier (float64)
-    "pagerank_ldbc": (72, 0),   # ranks, next ranks, inverse degrees (float64)
-    "wcc": (64, 0),             # labels (+ copy), frontiers
-    "cdlp": (64, 80),           # simple view + per-hub (vertex, label) keys sorted each round
-    "lcc": (32, 64),            # degree-ordered DAG built from int64 edge arrays
-    "triangle_count": (16, 7),  # the DAG built row by row in C++ (scale 22: 2.85x the store)
-    # not fitted yet: the state arrays plus the simple view built from int64 edge arrays
-    # (as lcc's), pending a bench/memory_bench.py run
-    "betweenness": (64, 64),    # level, dist, sigma, delta, bc (8 B each) + frontiers; simple view
-    "coloring": (40, 64),       # colour, worklists; simple undirected view
-    "mst": (40, 72),            # label, key, hi; symmetrised view keeping the least weight per pair
-    "communities": (64, 64),    # labels, flags, modularity terms; simple undirected view
-}
+#: arrays the algorithm reads: each algorithm's registry entry declares it
+#: (``AlgorithmSpec.memory``); a directed graph adds the transpose for the
+#: algorithms that pull (``AlgorithmSpec.pulls``, DIRECTED_PULL_BYTES). Estimates, not promises.
+MEMORY_MODEL: dict[str, tuple[int, int]] = {spec.name: spec.memory for spec in registry.ALGORITHMS.values()}
 #: Interpreter, numpy and graphferry, measured (``python -c "import graphferry.cli"``).
 BASE_BYTES = 40 * 2**20
 #: A directed graph's transpose for pulling: kept 8 B/vertex + the index bytes per
 #: arc; while it is built (int64 edge arrays, argsort), about 40 B/arc.
 DIRECTED_PULL_BYTES = (8, 40)
-_PULLS = {"bfs", "sssp", "pagerank", "pagerank_ldbc", "wcc", "cdlp"}
 
 
 def memory_estimates(graph: Graph) -> dict[str, dict[str, Any]]:
@@ -89,7 +73,7 @@ def memory_estimates(graph: Graph) -> dict[str, dict[str, Any]]:
     for name, (per_vertex, per_arc) in MEMORY_MODEL.items():
         arrays = store + (4 * m if name == "sssp" and graph.weighted else 0)
         v, a = per_vertex, per_arc
-        if graph.directed and name in _PULLS:
+        if graph.directed and registry.get(name).pulls:
             v, a = v + DIRECTED_PULL_BYTES[0], a + DIRECTED_PULL_BYTES[1]
         formula = f"{BASE_BYTES >> 20} MiB + arrays {format_bytes(arrays)} + {v} B/vertex"
         if a:
