@@ -132,8 +132,9 @@ def test_bsp_baseline_equals_scipy(g):
 def test_cpu_and_gpu_executors_and_gpu_only(app):
     g = kronecker_graph(12, seed=4)
     cpu = hypar(g, app, ONE)
-    for executors in ([Executor("cpu"), Executor("cuda")], [Executor("cuda")]):
-        r = hypar(g, app, executors, threshold_edges=0)
+    runs = [run(g, app, executors) for executors in ([Executor("cpu"), Executor("cuda")], [Executor("cuda")])
+            for run in (lambda *a: hypar(*a, threshold_edges=0), bsp)]      # HyPar and the BSP baseline
+    for r in runs:
         if app in ("components", "triangles"):
             assert all(np.array_equal(r.values[k], cpu.values[k]) for k in r.values)
         elif app == "coloring":
@@ -268,16 +269,21 @@ def test_bsp_communities_near_networkx_on_planted_partitions(executors):
 
 
 def test_bsp_splits_the_graph_and_exchanges_every_superstep():
-    # a path: labels, colour conflicts and forest edges must cross the cut, one superstep at a time
+    # a path: labels and forest edges must cross the cut, one superstep at a time; a clique: both
+    # blocks colour their first vertex 0 before seeing the other side, a conflict the exchange undoes
     n = 64
     path = Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32), n=n, directed=False)
-    for app in ("components", "coloring", "mst"):
-        r = bsp(path, app, TWO)
-        assert 0 < r.cut < n, app
+    clique = nx.complete_graph(12)
+    e = np.array(list(clique.edges()))
+    clique = Graph.from_edges(e[:, 0], e[:, 1], n=12, directed=False)
+    for app, graph in (("components", path), ("coloring", clique), ("mst", path)):
+        r = bsp(graph, app, TWO)
+        assert 0 < r.cut < graph.n, app
         assert r.levels >= 2 and r.timings["supersteps"] == r.levels, app
         assert len(r.timings["executor_seconds"]) == 2 and all(s > 0 for s in r.timings["executor_seconds"])
     assert bsp(path, "components", TWO).scalars["components"] == 1
     assert bsp(path, "mst", TWO).scalars["num_edges"] == n - 1
+    assert_proper_coloring(clique, bsp(clique, "coloring", TWO))
     k = kronecker_graph(10, seed=7)
     assert_triangles_equal_networkx(k, bsp(k, "triangles", TWO))
     assert np.array_equal(bsp(k, "components", TWO).values["labels"], scipy_labels(k))
