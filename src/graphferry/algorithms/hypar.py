@@ -783,7 +783,6 @@ def bsp(graph: Graph, app: "str | BspApplication", executors: list[Executor], *,
         app = BSP_APPLICATIONS[app]()
     if not executors:
         raise ValueError("bsp needs at least one executor")
-    app.stop_on_trend = False
     limit = app.max_supersteps if max_supersteps is None else max_supersteps
     t0 = time.perf_counter()
     g = app.prepare(graph)
