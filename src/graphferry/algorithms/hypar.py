@@ -723,17 +723,20 @@ class BspSpanningForest(BspApplication, SpanningForest):
         a, b, w, src, dst = a[cross], b[cross], w[cross], src[cross], dst[cross]
         if len(a) == 0:
             return tuple(np.zeros(0, np.int64) for _ in range(4)) + (np.zeros(0, np.float32),)
-        groups = np.unique(np.concatenate([a, b]))              # ascending: ties break as in whole ids
-        quotient = Graph.from_edges(np.searchsorted(groups, a), np.searchsorted(groups, b), w,
+        # one arc per pair of components (ascending pairs), the lightest then the one of least ends:
+        # the quotient's edge, and the input's edge a pick of it stands for
+        n = np.int64(g.n)
+        pair = np.minimum(a, b) * n + np.maximum(a, b)
+        olo, ohi = np.minimum(src, dst), np.maximum(src, dst)
+        order = np.lexsort((ohi, olo, w, pair))
+        rep = order[np.r_[True, pair[order][1:] != pair[order][:-1]]]
+        lo, hi = pair[rep] // n, pair[rep] % n
+        groups = np.unique(np.concatenate([lo, hi]))            # ascending: ties break as in whole ids
+        quotient = Graph.from_edges(np.searchsorted(groups, lo), np.searchsorted(groups, hi), w[rep],
                                     n=len(groups), directed=False)
         r = executor.run("mst", quotient, stop_when=ONE_ROUND)
         clo, chi = groups[r.edges["source"]], groups[r.edges["target"]]
-        # each pick's representative: the lightest arc joining its two components, then least ends
-        alo, ahi = np.minimum(a, b), np.maximum(a, b)
-        olo, ohi = np.minimum(src, dst), np.maximum(src, dst)
-        order = np.lexsort((ohi, olo, w, ahi, alo))
-        pair = alo[order] * np.int64(g.n) + ahi[order]
-        idx = order[np.searchsorted(pair, clo * np.int64(g.n) + chi)]
+        idx = rep[np.searchsorted(pair[rep], clo * n + chi)]
         return clo, chi, olo[idx], ohi[idx], w[idx]
 
     def exchange(self, g, blocks, results, state):
