@@ -86,3 +86,14 @@ def test_shared_datasets_modularity_near_networkx(name):
     r = communities(g, backend="cpu")
     verify_communities(g, r.community, r.modularity)
     assert abs(r.modularity - nx_lpa_modularity(G)) <= 0.05, r.modularity
+
+
+def test_start_labels_and_inactive_vertices_vote_without_changing():
+    # the BSP baseline's superstep: ghosts (inactive) keep their labels but count as neighbours,
+    # and the labels come back as propagated, not renamed by smallest member
+    g = Graph.from_edges([0, 1, 3], [1, 2, 4], n=5, directed=False)
+    r = communities(g, refine=False, max_iterations=1, labels=np.array([2, 1, 2, 4, 3]),
+                    active=np.array([0, 1, 0, 1, 0]), backend="cpu")
+    assert r.community.tolist() == [2, 2, 2, 3, 3]
+    with pytest.raises(ValueError, match="labels"):
+        communities(g, labels=np.array([0, 1, 2, 3, 5]), backend="cpu")

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 from scipy.sparse.csgraph import connected_components
 
 from graphferry import Graph
-from graphferry.algorithms.hypar import Executor, bsp_components, cut_by_edges, hypar, part_graph, APPLICATIONS
+from graphferry.algorithms.hypar import Executor, bsp, bsp_components, cut_by_edges, hypar, part_graph, APPLICATIONS
 from graphferry.generators import kronecker_graph
 
 ONE = [Executor("cpu")]
@@ -52,7 +52,10 @@ def test_components_equal_scipy(g, executors, threshold):
 @settings(max_examples=30, deadline=None)
 @given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
 def test_triangles_with_ghost_edges_equal_networkx(g, executors):
-    r = hypar(g, "triangles", executors)
+    assert_triangles_equal_networkx(g, hypar(g, "triangles", executors))
+
+
+def assert_triangles_equal_networkx(g: Graph, r) -> None:
     t = nx.triangles(nx_simple(g))
     assert r.values["triangles"].tolist() == [t[v] for v in range(g.n)]
     assert r.scalars["total"] == sum(t.values()) // 3
@@ -61,7 +64,11 @@ def test_triangles_with_ghost_edges_equal_networkx(g, executors):
 @settings(max_examples=30, deadline=None)
 @given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
 def test_coloring_is_proper(g, executors):
-    r = hypar(g, "coloring", executors)
+    assert_proper_coloring(g, hypar(g, "coloring", executors))
+
+
+def assert_proper_coloring(g: Graph, r) -> None:
+    """Every vertex coloured, no edge joining equal colours, no colour above the vertex's degree."""
     colors = r.values["colors"]
     G = nx_simple(g)
     assert colors.min(initial=0) >= 0
@@ -72,10 +79,18 @@ def test_coloring_is_proper(g, executors):
 @pytest.mark.parametrize("executors", [ONE, TWO], ids=["one", "two"])
 @pytest.mark.parametrize("graph_seed", [1, 2, 3])
 def test_communities_modularity_near_networkx_on_planted_partitions(executors, graph_seed):
-    G = nx.planted_partition_graph(6, 40, 0.4, 0.004, seed=graph_seed)
+    G, g = planted_partitions(graph_seed)
+    assert_modularity_near_networkx(G, hypar(g, "communities", executors, threshold_edges=0))
+
+
+def planted_partitions(seed: int) -> tuple[nx.Graph, Graph]:
+    G = nx.planted_partition_graph(6, 40, 0.4, 0.004, seed=seed)
     e = np.array(list(G.edges()))
-    g = Graph.from_edges(e[:, 0], e[:, 1], n=G.number_of_nodes(), directed=False)
-    r = hypar(g, "communities", executors, threshold_edges=0)
+    return G, Graph.from_edges(e[:, 0], e[:, 1], n=G.number_of_nodes(), directed=False)
+
+
+def assert_modularity_near_networkx(G: nx.Graph, r) -> None:
+    """The reported modularity is networkx's for the communities found, within 0.05 of asyn_lpa's."""
     groups = {}
     for v, c in enumerate(r.values["community"].tolist()):
         groups.setdefault(c, set()).add(v)
@@ -117,8 +132,9 @@ def test_bsp_baseline_equals_scipy(g):
 def test_cpu_and_gpu_executors_and_gpu_only(app):
     g = kronecker_graph(12, seed=4)
     cpu = hypar(g, app, ONE)
-    for executors in ([Executor("cpu"), Executor("cuda")], [Executor("cuda")]):
-        r = hypar(g, app, executors, threshold_edges=0)
+    runs = [run(g, app, executors) for executors in ([Executor("cpu"), Executor("cuda")], [Executor("cuda")])
+            for run in (lambda *a: hypar(*a, threshold_edges=0), bsp)]      # HyPar and the BSP baseline
+    for r in runs:
         if app in ("components", "triangles"):
             assert all(np.array_equal(r.values[k], cpu.values[k]) for k in r.values)
         elif app == "coloring":
@@ -136,14 +152,24 @@ def test_cpu_and_gpu_executors_and_gpu_only(app):
 @given(g=graphs(), executors=st.sampled_from([ONE, TWO]), threshold=st.sampled_from([0, 10**9]),
        weights=st.sampled_from(["none", "few", "many"]))
 def test_spanning_forest_weight_equals_scipy(g, executors, threshold, weights):
-    from scipy.sparse.csgraph import minimum_spanning_tree
+    g = with_weights(g, weights)
+    assert_spanning_forest_equals_scipy(g, hypar(g, "mst", executors, threshold_edges=threshold))
 
+
+def with_weights(g: Graph, weights: str) -> Graph:
+    """``g`` unweighted, with weights 1-2 (many ties) or with real weights."""
     rng = np.random.default_rng(g.m)
     w = {"none": None, "few": rng.integers(1, 3, g.m), "many": rng.random(g.m) * 10}[weights]
     src, dst = g.edges()
-    g = Graph.from_edges(src, dst, None if w is None else w.astype(np.float32), n=g.n, directed=g.directed)
+    return Graph.from_edges(src, dst, None if w is None else w.astype(np.float32), n=g.n, directed=g.directed)
+
+
+def assert_spanning_forest_equals_scipy(g: Graph, r) -> None:
+    """Forest weight equal to scipy's on the symmetrised graph (lightest arc per pair), n - #components
+    edges, and the edges span each component."""
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
     src, dst = g.edges()
-    r = hypar(g, "mst", executors, threshold_edges=threshold)
     ww = np.ones(g.m) if g.weights is None else g.weights.astype(np.float64)
     keep = src != dst
     best = {}
@@ -202,3 +228,62 @@ def test_stop_rules_end_the_algorithms_early_and_hypar_still_finishes():
             if app == "coloring":
                 c = r.values["colors"]
                 assert c.min() >= 0 and not np.any(c[src[src != dst]] == c[dst[src != dst]])
+
+
+# ------------------------------------------------------------------ the BSP baseline, every application
+@settings(max_examples=25, deadline=None)
+@given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
+def test_bsp_triangles_equal_networkx(g, executors):
+    assert_triangles_equal_networkx(g, bsp(g, "triangles", executors))
+
+
+@settings(max_examples=25, deadline=None)
+@given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
+def test_bsp_coloring_is_proper(g, executors):
+    assert_proper_coloring(g, bsp(g, "coloring", executors))
+
+
+@settings(max_examples=25, deadline=None)
+@given(g=graphs(), executors=st.sampled_from([ONE, TWO]), weights=st.sampled_from(["none", "few", "many"]))
+def test_bsp_spanning_forest_weight_equals_scipy(g, executors, weights):
+    g = with_weights(g, weights)
+    assert_spanning_forest_equals_scipy(g, bsp(g, "mst", executors))
+
+
+@settings(max_examples=25, deadline=None)
+@given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
+def test_bsp_communities_report_networkx_modularity(g, executors):
+    r = bsp(g, "communities", executors)
+    G = nx_simple(g)
+    groups = {}
+    for v, c in enumerate(r.values["community"].tolist()):
+        groups.setdefault(c, set()).add(v)
+    want = nx.community.modularity(G, groups.values()) if G.number_of_edges() else 0.0
+    assert np.isclose(r.scalars["modularity"], want)
+
+
+@pytest.mark.parametrize("executors", [ONE, TWO], ids=["one", "two"])
+def test_bsp_communities_near_networkx_on_planted_partitions(executors):
+    G, g = planted_partitions(1)
+    assert_modularity_near_networkx(G, bsp(g, "communities", executors))
+
+
+def test_bsp_splits_the_graph_and_exchanges_every_superstep():
+    # a path: labels and forest edges must cross the cut, one superstep at a time; a clique: both
+    # blocks colour their first vertex 0 before seeing the other side, a conflict the exchange undoes
+    n = 64
+    path = Graph.from_edges(np.arange(n - 1), np.arange(1, n), np.ones(n - 1, np.float32), n=n, directed=False)
+    clique = nx.complete_graph(12)
+    e = np.array(list(clique.edges()))
+    clique = Graph.from_edges(e[:, 0], e[:, 1], n=12, directed=False)
+    for app, graph in (("components", path), ("coloring", clique), ("mst", path)):
+        r = bsp(graph, app, TWO)
+        assert 0 < r.cut < graph.n, app
+        assert r.levels >= 2 and r.timings["supersteps"] == r.levels, app
+        assert len(r.timings["executor_seconds"]) == 2 and all(s > 0 for s in r.timings["executor_seconds"])
+    assert bsp(path, "components", TWO).scalars["components"] == 1
+    assert bsp(path, "mst", TWO).scalars["num_edges"] == n - 1
+    assert_proper_coloring(clique, bsp(clique, "coloring", TWO))
+    k = kronecker_graph(10, seed=7)
+    assert_triangles_equal_networkx(k, bsp(k, "triangles", TWO))
+    assert np.array_equal(bsp(k, "components", TWO).values["labels"], scipy_labels(k))

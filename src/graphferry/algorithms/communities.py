@@ -306,18 +306,26 @@ def communities(graph: Graph, max_iterations: int = 100, refine: bool = True, se
 
     Scalars: ``modularity``, ``num_communities``, ``iterations`` (propagation rounds)
     and ``finalised`` (vertices the merge rule kept; 0 without ``refine``).
-    Driver hook ``stop_when`` (HyPar's independent computation; a keyword beside
-    the run options) gets each propagation round's seconds and ends the first
-    propagation when it returns True.
+    Driver hooks (keywords beside the run options): ``stop_when`` (HyPar's
+    independent computation) gets each propagation round's seconds and ends the
+    first propagation when it returns True. ``labels`` (one per vertex, each below
+    ``n``) starts propagation from those labels instead of each vertex's own id,
+    and ``active`` (one 0/1 per vertex) says which vertices may change theirs (the
+    others, such as a BSP part's ghost vertices, only vote); with ``labels`` the
+    result's ``community`` is the propagated labels themselves, not renamed.
     """
-    (stop_when,) = driver_hooks(kwargs, "stop_when")
+    stop_when, labels, active = driver_hooks(kwargs, "stop_when", "labels", "active")
     if max_iterations < 0:
         raise ValueError(f"max_iterations must be >= 0, got {max_iterations}")
     simple = simple_graph(graph, undirected=True)
     n, m = simple.n, simple.m // 2
     finalised = 0
     with runtime_for(simple, "communities", options, kwargs) as rt:
-        st = rt.start(PROGRAM, arrays={"label": np.arange(n, dtype=simple.indices.dtype), "active": 1,
+        initial = np.arange(n) if labels is None else np.asarray(labels)
+        if initial.shape != (n,) or (n and not 0 <= initial.min() <= initial.max() < n):
+            raise ValueError(f"communities: labels must be {n} values in [0, {n})")
+        st = rt.start(PROGRAM, arrays={"label": initial.astype(simple.indices.dtype),
+                                       "active": 1 if active is None else np.asarray(active, np.int8),
                                        "next": 0, "fixed": 0, "inside": 0, "total": 0, "ratio": 0},
                       scalars={"seed": int(seed), "n_vertices": n})
         rounds = propagate(st, n, max_iterations, stop_when=stop_when) if n else 0
@@ -325,7 +333,7 @@ def communities(graph: Graph, max_iterations: int = 100, refine: bool = True, se
             finalised = hypar_merge(st, m)
             if finalised < n:                         # post-process the reduced graph
                 rounds += propagate(st, n, max_iterations - rounds, first_round=rounds)
-        if n:
+        if n and labels is None:
             name_by_smallest(st)
         modularity = modularity_terms(st, m) if n else 0.0
         community = st.host("label").astype(np.int64)

@@ -41,15 +41,28 @@ Applications (each runs the registered algorithms on parts through
   border exception (a community with more than a quarter as many cut arcs as
   internal arcs was likely cut through by the partition: dismantled too),
   recursion, post-processing.
-
-:func:`bsp_components` is the BSP baseline HyPar compares with: every superstep
-each executor finds the components of its part with ghost vertices carrying
-the current labels, then labels are exchanged, until no label changes.
-
 * ``mst``: Boruvka per part under the cut-edge exception (a component whose
   lightest edge leaves the part stops growing: ``minimum_spanning_forest(within=)``),
   contraction keeping each quotient edge's lightest representative, recursion,
   Boruvka on the reduced graph; the forest's edges in the input's ids.
+
+:func:`bsp` is the BSP baseline HyPar compares with (Section 7.3.1: "the
+computations are organized into super-steps corresponding to the outer loop of
+the original algorithms. At the end of each super-step, necessary
+communications and synchronizations are performed"), over the same executors
+and :func:`part_graph`'s blocks, one driver for every application
+(:data:`BSP_APPLICATIONS`): each superstep every executor runs one round of the
+registered algorithm on its block with ghost vertices holding the state of the
+last exchange, then the blocks' new state is exchanged:
+
+* ``components``: the part's components take their least label; until no label changes;
+* ``triangles``: one superstep on the ghost-edge part (no bulk synchronism needed);
+* ``coloring``: one speculative round on the block's uncoloured vertices; the
+  exchange uncolours the higher end of every edge joining equal colours;
+* ``communities``: one label-propagation round on the block, ghosts voting;
+  PLP's stop rule;
+* ``mst``: one Boruvka round on the block's arcs between components; the exchange
+  takes each component's lightest edge over all executors and merges.
 
 Iterative parts (coloring, communities, mst) stop their independent
 computation when an iteration takes no less time than the one before
@@ -550,50 +563,258 @@ APPLICATIONS: dict[str, Callable[[], Application]] = {
 
 
 # ------------------------------------------------------------------ BSP baseline
-def bsp_components(graph: Graph, executors: list[Executor], *, max_supersteps: int = 10_000) -> HyparResult:
-    """Connected components by BSP supersteps over the same blocks: each executor finds its part's
-    components with ghost vertices (the other ends of its cut edges) and takes the least label in
-    each; labels are exchanged after every superstep until none changes."""
-    t0 = time.perf_counter()
-    g = simple_graph(graph, undirected=True)
-    app = Components()
-    split = part_graph(g, app, executors)
-    blocks = split.blocks()
-    src, dst = g.edges()
-    parts = []
-    for block in blocks:
-        inside = np.zeros(g.n, bool)
-        inside[block] = True
-        keep = inside[src] | inside[dst]
-        vertices = np.flatnonzero(inside | np.isin(np.arange(g.n), dst[inside[src]]))
-        parts.append(induced_subgraph(Graph.from_edges(src[keep], dst[keep], n=g.n, directed=False), vertices))
-    labels = np.arange(g.n, dtype=np.int64)
-    supersteps = 0
-    seconds = np.zeros(len(executors))
+def ONE_ROUND(seconds: float) -> bool:
+    """A stop rule ending an algorithm after its first round: one BSP superstep."""
+    return True
 
-    def step(i):
-        t = time.perf_counter()
-        part, block = parts[i], blocks[i]
-        ids = part.meta["parent_ids"]
-        local = executors[i].run("wcc", part).labels            # part-local components
+
+def ghost_part(g: Graph, block: np.ndarray) -> Graph:
+    """The block's edges and their other ends (ghost vertices, whose state the executor reads but does
+    not own): the subgraph of the arcs with an end in ``block``, ids as in ``meta["parent_ids"]``."""
+    src, dst = g.edges()
+    inside = np.zeros(g.n, bool)
+    inside[block] = True
+    keep = inside[src] | inside[dst]
+    near = inside.copy()
+    near[dst[inside[src]]] = True
+    return induced_subgraph(Graph.from_edges(src[keep], dst[keep], n=g.n, directed=False), np.flatnonzero(near))
+
+
+class BspApplication:
+    """What the BSP driver asks of an application, beside a HyPar :class:`Application` (which gives
+    ``prepare``, ``start``, ``finish`` and the ``local`` run that :func:`part_graph` samples with).
+
+    A superstep is one round of the algorithm's outer loop (HyPar 7.3.1): every executor computes
+    its block's new state from the whole graph's state as it was at the last exchange (ghost
+    vertices included), then :meth:`exchange` writes the blocks' results into that state."""
+
+    max_supersteps = 10_000
+
+    def bsp_part(self, g: Graph, block: np.ndarray) -> Any:
+        """What an executor computes on in every superstep (built once): by default the ghost part."""
+        return ghost_part(g, block)
+
+    def superstep(self, g: Graph, part: Any, block: np.ndarray, executor: Executor, state: dict) -> Any:
+        raise NotImplementedError
+
+    def exchange(self, g: Graph, blocks: list[np.ndarray], results: list, state: dict) -> bool:
+        """Write the blocks' results into ``state``; True while another superstep is needed."""
+        raise NotImplementedError
+
+
+def _block_positions(part: Graph, block: np.ndarray) -> np.ndarray:
+    return np.searchsorted(part.meta["parent_ids"], block)
+
+
+class BspComponents(BspApplication, Components):
+    """Each executor finds its part's components (ghosts carry the current labels) and gives each the
+    least label among its members; done when no label changes."""
+
+    def superstep(self, g, part, block, executor, state):
+        labels, ids = state["owner"], part.meta["parent_ids"]
+        local = executor.run("wcc", part).labels
         least = np.full(part.n, np.iinfo(np.int64).max)
         np.minimum.at(least, local, labels[ids])
-        new = least[local][np.searchsorted(ids, block)]
-        return new, time.perf_counter() - t
+        return least[local][_block_positions(part, block)]
 
-    while supersteps < max_supersteps:
-        supersteps += 1
-        with ThreadPoolExecutor(max_workers=len(executors)) as pool:
+    def exchange(self, g, blocks, results, state):
+        labels = state["owner"]
+        changed = any(bool(np.any(new != labels[block])) for block, new in zip(blocks, results))
+        for block, new in zip(blocks, results):
+            labels[block] = new
+        return changed
+
+
+class BspTriangles(BspApplication, Triangles):
+    """One superstep: every triangle through a block vertex lies in the block's ghost-edge part
+    (HyPar 7.3.1: triangle counting needs no bulk synchronism); the exchange gathers the counts."""
+
+    def bsp_part(self, g, block):
+        return self.part(g, block)
+
+    def superstep(self, g, part, block, executor, state):
+        return self.local(part, block, executor, whole=g)
+
+    def exchange(self, g, blocks, results, state):
+        self.merge(g, blocks, results, state)
+        return False
+
+
+class BspColoring(BspApplication, Coloring):
+    """One speculative round per superstep on the block's uncoloured vertices, seeing the colours its
+    neighbours had at the last exchange; the exchange uncolours the higher end of every edge whose
+    ends took one colour (Gebremedhin-Manne across the cut). The least such vertex of a round
+    always keeps its colour, so every superstep colours at least one vertex."""
+
+    def start(self, g):
+        return {**super().start(g), "conflicts": 0}
+
+    def superstep(self, g, part, block, executor, state):
+        colors, ids = state["colors"], part.meta["parent_ids"]
+        mine = _block_positions(part, block)
+        if not np.any(colors[block] < 0):
+            return colors[block]
+        keep = colors[ids] >= 0                                 # uncoloured ghosts are the other side's work
+        keep[mine] = True
+        kept = np.flatnonzero(keep)
+        r = executor.run("coloring", induced_subgraph(part, kept), precolored=colors[ids[kept]], stop_when=ONE_ROUND)
+        return r.colors[np.searchsorted(kept, mine)]
+
+    def exchange(self, g, blocks, results, state):
+        colors = state["colors"]
+        for block, new in zip(blocks, results):
+            colors[block] = new
+        src, dst = g.edges()
+        clash = (colors[src] == colors[dst]) & (src < dst) & (colors[src] >= 0)
+        again = np.unique(dst[clash])
+        colors[again] = -1
+        state["conflicts"] += len(again)
+        return bool(np.any(colors < 0))
+
+
+class BspCommunities(BspApplication, Communities):
+    """One label-propagation round per superstep on the block's vertices (asynchronous within the
+    block), the ghosts voting with the labels of the last exchange; stopped by PLP's rule (fewer than
+    ``n / 10**5`` labels changed) or after 100 supersteps (PLP's round limit)."""
+
+    max_supersteps = 100
+
+    def start(self, g):
+        return {**super().start(g), "superstep": 0}
+
+    def superstep(self, g, part, block, executor, state):
+        ids = part.meta["parent_ids"]
+        present, local = np.unique(state["labels"][ids], return_inverse=True)   # labels as ids of the part
+        active = np.zeros(part.n, np.int8)
+        mine = _block_positions(part, block)
+        active[mine] = 1
+        r = executor.run("communities", part, refine=False, max_iterations=1, seed=state["superstep"],
+                         labels=local, active=active)
+        return present[r.community[mine]]
+
+    def exchange(self, g, blocks, results, state):
+        labels = state["labels"]
+        changed = sum(int(np.count_nonzero(new != labels[block])) for block, new in zip(blocks, results))
+        for block, new in zip(blocks, results):
+            labels[block] = new
+        state["superstep"] += 1
+        return changed >= max(1.0, g.n * 1e-5)
+
+
+class BspSpanningForest(BspApplication, SpanningForest):
+    """Boruvka by supersteps: each executor finds, for every component, the lightest edge leaving it
+    from the block's vertices (one Boruvka round on the block's arcs between components); the
+    exchange takes each component's lightest over all executors in the order ``(weight, lower
+    component, higher component)``, adds those edges to the forest and merges the components."""
+
+    def start(self, g):
+        return {"component": np.arange(g.n, dtype=np.int64), "edges": []}
+
+    def bsp_part(self, g, block):
+        lo, hi = (int(g.offsets[block[0]]), int(g.offsets[block[-1] + 1])) if len(block) else (0, 0)
+        src = np.repeat(block, np.diff(g.offsets[block[0]:block[-1] + 2]) if len(block) else 0)
+        return src, g.indices[lo:hi].astype(np.int64), g.weights[lo:hi]
+
+    def superstep(self, g, part, block, executor, state):
+        src, dst, w = part
+        comp = state["component"]
+        a, b = comp[src], comp[dst]
+        cross = a != b
+        a, b, w, src, dst = a[cross], b[cross], w[cross], src[cross], dst[cross]
+        if len(a) == 0:
+            return tuple(np.zeros(0, np.int64) for _ in range(4)) + (np.zeros(0, np.float32),)
+        # one arc per pair of components (ascending pairs), the lightest then the one of least ends:
+        # the quotient's edge, and the input's edge a pick of it stands for
+        n = np.int64(g.n)
+        pair = np.minimum(a, b) * n + np.maximum(a, b)
+        olo, ohi = np.minimum(src, dst), np.maximum(src, dst)
+        order = np.lexsort((ohi, olo, w, pair))
+        rep = order[np.r_[True, pair[order][1:] != pair[order][:-1]]]
+        lo, hi = pair[rep] // n, pair[rep] % n
+        groups = np.unique(np.concatenate([lo, hi]))            # ascending: ties break as in whole ids
+        quotient = Graph.from_edges(np.searchsorted(groups, lo), np.searchsorted(groups, hi), w[rep],
+                                    n=len(groups), directed=False)
+        r = executor.run("mst", quotient, stop_when=ONE_ROUND)
+        clo, chi = groups[r.edges["source"]], groups[r.edges["target"]]
+        idx = rep[np.searchsorted(pair[rep], clo * n + chi)]
+        return clo, chi, olo[idx], ohi[idx], w[idx]
+
+    def exchange(self, g, blocks, results, state):
+        from scipy.sparse import coo_array
+        from scipy.sparse.csgraph import connected_components
+
+        clo, chi, olo, ohi, w = (np.concatenate(x) for x in zip(*results))
+        if len(clo) == 0:
+            return False
+        rank = np.empty(len(clo), np.int64)
+        rank[np.lexsort((ohi, olo, chi, clo, w))] = np.arange(len(clo))
+        best = np.full(g.n, len(clo), np.int64)                 # per component: its least candidate
+        np.minimum.at(best, np.concatenate([clo, chi]), np.concatenate([rank, rank]))
+        by_rank = np.argsort(rank)
+        picked = by_rank[np.unique(best[best < len(clo)])]
+        state["edges"].append(np.stack([olo[picked], ohi[picked]], 1))
+        joined = coo_array((np.ones(len(picked)), (clo[picked], chi[picked])), shape=(g.n, g.n))
+        _, tree = connected_components(joined, directed=False)
+        smallest = np.full(tree.max() + 1, g.n, np.int64)
+        np.minimum.at(smallest, tree, np.arange(g.n))
+        state["component"] = smallest[tree[state["component"]]]
+        return True
+
+
+BSP_APPLICATIONS: dict[str, Callable[[], BspApplication]] = {
+    "components": BspComponents, "triangles": BspTriangles, "coloring": BspColoring,
+    "communities": BspCommunities, "mst": BspSpanningForest}
+
+
+def bsp(graph: Graph, app: "str | BspApplication", executors: list[Executor], *, max_supersteps: int | None = None,
+        seed: int = 0) -> HyparResult:
+    """Run application ``app`` (a name from :data:`BSP_APPLICATIONS`) by BSP supersteps over the blocks
+    :func:`part_graph` gives HyPar: every executor computes one superstep on its block from the state
+    of the last exchange, at the same time as the others; then the state is exchanged, until the
+    application says it is done (or after ``max_supersteps``, by default the application's). The
+    result's ``levels`` is the number of supersteps.
+
+    Example:
+        >>> from graphferry import Graph
+        >>> g = Graph.from_edges([0, 1, 2, 4, 5, 7], [1, 2, 3, 5, 6, 8], n=9, directed=False)
+        >>> two = [Executor("cpu"), Executor("cpu", engine="compaction", budget=1 << 16, partition_bytes=256)]
+        >>> r = bsp(g, "coloring", two)
+        >>> r.values["colors"].tolist(), r.levels >= 1
+        ([0, 1, 0, 1, 0, 1, 0, 0, 1], True)
+    """
+    if isinstance(app, str):
+        app = BSP_APPLICATIONS[app]()
+    if not executors:
+        raise ValueError("bsp needs at least one executor")
+    limit = app.max_supersteps if max_supersteps is None else max_supersteps
+    t0 = time.perf_counter()
+    g = app.prepare(graph)
+    state = app.start(g)
+    split = part_graph(g, app, executors, seed=seed)
+    blocks = split.blocks()
+    parts = [app.bsp_part(g, block) for block in blocks]
+    seconds = np.zeros(len(executors))
+    supersteps = 0
+
+    def step(i: int):
+        t = time.perf_counter()
+        out = app.superstep(g, parts[i], blocks[i], executors[i], state)
+        return out, time.perf_counter() - t
+
+    with ThreadPoolExecutor(max_workers=len(executors)) as pool:
+        while supersteps < limit:
+            supersteps += 1
             outs = list(pool.map(step, range(len(executors))))
-        changed = False
-        for (new, s), block, i in zip(outs, blocks, range(len(blocks))):
-            seconds[i] += s
-            changed |= bool(np.any(new != labels[block]))
-            labels[block] = new                                # the exchange
-        if not changed:
-            break
-    labels = _smallest_member(labels)
+            seconds += [s for _, s in outs]
+            if not app.exchange(g, blocks, [o for o, _ in outs], state):   # the exchange
+                break
+    values, scalars = app.finish(graph, g, state)
     timings = {"total": time.perf_counter() - t0, "supersteps": supersteps, "executor_seconds": seconds.tolist(),
-               "executors": [ex.label for ex in executors]}
-    return HyparResult(graph, {"labels": labels}, {"components": int(len(np.unique(labels)))}, timings,
+               "executors": [ex.label for ex in executors], "sample_seconds": split.sample_seconds}
+    return HyparResult(graph, values, scalars, timings,
                        int(split.bounds[1]) if len(split.bounds) > 2 else g.n, supersteps)
+
+
+def bsp_components(graph: Graph, executors: list[Executor], *, max_supersteps: int = 10_000) -> HyparResult:
+    """Connected components by BSP supersteps (:func:`bsp` with :class:`BspComponents`)."""
+    return bsp(graph, "components", executors, max_supersteps=max_supersteps)
