@@ -203,3 +203,15 @@ def test_one_noisy_iteration_moves_nothing():
     assert r.observe(offsets, splits, [1.0, 1.3]) is None
     assert r.observe(offsets, splits, [1.0, 1.0]) is None
     assert r.history == []
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mpi4py") is None, reason="needs mpi4py")
+def test_launcher_of_another_mpi_is_refused_by_name():
+    # a launcher that says it started 2 ranks (Open MPI's variable) while mpi4py's MPI sees a world
+    # of one: each process would run alone on the whole graph and write the same outputs
+    code = ("from graphferry.distributed import mpi_world\n"
+            "try:\n    mpi_world()\nexcept RuntimeError as e:\n    print('REFUSED', e)\n")
+    env = dict(os.environ, PYTHONPATH=str(SRC), OMPI_COMM_WORLD_SIZE="2")
+    env.pop("PMI_SIZE", None)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert "REFUSED mpiexec started 2 processes but mpi4py sees a world of 1" in p.stdout, p.stdout + p.stderr

@@ -43,13 +43,18 @@ LAUNCHER_VARIABLES = ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK
 _current: "World | None" = None
 
 
-def launched_by_mpiexec() -> bool:
-    """True when this process was started by an MPI launcher with more than one rank."""
+def launcher_size() -> int:
+    """How many ranks the MPI launcher that started this process says it started (1 if none)."""
     for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"):
         value = os.environ.get(var)
         if value is not None and value.isdigit() and int(value) > 1:
-            return True
-    return False
+            return int(value)
+    return 1
+
+
+def launched_by_mpiexec() -> bool:
+    """True when this process was started by an MPI launcher with more than one rank."""
+    return launcher_size() > 1
 
 
 class World:
@@ -266,6 +271,15 @@ def mpi_world() -> World:
         from mpi4py import MPI
     except ImportError as e:  # pragma: no cover - depends on the installation
         raise RuntimeError("running under mpiexec needs mpi4py: pip install 'graphferry[mpi]'") from e
+    started = launcher_size()
+    if MPI.COMM_WORLD.Get_size() == 1 and started > 1:
+        # mpiexec of one MPI (its PMI variables say N ranks) and an mpi4py built for another: each
+        # process would run alone on the whole graph, and all N would write the same outputs
+        raise RuntimeError(
+            f"mpiexec started {started} processes but mpi4py sees a world of 1: the mpiexec on PATH "
+            f"and mpi4py ({MPI.Get_library_version().splitlines()[0].strip()}) belong to different MPI "
+            "implementations; run the mpiexec of mpi4py's MPI (with the mpich wheel: the one installed "
+            "beside python)")
     return World(MPI.COMM_WORLD.Dup())
 
 
