@@ -83,8 +83,9 @@ MUTANTS = [
            "    assert True or on_tight_paths[np.isfinite(dist)].all(), \\\n", ("tests/test_verifiers.py",)),
     # ------------------------------------------------------------------ WCC
     Mutant("wcc-merged-components", "linking vertex 1 hooks it under vertex 0 too", f"{ALG}/wcc.py",
-           "GF_FN void link(const State& S, vid_t u, vid_t v) {\n",
-           "GF_FN void link(const State& S, vid_t u, vid_t v) {\n    if (u == 1 || v == 1) { u = 0; }\n",
+           "GF_FN bool cond(const State& S, vid_t d) { return true; }\n",
+           "#define gf_link(p, u, v) gf_link(p, ((u) == 1 || (v) == 1) ? (vid_t)0 : (u), v)\n"
+           "GF_FN bool cond(const State& S, vid_t d) { return true; }\n",
            ("tests/test_wcc.py",)),
     Mutant("wcc-split-components", "Afforest skips its final pass over the vertices outside the giant tree",
            f"{ALG}/wcc.py",

@@ -63,36 +63,6 @@ PROGRAM = Program(
     source=r"""
 #define GF_CDLP_LOCAL %d
 
-// restore the max-heap property below a[root] in a[0..n)
-GF_FN void cdlp_sift(vid_t* a, int64_t root, int64_t n) {
-    for (;;) {
-        int64_t c = 2 * root + 1;
-        if (c >= n) return;
-        if (c + 1 < n && a[c] < a[c + 1]) ++c;
-        if (!(a[root] < a[c])) return;
-        const vid_t t = a[root]; a[root] = a[c]; a[c] = t;
-        root = c;
-    }
-}
-
-// in-place ascending sort of a[0..n): insertion sort when short, heapsort otherwise
-GF_FN void cdlp_sort(vid_t* a, int64_t n) {
-    if (n <= 24) {
-        for (int64_t i = 1; i < n; ++i) {
-            const vid_t x = a[i];
-            int64_t j = i - 1;
-            while (j >= 0 && a[j] > x) { a[j + 1] = a[j]; --j; }
-            a[j + 1] = x;
-        }
-        return;
-    }
-    for (int64_t r = n / 2 - 1; r >= 0; --r) cdlp_sift(a, r, n);
-    for (int64_t end = n - 1; end > 0; --end) {
-        const vid_t t = a[0]; a[0] = a[end]; a[end] = t;
-        cdlp_sift(a, 0, end);
-    }
-}
-
 // One synchronous step for v: next[v] = smallest most frequent label among the
 // out-neighbours' and (directed graphs) in-neighbours' labels. Vertices with
 // more than GF_CDLP_LOCAL labels are left to the driver. True if the label changed.
@@ -107,7 +77,7 @@ GF_FN bool cdlp_vertex(const State& S, const GfGraph& G, const GfGraph& GT, vid_
     for (int64_t k = 0; k < no; ++k) buf[k] = S.label[G.indices[ob + k]];
     const eid_t ib = GT.begin(v);
     for (int64_t k = 0; k < ni; ++k) buf[no + k] = S.label[GT.indices[ib + k]];
-    cdlp_sort(buf, d);
+    gf_sort_ids(buf, d);
     vid_t best = buf[0];
     int64_t best_count = 0;
     for (int64_t k = 0; k < d;) {

@@ -87,34 +87,6 @@ GF_FN uint64_t lp_tie(const State& S, vid_t v, vid_t label) {
                                              ^ (uint64_t)v));
 }
 
-// in-place ascending sort of a[0..n): insertion sort when short, heapsort otherwise
-GF_FN void lp_sift(vid_t* a, int64_t root, int64_t n) {
-    for (;;) {
-        int64_t c = 2 * root + 1;
-        if (c >= n) return;
-        if (c + 1 < n && a[c] < a[c + 1]) ++c;
-        if (!(a[root] < a[c])) return;
-        const vid_t t = a[root]; a[root] = a[c]; a[c] = t;
-        root = c;
-    }
-}
-GF_FN void lp_sort(vid_t* a, int64_t n) {
-    if (n <= 24) {
-        for (int64_t i = 1; i < n; ++i) {
-            const vid_t x = a[i];
-            int64_t j = i - 1;
-            while (j >= 0 && a[j] > x) { a[j + 1] = a[j]; --j; }
-            a[j + 1] = x;
-        }
-        return;
-    }
-    for (int64_t r = n / 2 - 1; r >= 0; --r) lp_sift(a, r, n);
-    for (int64_t end = n - 1; end > 0; --end) {
-        const vid_t t = a[0]; a[0] = a[end]; a[end] = t;
-        lp_sift(a, 0, end);
-    }
-}
-
 // (a * x + b) mod n without overflow: direct when the product fits 64 bits, else double-and-add
 GF_FN uint64_t lp_scramble(uint64_t x, uint64_t a, uint64_t b, uint64_t n) {
     if (x < (1ull << 31) && a < (1ull << 32)) return (x * a + b) %% n;
@@ -154,7 +126,7 @@ GF_FN bool propagate(const State& S, const GfGraph& G, const GfGraph& GT, vid_t 
             const vid_t u = G.indices[i];
             if (!S.fixed[u]) buf[d++] = gf_load(&S.label[u]);
         }
-        lp_sort(buf, d);
+        gf_sort_ids(buf, d);
         for (int64_t k = 0; k < d;) {
             int64_t z = k + 1;
             while (z < d && buf[z] == buf[k]) ++z;

@@ -118,25 +118,13 @@ GF_FN bool freeze(const State& S, vid_t v) {
     if (S.out_key[v] == S.key[c]) gf_atomic_min(&S.hi[c], S.out_hi[v]);
     return false;
 }
-// Join the trees of u and v: hook the higher root under the lower one (Afforest's link).
-GF_FN void msf_link(const State& S, vid_t u, vid_t v) {
-    vid_t p1 = gf_load(&S.label[u]), p2 = gf_load(&S.label[v]);
-    while (p1 != p2) {
-        const vid_t high = p1 > p2 ? p1 : p2, low = p1 > p2 ? p2 : p1;
-        const vid_t ph = gf_load(&S.label[high]);
-        if (ph == low) break;
-        if (ph == high && gf_cas(&S.label[high], high, low)) break;
-        p1 = gf_load(&S.label[gf_load(&S.label[high])]);
-        p2 = gf_load(&S.label[low]);
-    }
-}
 // round step 2: every component root with a pick links its edge's endpoints
 GF_FN bool link_pick(const State& S, vid_t r) {
     const uint64_t k = S.key[r];
     if (k == 0xFFFFFFFFFFFFFFFFull) return false;
     const int64_t lo = (int64_t)(k & 0xFFFFFFFFull) - S.offset, hi = S.hi[r] - S.offset;
     if (lo < 0 || hi < 0 || lo >= S.n_vertices || hi >= S.n_vertices) return false;   // a cut edge: frozen
-    msf_link(S, (vid_t)lo, (vid_t)hi);
+    gf_link(S.label, (vid_t)lo, (vid_t)hi);   // Afforest's link (prelude)
     return true;
 }
 GF_FN bool compress(const State& S, vid_t v) {

@@ -54,24 +54,12 @@ PROGRAM = Program(
     vertex_functions=("compress", "is_root"),
     neighbor_functions=("sample",),
     source=r"""
-// Join the trees of u and v: hook the higher root under the lower one (Afforest's link).
-GF_FN void link(const State& S, vid_t u, vid_t v) {
-    vid_t p1 = gf_load(&S.label[u]), p2 = gf_load(&S.label[v]);
-    while (p1 != p2) {
-        const vid_t high = p1 > p2 ? p1 : p2, low = p1 > p2 ? p2 : p1;
-        const vid_t ph = gf_load(&S.label[high]);
-        if (ph == low) break;                                       // already hooked there
-        if (ph == high && gf_cas(&S.label[high], high, low)) break; // high was a root: hooked
-        p1 = gf_load(&S.label[gf_load(&S.label[high])]);            // climb and retry
-        p2 = gf_load(&S.label[low]);
-    }
-}
 GF_FN bool cond(const State& S, vid_t d) { return true; }
-GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { link(S, s, d); return false; }
-GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { link(S, s, d); return false; }
+GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { gf_link(S.label, s, d); return false; }
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { gf_link(S.label, s, d); return false; }
 // sampling round r: link u with its r-th out-neighbour
 GF_FN bool sample(const State& S, const GfGraph& G, const GfGraph& GT, vid_t u) {
-    if (G.degree(u) > S.sample_round) link(S, u, G.indices[G.begin(u) + S.sample_round]);
+    if (G.degree(u) > S.sample_round) gf_link(S.label, u, G.indices[G.begin(u) + S.sample_round]);
     return false;
 }
 // path compression: point v at its root

@@ -4,6 +4,8 @@
 // backend) and by NVRTC (CUDA backend). This header hides the difference:
 //   GF_FN              qualifier for program functions (inline / __device__)
 //   vid_t, eid_t       vertex id (int32 or int64, chosen per graph) and edge offset (int64)
+//   gf_sort_ids(a,n)   in-place ascending sort of vertex ids (insertion / heapsort, no allocation)
+//   gf_link(p,u,v)     join the trees of u and v in parent array p (Afforest's link)
 //   gf_atomic_min(p,v) atomic p = min(*p, v); true if *p decreased
 //   gf_atomic_max(p,v) likewise for max
 //   gf_atomic_add(p,v) atomic *p += v (int32/int64/float/double)
@@ -44,6 +46,35 @@ typedef unsigned long long uint64_t;
 #endif
 typedef GF_VID_T vid_t;
 typedef int64_t eid_t;
+
+// In-place ascending sort of vertex ids a[0..n) in one thread's scratch (label propagation's
+// neighbour labels): insertion sort when short, heapsort otherwise (no allocation, any device).
+GF_FN void gf_sift_ids(vid_t* a, int64_t root, int64_t n) {
+    for (;;) {
+        int64_t c = 2 * root + 1;
+        if (c >= n) return;
+        if (c + 1 < n && a[c] < a[c + 1]) ++c;
+        if (!(a[root] < a[c])) return;
+        const vid_t t = a[root]; a[root] = a[c]; a[c] = t;
+        root = c;
+    }
+}
+GF_FN void gf_sort_ids(vid_t* a, int64_t n) {
+    if (n <= 24) {
+        for (int64_t i = 1; i < n; ++i) {
+            const vid_t x = a[i];
+            int64_t j = i - 1;
+            while (j >= 0 && a[j] > x) { a[j + 1] = a[j]; --j; }
+            a[j + 1] = x;
+        }
+        return;
+    }
+    for (int64_t r = n / 2 - 1; r >= 0; --r) gf_sift_ids(a, r, n);
+    for (int64_t end = n - 1; end > 0; --end) {
+        const vid_t t = a[0]; a[0] = a[end]; a[end] = t;
+        gf_sift_ids(a, 0, end);
+    }
+}
 
 // ------------------------------------------------------------------ atomics
 #if defined(GF_CUDA)
@@ -201,6 +232,22 @@ template <typename T> GF_FN bool gf_cas(T* p, T e, T d) {
 // generic __atomic_load: __atomic_load_n rejects float and double
 template <typename T> GF_FN T gf_load(const T* p) { T v; __atomic_load(p, &v, __ATOMIC_RELAXED); return v; }
 #endif
+
+// Join the trees of u and v in a parent array whose roots are their own parents: hook the
+// higher root under the lower one with a compare-and-swap, climbing and retrying when another
+// thread moved a root first (Afforest's link, Sutton et al. 2018). parent[x] <= x always holds,
+// so every root is the smallest vertex of its tree. Used by WCC and by Boruvka's forest.
+GF_FN void gf_link(vid_t* parent, vid_t u, vid_t v) {
+    vid_t p1 = gf_load(&parent[u]), p2 = gf_load(&parent[v]);
+    while (p1 != p2) {
+        const vid_t high = p1 > p2 ? p1 : p2, low = p1 > p2 ? p2 : p1;
+        const vid_t ph = gf_load(&parent[high]);
+        if (ph == low) break;                                       // already hooked there
+        if (ph == high && gf_cas(&parent[high], high, low)) break;  // high was a root: hooked
+        p1 = gf_load(&parent[gf_load(&parent[high])]);              // climb and retry
+        p2 = gf_load(&parent[low]);
+    }
+}
 
 // ------------------------------------------------------- whole-graph access
 // Neighbourhood functions (triangles, LCC, CDLP) read any vertex's adjacency;
