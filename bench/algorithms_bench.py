@@ -34,7 +34,6 @@ import datetime as dt
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -48,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cpu_peers_bench import timed  # noqa: E402  (median after an untimed warm-up)
-from peers_bench import write_gapbs  # noqa: E402  (our writer of GAPBS's .sg format)
+from peers_bench import parse_gapbs, write_gapbs  # noqa: E402  (GAPBS's .sg writer, its output's parser)
 
 
 def gapbs(bindir: Path, binary: str, sg: Path, extra: list[str], trials: int, threads: int):
@@ -58,10 +57,9 @@ def gapbs(bindir: Path, binary: str, sg: Path, extra: list[str], trials: int, th
     cmd = [str(exe), "-f", str(sg), "-n", str(trials), *extra, "-v"]
     env = {**os.environ, "OMP_NUM_THREADS": str(threads)}   # OMP_WAIT_POLICY inherited from main()
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800).stdout
-    trial = [float(x) for x in re.findall(r"Trial Time:\s+([\d.]+)", out)]
-    passes = re.findall(r"Verification:\s+(\w+)", out)
+    trial, _, verified = parse_gapbs(out, binary)
     return {"seconds": statistics.median(trial) if trial else None, "all_seconds": trial,
-            "verified": bool(passes) and all(p == "PASS" for p in passes),
+            "verified": verified,
             "verified_how": "GAPBS's own verifier (-v)", "command": " ".join(cmd)}
 
 

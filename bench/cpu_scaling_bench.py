@@ -26,7 +26,6 @@ import argparse
 import datetime as _dt
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -76,6 +75,9 @@ def worker(args) -> int:
 def gapbs(bindir: Path, files: dict, source: int, deltas, threads: int, trials: int, timeout: float,
           algorithms) -> list[dict]:
     """GAPBS's runs; SSSP once per bucket width in ``deltas`` (each system at its own best is fair)."""
+    sys.path.insert(0, str(HERE))
+    from peers_bench import parse_gapbs
+
     runs = []
     jobs = [(name, d) for name in algorithms for d in (deltas if name == "sssp" else [None])]
     for name, delta in jobs:
@@ -92,13 +94,10 @@ def gapbs(bindir: Path, files: dict, source: int, deltas, threads: int, trials: 
         except subprocess.TimeoutExpired:
             print(f"  gapbs {name} T={threads}: timed out", flush=True)
             continue
-        trial = [float(x) for x in re.findall(r"Trial Time:\s+([\d.]+)", text)]
+        trial, iters, _ = parse_gapbs(text, binary)
         if not trial:
             print(f"  gapbs {name} T={threads}: no trial time in its output: {text[-300:]}", flush=True)
             continue
-        iters = None
-        if binary == "pr":
-            iters = len(re.findall(r"^\s*\d+\s+[\d.eE+-]+\s*$", text, re.M)) // max(1, len(trial))
         runs.append({"algorithm": name, "engine": "peer:gapbs", "threads": threads,
                      "seconds": round(float(np.median(trial)), 6), "all_seconds": trial,
                      "iterations": iters, "command": " ".join(cmd)})

@@ -328,6 +328,18 @@ def run_peer(cmd, timeout, log) -> tuple[str, float]:
     return out, time.perf_counter() - t
 
 
+def parse_gapbs(out: str, binary: str) -> tuple[list[float], int | None, bool]:
+    """From a GAPBS binary's output: its trial seconds, the iterations per trial (``pr`` prints one
+    "  i   error" line per iteration with ``-l``; None for the others), and whether every
+    ``-v`` verification passed (False when none ran)."""
+    trial = [float(x) for x in re.findall(r"Trial Time:\s+([\d.]+)", out)]
+    iters = None
+    if binary == "pr":
+        iters = len(re.findall(r"^\s*\d+\s+[\d.eE+-]+\s*$", out, re.M)) // max(1, len(trial))
+    passes = re.findall(r"Verification:\s+(\w+)", out)
+    return trial, iters, bool(passes) and all(p == "PASS" for p in passes)
+
+
 def gapbs_runs(bindir: Path, files, source, trials, verify, ours, timeout, log) -> list[dict]:
     runs = []
     jobs = {"bfs": ("bfs", files[".sg"], ["-r", str(source)]),
@@ -341,15 +353,9 @@ def gapbs_runs(bindir: Path, files, source, trials, verify, ours, timeout, log) 
             continue
         cmd = [str(exe), "-f", str(graph), "-n", str(trials), *extra] + (["-v"] if verify else [])
         out, wall = run_peer(cmd, timeout, log)
-        trial = [float(x) for x in re.findall(r"Trial Time:\s+([\d.]+)", out)]
+        trial, iters, ok = parse_gapbs(out, binary)
         if not trial:
             continue
-        iters = None
-        if binary == "pr":  # one "  i   error" line per iteration of each trial
-            steps = re.findall(r"^\s*\d+\s+[\d.eE+-]+\s*$", out, re.M)
-            iters = len(steps) // max(1, len(trial))
-        passes = re.findall(r"Verification:\s+(\w+)", out)
-        ok = bool(passes) and all(p == "PASS" for p in passes)
         secs = float(np.median(trial))
         run = {"algorithm": name, "engine": "peer:gapbs", "seconds": round(secs, 5),
                "iterations": iters, "bytes_h2d": 0, "floor_seconds": 0.0,
