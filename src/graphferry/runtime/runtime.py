@@ -174,7 +174,8 @@ class Runtime:
         """
         use_weights = use_weights and self.graph.weighted
         b = self.backend
-        if b.is_device and self.engine_name == "resident" and self.loaded.distribution is None:
+        # an engine that holds the whole side on the device (resident) lends it
+        if b.is_device and hasattr(engine_class(self.engine_name), "whole") and self.loaded.distribution is None:
             return self._resident_whole_graph(use_weights, in_edges)
 
         def arrays(g: Graph) -> GraphArrays:
@@ -190,7 +191,7 @@ class Runtime:
         return self.loaded.whole((use_weights, in_edges), build)
 
     def _resident_whole_graph(self, use_weights: bool, in_edges: bool) -> tuple[GraphArrays, GraphArrays]:
-        """The resident engine's device copies as the whole graph: a neighbourhood function
+        """The engine's device copies (``Engine.whole``: resident) as the whole graph: a neighbourhood function
         then reads device memory, not the host's pinned copy across the bus (Afforest's
         sampling reads one random edge per vertex: through the bus, a transaction each)."""
         def arrays(direction: str) -> GraphArrays:

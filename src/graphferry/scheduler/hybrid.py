@@ -229,6 +229,13 @@ class HybridEngine:
         it.device_seconds = {"state_exchange": sync_seconds, **exec_seconds} if states else None
         return out
 
+    def _mapped(self):
+        """The side's indices and weights as the device reads them in place (made once)."""
+        if self._host_view is None:
+            b, s = self.backend, self.side
+            self._host_view = (b.host_view(s.indices), None if s.weights is None else b.host_view(s.weights))
+        return self._host_view
+
     # ------------------------------------------------------------ the whole-side plan
     @staticmethod
     def _whole_side_pays(placed, program, direction: str) -> bool:
@@ -242,9 +249,7 @@ class HybridEngine:
 
     def _run_whole_side(self, st, frontier, direction, it, stats, dense, placed, resident):
         b, s = self.backend, self.side
-        if self._host_view is None:
-            self._host_view = (b.host_view(s.indices), None if s.weights is None else b.host_view(s.weights))
-        hidx, hw = self._host_view
+        hidx, hw = self._mapped()
         out = b.new_bitmap(s.n)
         view = PartitionView(s.device_offsets(b), hidx, hw, None, 0, s.n, 0)
         rows = None if dense else frontier.ids          # where they are: no trip through the host
@@ -384,9 +389,7 @@ class HybridEngine:
         b, s = self.backend, self.side
         xp = b.xp
         parts = s.partitions
-        if self._host_view is None:
-            self._host_view = (b.host_view(s.indices), None if s.weights is None else b.host_view(s.weights))
-        hidx, hw = self._host_view
+        hidx, hw = self._mapped()
         if stats.dense:
             if len(idx) == len(parts):
                 rows = None
