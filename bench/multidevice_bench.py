@@ -143,6 +143,15 @@ def observations(res: dict, n: int, vertex_bytes: int) -> list[dict]:
     return obs
 
 
+def gpu_name() -> str:
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    except Exception:  # noqa: BLE001 - no CuPy or no GPU
+        return "no GPU"
+
+
 def make_store(scale: int, work: Path, seed: int) -> tuple[Path, object]:
     from graphferry.generators import kronecker_graph
     from graphferry.store import write_store
@@ -226,6 +235,8 @@ def main() -> None:
                                 "relative_error": (predicted - measured) / measured}
                 log(f"    model: predicted {predicted * 1e3:.2f} ms, measured {measured * 1e3:.2f} ms per iteration")
             runs.append(run)
+            # what is measured so far, so that a run cut short by a time limit still leaves its figures
+            Path(args.out + ".partial").write_text(json.dumps({"model": model.to_dict(), "runs": runs}, indent=1))
 
     # ---- the model's choice among PageRank configurations (no repartitioning) against the measured best
     candidates = {(r["direction"], r["ranks"]): statistics.median(r["iteration_seconds"]) for r in runs
@@ -255,7 +266,7 @@ def main() -> None:
         "commit": commit,
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"device": "CPU ranks (no GPU): each rank one process of one OpenMP thread"
-                    if args.backend == "cpu" else f"{args.backend} devices, one per rank",
+                    if args.backend == "cpu" else f"{gpu_name()} x{max(args.ranks)}, one GPU per rank",
                     "host_cores": os.cpu_count(), "note": "shared 2-core machine, timings noisy; medians of "
                     f"{args.trials} trials" if args.backend == "cpu" else ""},
         "graph": {"name": g.name, "n": g.n, "m": g.m, "directed": g.directed,
