@@ -350,7 +350,10 @@ class ProgramState:
         """
         arr = self._as(name, dtype)
         b = self.rt.backend
-        return arr if b.on_host(arr) else DeferredArray(arr, b.to_host)
+        if b.on_host(arr):
+            return arr
+        b.synchronize()  # complete (a conversion included) before a reader on any stream copies it
+        return DeferredArray(arr, b.to_host)
 
     def _as(self, name: str, dtype):
         arr = self.arrays[name]
