@@ -70,6 +70,7 @@ def test_transfer_happens_once_lazily_and_values_equal_the_cpu_backend(name):
     for col in columns:
         assert not r.values.on_host(col)
         assert crossed(device.transfers, where[col]) == 0, "the call moved no result column"
+    assert all(col in r.values for col in columns) and sorted(r.values) == sorted(columns)
     assert len(device.transfers) == after_call
     ref = run(g, backend="cpu")
     for i, col in enumerate(columns):

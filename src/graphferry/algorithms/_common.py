@@ -64,6 +64,9 @@ class Values(MutableMapping):
     def __delitem__(self, name: str) -> None:
         del self._columns[name]
 
+    def __contains__(self, name: object) -> bool:  # a question about names: no transfer
+        return name in self._columns
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._columns)
 

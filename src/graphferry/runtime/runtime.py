@@ -19,7 +19,9 @@ algorithm reads a backend array:
 * state: ``assign`` (scatter), ``gather``, ``reduce`` (sum / min / max over a
   frontier or every vertex), ``select`` (the vertices whose value lies in a range);
 * :class:`~.buckets.PriorityBuckets` (delta-stepping's buckets);
-* initial values: a scalar, :data:`VERTEX_IDS`, or a host array.
+* initial values: a scalar, :data:`VERTEX_IDS`, or a host array;
+* results: ``result`` hands a state array to the algorithm's result where it
+  lives (:class:`~.deferred.DeferredArray` on a GPU: read on the host on first use).
 
 Example:
     >>> import numpy as np
