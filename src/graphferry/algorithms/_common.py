@@ -155,7 +155,7 @@ class Result:
             [0, 0, 2]
         """
         for name in self.values:
-            self.values[name]
+            self.values[name]  # a read brings a column over, once
         return self
 
     def input_ids(self, name: str) -> Any:

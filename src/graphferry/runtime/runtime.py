@@ -334,7 +334,7 @@ class ProgramState:
     def host(self, name: str, dtype=None) -> np.ndarray:
         """Array ``name`` on the host, converted to ``dtype`` first where it lives (on a GPU:
         one device-side conversion and one device-to-host transfer, no pass over it on the host)."""
-        return self.rt.backend.to_host(self._as(name, dtype))
+        return self.rt.backend.to_host(self._converted(name, dtype))
 
     def result(self, name: str, dtype=None) -> "np.ndarray | DeferredArray":
         """Array ``name`` for an algorithm's result, converted to ``dtype`` where it lives and
@@ -350,14 +350,14 @@ class ProgramState:
             ...     rt.start(p, arrays={"label": VERTEX_IDS}).result("label", np.int64)
             array([0, 1, 2])
         """
-        arr = self._as(name, dtype)
+        arr = self._converted(name, dtype)
         b = self.rt.backend
         if b.on_host(arr):
             return arr
         b.synchronize()  # complete (a conversion included) before a reader on any stream copies it
         return DeferredArray(arr, b.to_host)
 
-    def _as(self, name: str, dtype):
+    def _converted(self, name: str, dtype):
         arr = self.arrays[name]
         if dtype is not None and np.dtype(dtype) != arr.dtype:
             arr = self.rt.backend.convert(arr, dtype)
