@@ -16,6 +16,7 @@ import pytest
 
 from graphferry import Graph
 from graphferry.algorithms import bfs, coloring, pagerank, pagerank_ldbc, sssp, wcc
+from graphferry.algorithms.bfs import verify_bfs
 from graphferry.algorithms.coloring import verify_coloring
 from graphferry.algorithms.wcc import same_partition
 from graphferry.backends.cpu.backend import CpuBackend
@@ -90,6 +91,8 @@ def test_transfer_happens_once_lazily_and_values_equal_the_cpu_backend(name):
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
         elif col != "parents":           # a BFS tree is not unique; its levels are
             np.testing.assert_array_equal(got, want)
+    if name == "bfs":
+        verify_bfs(g, 0, r.levels, r.parents)
     r.to_host()
     assert len(device.since(after_call)) == len(columns), "to_host moves nothing read already"
 
@@ -170,6 +173,4 @@ def test_resident_bfs_result_stays_on_the_gpu_until_read():
         np.testing.assert_array_equal(r.levels, ref.levels)
         assert isinstance(r.levels, np.ndarray) and r.values.on_host("levels")
         assert not r.values.on_host("parents")
-        from graphferry.algorithms.bfs import verify_bfs
-
         verify_bfs(g, 0, r.levels, r.parents)
