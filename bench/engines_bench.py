@@ -77,28 +77,39 @@ PR_DAMPING = 0.85
 
 
 def run_algorithm(name, g, source, opts):
+    """(values to check, run record, implementation, seconds of the results' transfer to the host):
+    the call leaves its results where they were computed; ``Result.to_host`` right after it is
+    timed apart (0 on the CPU backend, whose results are host arrays)."""
     if name == "bfs":
         from graphferry.algorithms.bfs import bfs
 
         r = bfs(g, source, **opts)
-        return {"levels": r.levels}, r.record, "graphferry.algorithms.bfs"
-    if name == "wcc":
+        impl, cols = "graphferry.algorithms.bfs", {"levels": "levels"}
+    elif name == "wcc":
         from graphferry.algorithms.wcc import wcc
 
         r = wcc(g, **opts)
-        return {"labels": r.labels}, r.record, "graphferry.algorithms.wcc"
-    if name == "sssp":
+        impl, cols = "graphferry.algorithms.wcc", {"labels": "labels"}
+    elif name == "sssp":
         from graphferry.algorithms.sssp import sssp
 
         r = sssp(g, source, **opts)
-        return {"dist": r.distances}, r.record, "graphferry.algorithms.sssp"
-    if name == "pagerank":
+        impl, cols = "graphferry.algorithms.sssp", {"dist": "distances"}
+    elif name == "pagerank":
         from graphferry.algorithms.pagerank import pagerank
 
         r = pagerank(g, damping=PR_DAMPING, tol=PR_TOL, max_iterations=PR_MAX_ITERATIONS, **opts)
-        return ({"rank": r.ranks, "converged": bool(r.converged)}, r.record,
-                f"graphferry.algorithms.pagerank (delta, tol {PR_TOL} of each rank, {PR_MAX_ITERATIONS} rounds at most)")
-    raise ValueError(name)
+        impl, cols = (f"graphferry.algorithms.pagerank (delta, tol {PR_TOL} of each rank, "
+                      f"{PR_MAX_ITERATIONS} rounds at most)", {"rank": "ranks"})
+    else:
+        raise ValueError(name)
+    t = time.perf_counter()
+    r.to_host()
+    to_host = time.perf_counter() - t
+    vals = {key: r.values[col] for key, col in cols.items()}
+    if name == "pagerank":
+        vals["converged"] = bool(r.converged)
+    return vals, r.record, impl, to_host
 
 
 # ====================================================================== graphs
@@ -614,7 +625,7 @@ def bench_scale(g, info, backend, machine, args, deadline, log):
         budget = int(args.budget_fraction * edge_bytes)
         if args.cpu_check:
             t = time.perf_counter()
-            vals, rec, impl = run_algorithm(name, g, src, {"backend": "cpu", "engine": "host"})
+            vals, rec, impl, _ = run_algorithm(name, g, src, {"backend": "cpu", "engine": "host"})
             cpu_vals[name] = vals
             wall = time.perf_counter() - t
             ok, why = oracle.check(name, vals, src)
@@ -640,7 +651,7 @@ def bench_scale(g, info, backend, machine, args, deadline, log):
             opts["progress"] = progress
             t = time.perf_counter()
             try:
-                vals, rec, impl = run_algorithm(name, g, src, opts)
+                vals, rec, impl, to_host = run_algorithm(name, g, src, opts)
             except RunCap as e:
                 log(f"  {name:9s} {engine:10s} capped: {e}")
                 entry = {"algorithm": name, "engine": engine, "skipped": f"run cap {args.run_cap_s} s: {e}"}
@@ -671,8 +682,8 @@ def bench_scale(g, info, backend, machine, args, deadline, log):
             run = {"algorithm": name, "engine": engine, "impl": impl,
                    "budget_bytes": rec.extra.get("budget_bytes", budget),
                    "peak_device_edge_bytes": rec.extra.get("peak_device_edge_bytes"),
-                   "wall_seconds": round(wall, 3), "verified": bool(ok), "checks": notes,
-                   **summary}
+                   "wall_seconds": round(wall, 3), "to_host_seconds": round(to_host, 5),
+                   "verified": bool(ok), "checks": notes, **summary}
             if not args.keep_steps:
                 run["steps"] = [s for s in run["steps"] if s["op"] == "edge_map"]
             runs.append(run)

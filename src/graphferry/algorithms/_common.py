@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
 
 from ..graph import Graph
-from ..runtime import RunOptions, RunRecord, Runtime
+from ..runtime import DeferredArray, RunOptions, RunRecord, Runtime
 
 
 def run_options(options: RunOptions | None, kwargs: dict[str, Any]) -> RunOptions:
@@ -31,6 +32,59 @@ def once(graph, key: str, build) -> Any:
 
 def runtime_for(graph: Graph, algorithm: str, options: RunOptions | None, kwargs: dict[str, Any]) -> Runtime:
     return Runtime.from_options(graph, run_options(options, kwargs), algorithm)
+
+
+class Values(MutableMapping):
+    """A result's per-vertex columns by name: numpy arrays to every reader.
+
+    A column an algorithm left where it was computed (a
+    :class:`~graphferry.runtime.DeferredArray`: device memory on a GPU) crosses
+    to the host on its first read, once; :meth:`where` gives it without a transfer.
+
+    Example:
+        >>> import numpy as np
+        >>> from graphferry.runtime import DeferredArray
+        >>> v = Values({"a": np.zeros(2), "b": DeferredArray(np.ones(2), np.array)})
+        >>> v.on_host("a"), v.on_host("b")
+        (True, False)
+        >>> v["b"].tolist(), v.on_host("b")
+        ([1.0, 1.0], True)
+    """
+
+    def __init__(self, columns: Mapping[str, Any] = ()):
+        self._columns: dict[str, Any] = dict(columns)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        col = self._columns[name]
+        return col.host() if isinstance(col, DeferredArray) else col
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self._columns[name] = value
+
+    def __delitem__(self, name: str) -> None:
+        del self._columns[name]
+
+    def __contains__(self, name: object) -> bool:  # a question about names: no transfer
+        return name in self._columns
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._columns)
+
+    def __len__(self) -> int:
+        return len(self._columns)
+
+    def where(self, name: str) -> Any:
+        """Column ``name`` where it lives (a CuPy array on a GPU, numpy on the host), no transfer."""
+        col = self._columns[name]
+        return col.array if isinstance(col, DeferredArray) else col
+
+    def on_host(self, name: str) -> bool:
+        """True when column ``name`` is on the host (read already, or computed there)."""
+        col = self._columns[name]
+        return col.on_host if isinstance(col, DeferredArray) else True
+
+    def __repr__(self) -> str:
+        return f"Values({self._columns!r})"
 
 
 @dataclass
@@ -57,13 +111,52 @@ class Result:
         ([0, 0, 1, -1], [10, 10, 20, -1], 10)
         >>> r.to_table()["parents"].tolist()
         [10, 10, 20, -1]
+
+    On a GPU the values stay in device memory after the call (as the peers'
+    results do) and each crosses to the host when first read, once:
+    ``r.values``, ``r.levels``, :meth:`to_table` and the rest see numpy arrays;
+    :meth:`device` gives a column where it lives and :meth:`to_host` brings them
+    all over (to time the transfer apart from the call). A result holds its
+    device arrays until it is dropped.
     """
 
     graph: Graph
-    values: dict[str, np.ndarray]
+    values: Values
     record: RunRecord
     scalars: dict[str, Any] = field(default_factory=dict)
     vertex_ids: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.values, Values):
+            self.values = Values(self.values)
+
+    def device(self, name: str) -> Any:
+        """Value ``name`` where it was computed, without a transfer: a CuPy array on a GPU,
+        the numpy array on the CPU.
+
+        Example:
+            >>> import numpy as np
+            >>> from graphferry import Graph
+            >>> from graphferry.algorithms import bfs
+            >>> r = bfs(Graph.from_edges(np.array([0]), np.array([1]), n=2), 0, backend="cpu")
+            >>> type(r.device("levels")).__name__, r.device("levels").tolist()
+            ('ndarray', [0, 1])
+        """
+        return self.values.where(name)
+
+    def to_host(self) -> "Result":
+        """Bring every value to the host now (one transfer each, none twice); returns the result.
+
+        Example:
+            >>> import numpy as np
+            >>> from graphferry import Graph
+            >>> from graphferry.algorithms import wcc
+            >>> wcc(Graph.from_edges(np.array([0]), np.array([1]), n=3), backend="cpu").to_host().labels.tolist()
+            [0, 0, 2]
+        """
+        for name in self.values:
+            self.values[name]  # a read brings a column over, once
+        return self
 
     def input_ids(self, name: str) -> Any:
         """Value or scalar ``name`` in the input's ids if it holds vertex ids, else as it is."""

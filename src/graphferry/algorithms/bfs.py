@@ -60,8 +60,8 @@ def bfs(graph: Graph, source, *, options: RunOptions | None = None, **kwargs) ->
             depth += 1
             st.scalars["depth"] = depth
             frontier = st.edge_map(frontier)
-        levels = st.host("level")
-        parents = st.host("parent")
+        levels = st.result("level")
+        parents = st.result("parent")
     return Result(graph, {"levels": levels, "parents": parents}, rt.record, {"source": s},
                   vertex_ids=registry.get("bfs").vertex_ids)
 

@@ -185,8 +185,9 @@ def coloring(graph: Graph, method: str = "speculative", order: str = "largest_fi
                 if stop_when is not None and stop_when(time.perf_counter() - t):
                     break
                 t = time.perf_counter()
-        colors = st.host("color").astype(np.int64)
-    num = int(colors.max()) + 1 if len(colors) else 0
+        top = st.reduce("color", "max")  # where the colours live: they stay there until read
+        num = int(top) + 1 if top is not None else 0
+        colors = st.result("color", np.int64)
     return Result(graph, {"colors": colors}, rt.record, {"num_colors": num, "rounds": rounds})
 
 

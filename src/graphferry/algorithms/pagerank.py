@@ -205,7 +205,7 @@ def pagerank(graph: Graph, *, damping: float = 0.85, tol: float = 1e-6, max_iter
         if total > 0:
             st.scalars["norm"] = 1.0 / total
             st.vertex_map("normalise")
-            ranks = st.host("rank", np.float64)
+            ranks = st.result("rank", np.float64)
         else:
             ranks = np.full(n, 1.0 / n)
     if not converged:  # reported, not raised: the result says converged=False
@@ -236,7 +236,7 @@ def pagerank_ldbc(graph: Graph, *, damping: float, iterations: int, options: Run
             st.scalars["base"] = (1.0 - d) / n + d / n * sink_sum
             st.edge_map(everyone)
             st.vertex_map("finish")
-        ranks = st.host("rank", np.float64)
+        ranks = st.result("rank", np.float64)
     return Result(graph, {"ranks": ranks}, rt.record, {"iterations": int(iterations)})
 
 

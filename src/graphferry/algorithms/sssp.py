@@ -148,7 +148,7 @@ def sssp(graph: Graph, source, *, delta: float | None = None, options: RunOption
                 buckets.add(st.edge_map(bucket))
             if precision == "float64" or not st.select("dist", EXACT_FLOAT32, math.inf):
                 break  # float32: exact unless a finite distance reached 2**24
-        distances = st.host("dist", np.float64)
+        distances = st.result("dist", np.float64)
     return Result(graph, {"distances": distances}, rt.record,
                   {"source": s, "rounds": rounds, "delta": width, "precision": precision},
                   vertex_ids=registry.get("sssp").vertex_ids)

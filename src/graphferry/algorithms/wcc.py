@@ -104,7 +104,7 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
             st.vertex_map("compress")
             rounds += 1
         components = len(st.vertex_map("is_root"))   # one root per component
-        labels = st.host("label", np.int64)
+        labels = st.result("label", np.int64)
     return Result(graph, {"labels": labels}, rt.record, {"components": components, "rounds": rounds},
                   vertex_ids=registry.get("wcc").vertex_ids)
 

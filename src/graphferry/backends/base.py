@@ -79,6 +79,10 @@ class Backend(ABC):
     def to_host(self, arr: Any) -> np.ndarray:
         return np.asarray(arr)
 
+    def on_host(self, arr: Any) -> bool:
+        """True when ``arr`` is host memory numpy reads in place: reading it needs no transfer."""
+        return isinstance(arr, np.ndarray)
+
     def empty(self, shape, dtype) -> Any:
         return self.xp.empty(shape, dtype=dtype)
 

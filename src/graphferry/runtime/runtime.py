@@ -19,7 +19,9 @@ algorithm reads a backend array:
 * state: ``assign`` (scatter), ``gather``, ``reduce`` (sum / min / max over a
   frontier or every vertex), ``select`` (the vertices whose value lies in a range);
 * :class:`~.buckets.PriorityBuckets` (delta-stepping's buckets);
-* initial values: a scalar, :data:`VERTEX_IDS`, or a host array.
+* initial values: a scalar, :data:`VERTEX_IDS`, or a host array;
+* results: ``result`` hands a state array to the algorithm's result where it
+  lives (:class:`~.deferred.DeferredArray` on a GPU: read on the host on first use).
 
 Example:
     >>> import numpy as np
@@ -55,6 +57,7 @@ from ..engines.registry import engine_class
 from ..graph import Graph
 from ..scheduler.policy import Policy
 from .loaded import LoadedGraph
+from .deferred import DeferredArray
 from .direction import DEFAULT_PULL_FRACTION, DirectionHistory, choose_direction
 from .frontier import Frontier
 from .program import Program
@@ -331,10 +334,34 @@ class ProgramState:
     def host(self, name: str, dtype=None) -> np.ndarray:
         """Array ``name`` on the host, converted to ``dtype`` first where it lives (on a GPU:
         one device-side conversion and one device-to-host transfer, no pass over it on the host)."""
+        return self.rt.backend.to_host(self._converted(name, dtype))
+
+    def result(self, name: str, dtype=None) -> "np.ndarray | DeferredArray":
+        """Array ``name`` for an algorithm's result, converted to ``dtype`` where it lives and
+        left there: on the CPU the numpy array itself, on a GPU a :class:`DeferredArray` that
+        the result brings to the host when it is first read (no transfer inside the call).
+
+        Example:
+            >>> import numpy as np
+            >>> from graphferry import Graph
+            >>> from graphferry.runtime import Runtime, Program
+            >>> p = Program("ids", arrays={"label": "int32"}, source="")
+            >>> with Runtime(Graph.from_edges(np.array([0]), np.array([1]), n=3), backend="cpu") as rt:
+            ...     rt.start(p, arrays={"label": VERTEX_IDS}).result("label", np.int64)
+            array([0, 1, 2])
+        """
+        arr = self._converted(name, dtype)
+        b = self.rt.backend
+        if b.on_host(arr):
+            return arr
+        b.synchronize()  # complete (a conversion included) before a reader on any stream copies it
+        return DeferredArray(arr, b.to_host)
+
+    def _converted(self, name: str, dtype):
         arr = self.arrays[name]
         if dtype is not None and np.dtype(dtype) != arr.dtype:
             arr = self.rt.backend.convert(arr, dtype)
-        return self.rt.backend.to_host(arr)
+        return arr
 
     def assign(self, name: str, ids, values) -> None:
         """Scatter: ``name[ids] = values`` (a scalar, or one value per id) where the state lives.
