@@ -88,7 +88,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cpu_peers_bench import timed  # noqa: E402  (median after an untimed warm-up)
 from peers_bench import parse_gapbs, write_gapbs  # noqa: E402  (GAPBS's .sg writer, its output's parser)
 
-ALGORITHMS = ("betweenness_exact", "betweenness", "triangle_count", "wcc", "coloring", "communities")
+ALGORITHMS = ("betweenness_exact", "betweenness", "triangle_count", "wcc", "communities", "coloring")
 
 
 # ---------------------------------------------------------------------- plans, deadline
@@ -125,8 +125,10 @@ def make_plans(args) -> tuple[list[Plan], list[str]]:
             from graphferry.backends import cuda_available
 
             if not cuda_available():
-                notes.append("backend cuda: skipped (no GPU or no CuPy here)")
-                return plans, notes
+                if not args.dry_run:
+                    notes.append("backend cuda: skipped (no GPU or no CuPy here)")
+                    return plans, notes
+                notes.append("backend cuda: no GPU or no CuPy here: a run would skip the GPU plans listed")
         for engine in args.gpu_engines:
             frac = None if engine == "resident" else args.budget_fraction
             plans.append(Plan(f"cpu-sim:{engine}" if stand_in else engine, args.device_backend, engine, frac,
@@ -290,6 +292,11 @@ def main() -> None:
                     help="backend of the GPU plans; cpu runs them on the CPU backend through a simulated "
                          "device arena (runs named cpu-sim:ENGINE), to exercise them without a GPU")
     ap.add_argument("--algorithms", nargs="+", default=list(ALGORITHMS), choices=ALGORITHMS)
+    ap.add_argument("--coloring-methods", nargs="+", default=["speculative", "jones_plassmann"],
+                    choices=("speculative", "jones_plassmann"))
+    ap.add_argument("--peer-repeat", type=int, default=None,
+                    help="networkit's timed calls on the benchmark graph, median, no warm-up (as GAPBS's trials); "
+                         "default --repeat")
     ap.add_argument("--gapbs-bin", default=None, help="directory with GAPBS's bc, tc, cc (skipped when absent)")
     ap.add_argument("--peer-verify", action="store_true", help="one more GAPBS bc and cc run each with -v")
     ap.add_argument("--scipy-max-arcs", type=int, default=20_000_000,
@@ -356,6 +363,10 @@ def main() -> None:
 
     def run(lg, plan, place, name, **params):
         return registry.get(name).run(lg, backend=plan.backend, engine=plan.engine, **place, **params)
+
+    def peer_timed(fn):
+        """networkit on the benchmark graph: the median of --peer-repeat calls, no warm-up (as GAPBS's trials)."""
+        return timed(fn, args.peer_repeat or args.repeat, warm=lambda: None)
 
     def ratio(secs, peer):
         return round(secs / peer, 3) if peer else None
@@ -456,7 +467,7 @@ def main() -> None:
                     b = nk.centrality.EstimateBetweenness(NG, k, False, True)
                     b.run()
                     return b
-                nk_secs, _ = timed(nk_est, args.repeat)
+                nk_secs, _ = peer_timed(nk_est)
                 peers["bc_networkit"] = nk_secs
                 add("betweenness", "peer:networkit-estimate", nk_secs, None, sources=k,
                     verified_how="its own random sources: values not comparable")
@@ -536,41 +547,6 @@ def main() -> None:
                     verified_how="the same partition as scipy's connected_components",
                     ratio_vs_gapbs=ratio(secs, peers.get("cc")))
 
-        # ------------------------------------------------------------ coloring
-        if "coloring" in args.algorithms and clock.allows("coloring"):
-            import networkx as nx
-
-            greedy = None
-            if g.m <= args.networkx_max_arcs:
-                greedy = max(nx.greedy_color(to_networkx(g), "largest_first").values()) + 1
-            for plan in plans:
-                lg, place = loaded(plan, g, "big")
-                for method in ("speculative", "jones_plassmann"):
-                    if not clock.allows(f"coloring {method} {plan.label}"):
-                        continue
-                    secs, ours = timed(lambda: run(lg, plan, place, "coloring", method=method), args.repeat)
-                    add("coloring", f"{plan.label}:{method}", secs, proper(g, ours.colors), colors=ours.num_colors,
-                        networkx_largest_first_colors=greedy, verified_how="proper (no edge joins equal colours)")
-            if nk is not None and clock.allows("coloring_small"):
-                NS = to_networkit(small, nk)
-
-                def nk_color():
-                    c = nk.coloring.SpectralColoring(NS)
-                    c.run()
-                    part = c.getColoring()
-                    return np.array([part[v] for v in range(small.n)])
-                nk_secs, theirs = timed(nk_color, 1)
-                small_greedy = max(nx.greedy_color(to_networkx(small), "largest_first").values()) + 1
-                add("coloring_small", "peer:networkit-spectral", nk_secs, proper(small, theirs),
-                    colors=int(len(np.unique(theirs))), n=small.n, verified_how="proper")
-                for plan in plans:
-                    ls, place = loaded(plan, small, "small")
-                    for method in ("speculative", "jones_plassmann"):
-                        secs, ours = timed(lambda: run(ls, plan, place, "coloring", method=method), args.repeat)
-                        add("coloring_small", f"{plan.label}:{method}", secs, proper(small, ours.colors),
-                            colors=ours.num_colors, networkx_largest_first_colors=small_greedy, n=small.n,
-                            ratio_vs_networkit=ratio(secs, nk_secs), verified_how="proper")
-
         # ------------------------------------------------------------ communities
         if "communities" in args.algorithms and clock.allows("communities"):
             import networkx as nx
@@ -590,7 +566,7 @@ def main() -> None:
                     p = nk.community.PLP(NG)
                     p.run()
                     return np.asarray(p.getPartition().getVector())
-                nk_secs, theirs = timed(nk_plp, args.repeat)
+                nk_secs, theirs = peer_timed(nk_plp)
                 peers["plp"] = nk_secs
                 add("communities", "peer:networkit-plp", nk_secs, None, modularity=round(modularity(g, theirs), 6),
                     networkx_modularity=nx_modularity(theirs), verified_how="modularity computed here")
@@ -604,6 +580,41 @@ def main() -> None:
                     networkx_modularity=nx_modularity(ours.community), communities=int(len(np.unique(ours.community))),
                     verified_how="its reported modularity equals the numpy formula's on its labels",
                     ratio_vs_networkit=ratio(secs, peers.get("plp")))
+        # ------------------------------------------------------------ coloring
+        if "coloring" in args.algorithms and clock.allows("coloring"):
+            import networkx as nx
+
+            greedy = None
+            if g.m <= args.networkx_max_arcs:
+                greedy = max(nx.greedy_color(to_networkx(g), "largest_first").values()) + 1
+            for method in args.coloring_methods:          # the cheap method on every plan first
+                for plan in plans:
+                    if not clock.allows(f"coloring {method} {plan.label}"):
+                        continue
+                    lg, place = loaded(plan, g, "big")
+                    secs, ours = timed(lambda: run(lg, plan, place, "coloring", method=method), args.repeat)
+                    add("coloring", f"{plan.label}:{method}", secs, proper(g, ours.colors), colors=ours.num_colors,
+                        networkx_largest_first_colors=greedy, verified_how="proper (no edge joins equal colours)")
+            if nk is not None and clock.allows("coloring_small"):
+                NS = to_networkit(small, nk)
+
+                def nk_color():
+                    c = nk.coloring.SpectralColoring(NS)
+                    c.run()
+                    part = c.getColoring()
+                    return np.array([part[v] for v in range(small.n)])
+                nk_secs, theirs = timed(nk_color, 1)
+                small_greedy = max(nx.greedy_color(to_networkx(small), "largest_first").values()) + 1
+                add("coloring_small", "peer:networkit-spectral", nk_secs, proper(small, theirs),
+                    colors=int(len(np.unique(theirs))), n=small.n, verified_how="proper")
+                for plan in plans:
+                    ls, place = loaded(plan, small, "small")
+                    for method in args.coloring_methods:
+                        secs, ours = timed(lambda: run(ls, plan, place, "coloring", method=method), args.repeat)
+                        add("coloring_small", f"{plan.label}:{method}", secs, proper(small, ours.colors),
+                            colors=ours.num_colors, networkx_largest_first_colors=small_greedy, n=small.n,
+                            ratio_vs_networkit=ratio(secs, nk_secs), verified_how="proper")
+
     finally:
         for lg, _ in handles.values():
             lg.close()

@@ -18,9 +18,10 @@ triangle total) and networkit's ``PLP`` (communities). Every answer is checked i
 the same run: components against scipy; triangle totals against scipy up to
 ``--scipy-max-arcs``, else GAPBS's total, else the library's ``triangle_count`` on
 the CPU backend (not through HyPar); spanning-forest weight against scipy up to
-``--scipy-max-arcs``, else the library's ``mst`` on the CPU backend; colourings
+``--scipy-mst-max-arcs``, else the library's ``mst`` on the CPU backend; colourings
 for properness; communities' reported modularity against a numpy formula here.
-Medians of ``--repeat`` runs after one warm-up; results in the BENCH_RESULTS.md
+Medians of ``--repeat`` runs after one warm-up (none on graphs above
+``--no-warmup-above`` arcs: their runs say ``warm_up: false``); results in the BENCH_RESULTS.md
 format, every run tagged with its ``graph``. Per graph and application a summary
 line gives HyPar against the best single executor and against BSP; at the end,
 per application, the geometric means over the graphs.
@@ -116,17 +117,18 @@ class ExecutorSpec:
         return Executor(self.backend, engine=self.engine, budget=budget, partition_bytes=part, name=self.text)
 
 
-def plans_for(sets: list[tuple[str, list[ExecutorSpec]]]) -> list[tuple[str, str, list[ExecutorSpec]]]:
-    """(label, kind, executors) for every set: hypar, each executor alone (once over all sets), bsp."""
+def plans_for(sets: list[tuple[str, list[ExecutorSpec]]]) -> list[tuple[str, str, list[ExecutorSpec], bool]]:
+    """(label, kind, executors, budgeted) for every set: hypar, each executor alone (once over all sets), bsp;
+    ``budgeted``: the plan belongs to a --budgeted set only."""
     out, alone = [], set()
     for tag, specs in sets:
-        out.append((f"hypar{tag}", "hypar", specs))
+        out.append((f"hypar{tag}", "hypar", specs, bool(tag)))
         for s in specs:
             if s.text not in alone:
                 alone.add(s.text)
-                out.append((f"only:{s.text}", "hypar", [s]))
+                out.append((f"only:{s.text}", "hypar", [s], bool(tag)))
         if len(specs) > 1:
-            out.append((f"bsp{tag}", "bsp", specs))
+            out.append((f"bsp{tag}", "bsp", specs, bool(tag)))
     return out
 
 
@@ -164,14 +166,21 @@ def main() -> None:
     ap.add_argument("--executors", nargs="+", default=["cpu", "cpu:sim"])
     ap.add_argument("--budgeted", nargs="*", default=[],
                     help="specs that replace the last executor in a second set each, e.g. cuda:budget=0.25")
+    ap.add_argument("--budgeted-on", nargs="*", default=None, metavar="GRAPH",
+                    help="run the --budgeted sets only on these graphs (kron20, metis_4elt, ...); default every graph")
     ap.add_argument("--apps", nargs="+", default=list(APPS), choices=APPS)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-warmup-above", type=int, default=None, metavar="ARCS",
+                    help="no warm-up call on graphs of more arcs (the programs were compiled on the smaller "
+                         "graphs run before: list those first); default: always warm up")
     ap.add_argument("--threshold-edges", type=int, default=0)
     ap.add_argument("--threads", type=int, default=None,
                     help="OpenMP threads for graphferry, GAPBS and networkit (default: OMP_NUM_THREADS or all cores)")
     ap.add_argument("--gapbs-bin", default=None, help="directory with GAPBS's cc and tc (skipped when absent)")
     ap.add_argument("--scipy-max-arcs", type=int, default=20_000_000,
                     help="scipy's triangle and spanning-forest references up to this many arcs")
+    ap.add_argument("--scipy-mst-max-arcs", type=int, default=150_000_000,
+                    help="scipy's spanning-forest reference up to this many arcs (kron22: about 10 s, one thread)")
     ap.add_argument("--deadline-s", type=float, default=None,
                     help="skip what is left (noted in the file) once fewer than --margin-s seconds remain")
     ap.add_argument("--margin-s", type=float, default=15.0)
@@ -217,8 +226,9 @@ def main() -> None:
         print(note, flush=True)
     if args.dry_run:
         print("graphs:", " ".join(name for name, _ in sources))
-        for label, kind, specs in plans:
-            print(f"plan {label:<34} {kind:<5} executors={[s.text for s in specs]}")
+        for label, kind, specs, budgeted in plans:
+            print(f"plan {label:<34} {kind:<5} executors={[s.text for s in specs]}"
+                  + (f" on {' '.join(args.budgeted_on)}" if budgeted and args.budgeted_on is not None else ""))
         print("apps:", " ".join(args.apps))
         return
 
@@ -232,8 +242,8 @@ def main() -> None:
     runs: list[dict] = []
     graphs: list[dict] = []
     machine = {"device": "cpu only", "host_cores": os.cpu_count(), "omp_num_threads": threads,
-               "executors": [s.text for _, specs in sets for s in specs]}
-    if any(s.backend == "cuda" for _, _, specs in plans for s in specs):
+               "executors": list(dict.fromkeys(s.text for _, specs in sets for s in specs))}
+    if any(s.backend == "cuda" for _, _, specs, _ in plans for s in specs):
         import cupy as cp
 
         from graphferry.backends import get_backend
@@ -246,7 +256,7 @@ def main() -> None:
            "notes": "seconds are whole calls: HyPar's and BSP's partitioning (sampled runs on every executor) "
                     "included, and HyPar's merges, BSP's exchanges; a budgeted executor's budget is its fraction of "
                     "each graph's edge bytes (budget_bytes per run)"
-                    + ("" if any(s.backend == "cuda" for _, _, specs in plans for s in specs) else
+                    + ("" if any(s.backend == "cuda" for _, _, specs, _ in plans for s in specs) else
                        "; no GPU: the CPU backend plays both sides (cpu:sim reads its edges through a simulated "
                        "device arena), so the figures compare schedules, not devices")}
 
@@ -258,8 +268,9 @@ def main() -> None:
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)
             Path(args.out).write_text(json.dumps(doc, indent=1, default=float))
 
-    def timed(call):
-        call()                                                                     # warm-up
+    def timed(call, big=False):
+        if not big:
+            call()                                                                 # warm-up
         times, r = [], None
         for _ in range(args.repeat):
             t = time.perf_counter()
@@ -277,8 +288,9 @@ def main() -> None:
         keep = src < dst
         w = np.random.default_rng(0).integers(1, 1000, int(keep.sum())).astype(np.float32)
         weighted = Graph.from_edges(src[keep], dst[keep], w, n=g.n, directed=False)
+        cold = args.no_warmup_above is not None and g.m > args.no_warmup_above
         info = {"name": name, "n": g.n, "m": g.m, "directed": False, "edge_bytes": g.edge_bytes,
-                "build_seconds": round(time.perf_counter() - t, 2)}
+                "build_seconds": round(time.perf_counter() - t, 2), "warm_up": not cold}
         graphs.append(info)
         print(f"graph {name}: n={g.n} arcs={g.m} ({info['build_seconds']} s)", flush=True)
         sg = write_gapbs(g, tmp / name)[".sg"] if len(missing) < 2 else None
@@ -294,7 +306,7 @@ def main() -> None:
             elif app == "triangles" and g.m <= args.scipy_max_arcs:
                 u = sp.triu(g.to_scipy(), 1).tocsr().astype(np.int64)
                 want, how = int((u @ u).multiply(u).sum()), "scipy (U @ U) .* U"
-            elif app == "mst" and g.m <= args.scipy_max_arcs:
+            elif app == "mst" and g.m <= args.scipy_mst_max_arcs:
                 want = float(minimum_spanning_tree(sp.triu(weighted.to_scipy(), 1)).sum())
                 how = "scipy minimum_spanning_tree"
             elif app in ("triangles", "mst"):
@@ -349,27 +361,30 @@ def main() -> None:
                     p = nk.community.PLP(NG)
                     p.run()
                     return np.asarray(p.getPartition().getVector())
-                secs, labels = timed(plp)
+                secs, labels = timed(plp, cold)
                 q = modularity(g, labels)
                 runs.append({"graph": name, "algorithm": app, "engine": "peer:networkit-plp", "seconds": round(secs, 6),
                              "bytes_h2d": 0, "floor_seconds": 0.0, "verified": None,
-                             "verified_how": "modularity computed here", "modularity": round(q, 6)})
+                             "verified_how": "modularity computed here", "modularity": round(q, 6),
+                             "warm_up": not cold})
                 print(f"{name:<14} {app:<12} {'peer:networkit-plp':<34} {secs * 1e3:10.1f} ms  modularity={q:.4f}",
                       flush=True)
                 save()
-            for label, kind, specs in plans:
+            for label, kind, specs, budgeted in plans:
+                if budgeted and args.budgeted_on is not None and name not in args.budgeted_on:
+                    continue
                 if not clock.allows(f"{name} {app} {label}"):
                     continue
                 exs = [s.build(graph) for s in specs]
                 call = ((lambda: hypar(graph, app, exs, threshold_edges=args.threshold_edges)) if kind == "hypar"
                         else (lambda: bsp(graph, app, exs)))
-                secs, r = timed(call)
+                secs, r = timed(call, cold)
                 ok, how = check(app, r)
                 run = {"graph": name, "algorithm": app, "engine": label, "seconds": round(secs, 6),
                        "bytes_h2d": 0, "floor_seconds": 0.0, "verified": ok, "verified_how": how,
                        "scalars": dict(r.scalars), "levels": r.levels, "cut": r.cut,
                        "sample_seconds": r.timings["sample_seconds"],
-                       "budget_bytes": [e.budget for e in exs]}
+                       "budget_bytes": [e.budget for e in exs], "warm_up": not cold}
                 if kind == "bsp":
                     run.update(supersteps=r.timings["supersteps"], executor_seconds=r.timings["executor_seconds"])
                 else:
