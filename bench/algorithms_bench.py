@@ -148,11 +148,12 @@ class Deadline:
     def left(self) -> float:
         return float("inf") if self.seconds is None else self.seconds - (time.perf_counter() - self.t0)
 
-    def allows(self, what: str) -> bool:
-        if self.left() > self.margin:
+    def allows(self, what: str, expect: float = 0.0) -> bool:
+        """True when ``expect`` more seconds (an estimate of the work) still leave the margin."""
+        if self.left() - expect > self.margin:
             return True
-        self.skipped.append(what)
-        print(f"skipped (deadline): {what}", flush=True)
+        self.skipped.append(what + (f" (expected {expect:.0f} s)" if expect else ""))
+        print(f"skipped (deadline): {self.skipped[-1]}", flush=True)
         return False
 
 

@@ -26,6 +26,11 @@ format, every run tagged with its ``graph``. Per graph and application a summary
 line gives HyPar against the best single executor and against BSP; at the end,
 per application, the geometric means over the graphs.
 
+``--deadline-s`` skips what is left (noted in the file, ``skipped``) once fewer than
+``--margin-s`` seconds remain, and skips a plan whose time on an earlier graph of at
+least a million arcs, scaled by arcs, would run past the deadline: list the graphs
+smallest first. The results file is rewritten after every run.
+
 Executor specs: ``cpu``, ``cuda``, ``cpu:sim`` (a CPU executor with a small
 simulated device arena, the ``compaction`` engine and a 64 MiB budget: how CI
 plays "two devices" without a GPU), and ``BACKEND:budget=F[:engine=E][:partition=P]``:
@@ -74,6 +79,9 @@ from algorithms_bench import Deadline, gapbs, gapbs_count, modularity, to_networ
 from peers_bench import write_gapbs  # noqa: E402  (GAPBS's .sg writer)
 
 APPS = ("components", "triangles", "coloring", "communities", "mst")
+#: --deadline-s: a plan is skipped when its time on an earlier graph of at least this many arcs,
+#: scaled by arcs, would run past the deadline
+ESTIMATE_FROM_ARCS = 1_000_000
 
 
 class ExecutorSpec:
@@ -278,6 +286,16 @@ def main() -> None:
             times.append(time.perf_counter() - t)
         return statistics.median(times), r
 
+    def expect(app, label, m, cold):
+        """Seconds this plan should take, from the largest graph of at least ESTIMATE_FROM_ARCS arcs run
+        before, scaled by arcs (0: no such graph; small graphs' times are overheads, not work)."""
+        before = [r for r in runs if r["algorithm"] == app and r["engine"] == label
+                  and r["m"] >= ESTIMATE_FROM_ARCS]
+        if not before:
+            return 0.0
+        r = max(before, key=lambda r: r["m"])
+        return r["seconds"] * m / r["m"] * (args.repeat + (0 if cold else 1))
+
     tmp = Path(tempfile.mkdtemp(prefix="gf-hypar-"))
     for name, build in sources:
         if not clock.allows(f"graph {name}"):
@@ -347,7 +365,7 @@ def main() -> None:
                     else:
                         want, rhow = reference(app)
                         ok, how = count == want, f"its count (-a) equals {rhow}"
-                    runs.append({"graph": name, "algorithm": app, "engine": "peer:gapbs",
+                    runs.append({"graph": name, "m": g.m, "algorithm": app, "engine": "peer:gapbs",
                                  "seconds": round(peer["seconds"], 6), "bytes_h2d": 0, "floor_seconds": 0.0,
                                  "verified": ok, "verified_how": how, "count": count, "command": peer["command"],
                                  "all_seconds": peer["all_seconds"]})
@@ -363,7 +381,8 @@ def main() -> None:
                     return np.asarray(p.getPartition().getVector())
                 secs, labels = timed(plp, cold)
                 q = modularity(g, labels)
-                runs.append({"graph": name, "algorithm": app, "engine": "peer:networkit-plp", "seconds": round(secs, 6),
+                runs.append({"graph": name, "m": g.m, "algorithm": app, "engine": "peer:networkit-plp",
+                             "seconds": round(secs, 6),
                              "bytes_h2d": 0, "floor_seconds": 0.0, "verified": None,
                              "verified_how": "modularity computed here", "modularity": round(q, 6),
                              "warm_up": not cold})
@@ -373,14 +392,14 @@ def main() -> None:
             for label, kind, specs, budgeted in plans:
                 if budgeted and args.budgeted_on is not None and name not in args.budgeted_on:
                     continue
-                if not clock.allows(f"{name} {app} {label}"):
+                if not clock.allows(f"{name} {app} {label}", expect(app, label, g.m, cold)):
                     continue
                 exs = [s.build(graph) for s in specs]
                 call = ((lambda: hypar(graph, app, exs, threshold_edges=args.threshold_edges)) if kind == "hypar"
                         else (lambda: bsp(graph, app, exs)))
                 secs, r = timed(call, cold)
                 ok, how = check(app, r)
-                run = {"graph": name, "algorithm": app, "engine": label, "seconds": round(secs, 6),
+                run = {"graph": name, "m": g.m, "algorithm": app, "engine": label, "seconds": round(secs, 6),
                        "bytes_h2d": 0, "floor_seconds": 0.0, "verified": ok, "verified_how": how,
                        "scalars": dict(r.scalars), "levels": r.levels, "cut": r.cut,
                        "sample_seconds": r.timings["sample_seconds"],
