@@ -50,18 +50,22 @@ CPU backend through a simulated device arena, to exercise them):
     OMP_NUM_THREADS=2 python bench/algorithms_bench.py --scale 12 --threads 2 --backends cpu cuda \\
         --device-backend cpu --gapbs-bin /path/to/gapbs/bin --out /tmp/alg.json
 
-On the device (16 cores, one H200; see the estimate below):
+On the device (16 cores, one H200), about 3.5 minutes:
 
-    python bench/algorithms_bench.py --scale 22 --threads 16 --backends cpu cuda \\
-        --gpu-engines resident hybrid --budget-fraction 0.25 --bc-sources 16 --repeat 3 \\
+    python bench/algorithms_bench.py --scale 22 --exact-scale 9 --threads 16 --backends cpu cuda \\
+        --gpu-engines resident hybrid --budget-fraction 0.25 --bc-sources 16 --repeat 1 \\
         --gapbs-bin GAPBS_BIN --deadline-s 200 --out bench/results/algorithms-kron22-h200.json
 
-Estimate for that line (from scale 12-16 runs here, 2 shared cores, scaled by arcs,
-kron22/kron16 = 70x, and by 4x for 16 cores against 2, a conservative half of 8x):
-graph 5 s, GAPBS .sg 2 s, betweenness (oracle on 2 sources ~10 s, GAPBS 3x16 sources,
-networkit, three plans) ~40 s, triangles ~40 s (GAPBS tc 3 x 6 s measured on the
-H200 host at kron22), wcc ~10 s, coloring ~30 s, communities ~40 s: ~170 s; the
-deadline caps it at 200 s.
+Estimate for that line: kron18 timed here (2 shared cores, load average 4-7), scaled by
+arcs (kron22/kron18 = 16.8x) and by 4x for 16 cores against 2 (half the ideal 8x), the
+GPU plans taken at half the CPU plan's time (no GPU here to time them); GAPBS tc and our
+CPU triangle count from bench/results/triangles-kron22-h200.json (6 s, 1.3 s). Graph 13 s;
+exact betweenness on kron9 and the GPU compilations 15 s (a guess); GAPBS file 2 s; betweenness 75 s
+(numpy check 7 s, GAPBS 5 s, networkit's estimate 21 s, cpu 19 s, GPU plans 20 s); triangles
+15 s; wcc 6 s; communities 16 s; colouring 68 s (Jones-Plassmann 15 s a call on the CPU):
+about 215 s. ``--deadline-s 200`` (15 s margin) skips the last Jones-Plassmann plans if
+it comes to that; the longest single step (networkit's estimate, a Jones-Plassmann pair)
+is about 30 s, the most it can run past the deadline.
 """
 
 from __future__ import annotations
@@ -619,6 +623,8 @@ def main() -> None:
     finally:
         for lg, _ in handles.values():
             lg.close()
+        if sg is not None:
+            sg.unlink(missing_ok=True)
 
     # ---------------------------------------------------------------- target (a), summary
     bc = {r["engine"]: r["seconds"] for r in runs if r["algorithm"] == "betweenness" and r["seconds"]}

@@ -42,18 +42,24 @@ Here (2 shared cores, no GPU):
     python bench/hypar_bench.py --scales 10 11 --datasets ../shared/datasets --executors cpu cpu:sim \\
         --budgeted cpu:budget=0.25:engine=compaction:partition=0.125 --gapbs-bin GAPBS_BIN --out /tmp/h.json
 
-On the device (16 cores, one H200):
+On the device (16 cores, one H200), about 2.5 minutes:
 
-    python bench/hypar_bench.py --scales 22 23 --datasets DATASETS --executors cpu cuda \\
-        --budgeted cuda:budget=0.25 --threads 16 --repeat 1 --gapbs-bin GAPBS_BIN \\
-        --deadline-s 170 --out bench/results/hypar-kron22-23-h200.json
+    python bench/hypar_bench.py --datasets DATASETS --scales 20 22 --executors cpu cuda \\
+        --budgeted cuda:budget=0.25 --budgeted-on wormnet_v3 metis_4elt kron20 --threads 16 --repeat 1 \\
+        --no-warmup-above 10000000 --gapbs-bin GAPBS_BIN --deadline-s 150 \\
+        --out bench/results/hypar-h200.json
 
-Estimate for that line (scale 12-16 runs here, 2 shared cores, scaled by arcs and
-by 4x for 16 cores against 2, the GPU taken no faster than 16 cores): kron22 all
-five applications x (hypar, only:cpu, only:cuda, bsp, and the budgeted three)
-with one warm-up and one timed run each ~100 s, kron23 twice that: more than the
-deadline, which skips the rest in order (kron22's applications come first);
-the datasets take seconds and run first.
+Estimate for that line: kron16 timed here (2 shared cores, one timed call per plan):
+the four main plans take 18 s over the five applications (mst 11 s of it, BSP's
+communities 1.6 s: PLP's 100 supersteps), the three budgeted plans 16 s. Scaled by arcs
+(kron20/kron16 = 17x) and by 4x for 16 cores, the GPU executor taken no faster than
+16 cores: kron20 about 145 s cold, plus 10 s of references and peers; the six datasets
+about 20 s (overheads: thread pools, sampling). So the deadline cuts kron20's last
+plans (mst) and skips kron22 (its plans are skipped when kron20's times, scaled by
+arcs, exceed what is left). kron22 alone (main plans, ``--apps components triangles
+coloring communities``) is about 125 s by the same reckoning, all five applications
+about 315 s: Kronecker 22-25 with every plan needs several device calls, one or more
+per scale.
 """
 
 from __future__ import annotations
@@ -414,6 +420,8 @@ def main() -> None:
                 save()
             for line in summary(runs, name, app, sets):
                 print(line, flush=True)
+        if sg is not None:
+            sg.unlink(missing_ok=True)            # kron22: half a gigabyte
         del g, weighted, src, dst
 
     print("== per application, geometric mean over the graphs (above 1: HyPar faster)", flush=True)
