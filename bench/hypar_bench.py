@@ -49,17 +49,18 @@ On the device (16 cores, one H200), about 2.5 minutes:
         --no-warmup-above 10000000 --gapbs-bin GAPBS_BIN --deadline-s 150 \\
         --out bench/results/hypar-h200.json
 
-Estimate for that line: kron16 timed here (2 shared cores, one timed call per plan):
-the four main plans take 18 s over the five applications (mst 11 s of it, BSP's
-communities 1.6 s: PLP's 100 supersteps), the three budgeted plans 16 s. Scaled by arcs
-(kron20/kron16 = 17x) and by 4x for 16 cores, the GPU executor taken no faster than
-16 cores: kron20 about 145 s cold, plus 10 s of references and peers; the six datasets
-about 20 s (overheads: thread pools, sampling). So the deadline cuts kron20's last
-plans (mst) and skips kron22 (its plans are skipped when kron20's times, scaled by
-arcs, exceed what is left). kron22 alone (main plans, ``--apps components triangles
-coloring communities``) is about 125 s by the same reckoning, all five applications
-about 315 s: Kronecker 22-25 with every plan needs several device calls, one or more
-per scale.
+Estimate for that line: kron18 timed here (``--scales 18 --executors cpu cpu:sim
+--budgeted cpu:budget=0.25 --repeat 1 --no-warmup-above 0``, 2 cores shared with other
+jobs, load average 4-6): 409 s of wall time but 182 s of CPU time; the timed calls split
+components 4%, triangles 23%, coloring 3%, communities 19% (BSP's 100 PLP supersteps 15%),
+mst 51%. Scaled by arcs (kron20/kron18 = 4.1x) and divided by 5 for 16 cores (a third of
+the work is numpy on one core), the GPU executor taken no faster than 16 cores: kron20
+about 150 s cold, plus 10 s of references and peers; the six datasets about 20 s
+(overheads: thread pools, sampling). So the deadline cuts kron20's last plans (mst) and
+skips kron22 (its plans are skipped when kron20's times, scaled by arcs, exceed what is
+left). kron22 alone with the four main plans and ``--apps components triangles coloring
+communities`` is about 160 s by the same reckoning, all five applications about 330 s:
+Kronecker 22-25 with every plan needs several device calls, one or more per scale.
 """
 
 from __future__ import annotations
