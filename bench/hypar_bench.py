@@ -1,20 +1,66 @@
-"""HyPar (divide and conquer across executors) against one executor alone and the BSP baseline.
+"""HyPar (divide and conquer across executors) against one executor alone, the BSP baseline and GAPBS/networkit.
 
-For each application (components, triangles, coloring, communities, mst) on one
-generated Kronecker graph: HyPar over the given executors, each executor alone
-(CPU-only, GPU-only: the same code with one executor), and the BSP baseline
-over the same executors and blocks (every executor computes one superstep, a
-round of the algorithm's outer loop, on its block, then the state is exchanged;
-``levels`` is then the number of supersteps). Every answer is checked in the same run
-against scipy (components, spanning-forest weight, triangle total) or for
-properness (colouring); communities report modularity. Medians of ``--repeat``
-runs after one warm-up; results in the BENCH_RESULTS.md format.
+For each graph (Kronecker ``--scales``, and every ``.el`` file of ``--datasets``,
+taken as its undirected simple view) and each application (components,
+triangles, coloring, communities, mst): HyPar over the ``--executors``, each
+executor alone (CPU-only, GPU-only: the same code with one executor), and the
+BSP baseline over the same executors and blocks (every executor computes one
+superstep, a round of the algorithm's outer loop, on its block, then the state
+is exchanged; ``levels`` is then the number of supersteps). ``--budgeted SPEC``
+repeats the plans with the main set's last executor replaced by SPEC, e.g.
+``cuda:budget=0.25``: a GPU whose device budget is a quarter of each graph's edge
+bytes, so every graph is larger than the GPU budget (runs ``hypar@SPEC``,
+``bsp@SPEC``, ``only:SPEC``).
 
-    python bench/hypar_bench.py --scale 20 --executors cpu cuda --out bench/results/hypar-kron20.json
+Beside them, on all host cores (``--threads``), when given: GAPBS ``cc`` and
+``tc`` (``--gapbs-bin``; ``-a``, so they print their component count and
+triangle total) and networkit's ``PLP`` (communities). Every answer is checked in
+the same run: components against scipy; triangle totals against scipy up to
+``--scipy-max-arcs``, else GAPBS's total, else the library's ``triangle_count`` on
+the CPU backend (not through HyPar); spanning-forest weight against scipy up to
+``--scipy-mst-max-arcs``, else the library's ``mst`` on the CPU backend; colourings
+for properness; communities' reported modularity against a numpy formula here.
+Medians of ``--repeat`` runs after one warm-up (none on graphs above
+``--no-warmup-above`` arcs: their runs say ``warm_up: false``); results in the BENCH_RESULTS.md
+format, every run tagged with its ``graph``. Per graph and application a summary
+line gives HyPar against the best single executor and against BSP; at the end,
+per application, the geometric means over the graphs.
 
-``--executors`` names backends; ``cpu:sim`` is a CPU executor with a small simulated
-device arena (the ``compaction`` engine and a 64 MiB budget), which is how CI plays
-"two devices" without a GPU.
+``--deadline-s`` skips what is left (noted in the file, ``skipped``) once fewer than
+``--margin-s`` seconds remain, and skips a plan whose time on an earlier graph of at
+least a million arcs, scaled by arcs, would run past the deadline: list the graphs
+smallest first. The results file is rewritten after every run.
+
+Executor specs: ``cpu``, ``cuda``, ``cpu:sim`` (a CPU executor with a small
+simulated device arena, the ``compaction`` engine and a 64 MiB budget: how CI
+plays "two devices" without a GPU), and ``BACKEND:budget=F[:engine=E][:partition=P]``:
+a budget of F times the graph's edge bytes (engine ``hybrid`` unless named;
+partitions of P times the budget, default the engine's).
+
+Here (2 shared cores, no GPU):
+
+    python bench/hypar_bench.py --scales 10 11 --datasets ../shared/datasets --executors cpu cpu:sim \\
+        --budgeted cpu:budget=0.25:engine=compaction:partition=0.125 --gapbs-bin GAPBS_BIN --out /tmp/h.json
+
+On the device (16 cores, one H200), about 2.5 minutes:
+
+    python bench/hypar_bench.py --datasets DATASETS --scales 20 22 --executors cpu cuda \\
+        --budgeted cuda:budget=0.25 --budgeted-on wormnet_v3 metis_4elt kron20 --threads 16 --repeat 1 \\
+        --no-warmup-above 10000000 --gapbs-bin GAPBS_BIN --deadline-s 150 \\
+        --out bench/results/hypar-h200.json
+
+Estimate for that line: kron18 timed here (``--scales 18 --executors cpu cpu:sim
+--budgeted cpu:budget=0.25 --repeat 1 --no-warmup-above 0``, 2 cores shared with other
+jobs, load average 4-6): 409 s of wall time but 182 s of CPU time; the timed calls split
+components 4%, triangles 23%, coloring 3%, communities 19% (BSP's 100 PLP supersteps 15%),
+mst 51%. Scaled by arcs (kron20/kron18 = 4.1x) and divided by 5 for 16 cores (a third of
+the work is numpy on one core), the GPU executor taken no faster than 16 cores: kron20
+about 150 s cold, plus 10 s of references and peers; the six datasets about 20 s
+(overheads: thread pools, sampling). So the deadline cuts kron20's last plans (mst) and
+skips kron22 (its plans are skipped when kron20's times, scaled by arcs, exceed what is
+left). kron22 alone with the four main plans and ``--apps components triangles coloring
+communities`` is about 160 s by the same reckoning, all five applications about 330 s:
+Kronecker 22-25 with every plan needs several device calls, one or more per scale.
 """
 
 from __future__ import annotations
@@ -22,10 +68,12 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import math
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,100 +81,394 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from algorithms_bench import Deadline, gapbs, gapbs_count, modularity, to_networkit  # noqa: E402
+from peers_bench import write_gapbs  # noqa: E402  (GAPBS's .sg writer)
+
+APPS = ("components", "triangles", "coloring", "communities", "mst")
+#: --deadline-s: a plan is skipped when its time on an earlier graph of at least this many arcs,
+#: scaled by arcs, would run past the deadline
+ESTIMATE_FROM_ARCS = 1_000_000
 
 
-def executor(spec: str):
-    from graphferry.algorithms.hypar import Executor
+class ExecutorSpec:
+    """``BACKEND[:sim | :budget=F[:engine=E][:partition=P]]``; :meth:`build` makes the executor for one graph."""
 
-    if spec == "cpu:sim":
-        return Executor("cpu", engine="compaction", budget=64 << 20, partition_bytes=1 << 20, name="cpu:sim")
-    return Executor(spec)
+    def __init__(self, text: str):
+        self.text = text
+        backend, *rest = text.split(":")
+        if backend not in ("cpu", "cuda"):
+            raise SystemExit(f"hypar_bench: executor {text!r}: backend must be cpu or cuda")
+        self.backend, self.sim = backend, rest == ["sim"]
+        self.budget = self.partition = None
+        self.engine = "auto"
+        for item in ([] if self.sim else rest):
+            key, _, value = item.partition("=")
+            try:
+                if key == "budget":
+                    self.budget, self.engine = float(value), "hybrid" if self.engine == "auto" else self.engine
+                elif key == "engine":
+                    self.engine = value
+                elif key == "partition":
+                    self.partition = float(value)
+                else:
+                    raise ValueError(key)
+            except ValueError:
+                raise SystemExit(f"hypar_bench: executor {text!r}: expected sim, budget=F, engine=E or "
+                                 f"partition=P after the backend, got {item!r}") from None
+            if self.budget is not None and not 0 < self.budget:
+                raise SystemExit(f"hypar_bench: executor {text!r}: budget must be a positive fraction")
+
+    def build(self, graph):
+        from graphferry.algorithms.hypar import Executor
+
+        if self.sim:
+            return Executor(self.backend, engine="compaction", budget=64 << 20, partition_bytes=1 << 20, name=self.text)
+        if self.budget is None:
+            return Executor(self.backend, engine=self.engine, name=self.text)
+        # the executor's budget bounds its block in HyPar's split (weighted graphs: 8 bytes an edge)
+        budget = max(4096, int(self.budget * graph.edge_bytes))
+        part = None if self.partition is None else max(1024, int(self.partition * budget))
+        return Executor(self.backend, engine=self.engine, budget=budget, partition_bytes=part, name=self.text)
+
+
+def plans_for(sets: list[tuple[str, list[ExecutorSpec]]]) -> list[tuple[str, str, list[ExecutorSpec], bool]]:
+    """(label, kind, executors, budgeted) for every set: hypar, each executor alone (once over all sets), bsp;
+    ``budgeted``: the plan belongs to a --budgeted set only."""
+    out, alone = [], set()
+    for tag, specs in sets:
+        out.append((f"hypar{tag}", "hypar", specs, bool(tag)))
+        for s in specs:
+            if s.text not in alone:
+                alone.add(s.text)
+                out.append((f"only:{s.text}", "hypar", [s], bool(tag)))
+        if len(specs) > 1:
+            out.append((f"bsp{tag}", "bsp", specs, bool(tag)))
+    return out
+
+
+def kronecker(scale: int):
+    from graphferry.generators import kronecker_graph
+    from graphferry.transforms import simple_graph
+
+    return simple_graph(kronecker_graph(scale, seed=1), undirected=True)
+
+
+def dataset(path: Path):
+    """A shared ``.el`` file (``# name | directed/undirected | n=N | source``, then ``u v [w]``), as its
+    undirected simple view."""
+    from graphferry import Graph
+    from graphferry.transforms import simple_graph
+
+    header = path.open().readline()
+    e = np.loadtxt(path, comments="#", ndmin=2)
+    n = int(header.split("n=")[1].split()[0].strip("|")) if "n=" in header else int(e[:, :2].max()) + 1
+    g = Graph.from_edges(e[:, 0].astype(np.int64), e[:, 1].astype(np.int64), n=n,
+                         directed="| directed" in header)
+    return simple_graph(g, undirected=True)
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0 and math.isfinite(x)]
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scale", type=int, default=14)
+    ap.add_argument("--scale", type=int, default=None, help="one Kronecker scale (as --scales S)")
+    ap.add_argument("--scales", type=int, nargs="*", default=None, help="Kronecker scales, in this order (default 14)")
+    ap.add_argument("--datasets", default=None, help="a directory of .el graphs (../shared/datasets), run first")
     ap.add_argument("--executors", nargs="+", default=["cpu", "cpu:sim"])
-    ap.add_argument("--apps", nargs="+", default=["components", "triangles", "coloring", "communities", "mst"])
+    ap.add_argument("--budgeted", nargs="*", default=[],
+                    help="specs that replace the last executor in a second set each, e.g. cuda:budget=0.25")
+    ap.add_argument("--budgeted-on", nargs="*", default=None, metavar="GRAPH",
+                    help="run the --budgeted sets only on these graphs (kron20, metis_4elt, ...); default every graph")
+    ap.add_argument("--apps", nargs="+", default=list(APPS), choices=APPS)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-warmup-above", type=int, default=None, metavar="ARCS",
+                    help="no warm-up call on graphs of more arcs (the programs were compiled on the smaller "
+                         "graphs run before: list those first); default: always warm up")
     ap.add_argument("--threshold-edges", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=None,
+                    help="OpenMP threads for graphferry, GAPBS and networkit (default: OMP_NUM_THREADS or all cores)")
+    ap.add_argument("--gapbs-bin", default=None, help="directory with GAPBS's cc and tc (skipped when absent)")
+    ap.add_argument("--scipy-max-arcs", type=int, default=20_000_000,
+                    help="scipy's triangle and spanning-forest references up to this many arcs")
+    ap.add_argument("--scipy-mst-max-arcs", type=int, default=150_000_000,
+                    help="scipy's spanning-forest reference up to this many arcs (kron22: about 10 s, one thread)")
+    ap.add_argument("--deadline-s", type=float, default=None,
+                    help="skip what is left (noted in the file) once fewer than --margin-s seconds remain")
+    ap.add_argument("--margin-s", type=float, default=15.0)
+    ap.add_argument("--dry-run", action="store_true", help="list graphs, plans and peers, run nothing")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    threads = args.threads or int(os.environ.get("OMP_NUM_THREADS", 0)) or os.cpu_count()
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    clock = Deadline(args.deadline_s, args.margin_s)
+    scales = args.scales if args.scales is not None else ([args.scale] if args.scale is not None else [14])
+    if args.scales is None and args.scale is None and args.datasets:
+        scales = []
+
+    main_set = [ExecutorSpec(e) for e in args.executors]
+    sets = [("", main_set)] + [(f"@{b}", main_set[:-1] + [ExecutorSpec(b)]) for b in args.budgeted]
+    plans = plans_for(sets)
+    notes = []
+    if any(s.backend == "cuda" for _, specs in sets for s in specs):
+        from graphferry.backends import cuda_available
+
+        if not cuda_available():
+            notes.append("backend cuda: no GPU or no CuPy here: plans with a cuda executor are skipped")
+            if not args.dry_run:
+                plans = [p for p in plans if all(s.backend != "cuda" for s in p[2])]
+    try:
+        import networkit as nk
+        nk.setNumberOfThreads(threads)
+    except ImportError:
+        nk = None
+        notes.append("networkit: skipped (not installed)")
+    bindir = Path(args.gapbs_bin) if args.gapbs_bin else None
+    missing = [b for b in ("cc", "tc") if bindir is None or not (bindir / b).exists()]
+    if missing:
+        notes.append(f"GAPBS {', '.join(missing)}: skipped ({'no --gapbs-bin' if bindir is None else 'absent'})")
+    sources = []
+    if args.datasets:
+        files = sorted(Path(args.datasets).glob("*.el"))
+        if not files:
+            raise SystemExit(f"hypar_bench: --datasets {args.datasets}: no .el files there")
+        sources += [(f.stem, lambda f=f: dataset(f)) for f in files]
+    sources += [(f"kron{s}", lambda s=s: kronecker(s)) for s in scales]
+    for note in notes:
+        print(note, flush=True)
+    if args.dry_run:
+        print("graphs:", " ".join(name for name, _ in sources))
+        for label, kind, specs, budgeted in plans:
+            print(f"plan {label:<34} {kind:<5} executors={[s.text for s in specs]}"
+                  + (f" on {' '.join(args.budgeted_on)}" if budgeted and args.budgeted_on is not None else ""))
+        print("apps:", " ".join(args.apps))
+        return
 
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
     from graphferry import Graph
+    from graphferry.algorithms import registry
     from graphferry.algorithms.hypar import bsp, hypar
-    from graphferry.generators import kronecker_graph
-    from graphferry.transforms import simple_graph
 
-    g = simple_graph(kronecker_graph(args.scale, seed=1), undirected=True)
-    src, dst = g.edges()
-    keep = src < dst
-    w = np.random.default_rng(0).integers(1, 1000, int(keep.sum())).astype(np.float32)
-    weighted = Graph.from_edges(src[keep], dst[keep], w, n=g.n, directed=False)
-    a = g.to_scipy()
-    want_cc = connected_components(a, directed=False)[0]
-    u = sp.triu(a, 1).tocsr().astype(np.int64)
-    want_tc = int((u @ u).multiply(u).sum())
-    want_mst = float(minimum_spanning_tree(sp.triu(weighted.to_scipy(), 1)).sum())
-    executors = [executor(e) for e in args.executors]
-    plans = [("hypar", executors)] + [(f"only:{e.label}", [e]) for e in executors]
-    runs = []
+    runs: list[dict] = []
+    graphs: list[dict] = []
+    machine = {"device": "cpu only", "host_cores": os.cpu_count(), "omp_num_threads": threads,
+               "executors": list(dict.fromkeys(s.text for _, specs in sets for s in specs))}
+    if any(s.backend == "cuda" for _, _, specs, _ in plans for s in specs):
+        import cupy as cp
 
-    def check(app, r):
-        if app == "components":
-            return r.scalars["components"] == want_cc
-        if app == "triangles":
-            return r.scalars["total"] == want_tc
-        if app == "coloring":
-            c = r.values["colors"]
-            return bool(c.min() >= 0 and not np.any(c[src] == c[dst]))
-        if app == "mst":
-            return bool(np.isclose(r.scalars["total_weight"], want_mst))
-        return True
+        from graphferry.backends import get_backend
 
+        machine.update(device=get_backend("cuda").device_description(), cupy=cp.__version__,
+                       cuda_runtime=cp.cuda.runtime.runtimeGetVersion(), driver=cp.cuda.runtime.driverGetVersion())
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    doc = {"schema": "graphferry-bench/1", "command": " ".join(sys.argv), "commit": commit,
+           "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "machine": machine,
+           "notes": "seconds are whole calls: HyPar's and BSP's partitioning (sampled runs on every executor) "
+                    "included, and HyPar's merges, BSP's exchanges; a budgeted executor's budget is its fraction of "
+                    "each graph's edge bytes (budget_bytes per run)"
+                    + ("" if any(s.backend == "cuda" for _, _, specs, _ in plans for s in specs) else
+                       "; no GPU: the CPU backend plays both sides (cpu:sim reads its edges through a simulated "
+                       "device arena), so the figures compare schedules, not devices")}
+
+    def save():
+        if args.out:
+            largest = max(graphs, key=lambda g: g["m"]) if graphs else None
+            doc.update(graph=largest, graphs=graphs, budget_bytes=None, runs=runs, skipped=clock.skipped,
+                       notes_skipped=notes)
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.out).write_text(json.dumps(doc, indent=1, default=float))
+
+    def timed(call, big=False):
+        if not big:
+            call()                                                                 # warm-up
+        times, r = [], None
+        for _ in range(args.repeat):
+            t = time.perf_counter()
+            r = call()
+            times.append(time.perf_counter() - t)
+        return statistics.median(times), r
+
+    def expect(app, label, m, cold):
+        """Seconds this plan should take, from the largest graph of at least ESTIMATE_FROM_ARCS arcs run
+        before, scaled by arcs (0: no such graph; small graphs' times are overheads, not work)."""
+        before = [r for r in runs if r["algorithm"] == app and r["engine"] == label
+                  and r["m"] >= ESTIMATE_FROM_ARCS]
+        if not before:
+            return 0.0
+        r = max(before, key=lambda r: r["m"])
+        return r["seconds"] * m / r["m"] * (args.repeat + (0 if cold else 1))
+
+    tmp = Path(tempfile.mkdtemp(prefix="gf-hypar-"))
+    for name, build in sources:
+        if not clock.allows(f"graph {name}"):
+            continue
+        t = time.perf_counter()
+        g = build()
+        src, dst = g.edges()
+        keep = src < dst
+        w = np.random.default_rng(0).integers(1, 1000, int(keep.sum())).astype(np.float32)
+        weighted = Graph.from_edges(src[keep], dst[keep], w, n=g.n, directed=False)
+        cold = args.no_warmup_above is not None and g.m > args.no_warmup_above
+        info = {"name": name, "n": g.n, "m": g.m, "directed": False, "edge_bytes": g.edge_bytes,
+                "build_seconds": round(time.perf_counter() - t, 2), "warm_up": not cold}
+        graphs.append(info)
+        print(f"graph {name}: n={g.n} arcs={g.m} ({info['build_seconds']} s)", flush=True)
+        sg = write_gapbs(g, tmp / name)[".sg"] if len(missing) < 2 else None
+        refs: dict[str, tuple] = {}   # app -> (wanted value, how)
+
+        def reference(app):
+            """The wanted answer (components, triangle total, forest weight) and how it was found."""
+            if app in refs:
+                return refs[app]
+            want = how = None
+            if app == "components":
+                want, how = connected_components(g.to_scipy(), directed=False)[0], "scipy connected_components"
+            elif app == "triangles" and g.m <= args.scipy_max_arcs:
+                u = sp.triu(g.to_scipy(), 1).tocsr().astype(np.int64)
+                want, how = int((u @ u).multiply(u).sum()), "scipy (U @ U) .* U"
+            elif app == "mst" and g.m <= args.scipy_mst_max_arcs:
+                want = float(minimum_spanning_tree(sp.triu(weighted.to_scipy(), 1)).sum())
+                how = "scipy minimum_spanning_tree"
+            elif app in ("triangles", "mst"):
+                algo = "triangle_count" if app == "triangles" else "mst"
+                r = registry.get(algo).run(weighted if app == "mst" else g, backend="cpu")
+                want = r.total if app == "triangles" else float(r.total_weight)
+                how = f"the library's {algo} on the CPU backend (not through HyPar)"
+            refs[app] = (want, how)
+            return refs[app]
+
+        def check(app, r):
+            if app == "coloring":
+                c = r.values["colors"]
+                return bool(c.min() >= 0 and not np.any(c[src] == c[dst])), "proper"
+            if app == "communities":
+                q = modularity(g, r.values["community"])
+                return bool(np.isclose(q, r.scalars["modularity"])), "its modularity equals the numpy formula's"
+            want, how = reference(app)
+            got = {"components": r.scalars.get("components"), "triangles": r.scalars.get("total"),
+                   "mst": r.scalars.get("total_weight")}[app]
+            ok = got == want if app != "mst" else bool(np.isclose(got, want, rtol=1e-6))
+            return ok, f"equals {how}"
+
+        for app in args.apps:
+            if not clock.allows(f"{name} {app}"):
+                continue
+            graph = weighted if app == "mst" else g
+            # peers first: GAPBS's total may become the reference
+            binary = {"components": "cc", "triangles": "tc"}.get(app)
+            if binary and sg is not None and binary not in missing and clock.allows(f"{name} {app} peer:gapbs"):
+                peer = gapbs(bindir, binary, sg, ["-a"], args.repeat, threads, clock.left())
+                if peer and peer["seconds"]:
+                    count = gapbs_count(peer["output"], r"(\d+) triangles" if binary == "tc"
+                                        else r"There are (\d+) components")
+                    if app == "triangles" and g.m > args.scipy_max_arcs and count is not None:
+                        refs[app] = (count, "GAPBS tc's total (-a)")   # beyond scipy: the reference
+                        ok, how = None, "the reference here"
+                    else:
+                        want, rhow = reference(app)
+                        ok, how = count == want, f"its count (-a) equals {rhow}"
+                    runs.append({"graph": name, "m": g.m, "algorithm": app, "engine": "peer:gapbs",
+                                 "seconds": round(peer["seconds"], 6), "bytes_h2d": 0, "floor_seconds": 0.0,
+                                 "verified": ok, "verified_how": how, "count": count, "command": peer["command"],
+                                 "all_seconds": peer["all_seconds"]})
+                    print(f"{name:<14} {app:<12} {'peer:gapbs':<34} {peer['seconds'] * 1e3:10.1f} ms  verified={ok}",
+                          flush=True)
+                    save()
+            if app == "communities" and nk is not None and clock.allows(f"{name} communities peer:networkit-plp"):
+                NG = to_networkit(g, nk)
+
+                def plp():
+                    p = nk.community.PLP(NG)
+                    p.run()
+                    return np.asarray(p.getPartition().getVector())
+                secs, labels = timed(plp, cold)
+                q = modularity(g, labels)
+                runs.append({"graph": name, "m": g.m, "algorithm": app, "engine": "peer:networkit-plp",
+                             "seconds": round(secs, 6),
+                             "bytes_h2d": 0, "floor_seconds": 0.0, "verified": None,
+                             "verified_how": "modularity computed here", "modularity": round(q, 6),
+                             "warm_up": not cold})
+                print(f"{name:<14} {app:<12} {'peer:networkit-plp':<34} {secs * 1e3:10.1f} ms  modularity={q:.4f}",
+                      flush=True)
+                save()
+            for label, kind, specs, budgeted in plans:
+                if budgeted and args.budgeted_on is not None and name not in args.budgeted_on:
+                    continue
+                if not clock.allows(f"{name} {app} {label}", expect(app, label, g.m, cold)):
+                    continue
+                exs = [s.build(graph) for s in specs]
+                call = ((lambda: hypar(graph, app, exs, threshold_edges=args.threshold_edges)) if kind == "hypar"
+                        else (lambda: bsp(graph, app, exs)))
+                secs, r = timed(call, cold)
+                ok, how = check(app, r)
+                run = {"graph": name, "m": g.m, "algorithm": app, "engine": label, "seconds": round(secs, 6),
+                       "bytes_h2d": 0, "floor_seconds": 0.0, "verified": ok, "verified_how": how,
+                       "scalars": dict(r.scalars), "levels": r.levels, "cut": r.cut,
+                       "sample_seconds": r.timings["sample_seconds"],
+                       "budget_bytes": [e.budget for e in exs], "warm_up": not cold}
+                if kind == "bsp":
+                    run.update(supersteps=r.timings["supersteps"], executor_seconds=r.timings["executor_seconds"])
+                else:
+                    run["independent_seconds"] = r.timings["independent"]
+                runs.append(run)
+                print(f"{name:<14} {app:<12} {label:<34} {secs * 1e3:10.1f} ms  verified={ok} "
+                      f"levels={r.levels} cut={r.cut} {run['scalars']}", flush=True)
+                save()
+            for line in summary(runs, name, app, sets):
+                print(line, flush=True)
+        if sg is not None:
+            sg.unlink(missing_ok=True)            # kron22: half a gigabyte
+        del g, weighted, src, dst
+
+    print("== per application, geometric mean over the graphs (above 1: HyPar faster)", flush=True)
     for app in args.apps:
-        graph = weighted if app == "mst" else g
-        runners = [(label, lambda exs=exs: hypar(graph, app, exs, threshold_edges=args.threshold_edges))
-                   for label, exs in plans]
-        if len(executors) > 1:
-            runners.append(("bsp", lambda: bsp(graph, app, executors)))
-        for label, call in runners:
-            call()                                                                # warm-up
-            times, r = [], None
-            for _ in range(args.repeat):
-                t = time.perf_counter()
-                r = call()
-                times.append(time.perf_counter() - t)
-            run = {"algorithm": app, "engine": label, "seconds": round(statistics.median(times), 5),
-                   "bytes_h2d": 0, "floor_seconds": 0.0, "verified": check(app, r),
-                   "scalars": {k: v for k, v in r.scalars.items()}, "levels": r.levels, "cut": r.cut,
-                   "sample_seconds": r.timings["sample_seconds"]}
-            if label == "bsp":
-                run.update(supersteps=r.timings["supersteps"], executor_seconds=r.timings["executor_seconds"])
-            else:
-                run["independent_seconds"] = r.timings["independent"]
-            runs.append(run)
-            print(f"{app:<12} {label:<22} {run['seconds'] * 1e3:10.1f} ms  verified={run['verified']} "
-                  f"levels={r.levels} cut={r.cut} {run['scalars']}", flush=True)
+        for tag, specs in sets:
+            vs_best, vs_bsp = [], []
+            for info in graphs:
+                s = pick(runs, info["name"], app, tag, specs)
+                if s["hypar"]:
+                    vs_best.append(s["best"] / s["hypar"] if s["best"] else None)
+                    vs_bsp.append(s["bsp"] / s["hypar"] if s["bsp"] else None)
+            gb, gs = geomean(vs_best), geomean(vs_bsp)
+            print(f"{app:<12} hypar{tag:<24} best single / hypar {gb and round(gb, 3)}  "
+                  f"bsp / hypar {gs and round(gs, 3)}  over {len([x for x in vs_best if x])} graphs", flush=True)
+    if clock.skipped:
+        print(f"skipped for the deadline: {len(clock.skipped)}: {', '.join(clock.skipped)}", flush=True)
+    save()
     if args.out:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-        doc = {"schema": "graphferry-bench/1", "command": " ".join(sys.argv), "commit": commit,
-               "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-               "machine": {"device": ", ".join(args.executors), "host_cores": os.cpu_count(),
-                           "omp_num_threads": os.environ.get("OMP_NUM_THREADS")},
-               "graph": {"name": f"kron{args.scale}", "n": g.n, "m": g.m, "directed": False, "edge_bytes": g.edge_bytes},
-               "budget_bytes": None, "runs": runs,
-               "notes": "seconds are whole calls: HyPar's and BSP's partitioning (sampled runs on every executor) "
-                        "included, and HyPar's merges, BSP's exchanges"
-                        + ("" if "cuda" in args.executors else
-                           "; no GPU: the CPU backend plays both sides (cpu:sim is a CPU executor reading its edges "
-                           "through a simulated device arena), so the figures compare schedules, not devices")}
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(doc, indent=1, default=float))
         print(f"wrote {args.out}")
+
+
+def pick(runs, graph, app, tag, specs) -> dict:
+    """Seconds of HyPar, of the best executor alone (and which), and of BSP for one set on one graph."""
+    secs = {r["engine"]: r["seconds"] for r in runs if r["graph"] == graph and r["algorithm"] == app
+            and r["verified"] is not False}
+    alone = {s.text: secs.get(f"only:{s.text}") for s in specs}
+    alone = {k: v for k, v in alone.items() if v}
+    best = min(alone, key=alone.get) if alone else None
+    return {"hypar": secs.get(f"hypar{tag}"), "best": alone.get(best), "best_label": best,
+            "bsp": secs.get(f"bsp{tag}")}
+
+
+def summary(runs, graph, app, sets) -> list[str]:
+    lines = []
+    for tag, specs in sets:
+        s = pick(runs, graph, app, tag, specs)
+        if not s["hypar"]:
+            continue
+        parts = [f"hypar{tag} {s['hypar'] * 1e3:.1f} ms"]
+        if s["best"]:
+            parts.append(f"best alone only:{s['best_label']} {s['best'] * 1e3:.1f} ms "
+                         f"(best/hypar {s['best'] / s['hypar']:.2f})")
+        if s["bsp"]:
+            parts.append(f"bsp {s['bsp'] * 1e3:.1f} ms (bsp/hypar {s['bsp'] / s['hypar']:.2f})")
+        lines.append(f"  summary {graph} {app}: " + ", ".join(parts))
+    return lines
 
 
 if __name__ == "__main__":
