@@ -14,6 +14,8 @@ from graphferry import Graph
 from graphferry.algorithms.hypar import Executor, bsp, bsp_components, cut_by_edges, hypar, part_graph, APPLICATIONS
 from graphferry.generators import kronecker_graph
 
+from conftest import DATASETS, need_shared, read_dataset
+
 ONE = [Executor("cpu")]
 TWO = [Executor("cpu"), Executor("cpu", engine="compaction", budget=1 << 16, partition_bytes=256)]
 
@@ -76,16 +78,39 @@ def assert_proper_coloring(g: Graph, r) -> None:
     assert all(colors[v] <= G.degree(v) for v in range(g.n))
 
 
-@pytest.mark.parametrize("executors,shares", [(ONE, None), (TWO, [0.5, 0.5]), (TWO, [0.25, 0.75])],
-                         ids=["one", "two-even", "two-quarter"])
+CUTS = [round(0.05 * i, 2) for i in range(1, 20)]     # the first executor's share of the edges
+
+
 @pytest.mark.parametrize("graph_seed", [1, 2, 3])
-def test_communities_modularity_near_networkx_on_planted_partitions(executors, shares, graph_seed):
-    # the split is given, not measured: a measured one follows the machine's load, and the
-    # communities HyPar finds depend on where the cut falls (on 1 of 57 cuts of these graphs,
-    # seed 2 at 0.45, the modularity is 0.055 below networkx's: two finalised halves of one
-    # community that label propagation cannot join)
+def test_communities_modularity_near_networkx_on_every_cut_of_planted_partitions(graph_seed):
+    # 19 cuts of each graph (57 in all), given rather than measured: a measured split follows the
+    # machine's load, and which communities the cut goes through decides what HyPar must repair
+    # (seed 2 at 0.45: a vertex the cut left among another group's members was finalised there,
+    # and its own group, dismantled into singletons, took that label from it in a post-process
+    # where finalised vertices voted: two groups in one, 0.055 below networkx)
     G, g = planted_partitions(graph_seed)
-    assert_modularity_near_networkx(G, hypar(g, "communities", executors, threshold_edges=0, shares=shares))
+    want = networkx_lpa_modularity(G)
+    assert_modularity_near_networkx(G, hypar(g, "communities", ONE, threshold_edges=0), want)
+    for share in CUTS:
+        r = hypar(g, "communities", TWO, threshold_edges=0, shares=[share, 1 - share])
+        assert 0 < r.cut < g.n
+        assert_modularity_near_networkx(G, r, want, f"cut at share {share}")
+
+
+@pytest.mark.parametrize("name", ["wormnet_v3.el", "metis_4elt.el"])
+def test_communities_modularity_near_networkx_on_every_cut_of_shared_graphs(name):
+    # with the post-process that propagated the rest on the whole graph, the finalised vertices
+    # voting (no propagation of every vertex after it), WormNet was 0.09 below networkx on 18 of
+    # these 19 cuts and 4elt 0.06 above on 3
+    path = DATASETS / name
+    need_shared(path, name)
+    n, src, dst, directed = read_dataset(path)
+    g = Graph.from_edges(src, dst, n=n, directed=directed)
+    G = nx_simple(g)
+    want = networkx_lpa_modularity(G)
+    for share in CUTS:
+        assert_modularity_near_networkx(G, hypar(g, "communities", TWO, threshold_edges=0, shares=[share, 1 - share]),
+                                        want, f"cut at share {share}")
 
 
 def test_given_shares_split_without_measuring():
@@ -102,15 +127,21 @@ def planted_partitions(seed: int) -> tuple[nx.Graph, Graph]:
     return G, Graph.from_edges(e[:, 0], e[:, 1], n=G.number_of_nodes(), directed=False)
 
 
-def assert_modularity_near_networkx(G: nx.Graph, r) -> None:
+def networkx_lpa_modularity(G: nx.Graph) -> float:
+    """Mean modularity of networkx's asynchronous label propagation over three seeds."""
+    return float(np.mean([nx.community.modularity(G, nx.community.asyn_lpa_communities(G, seed=s))
+                          for s in range(3)]))
+
+
+def assert_modularity_near_networkx(G: nx.Graph, r, want: float | None = None, where: str = "") -> None:
     """The reported modularity is networkx's for the communities found, within 0.05 of asyn_lpa's."""
     groups = {}
     for v, c in enumerate(r.values["community"].tolist()):
         groups.setdefault(c, set()).add(v)
     q = nx.community.modularity(G, groups.values())
     assert np.isclose(r.scalars["modularity"], q)
-    want = np.mean([nx.community.modularity(G, nx.community.asyn_lpa_communities(G, seed=s)) for s in range(3)])
-    assert abs(q - want) <= 0.05, (q, want)
+    want = networkx_lpa_modularity(G) if want is None else want
+    assert abs(q - want) <= 0.05, (where, q, want)
 
 
 def test_two_executors_really_split_and_recurse():

@@ -37,10 +37,13 @@ Applications (each runs the registered algorithms on parts through
   uncolours its higher end; post-processing colours those around the rest (Algorithm 2).
 * ``communities``: label propagation per part, HyPar's merge rule (Algorithm 5:
   communities below the average intra-arc ratio, or with tiny interiors, are
-  dismantled; the rest are finalised and removed with their edges) with a
-  border exception (a community with more than a quarter as many cut arcs as
-  internal arcs was likely cut through by the partition: dismantled too),
-  recursion, post-processing.
+  dismantled; the rest are finalised and removed with their edges) with border
+  exceptions (a border vertex whose label is not among its neighbours' most
+  frequent on the merged labels is not finalised, nor is a community with more
+  than a quarter as many cut arcs as internal arcs: the cut likely went through
+  it), recursion; post-processing propagates the rest on the reduced graph, then
+  every vertex on the whole graph from the merged labels to label propagation's
+  fixed point.
 * ``mst``: Boruvka per part under the cut-edge exception (a component whose
   lightest edge leaves the part stops growing: ``minimum_spanning_forest(within=)``),
   contraction keeping each quotient edge's lightest representative, recursion,
@@ -93,7 +96,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..graph import Graph
-from ..transforms import contract, induced_subgraph, simple_graph
+from ..transforms import contract, induced_subgraph, simple_graph, unique_pairs
 from . import registry
 
 log = logging.getLogger(__name__)
@@ -272,7 +275,7 @@ def hypar(graph: Graph, app: "str | Application", executors: list[Executor], *, 
             break
         # recursion: the same speed ratio on the reduced graph (HyPar 4.4)
         split = Split(cut_by_edges(reduced, split.shares, [ex.budget for ex in executors]), split.shares)
-    if reduced is not None:
+    if reduced is not None or app.post_process_always:
         fastest = executors[int(np.argmin(per_executor))] if levels else executors[0]
         t = time.perf_counter()
         app.post_process(reduced, state, fastest)
@@ -303,6 +306,7 @@ class Application:
 
     name = "?"
     recursive = True     # may the reduced graph be divided again (False: post-process it at once)
+    post_process_always = False  # post-process even when the merge left no reduced graph (it gets None)
     stop_on_trend = True  # iterative parts stop when iteration times stop falling (set by hypar())
 
     def stop_when(self, whole: Graph | None):
@@ -440,9 +444,11 @@ class Coloring(Application):
 
 
 class Communities(Application):
-    """Label propagation with HyPar's merge rule (Algorithm 5)."""
+    """Label propagation with HyPar's merge rule (Algorithm 5) and border-vertex exception; the
+    post-process propagates the rest on the reduced graph, then every vertex on the whole graph."""
 
     name = "communities"
+    post_process_always = True   # the whole-graph propagation is needed even when nothing was left
 
     def start(self, g):
         return {"labels": np.arange(g.n, dtype=np.int64), "active": np.arange(g.n, dtype=np.int64), "whole": g}
@@ -452,50 +458,92 @@ class Communities(Application):
 
     def merge(self, g, blocks, results, state):
         labels = np.empty(g.n, np.int64)
-        for block, local in zip(blocks, results):
+        part_of = np.empty(g.n, np.int64)
+        for i, (block, local) in enumerate(zip(blocks, results)):
             labels[block] = local
+            part_of[block] = i
         src, dst = g.edges()
         inside = np.bincount(labels[src[labels[src] == labels[dst]]], minlength=g.n).astype(np.float64)
         total = np.bincount(labels[src], minlength=g.n).astype(np.float64)   # arcs leaving the community's vertices
+        # HyPar Algorithm 5: "commRatio <- ratio of intra-community and total edges for each
+        # community; avgRatio <- Find the average ratio; ... if (commRatio[c] < avgRatio) ||
+        # (compEdges[c] < minReqEdges) then mergeResult[v] <- v else markVer for removal"
         present = total > 0
         ratio = np.zeros(g.n)
         ratio[present] = inside[present] / total[present]
         average = ratio[present].mean() if present.any() else 0.0
         m_edges = state["whole"].m / 2
-        # the border exception: a community with many cut arcs (arcs to another part) was
-        # probably cut through by the partition and formed without the other side's view;
-        # it is not finalised either (HyPar's EXCPT_BORDER_VERTEX, taken per community)
-        part_of = np.zeros(g.n, np.int64)
-        for i, block in enumerate(blocks):
-            part_of[block] = i
+        # HyPar 6.3: the devices "form local communities ..., with the exception of the border
+        # vertices, as indicated by the boolean flag EXCPT_BORDER_VERTEX". Per community: one
+        # with many cut arcs (arcs to another part) was probably cut through by the partition
+        # and grew without the other side's view (on a small graph a part's propagation can
+        # flood most of it into one label): not finalised
         crossing = part_of[src] != part_of[dst]
         cut = np.bincount(labels[src[crossing]], minlength=g.n).astype(np.float64)
         cut_through = cut > CUT_THROUGH * inside
         dismantle = ((ratio[labels] < average) | (inside[labels] / 2 < m_edges * TINY_COMMUNITY)
                      | ~present[labels] | cut_through[labels])
+        # and per vertex: a border vertex (one with a neighbour in another part) chose its label
+        # without seeing that neighbour's; it is finalised only if label propagation's own rule
+        # holds for it on the merged labels (its label is among the most frequent of all its
+        # neighbours'), else it goes to the rest: a vertex the cut left among another
+        # community's members does not stay there
+        border = np.zeros(g.n, bool)
+        border[src[crossing]] = True
+        dismantle |= ~_label_holds(g.n, src, dst, labels, border & ~dismantle)
         ids = state["active"]                                    # vertices of g as vertices of the prepared graph
-        state["labels"][ids[~dismantle]] = ids[labels[~dismantle]]
+        kept = ~dismantle
+        state["labels"][ids[kept]] = ids[labels[kept]]
         rest = np.flatnonzero(dismantle)
         state["active"] = ids[rest]
-        state["finalised"] = state.get("finalised", 0) + int(np.count_nonzero(~dismantle))
+        state["finalised"] = state.get("finalised", 0) + int(np.count_nonzero(kept))
         return induced_subgraph(g, rest) if len(rest) else None
 
     def post_process(self, reduced, state, executor):
-        # The rest propagates on the whole graph, the finalised vertices voting with their
-        # communities' labels but keeping them: a community the cut split, one side finalised and
-        # the other dismantled, takes its other side back (on the reduced graph alone that side
-        # formed a community of its own: 0.05-0.07 modularity lost on some cuts of a planted partition)
-        whole, ids = state["whole"], state["active"]
-        active = np.zeros(whole.n, np.int8)
-        active[ids] = 1
-        r = executor.run("communities", whole, refine=False, labels=state["labels"].copy(), active=active)
-        state["labels"][ids] = r.community[ids]
+        # HyPar 6.3: "The graph is then reduced by removing the finalized communities and their
+        # incident edges from the graph": the rest propagates on the reduced graph alone (with
+        # the finalised communities voting instead, a dismantled community's singletons take the
+        # label of whichever finalised neighbour they meet first, and two planted groups become one)
+        if reduced is not None:
+            ids = state["active"]
+            state["labels"][ids] = ids[executor.run("communities", reduced, refine=False).community]
+        # Then every vertex propagates on the whole graph from the merged labels (Algorithm 5's
+        # postProcess("COMMDEC", G, mergeResult, finalOutput)) to label propagation's fixed point:
+        # pieces of one community that parts, levels or the reduced graph formed apart, none
+        # seeing the others, join where their members see more of each other than of themselves.
+        # Every community is formed, so a label moves only where a vertex's neighbours outvote it
+        state["labels"] = executor.run("communities", state["whole"], refine=False,
+                                       labels=state["labels"]).community.astype(np.int64)
 
     def finish(self, graph, g, state):
         labels = _smallest_member(state["labels"])
         return {"community": labels}, {"modularity": modularity(g, labels),
                                        "num_communities": int(len(np.unique(labels))),
                                        "finalised": state.get("finalised", 0)}
+
+
+def _label_holds(n: int, src: np.ndarray, dst: np.ndarray, labels: np.ndarray, check: np.ndarray) -> np.ndarray:
+    """Per vertex: False where ``check`` is set and the vertex's label is not among the most
+    frequent labels of its neighbours (over the arcs ``src -> dst``); True elsewhere.
+
+    Example (vertex 2 is labelled with vertex 3's community but sees two 0s):
+        >>> src = np.array([0, 0, 1, 1, 2, 2, 2, 3]); dst = np.array([1, 2, 0, 2, 0, 1, 3, 2])
+        >>> _label_holds(4, src, dst, np.array([0, 0, 3, 3]), np.ones(4, bool)).tolist()
+        [True, True, False, True]
+    """
+    holds = np.ones(n, bool)
+    # a label held by at least half the neighbours is among the most frequent: only the others
+    # need their neighbours' labels counted
+    own = np.bincount(src[labels[src] == labels[dst]], minlength=n)
+    check = check & (2 * own < np.bincount(src, minlength=n))
+    arcs = np.flatnonzero(check[src])
+    if len(arcs) == 0:
+        return holds
+    v, _, count = unique_pairs(src[arcs], labels[dst[arcs]], n)
+    most = np.zeros(n, np.int64)
+    np.maximum.at(most, v, count)
+    holds[check] = own[check] >= most[check]
+    return holds
 
 
 def _arc_positions(g: Graph, a: np.ndarray, b: np.ndarray) -> np.ndarray:
