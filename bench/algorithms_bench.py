@@ -399,7 +399,7 @@ def main() -> None:
                   "generator": "graphferry.generators.kronecker_graph(seed=1) + simple_graph(undirected)",
                   "build_seconds": round(gen_seconds, 2)}
     print(f"graph kron{args.scale}: n={g.n} arcs={g.m} ({gen_seconds:.1f} s)", flush=True)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    commit = os.environ.get("GRAPHFERRY_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()  # the device copy has no current .git
     budgets = {p.label: p.placement(g.edge_bytes)["budget"] for p in plans}
     doc.update({"schema": "graphferry-bench/1", "command": " ".join(sys.argv), "commit": commit,
                 "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),

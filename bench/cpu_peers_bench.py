@@ -505,7 +505,7 @@ def main():
             out = Path(args.out)
             if len(scales) > 1:
                 out = out.with_name(f"{out.stem}-s{scale}{out.suffix}")
-            commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+            commit = os.environ.get("GRAPHFERRY_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()  # the device copy has no current .git
             dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
                                    capture_output=True, text=True).stdout.strip()
             load = os.getloadavg()

@@ -265,7 +265,7 @@ def main() -> None:
 
         machine.update(device=get_backend("cuda").device_description(), cupy=cp.__version__,
                        cuda_runtime=cp.cuda.runtime.runtimeGetVersion(), driver=cp.cuda.runtime.driverGetVersion())
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    commit = os.environ.get("GRAPHFERRY_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()  # the device copy has no current .git
     doc = {"schema": "graphferry-bench/1", "command": " ".join(sys.argv), "commit": commit,
            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "machine": machine,
            "notes": "seconds are whole calls: HyPar's and BSP's partitioning (sampled runs on every executor) "

@@ -299,7 +299,7 @@ def main() -> None:
         files = write_gapbs(g, work / "graph")
         runs += gapbs_runs(Path(args.gapbs_bin), files, 0, args.trials, False, None, args.timeout, log)
 
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    commit = os.environ.get("GRAPHFERRY_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()  # the device copy has no current .git
     result = {
         "schema": "graphferry-bench/1",
         "command": " ".join([Path(sys.executable).name] + sys.argv),

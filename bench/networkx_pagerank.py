@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         del G
 
     if args.out:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        commit = os.environ.get("GRAPHFERRY_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()  # the device copy has no current .git
         record = {
             "schema": "graphferry-bench/1",
             "command": "python bench/networkx_pagerank.py " + " ".join(argv if argv is not None else sys.argv[1:]),
