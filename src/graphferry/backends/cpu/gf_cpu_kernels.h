@@ -172,6 +172,30 @@ GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
         }                                                                               \
     }
 
+// Chunks of a neighbour map split by edges and rows together, not by rows alone: a
+// neighbourhood function's cost grows with the row's degree, and the graphs it runs on
+// are often ordered by degree (triangle counting's DAG puts every hub in the last
+// rows), so equal row counts left the last chunk's thread with most of the work
+// (triangles at Kronecker 22 on 16 threads: 15x slower than with 64-row chunks).
+// Row v weighs deg(v) + 1; chunk c is [split(c), split(c + 1)).
+static inline int64_t gf_weighted_chunks(int64_t count) {
+    const int64_t most = (int64_t)omp_get_max_threads() * 256;
+    const int64_t c = count / 16;
+    return c < 1 ? 1 : (c > most ? most : c);
+}
+static inline int64_t gf_weighted_split(const eid_t* offsets, int64_t lo, int64_t hi, int64_t c, int64_t chunks) {
+    if (c <= 0) return lo;
+    if (c >= chunks) return hi;
+    const double total = (double)(offsets[hi] - offsets[lo]) + (double)(hi - lo);
+    const double want = total * (double)c / (double)chunks;
+    int64_t a = lo, b = hi;   // first v in [lo, hi] whose prefix weight reaches want
+    while (a < b) {
+        const int64_t m = a + (b - a) / 2;
+        if ((double)(offsets[m] - offsets[lo]) + (double)(m - lo) < want) a = m + 1; else b = m;
+    }
+    return a;
+}
+
 // neighbor_map over [lo, hi): the function may read the whole graph and its transpose.
 #define GF_NEIGHBOR_KERNEL(fn)                                                           \
     GF_EXPORT void gf_nmap_##fn(void* const* A, const double* F, const int64_t* I,       \
@@ -181,13 +205,12 @@ GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
         const State S = gf_state(A, F, I);                                               \
         GfGraph G{go, gi, gw, n};                                                        \
         GfGraph GT{to, ti, tw, n};                                                       \
-        const int64_t count = hi - lo;                                                   \
-        const int64_t chunk = gf_chunk(count), chunks = (count + chunk - 1) / chunk;     \
+        const int64_t chunks = gf_weighted_chunks(hi - lo);                              \
         _Pragma("omp parallel for schedule(dynamic, 1) if (chunks > 1)")                 \
         for (int64_t c = 0; c < chunks; ++c) {                                           \
             GfBitWriter out(out_bits);                                                   \
-            const int64_t v_end = lo + c * chunk + chunk < hi ? lo + c * chunk + chunk : hi; \
-            for (int64_t v = lo + c * chunk; v < v_end; ++v)                             \
+            const int64_t v_end = gf_weighted_split(go, lo, hi, c + 1, chunks);          \
+            for (int64_t v = gf_weighted_split(go, lo, hi, c, chunks); v < v_end; ++v)   \
                 if (fn(S, G, GT, (vid_t)v) && out_bits) out.set(v);                      \
             if (out_bits) out.flush();                                                   \
         }                                                                                \
