@@ -107,6 +107,25 @@ class Engine(ABC):
         """Give back every device buffer."""
 
     # ---- helpers shared by engines -------------------------------------
+    def partition_buffers(self, label: str, most: int = 2) -> list[tuple[Any, Any]]:
+        """Device buffers (indices, weights or None) for the side's largest partition, ``most``
+        of them where the budget holds that many, else fewer (at least one; the first that does
+        not fit raises DeviceMemoryError naming the budget). Two alternate so that the copy of
+        partition ``i + 1`` overlaps the kernel on ``i``; with one, each copy waits for the
+        kernel that read the buffer. A budget just above one hub row's edges holds only one.
+        """
+        s = self.side
+        cap = s.max_partition_edges()
+        per_buffer = cap * (s.indices.itemsize + (0 if s.weights is None else 4))
+        bufs: list[tuple[Any, Any]] = []
+        for k in range(most):
+            if k and per_buffer > self.arena.free_bytes:
+                break
+            idx = self.arena.alloc(cap, s.indices.dtype, f"{label} buffer {k} (indices)")
+            w = None if s.weights is None else self.arena.alloc(cap, np.float32, f"{label} buffer {k} (weights)")
+            bufs.append((idx, w))
+        return bufs
+
     def range_view(self, part: Partition, offsets, indices, weights, edge_base: int) -> PartitionView:
         return PartitionView(offsets, indices, weights, None, part.lo, part.num_vertices, edge_base)
 

@@ -32,21 +32,19 @@ class CompactionEngine(Engine):
         super().__init__(side, backend, arena)
         cap = side.max_partition_edges()
         self._bufs = []
-        for k in range(2):
-            idx = arena.alloc(cap, side.indices.dtype, f"compaction buffer {k} (indices)")
-            w = None if side.weights is None else arena.alloc(cap, np.float32, f"compaction buffer {k} (weights)")
+        for idx, w in self.partition_buffers("compaction"):   # a staging buffer for each
             stage_idx = backend.pinned_empty(cap, side.indices.dtype)
             stage_w = None if side.weights is None else backend.pinned_empty(cap, np.float32)
             self._bufs.append((idx, w, stage_idx, stage_w))
         self._next = 0
         self._last = 0
-        self._free_at = [None, None]     # token: the last kernel that read device buffer k
-        self._staged_at = [None, None]   # token: the last copy out of staging buffer k
+        self._free_at = [None] * len(self._bufs)     # token: the last kernel that read device buffer k
+        self._staged_at = [None] * len(self._bufs)   # token: the last copy out of staging buffer k
 
     def load(self, part, active):
         s = self.side
         buf = self._last = self._next
-        self._next ^= 1
+        self._next = (self._next + 1) % len(self._bufs)
         d_idx, d_w, stage_idx, stage_w = self._bufs[buf]
         if active is None:
             return self._load_whole(part, d_idx, d_w, self._free_at[buf])

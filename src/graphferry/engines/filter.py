@@ -23,14 +23,9 @@ class FilterEngine(Engine):
 
     def __init__(self, side, backend, arena):
         super().__init__(side, backend, arena)
-        cap = side.max_partition_edges()
-        self._bufs = []
-        for k in range(2):
-            idx = arena.alloc(cap, side.indices.dtype, f"filter buffer {k} (indices)")
-            w = None if side.weights is None else arena.alloc(cap, side.weights.dtype, f"filter buffer {k} (weights)")
-            self._bufs.append((idx, w))
+        self._bufs = self.partition_buffers("filter")
         self._next = 0
-        self._free_at = [None, None]  # per buffer: token of the last kernel that read it
+        self._free_at = [None] * len(self._bufs)  # per buffer: token of the last kernel that read it
         self._offsets = side.device_offsets(backend)
         backend.register_host(side.indices)
         if side.weights is not None:
@@ -40,7 +35,7 @@ class FilterEngine(Engine):
         s = self.side
         buf = self._last = self._next
         idx, w = self._bufs[buf]
-        self._next ^= 1
+        self._next = (self._next + 1) % len(self._bufs)
         k = part.num_edges
         t = time.perf_counter()
         after = self._free_at[buf]
