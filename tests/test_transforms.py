@@ -101,3 +101,41 @@ def test_contract_matches_scipy_quotient(e, data):
     got = {(x, y): wt for x, y, wt in zip(qs.tolist(), qd.tolist(), q.weights.tolist())}
     assert got == want
     assert q.directed == g.directed
+
+
+@settings(max_examples=40, deadline=None)
+@given(e=weighted_edges())
+def test_is_simple_agrees_with_networkx_and_a_simple_graph_is_its_own_view(e):
+    from graphferry.transforms import is_simple
+
+    n, src, dst, w, directed = e
+    g = Graph.from_edges(src, dst, w, n=n, directed=directed)
+    G = (nx.DiGraph if directed else nx.Graph)()
+    G.add_nodes_from(range(n))
+    G.add_edges_from(zip(src.tolist(), dst.tolist()))
+    arcs = len(src) if directed else 2 * len(src) - int(np.count_nonzero(src == dst))
+    rows_sorted = all(np.all(np.diff(g.neighbors(v)) > 0) for v in range(n))
+    want = nx.number_of_selfloops(G) == 0 and g.m == arcs and (
+        G.number_of_edges() == len(src)) and rows_sorted         # no repeated edge, no loop, rows in order
+    assert is_simple(g, undirected=False) == want
+    s = simple_graph(g, undirected=not directed)
+    assert is_simple(s, undirected=not directed)                # the view is simple ...
+    assert simple_graph(s, undirected=not directed) is s        # ... and its own view
+    assert (s is g) == is_simple(g, undirected=not directed)
+
+
+def test_a_loaded_simple_graph_serves_the_derived_runs_itself():
+    import graphferry as gf
+    from graphferry.algorithms import betweenness, coloring
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(9, seed=1)                               # the generator's graph is simple
+    with gf.load(g, backend="cpu") as lg:
+        a = betweenness(lg, k=4, seed=1)
+        built = dict(lg.stats)
+        b = betweenness(lg, k=4, seed=1)
+        coloring(lg)
+        assert built["sides_built"] >= 1 and lg.stats["sides_built"] == built["sides_built"]
+        assert np.allclose(a.betweenness, b.betweenness)
+    assert np.allclose(a.betweenness, betweenness(simple_graph(g, undirected=False), k=4, seed=1,
+                                                  backend="cpu").betweenness)

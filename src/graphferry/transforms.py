@@ -46,7 +46,7 @@ import numpy as np
 
 from .graph import Graph, index_dtype_for, offsets_from_degrees
 
-__all__ = ["unique_pairs", "simple_graph", "simple_weighted_graph", "degree_ordered_dag", "symmetrize", "induced_subgraph",
+__all__ = ["unique_pairs", "simple_graph", "is_simple", "on_handle", "simple_weighted_graph", "degree_ordered_dag", "symmetrize", "induced_subgraph",
            "contract", "cached"]
 
 _KEY_LIMIT = 3_000_000_000  # n * n + n fits in int64 below this: pairs sort as one int64 key
@@ -65,6 +65,12 @@ def cached(graph: Any, key: tuple, build: Callable[[], Any]) -> Any:
     if key not in store:
         store[key] = build()
     return store[key]
+
+
+def on_handle(graph: Any, derived: Graph) -> Any:
+    """``graph`` itself (a loaded handle keeps its placement, engines and compiled programs)
+    when ``derived`` is the graph it holds, else ``derived``."""
+    return graph if derived is _base(graph) else derived
 
 
 def _pair_order(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray | None:
@@ -106,12 +112,34 @@ def simple_graph(graph: Graph, *, undirected: bool) -> Graph:
     With ``undirected=True`` directions are ignored (each edge stored both ways,
     result ``directed=False``); otherwise the result keeps ``graph.directed``.
     Rows come out sorted by neighbour id, so its transpose's rows are sorted too
-    (``Graph.transpose`` keeps source order). ``original_ids`` are kept. Cached.
+    (``Graph.transpose`` keeps source order). ``original_ids`` are kept. A graph that is
+    already simple (:func:`is_simple`) is its own view, weights and all. Cached.
     """
     return cached(graph, ("simple", bool(undirected)), lambda: _simple_graph(_base(graph), undirected))
 
 
+def is_simple(graph: Any, *, undirected: bool) -> bool:
+    """True when ``graph`` is its own simple view: rows strictly increasing, no self-loop,
+    and stored both ways when ``undirected`` (a generator's or a store's graph usually is).
+    One parallel pass in C++; False where the host helpers cannot be built. Cached."""
+    g = _base(graph)
+
+    def check() -> bool:
+        if undirected and g.directed:
+            return False
+        try:
+            from .backends.cpu.host_ops import rows_simple
+        except Exception:  # noqa: BLE001 - no compiler: the general path builds the view
+            return False
+        return rows_simple(g.offsets, g.indices)
+    return cached(g, ("is_simple", bool(undirected)), check)
+
+
 def _simple_graph(graph: Graph, undirected: bool) -> Graph:
+    if is_simple(graph, undirected=undirected):
+        # its own simple view (weights kept: programs that ignore weights don't read them):
+        # no m-sized pass, and a loaded handle of it serves the derived runs too (on_handle)
+        return graph
     n = graph.n
     src, dst = graph.edges()
     keep = src != dst
@@ -191,6 +219,8 @@ def simple_weighted_graph(graph: Graph, *, undirected: bool) -> Graph:
 
 
 def _simple_weighted_graph(graph: Graph, undirected: bool) -> Graph:
+    if is_simple(graph, undirected=undirected):  # no parallel arcs: each weighs what it weighs
+        return graph
     n = graph.n
     src, dst = graph.edges()
     w = graph.weights

@@ -57,7 +57,7 @@ import numpy as np
 
 from ..graph import Graph
 from ..runtime import Program, RunOptions
-from ..transforms import simple_graph, simple_weighted_graph
+from ..transforms import on_handle, simple_graph, simple_weighted_graph
 from ._common import Result, runtime_for
 
 # phases of one program (scalar ``phase``): which rule the edge functions apply
@@ -215,7 +215,7 @@ def betweenness(graph: Graph, k: int | None = None, normalized: bool = True, wei
     order = np.arange(n, dtype=np.int64) if sources is None else sources
     width = 1 if use_weights else max(1, min(BATCH, len(order), BATCH_STATE_BYTES // max(32 * n, 1)))
     shape = (n, width)
-    with runtime_for(simple, "betweenness", options, kwargs) as rt:
+    with runtime_for(on_handle(graph, simple), "betweenness", options, kwargs) as rt:
         st = rt.start(PROGRAM, arrays={"level": np.full(shape, -1, np.int64), "dist": np.zeros(shape),
                                        "sigma": np.zeros(shape), "delta": np.zeros(shape), "bc": 0,
                                        "at_round": 0},

@@ -51,7 +51,7 @@ import numpy as np
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ._common import Result, runtime_for
-from ..transforms import simple_graph
+from ..transforms import on_handle, simple_graph
 
 LOCAL = 256  # most labels a vertex sorts in its device function; more: the driver's hub path
 
@@ -160,7 +160,7 @@ def cdlp(graph: Graph, max_iterations: int = 10, *, options: RunOptions | None =
     rank, sorted_ids = label_ranks(graph)
     hubs = _Hubs(simple)
     ran = 0
-    with runtime_for(simple, "cdlp", options, kwargs) as rt:
+    with runtime_for(on_handle(graph, simple), "cdlp", options, kwargs) as rt:
         st = rt.start(PROGRAM, arrays={"label": rank, "next": rank},
                       scalars={"directed": int(simple.directed)})
         for _ in range(max_iterations):

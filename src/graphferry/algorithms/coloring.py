@@ -42,7 +42,7 @@ import numpy as np
 
 from ..graph import Graph
 from ..runtime import Program, RunOptions
-from ..transforms import simple_graph
+from ..transforms import on_handle, simple_graph
 from ._common import Result, driver_hooks, runtime_for
 
 METHODS = ("speculative", "jones_plassmann")
@@ -164,7 +164,7 @@ def coloring(graph: Graph, method: str = "speculative", order: str = "largest_fi
         todo: object = (precolored < 0).astype(np.int8)
     else:
         initial, todo = -1, 1
-    with runtime_for(simple, "coloring", options, kwargs) as rt:
+    with runtime_for(on_handle(graph, simple), "coloring", options, kwargs) as rt:
         if method == "speculative":
             st = rt.start(PROGRAM, arrays={"color": initial, "work": todo, "next": 0})
             while simple.n:

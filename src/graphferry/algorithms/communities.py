@@ -52,7 +52,7 @@ import numpy as np
 
 from ..graph import Graph
 from ..runtime import Program, RunOptions
-from ..transforms import simple_graph
+from ..transforms import on_handle, simple_graph
 from . import registry
 from ._common import Result, driver_hooks, runtime_for
 
@@ -292,7 +292,7 @@ def communities(graph: Graph, max_iterations: int = 100, refine: bool = True, se
     simple = simple_graph(graph, undirected=True)
     n, m = simple.n, simple.m // 2
     finalised = 0
-    with runtime_for(simple, "communities", options, kwargs) as rt:
+    with runtime_for(on_handle(graph, simple), "communities", options, kwargs) as rt:
         initial = np.arange(n) if labels is None else np.asarray(labels)
         if initial.shape != (n,) or (n and not 0 <= initial.min() <= initial.max() < n):
             raise ValueError(f"communities: labels must be {n} values in [0, {n})")

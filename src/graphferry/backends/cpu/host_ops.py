@@ -53,6 +53,9 @@ def _lib():
     for name in ("gf_transpose_fill_i32", "gf_transpose_fill_i64"):
         f = getattr(lib, name)
         f.argtypes, f.restype = [_I, _P, _P, _P, _P], None
+    for name in ("gf_rows_simple_i32", "gf_rows_simple_i64"):
+        f = getattr(lib, name)
+        f.argtypes, f.restype = [_I, _P, _P], _I
     for name in ("gf_dag_pass_i32", "gf_dag_pass_i64"):
         f = getattr(lib, name)
         f.argtypes, f.restype = [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P, _P, _P], None
@@ -159,6 +162,21 @@ def degree_sum(offsets: np.ndarray, *, bits: np.ndarray | None = None, ids: np.n
         return int(_lib().gf_degree_sum(_p(offsets), _p(bits), len(bits), None, 0))
     ids = np.ascontiguousarray(ids, dtype=np.int64)
     return int(_lib().gf_degree_sum(_p(offsets), None, 0, _p(ids), len(ids)))
+
+
+def rows_simple(offsets, indices) -> bool:
+    """True when every CSR row is strictly increasing with no self-loop (a simple graph's rows).
+
+    Example:
+        >>> rows_simple(np.array([0, 2, 3], np.int64), np.array([1, 0, 0], np.int32))   # row 0 not sorted
+        False
+        >>> rows_simple(np.array([0, 1, 2], np.int64), np.array([1, 0], np.int32))
+        True
+    """
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    indices = np.ascontiguousarray(indices)
+    fn = _lib().gf_rows_simple_i32 if indices.dtype == np.int32 else _lib().gf_rows_simple_i64
+    return bool(fn(len(offsets) - 1, _p(offsets), _p(indices)))
 
 
 # ------------------------------------------------------------------ triangle DAG
