@@ -1,11 +1,12 @@
 #!/usr/bin/env python
 """The README's "Latest results" section, generated from bench/results/*.json.
 
-Two tables, each from one results file (timings compare only within one file):
+Tables, each from one results file (timings compare only within one file):
 the side-by-side run with peers (``peers-kron*.json`` holding ``peer:`` runs),
-and the run of the hybrid engine against the single engines (``peers-kron*.json``
-holding ``hybrid`` runs), each on the largest graph measured, the newest such
-file (largest ``date``). Milliseconds per call; PageRank in milliseconds per
+the run of the hybrid engine against the single engines (``peers-kron*.json``
+holding ``hybrid`` runs), one against several GPUs (``multidevice-kron*.json``)
+and the further algorithms (``algorithms-kron*.json`` with GPU runs), each on
+the largest graph measured, the newest such file (largest ``date``). Milliseconds per call; PageRank in milliseconds per
 iteration; ``*`` marks a run not verified in that run (the peers' own timers).
 
     python dev/results_table.py            # print the section
@@ -46,7 +47,7 @@ def newest(pattern: str, keep) -> tuple[Path, dict] | None:
     return path, doc
 
 
-def table(path: Path, doc: dict, engines: list[str] | None = None) -> str:
+def table(path: Path, doc: dict, engines: list[str] | None = None, algorithms: list[str] | None = None) -> str:
     runs = _runs(doc)
     present = []
     for r in runs:
@@ -67,7 +68,7 @@ def table(path: Path, doc: dict, engines: list[str] | None = None) -> str:
             f"{machine.get('device', '?')}, {machine.get('host_cores', '?')} host cores, commit "
             f"`{str(doc.get('commit', '?'))[:7]}`, {doc.get('date', '?')}")
     lines = [head, "", "| | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
-    for a in ALGORITHMS:
+    for a in algorithms or ALGORITHMS:
         if any((a, e) in cell for e in cols):
             lines.append(f"| {a} | " + " | ".join(cell.get((a, e), "") for e in cols) + " |")
     return "\n".join(lines)
@@ -84,8 +85,41 @@ def render() -> str:
         parts += ["The hybrid engine beside the single engines under the same device-memory budget:", "",
                   table(*hybrid, engines=["filter", "compaction", "zerocopy", "hybrid", "hybrid-gpu",
                                           "hybrid-paper"]), ""]
+    several = newest("multidevice-kron*.json", lambda d: any(r.get("devices", 1) > 1 for r in _runs(d))
+                     and "GPU" in str(d.get("machine", {}).get("device", "")) + str(d.get("devices_note", "")))
+    if several:
+        parts += ["One and several GPUs, one rank each (Lux's partitioned execution; ms per call on a warm "
+                  "graph, PageRank ms per iteration; every answer equal to the CPU backend's):", "",
+                  devices_table(*several), ""]
+    algorithms = newest("algorithms-kron*.json", lambda d: any(r["engine"] == "resident" for r in _runs(d)))
+    if algorithms:
+        parts += ["More algorithms (ms per whole call; betweenness from 16 sampled sources; `*`: the peer's own timer):", "",
+                  table(*algorithms, engines=["cpu", "resident", "hybrid", "peer:gapbs", "peer:networkit-estimate"],
+                        algorithms=["betweenness", "triangle_count", "wcc", "coloring", "communities"]), ""]
     parts.append(END)
     return "\n".join(parts)
+
+
+def devices_table(path: Path, doc: dict) -> str:
+    """Rows: the cases (PageRank pull/push, BFS, ...); columns: devices used."""
+    runs = _runs(doc)
+    counts = sorted({int(r.get("devices", 1)) for r in runs})
+    cell = {}
+    for r in runs:
+        its = r.get("median_iteration_seconds")
+        per_it = r["algorithm"].startswith("pagerank") and its
+        ms = (its if per_it else r["seconds"]) * 1e3
+        cell[(r["case"], int(r.get("devices", 1)))] = f"{ms:.1f}{'/it' if per_it else ''}{'' if r.get('verified') else '*'}"
+    cases = list(dict.fromkeys(r["case"] for r in runs))
+    g, machine = doc.get("graph", {}), doc.get("machine", {})
+    head = (f"`{path.name}`: {g.get('name', '?')} (n {g.get('n', 0):,}), {machine.get('device', '?')}, commit "
+            f"`{str(doc.get('commit', '?'))[:7]}`, {doc.get('date', '?')}"
+            + (" (partial: see its notes)" if doc.get("partial") else ""))
+    cols = [f"{c} GPU{'s' if c > 1 else ''}" for c in counts]
+    lines = [head, "", "| | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    for case in cases:
+        lines.append(f"| {case} | " + " | ".join(cell.get((case, c), "") for c in counts) + " |")
+    return "\n".join(lines)
 
 
 def current(text: str) -> str | None:
