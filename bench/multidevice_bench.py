@@ -245,13 +245,9 @@ def main() -> None:
         for ranks in args.ranks:
             for case in ("pagerank-pull", "pagerank-push"):
                 fit_obs += observations(run_config(fit_store, ranks, case, args, work), fit_g.n, vertex_bytes)
-    gamma_load = 0.0  # CPU ranks read the state where it lies
-    if args.backend == "cuda":  # a GPU loads its in-neighbour set at the calibrated pinned copy rate
-        from graphferry.backends import get_backend
-        from graphferry.runtime.calibration import calibration_for
-
-        gamma_load = 1.0 / calibration_for(get_backend("cuda")).copy_bandwidth
-    model = PerformanceModel.fit(fit_obs, units=units, shared_host=args.backend == "cpu", gamma_load=gamma_load)
+    # every rank keeps the whole state where it computes (CPU or GPU): no per-iteration load
+    # (model.py); the exchange term moves the values
+    model = PerformanceModel.fit(fit_obs, units=units, shared_host=args.backend == "cpu", gamma_load=0.0)
     log(f"model: {model.to_dict()}")
 
     # ---- measure every case at every rank count
@@ -321,6 +317,7 @@ def main() -> None:
         "fit_graphs": [{"name": fg.name, "n": fg.n, "m": fg.m} for _, fg in fit_stores],
         "devices_note": "devices = ranks; each rank computes on one device (a GPU, or a CPU rank)",
         "model": model.to_dict(),
+        "model_fit_observations": fit_obs,
         "model_choice": choice,
         "runs": runs,
     }

@@ -147,7 +147,7 @@ def test_model_fit_recovers_its_constants_and_chooses_the_fastest():
     from graphferry.distributed.model import PerformanceModel, received_bytes
 
     truth = PerformanceModel(gamma_load=0.0, gamma_pull=2e-9, gamma_push=5e-9, gamma_xfer=1e-9,
-                             xfer_latency=2e-5, units=8)
+                             xfer_latency=2e-5, units=8, step_latency=1e-4)
     obs = []
     for n, m in ((1 << 12, 1 << 16), (1 << 14, 1 << 18)):
         for ranks in (1, 2, 4, 8):
@@ -158,7 +158,7 @@ def test_model_fit_recovers_its_constants_and_chooses_the_fastest():
                             "exchange": xfer, "received_bytes": received_bytes(direction, n=n, vertex_bytes=8,
                                                                                ranks=ranks)})
     fitted = PerformanceModel.fit(obs, units=8)
-    for key in ("gamma_pull", "gamma_push", "gamma_xfer", "xfer_latency"):
+    for key in ("gamma_pull", "gamma_push", "gamma_xfer", "xfer_latency", "step_latency"):
         assert getattr(fitted, key) == pytest.approx(getattr(truth, key), rel=1e-6)
     direction, ranks, _ = fitted.choose(edges=1 << 24, n=1 << 14, vertex_bytes=8, candidates=[1, 2, 4, 8])
     assert (direction, ranks) == ("pull", 8)  # compute dominates: all devices, pull's cheaper edges

@@ -6,11 +6,18 @@ Table 1, for ``x`` ranks (Lux: nodes) of ``y`` devices each::
     T_push(x, y) = 0                                  +  gamma_c* |E| / (x y)  +  T_xfer
     T_xfer       = gamma_x |T_v| sum_j |UDS(N_j)|
 
-with ``gamma_l`` the load rate (seconds per byte moved into a device: the
-calibrated pinned copy rate on a GPU; zero for CPU ranks, which read the state
-where it lies), ``gamma_c``/``gamma_c*`` the compute time per edge for pull and
+with ``gamma_l`` the load rate (seconds per byte moved into a device; zero in
+this implementation, whose ranks keep the whole state where they compute, CPU
+or GPU, the exchange below moving the values: at Kronecker 25 on one H200 a
+load term at the pinned copy rate predicted 7 ms an iteration that no rank
+spends), ``gamma_c``/``gamma_c*`` the compute time per edge for pull and
 push (push scaled by the iteration's share of active edges), and ``gamma_x``
-the exchange time per byte. Two departures, both measured rather than assumed:
+the exchange time per byte. Three departures, all measured rather than assumed:
+
+* a fixed compute time per iteration (``step_latency``: launches and the
+  synchronisation ending a step), fitted with the per-edge rates on graphs of
+  two sizes; a line through zero fitted on small graphs charged that cost to
+  every edge and overpredicted PageRank at Kronecker 25 by 44% (H200);
 
 * the exchange moves what this implementation moves: in pull each rank receives
   every other rank's range of every changed state array (``|T_v| n (x - 1) / x``
@@ -27,9 +34,9 @@ direction and returns the fastest.
 
 Example:
     >>> m = PerformanceModel(gamma_load=0.0, gamma_pull=1e-8, gamma_push=2e-8, gamma_xfer=1e-9,
-    ...                      xfer_latency=1e-5, units=4)
+    ...                      xfer_latency=1e-5, units=4, step_latency=1e-3)
     >>> round(m.predict("pull", edges=10**8, n=10**6, vertex_bytes=8, ranks=2), 4)
-    0.504
+    0.505
     >>> m.choose(edges=10**8, n=10**6, vertex_bytes=8, candidates=[1, 2, 4])[:2]
     ('pull', 4)
 """
@@ -51,6 +58,7 @@ class PerformanceModel:
     xfer_latency: float  # s per exchange step (log2 x steps)
     units: int           # devices that compute at once on this machine (GPUs, or cores for CPU ranks)
     shared_host: bool = False  # CPU ranks on one host: together they always have ``units`` cores
+    step_latency: float = 0.0  # s of compute per iteration whatever its edges (launches, the closing sync)
 
     def parallel(self, ranks: int, devices_per_rank: int = 1) -> float:
         """How many units compute at once with ``ranks`` x ``devices_per_rank`` devices."""
@@ -67,10 +75,10 @@ class PerformanceModel:
         if direction == "pull":
             ins = n if ins_total is None else ins_total
             load = self.gamma_load * vertex_bytes * ins / x
-            compute = self.gamma_pull * edges / units
+            compute = self.step_latency + self.gamma_pull * edges / units
         else:
             load = 0.0  # overlapped with compute (Lux sec. 6.2)
-            compute = self.gamma_push * edges * active_fraction / units
+            compute = self.step_latency + self.gamma_push * edges * active_fraction / units
         return load + compute + self.transfer(n=n, vertex_bytes=vertex_bytes, ranks=x, devices_per_rank=y,
                                               direction=direction)
 
@@ -120,15 +128,27 @@ class PerformanceModel:
                          "exchange": float(np.median([o["exchange"] for o in g]))}
                         for (d, r, e, b), g in groups.items()]
         shape = cls(0.0, 0.0, 0.0, 0.0, 0.0, units, shared_host)
-        gammas = {}
-        for direction in ("pull", "push"):
-            obs = [o for o in observations if o["direction"] == direction and o["edges"] > 0]
-            if not obs:
-                gammas[direction] = float("nan")
-                continue
-            xs = np.array([o["edges"] / shape.parallel(o["ranks"]) for o in obs], dtype=np.float64)
-            ts = np.array([o["compute"] for o in obs], dtype=np.float64)
-            gammas[direction] = float((xs * ts).sum() / (xs * xs).sum())  # a line through 0
+        gammas = {"pull": float("nan"), "push": float("nan")}
+        step = 0.0
+        timed = [o for o in observations if o["edges"] > 0 and o["compute"] > 0]
+        directions = [d for d in ("pull", "push") if any(o["direction"] == d for o in timed)]
+        if timed:
+            # compute = step_latency + gamma_d * edges / units, both directions at once; relative
+            # least squares (a 1 ms step weighs as much as a 100 ms one); a line through zero
+            # where the sizes cannot tell the two terms apart (one graph size per direction)
+            sizes = {d: {o["edges"] / shape.parallel(o["ranks"]) for o in timed if o["direction"] == d}
+                     for d in directions}
+            with_step = all(len(v) >= 2 for v in sizes.values())
+            cols = ([1.0] if with_step else [])
+            a = np.array([cols + [o["edges"] / shape.parallel(o["ranks"]) * (o["direction"] == d) for d in directions]
+                          for o in timed], dtype=np.float64)
+            t = np.array([o["compute"] for o in timed], dtype=np.float64)
+            coef, *_ = np.linalg.lstsq(a / t[:, None], np.ones_like(t), rcond=None)
+            if with_step:
+                step, coef = max(float(coef[0]), 0.0), coef[1:]
+                if step == 0.0:  # a negative intercept: refit through zero
+                    coef, *_ = np.linalg.lstsq(a[:, 1:] / t[:, None], np.ones_like(t), rcond=None)
+            gammas.update({d: float(g) for d, g in zip(directions, coef)})
         multi = [o for o in observations if o["ranks"] > 1 and o["exchange"] > 0]
         if len(multi) >= 2:
             a = np.array([[o["received_bytes"], math.ceil(math.log2(o["ranks"]))] for o in multi], dtype=np.float64)
@@ -139,7 +159,7 @@ class PerformanceModel:
         else:
             gx, lat = 0.0, 0.0
         return cls(gamma_load=gamma_load, gamma_pull=gammas["pull"], gamma_push=gammas["push"],
-                   gamma_xfer=gx, xfer_latency=lat, units=units, shared_host=shared_host)
+                   gamma_xfer=gx, xfer_latency=lat, units=units, shared_host=shared_host, step_latency=step)
 
 
 def observations_from_log(log: list[dict], *, n: int, vertex_bytes: int, active_edges: list[int] | None = None):
