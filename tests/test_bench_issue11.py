@@ -30,10 +30,7 @@ def test_numpy_brandes_equals_networkx_sampled_betweenness(kron9):
     import networkx as nx
 
     g = kron9
-    G = nx.Graph()
-    G.add_nodes_from(range(g.n))
-    src, dst = g.edges()
-    G.add_edges_from(zip(src.tolist(), dst.tolist()))
+    G = algorithms_bench.to_networkx(g)
     for k in (1, 3):
         sources = random.Random(7).sample(range(g.n), k)
         ours = algorithms_bench.networkx_scaled(algorithms_bench.brandes_sources(g, sources), sources, g.n)
@@ -50,10 +47,7 @@ def test_modularity_equals_networkx(kron9):
     import networkx as nx
 
     g = kron9
-    G = nx.Graph()
-    G.add_nodes_from(range(g.n))
-    src, dst = g.edges()
-    G.add_edges_from(zip(src.tolist(), dst.tolist()))
+    G = algorithms_bench.to_networkx(g)
     labels = np.random.default_rng(0).integers(0, 7, g.n)
     groups = [set(np.flatnonzero(labels == c).tolist()) for c in np.unique(labels)]
     assert np.isclose(algorithms_bench.modularity(g, labels), nx.community.modularity(G, groups))
