@@ -86,7 +86,9 @@ def worker(args) -> None:
         leave()
         sets = world.allgather(dg.neighbour_sets())  # Lux eqs. 7-9 per rank, for the model
         if world.rank == 0:
-            seconds, result, log = sorted(trials, key=lambda t: t[0])[len(trials) // 2]
+            # the fastest trial: the first moves each rank's edges to its GPU and sets NCCL up (seconds
+            # in its first iterations), which a median of two trials would pick
+            seconds, result, log = min(trials, key=lambda t: t[0])
             # checked by the driver against the CPU backend on the whole graph (one pass per case,
             # not the algorithm's serial verifier, which takes minutes at scale 25)
             np.savez(args.out + ".npz", **{k: np.asarray(v) for k, v in result.values.items()})
