@@ -160,8 +160,11 @@ class DeviceCollectives:
 
     Rank 0 makes the NCCL unique id and broadcasts it with MPI; every rank then
     joins one NCCL communicator on its own GPU (``local_rank`` modulo the GPUs of
-    its node). Allgather of unequal ranges pads every range to the longest.
-    Written for several GPUs; this machine has none, so it has never run here.
+    its node). Allgather of unequal ranges is one in-place broadcast per rank,
+    grouped (no staging buffers); a bitmap's OR gathers the ranks' words and
+    ORs them (NCCL has no bitwise operator). Ran on 2 H200s (NVLink) at
+    Kronecker 25 (``bench/results/multidevice-kron25-h200x2.json``, before the
+    grouped broadcasts and the gathered OR, which have not run on GPUs yet).
     """
 
     _DTYPES = {"int8": "NCCL_INT8", "uint8": "NCCL_UINT8", "int32": "NCCL_INT32", "uint32": "NCCL_UINT32",
@@ -187,13 +190,15 @@ class DeviceCollectives:
         return getattr(self.nccl, self._DTYPES[arr.dtype.name])
 
     def allreduce(self, arr, op: str) -> None:
-        if op == "or":  # NCCL has no bitwise or: OR of bit flags is the max of 0/1 bits per byte
-            bits = self.cupy.unpackbits(arr.view(self.cupy.uint8))
+        if op == "or":  # NCCL has no bitwise or: gather every rank's words, OR them here
+            # (size x the words, against 8x the words each way for a MAX over unpacked bits)
+            words = self.cupy.empty((self.world.size, arr.size), dtype=arr.dtype)
             self._done()
-            self.comm.allReduce(bits.data.ptr, bits.data.ptr, bits.size, self.nccl.NCCL_UINT8,
-                                self.nccl.NCCL_MAX, self.stream)
+            self.comm.allGather(arr.data.ptr, words.data.ptr, arr.size, self._t(arr), self.stream)
             self._done()
-            arr.view(self.cupy.uint8)[...] = self.cupy.packbits(bits)
+            arr[...] = words[0]
+            for q in range(1, self.world.size):
+                self.cupy.bitwise_or(arr, words[q], out=arr)
             return
         self._done()
         self.comm.allReduce(arr.data.ptr, arr.data.ptr, arr.size, self._t(arr), getattr(self.nccl, self._OPS[op]),
@@ -206,17 +211,17 @@ class DeviceCollectives:
         self.bcast(arr, 0)
 
     def allgather_ranges(self, arr, splits) -> None:
-        counts = np.diff(splits)
-        width = int(counts.max())
-        buf = self.cupy.zeros((self.world.size, width), dtype=arr.dtype)
-        r = self.world.rank
-        mine = self.cupy.zeros(width, dtype=arr.dtype)
-        mine[: counts[r]] = arr[splits[r] : splits[r + 1]]
+        # rank q broadcasts arr[splits[q]:splits[q + 1]] in place; grouped, NCCL runs them as one
+        # allgather of unequal ranges, with no padded staging copy in and out (3 n-sized passes)
         self._done()
-        self.comm.allGather(mine.data.ptr, buf.data.ptr, width, self._t(arr), self.stream)
-        self._done()
+        step = arr.itemsize
+        self.nccl.groupStart()
         for q in range(self.world.size):
-            arr[splits[q] : splits[q + 1]] = buf[q, : counts[q]]
+            lo, hi = int(splits[q]), int(splits[q + 1])
+            if hi > lo:
+                self.comm.bcast(arr.data.ptr + lo * step, hi - lo, self._t(arr), q, self.stream)
+        self.nccl.groupEnd()
+        self._done()
 
     def send(self, arr, dest: int) -> None:
         self._done()
