@@ -70,6 +70,18 @@ def test_ranks_give_one_process_results(stores, tmp_path, ranks, kind, algorithm
 
 
 @needs_mpi
+@pytest.mark.parametrize("ranks,kind", [(2, "directed"), (2, "undirected"), (4, "undirected")])
+def test_update_set_exchanges_give_one_process_results(stores, tmp_path, ranks, kind):
+    # every push exchange of BFS and SSSP sends the changed vertices only (share 1: always sparse)
+    out = tmp_path / "report.json"
+    done = mpiexec(ranks, "rank_compare.py", out, stores[kind], "bfs,sssp", 1.0)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for name, entry in json.loads(out.read_text()).items():
+        assert entry["differences"] == [], (name, entry)
+        assert entry["sparse_exchanges"] > 0, (name, entry)
+
+
+@needs_mpi
 def test_a_failing_rank_ends_the_run_with_its_message(stores, tmp_path):
     done = mpiexec(2, "rank_scripts.py", "fail", tmp_path / "x.json", stores["directed"], timeout=60)
     assert done.returncode != 0

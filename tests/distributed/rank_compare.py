@@ -1,6 +1,6 @@
 """Run every registered algorithm on this world's ranks and on one process; report differences.
 
-Started by tests/test_distributed.py as ``mpiexec -n P python rank_compare.py OUT.json [STORE]``:
+Started by tests/test_distributed.py as ``mpiexec -n P python rank_compare.py OUT.json STORE [ALGORITHMS [SPARSE_SHARE]]``:
 each rank runs the algorithm split over all ranks (the graph loaded per range
 from the store, or split on the fly), and rank 0 also runs it alone and writes
 the comparison.
@@ -47,12 +47,17 @@ def main() -> None:
         report = {}
         graph = open_rank_store(store)
         dg = DistributedGraph(graph, world, backend="cpu")
+        if len(sys.argv) > 4:  # the share of vertices up to which push exchanges send the update set only
+            dg.SPARSE_SHARE = float(sys.argv[4])
         enter(world)  # algorithms that transform the graph split the transformed one
         results = {}
+        sparse = {}
         for name in names:
             spec = registry.get(name)
             kwargs = arguments(spec, world.size)
+            before = dg.sparse_exchanges
             results[name] = spec.run(dg, **kwargs)
+            sparse[name] = dg.sparse_exchanges - before
         leave()
         if world.rank == 0:
             whole = gf.store.open_store(store)
@@ -66,7 +71,7 @@ def main() -> None:
                 spec.verify(whole, got, **{k: v for k, v in kwargs.items() if k != 'source'})
                 report[name] = {"differences": diffs, "ranks": got.record.extra.get("ranks"),
                                 "devices": got.record.extra.get("devices"),
-                                "splits": got.record.extra.get("splits")}
+                                "splits": got.record.extra.get("splits"), "sparse_exchanges": sparse[name]}
             with open(out_path, "w") as f:
                 json.dump(report, f)
         world.barrier()

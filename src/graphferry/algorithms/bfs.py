@@ -26,6 +26,7 @@ from ._common import Result, runtime_for
 PROGRAM = Program(
     "bfs",
     combine="max",  # executors' parents/levels: -1 (unreached) loses to any id or depth
+    signals_changes=True,  # a vertex's state changes only where its compare-and-swap succeeds
     # int64, the result's dtype: the state arrays are returned as they are, no conversion pass
     arrays={"parent": "int64", "level": "int64"},
     scalars={"depth": "int64"},

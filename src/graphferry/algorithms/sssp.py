@@ -67,6 +67,7 @@ GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
 def _program(dtype: str) -> Program:
     return Program(f"sssp_{dtype}", arrays={"dist": dtype}, uses_weights=True,
                    combine="min",  # executors' distances merge by the shortest
+                   signals_changes=True,  # gf_atomic_min is true exactly when it lowered dist[d]
                    source=_SOURCE.replace("{T}", {"float64": "double", "float32": "float"}[dtype]))
 
 

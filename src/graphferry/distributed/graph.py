@@ -94,6 +94,7 @@ class DistributedGraph(LoadedGraph):
         self.slowdown = dict(slowdown or {})
         self._slices: dict[tuple, PartitionView] = {}
         self.log: list[dict] = []             # one entry per distributed map (identical on every rank)
+        self.sparse_exchanges = 0             # push exchanges that sent the update set only
         t = time.perf_counter()
         self.in_offsets = self._global_in_offsets() if in_offsets is None else np.asarray(in_offsets)
         self.splits = balanced_splits(work_prefix(self.in_offsets), world.size) if splits is None \
@@ -315,6 +316,8 @@ class DistributedGraph(LoadedGraph):
         if direction == "pull":  # disjoint owners: every rank's range to every rank
             for k in names:
                 c.allgather_ranges(st.arrays[k], self.splits)
+        elif combine in ("min", "max", "or") and st.program.signals_changes and self._sparse_exchange(st, out, names):
+            pass  # the changed vertices' values only (Lux's update set)
         elif combine in ("min", "max", "or"):
             for k in names:
                 c.allreduce(st.arrays[k], combine)
@@ -327,6 +330,32 @@ class DistributedGraph(LoadedGraph):
         else:
             raise ValueError(f"cannot merge ranks' states with combine={combine!r}")
         c.allreduce(out, "or")
+
+    #: the update set is sent as (id, values) when it is at most this share of the vertices;
+    #: beyond it the whole arrays are reduced (a dense iteration of a traversal)
+    SPARSE_SHARE = 1 / 64
+
+    def _sparse_exchange(self, st, out, names) -> bool:
+        """Push with a min/max/or merge, the program signalling its changes: every rank sends the
+        vertices its output frontier names, with their values, and each rank merges the others'
+        into its copy. Before the edge_map every rank held the same state and a rank changed
+        only the vertices it names, so this equals the elementwise merge of the whole arrays.
+        Returns False (nothing sent) when the changed vertices are too many to pay off."""
+        b, w = self.backend, self.world
+        ids = b.ids_from_bits(out, self.graph.n)
+        if sum(w.allgather(int(len(ids)))) > self.SPARSE_SHARE * self.graph.n:
+            return False
+        self.sparse_exchanges += 1
+        mine = (b.to_host(ids), {k: b.to_host(st.arrays[k][ids]) for k in names})
+        merge = {"min": b.xp.minimum, "max": b.xp.maximum, "or": b.xp.bitwise_or}[st.program.combine]
+        for q, (their_ids, values) in enumerate(w.allgather(mine)):
+            if q == w.rank or not len(their_ids):
+                continue
+            at = b.asarray(their_ids)  # distinct within one rank's frontier: a plain scatter is exact
+            for k in names:
+                arr = st.arrays[k]
+                arr[at] = merge(arr[at], b.asarray(values[k]))
+        return True
 
     def _in_rank_order(self, st, compute):
         """Rank 0 computes, hands the state to rank 1, ...; the last rank broadcasts it to all."""

@@ -80,6 +80,10 @@ class Program:
     #: executors owning disjoint destinations merge by copying them). None: the edge
     #: functions write elsewhere (e.g. union-find links): one executor runs each edge_map.
     combine: str | None = None
+    #: True promises that push's ``update_atomic`` returns true whenever it changes ``d``'s
+    #: state, so an edge_map's output frontier names every vertex it changed: ranks then
+    #: exchange only those vertices' values (Lux's update set) instead of whole arrays.
+    signals_changes: bool = False
 
     def __post_init__(self) -> None:
         if self.combine not in COMBINE_OPERATORS:
