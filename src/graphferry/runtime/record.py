@@ -39,6 +39,7 @@ class IterationRecord:
     next_active: int | None = None
     device_seconds: dict | None = None  # hybrid: seconds per other executor and for the state exchange
     floor_bytes: int | None = None  # edge bytes that had to cross (hybrid: device-placed, not resident)
+    state_bytes: int | None = None  # hybrid: vertex-state bytes that crossed between executors
     partitions: list[PartitionStep] = field(default_factory=list)
     _t0: float = 0.0
 

@@ -54,24 +54,90 @@ class Executor:
 
 
 class ExecutorState:
-    """A non-primary executor's copy of a program's state for one edge_map."""
+    """A non-primary executor's copy of a program's state, kept from one edge_map to the next.
+
+    The first edge_map copies the whole state over. The primary then keeps, where
+    its state lives, ``sent``: what this copy holds. Before each later edge_map
+    (:meth:`refresh`) only the vertices whose state differs from ``sent`` cross,
+    found by one comparison on the primary's device, whatever changed them (the
+    primary's own partitions, vertex maps, the merge); after it (:meth:`merge_into`)
+    only what this executor changed comes back when the program signals its
+    changes (``Program.signals_changes``), else the whole arrays. A delta-stepping
+    round then moves the vertices it relaxed, not two n-sized copies each way.
+    """
 
     def __init__(self, executor: Executor, program, arrays: dict[str, Any], primary_backend,
                  scalars: dict[str, Any], vid_dtype, n: int):
         b = self.backend = executor.backend
-        self.executor = executor
+        self.executor, self.program, self.primary, self.n = executor, program, primary_backend, n
         self.kernels = b.compile(program, vid_dtype)
         host = {k: primary_backend.to_host(v) for k, v in arrays.items()}
         self.arrays = {k: b.asarray(v) for k, v in host.items()}  # a copy (asarray copies on the CPU)
-        # sum merges add the increments over what the executor started from
-        self.snapshot = ({k: np.array(v, copy=True) for k, v in host.items()}
-                         if program.combine == "sum" else None)
+        self.source = dict(arrays)  # the primary's arrays this copy mirrors (by identity)
+        self.sent = {k: primary_backend.xp.array(v, copy=True) for k, v in arrays.items()}
         self.state_bytes = sum(int(v.nbytes) for v in host.values())
-        ptrs = tuple(b.pointer(self.arrays[a]) for a in program.arrays)
-        f, i = program.pack_scalars(scalars)
+        self.moved_bytes = self.state_bytes
+        self._start(scalars)
+
+    def mirrors(self, program, arrays: dict[str, Any]) -> bool:
+        """Whether this copy follows ``arrays`` (the same program state, the same array objects)."""
+        return (self.program is program and self.source.keys() == arrays.keys()
+                and all(self.source[k] is v for k, v in arrays.items()))
+
+    def refresh(self, arrays: dict[str, Any], scalars: dict[str, Any]) -> None:
+        """Bring the copy up to date: the vertices whose state differs from what was sent cross."""
+        p, xp = self.primary, self.primary.xp
+        changed = None
+        for k, arr in arrays.items():
+            differs = arr != self.sent[k]
+            changed = differs if changed is None else changed | differs
+        ids = xp.flatnonzero(changed) if changed is not None else xp.empty(0, np.int64)
+        self.moved_bytes = 0
+        if len(ids):
+            at = self.backend.asarray(p.to_host(ids))
+            for k, arr in arrays.items():
+                values = arr[ids]
+                self.arrays[k][at] = self.backend.asarray(p.to_host(values))
+                self.sent[k][ids] = values
+                self.moved_bytes += int(values.nbytes) + int(ids.nbytes)
+        self._start(scalars)
+
+    def _start(self, scalars: dict[str, Any]) -> None:
+        b = self.backend
+        # sum merges add the increments over what the executor started from
+        self.snapshot = ({k: np.array(b.to_host(v), copy=True) for k, v in self.arrays.items()}
+                         if self.program.combine == "sum" else None)
+        ptrs = tuple(b.pointer(self.arrays[a]) for a in self.program.arrays)
+        f, i = self.program.pack_scalars(scalars)
         self.tables = (b.asarray(np.array(ptrs + (0,), dtype=np.uint64)), b.asarray(f), b.asarray(i))
-        self.out = b.new_bitmap(n)
+        self.out = b.new_bitmap(self.n)
         self.seconds = 0.0
+
+    def merge_into(self, mine: dict[str, Any], direction: str, ranges: list[tuple[int, int]]) -> None:
+        """Merge this copy into the primary's arrays ``mine`` (see :func:`merge_arrays`), moving only
+        this executor's changes where the program signals them, and note what the copy now holds."""
+        p, b, combine = self.primary, self.backend, self.program.combine
+        if direction == "push" and combine in ("min", "max", "or") and self.program.signals_changes:
+            ids = b.to_host(b.ids_from_bits(self.out, self.n))
+            if len(ids):
+                at = p.asarray(ids)
+                merge = {"min": p.xp.minimum, "max": p.xp.maximum, "or": p.xp.bitwise_or}[combine]
+                for k, arr in mine.items():
+                    values = p.asarray(np.ascontiguousarray(b.to_host(self.arrays[k][b.asarray(ids)])))
+                    arr[at] = merge(arr[at], values)
+                    self.sent[k][at] = values
+                    self.moved_bytes += int(values.nbytes) + int(ids.nbytes)
+            return
+        theirs = {k: b.to_host(v) for k, v in self.arrays.items()}
+        merge_arrays(p, mine, theirs, self.snapshot, combine, direction, ranges)
+        for k in mine:  # what the copy holds, on the primary's side
+            if direction == "pull":
+                for lo, hi in ranges:
+                    self.sent[k][lo:hi] = mine[k][lo:hi]
+                    self.moved_bytes += int(mine[k][lo:hi].nbytes)
+            else:
+                self.sent[k][...] = p.asarray(np.asarray(theirs[k]))
+                self.moved_bytes += int(theirs[k].nbytes)
 
 
 def merge_arrays(backend, mine: dict[str, Any], theirs: dict[str, Any], snapshot: dict[str, Any] | None,

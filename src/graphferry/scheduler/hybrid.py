@@ -60,7 +60,7 @@ import numpy as np
 from ..backends.base import PartitionView
 from ..backends.cpu.host_ops import gather_rows
 from ..engines.registry import register
-from .executors import ExecutorState, merge_arrays, owned_ranges
+from .executors import ExecutorState, owned_ranges
 from .policy import Decision, Policy
 from .stats import LINE_BYTES, partition_stats
 
@@ -86,6 +86,7 @@ class HybridEngine:
         self.value = np.zeros(len(side.partitions))
         self.iterations = 0
         self._threads: ThreadPoolExecutor | None = None
+        self._states: dict[int, ExecutorState] = {}  # per other executor: its copy of the running state
         self._host_view = None
         backend.register_host(side.indices)  # explicit copies at the bus's pinned speed
         if side.weights is not None:
@@ -155,8 +156,7 @@ class HybridEngine:
             raise AssertionError(f"program {st.program.name} declares no combine operator: one executor only")
         futures = []
         t_sync = time.perf_counter()
-        states = {ex: ExecutorState(self.executors[ex], st.program, st.arrays, b, st.scalars,
-                                    s.indices.dtype, n) for ex in by_exec}
+        states = {ex: self._executor_state(ex, st, n) for ex in by_exec}
         sync_seconds = time.perf_counter() - t_sync
         if by_exec:
             if self._threads is None:
@@ -215,8 +215,7 @@ class HybridEngine:
             f.result()
         exec_seconds = {}
         for ex, es in states.items():
-            ranges = owned_ranges(parts, by_exec[ex])
-            merge_arrays(b, st.arrays, es.arrays, es.snapshot, st.program.combine, direction, ranges)
+            es.merge_into(st.arrays, direction, owned_ranges(parts, by_exec[ex]))
             out |= b.asarray(es.out)
             exec_seconds[self.executors[ex].name] = es.seconds
             for i in by_exec[ex]:
@@ -227,7 +226,19 @@ class HybridEngine:
         self.pool.busy = set()
         it.floor_bytes = floor
         it.device_seconds = {"state_exchange": sync_seconds, **exec_seconds} if states else None
+        it.state_bytes = sum(es.moved_bytes for es in states.values()) if states else None
         return out
+
+    def _executor_state(self, ex: int, st, n: int) -> ExecutorState:
+        """Executor ``ex``'s copy of ``st``'s state: the one kept from the last edge_map, refreshed
+        by difference, or a new whole copy when ``st`` is another program state."""
+        es = self._states.get(ex)
+        if es is not None and es.mirrors(st.program, st.arrays):
+            es.refresh(st.arrays, st.scalars)
+            return es
+        es = self._states[ex] = ExecutorState(self.executors[ex], st.program, st.arrays, self.backend,
+                                              st.scalars, self.side.indices.dtype, n)
+        return es
 
     def _mapped(self):
         """The side's indices and weights as the device reads them in place (made once)."""
@@ -475,3 +486,4 @@ class HybridEngine:
         if self._threads is not None:
             self._threads.shutdown(wait=True)
             self._threads = None
+        self._states.clear()
