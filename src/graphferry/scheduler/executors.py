@@ -62,7 +62,8 @@ class ExecutorState:
     found by one comparison on the primary's device, whatever changed them (the
     primary's own partitions, vertex maps, the merge); after it (:meth:`merge_into`)
     only what this executor changed comes back when the program signals its
-    changes (``Program.signals_changes``), else the whole arrays. A delta-stepping
+    changes (``Program.signals_changes``); else the whole arrays come back and the
+    next edge_map copies the state again. A delta-stepping
     round then moves the vertices it relaxed, not two n-sized copies each way.
     """
 
@@ -130,14 +131,14 @@ class ExecutorState:
             return
         theirs = {k: b.to_host(v) for k, v in self.arrays.items()}
         merge_arrays(p, mine, theirs, self.snapshot, combine, direction, ranges)
-        for k in mine:  # what the copy holds, on the primary's side
-            if direction == "pull":
-                for lo, hi in ranges:
-                    self.sent[k][lo:hi] = mine[k][lo:hi]
-                    self.moved_bytes += int(mine[k][lo:hi].nbytes)
-            else:
-                self.sent[k][...] = p.asarray(np.asarray(theirs[k]))
-                self.moved_bytes += int(theirs[k].nbytes)
+        if direction == "push":  # whole arrays merged: the next edge_map copies the state again
+            self.source = {}
+            self.moved_bytes += sum(int(v.nbytes) for v in theirs.values())
+            return
+        for k in mine:  # pull: the owned ranges came back as they are; the copy holds them
+            for lo, hi in ranges:
+                self.sent[k][lo:hi] = mine[k][lo:hi]
+                self.moved_bytes += int(mine[k][lo:hi].nbytes)
 
 
 def merge_arrays(backend, mine: dict[str, Any], theirs: dict[str, Any], snapshot: dict[str, Any] | None,
