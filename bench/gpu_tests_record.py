@@ -68,7 +68,7 @@ def main(argv) -> int:
     doc = {"schema": "graphferry-gpu-tests/1", "commit": commit,
            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
            "device": name, "gpus": len(device), "command": "bash bench/gpu_session.sh",
-           "tests": "pytest -m gpu tests/test_cuda_backend.py tests/test_ldbc.py",
+           "tests": "pytest -m gpu tests",
            "pytest_exit_code": rc, "counts": tally, "failed": bad}
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"gpu-tests-{slug}.json"
