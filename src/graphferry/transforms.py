@@ -44,6 +44,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .backends.cpu import host_ops
 from .graph import Graph, index_dtype_for, offsets_from_degrees
 
 __all__ = ["unique_pairs", "simple_graph", "simple_weighted_graph", "degree_ordered_dag", "symmetrize", "induced_subgraph",
@@ -228,13 +229,12 @@ def induced_subgraph(graph: Graph, vertices: np.ndarray) -> Graph:
     vertices = np.asarray(vertices, dtype=np.int64)
     new_id = np.full(g.n, -1, np.int64)
     new_id[vertices] = np.arange(len(vertices))
-    src, dst = g.edges()
-    keep = (new_id[src] >= 0) & (new_id[dst] >= 0)
-    s, d = new_id[src[keep]], new_id[dst[keep]]
     k = len(vertices)
-    offsets, indices = _csr(s, d, k)        # edges() is row-ordered, so s is sorted
-    w = None if g.weights is None else g.weights[keep]
-    sub = Graph(offsets, indices, w, directed=g.directed, name=f"{g.name}-induced")
+    # the kept rows' arcs filtered and renumbered in C++, in parallel: no int64 edge list
+    # (rows stay sorted: vertices ascend, so new ids keep the columns' order)
+    offsets, indices, w = host_ops.subgraph(g.offsets, g.indices, g.weights, vertices, new_id)
+    sub = Graph(offsets, indices.astype(index_dtype_for(k), copy=False), w, directed=g.directed,
+                name=f"{g.name}-induced")
     sub.meta["parent_ids"] = vertices
     return sub
 
@@ -254,10 +254,8 @@ def contract(graph: Graph, labels: np.ndarray, *, representatives: bool = False)
     groups, group_of = np.unique(np.asarray(labels), return_inverse=True)
     group_of = group_of.astype(np.int64)
     k = len(groups)
-    src, dst = g.edges()
-    a, b = group_of[src], group_of[dst]
-    keep = np.flatnonzero(a != b)
-    a, b = a[keep], b[keep]
+    # only the arcs between groups survive: found in one parallel pass over the CSR, in its order
+    keep, a, b = host_ops.arcs_where(g.offsets, g.indices, group_of)
     w = None if g.weights is None else g.weights[keep]
     order = np.lexsort((keep, b, a)) if w is None else np.lexsort((keep, w, b, a))
     a, b, keep = a[order], b[order], keep[order]

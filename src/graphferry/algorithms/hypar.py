@@ -95,8 +95,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..backends.cpu import host_ops
 from ..graph import Graph
-from ..transforms import contract, induced_subgraph, simple_graph, unique_pairs
+from ..transforms import contract, induced_subgraph, simple_graph
 from . import registry
 
 log = logging.getLogger(__name__)
@@ -321,8 +322,9 @@ class Application:
         return {}
 
     def part(self, g: Graph, block: np.ndarray) -> Graph:
-        """The part an executor computes on: by default the block's induced subgraph."""
-        return induced_subgraph(g, block)
+        """The part an executor computes on: by default the block's induced subgraph (``g`` itself
+        when the block is every vertex: one executor)."""
+        return g if len(block) == g.n else induced_subgraph(g, block)
 
     def local(self, part: Graph, block: np.ndarray, executor: Executor, whole: Graph | None = None) -> Any:
         raise NotImplementedError
@@ -382,19 +384,26 @@ class Triangles(Application):
         return {"triangles": np.zeros(g.n, np.int64)}
 
     def part(self, g, block):
-        src, dst = g.edges()
-        inside = np.zeros(g.n, bool)
-        inside[block] = True
-        touching = inside[src] | inside[dst]
-        near = np.zeros(g.n, bool)
-        near[dst[inside[src]]] = True                          # the block and its neighbours
-        keep = touching | (near[src] & near[dst])              # ghost edges among the neighbours too
-        vertices = np.flatnonzero(near | inside)
-        return induced_subgraph(Graph.from_edges(src[keep], dst[keep], n=g.n, directed=True), vertices)
+        if len(block) == g.n:                                  # one executor: the part is the graph
+            return g
+        # flags per vertex: bit 0 in the block, bit 1 a neighbour of it; the part keeps the arcs
+        # touching the block and the ghost edges among its neighbours (g is symmetric, so every such
+        # arc joins two flagged vertices), filtered row by row in C++
+        flags = np.zeros(g.n, np.uint8)
+        if len(block):                                         # blocks are contiguous runs of ids
+            flags[g.indices[g.offsets[block[0]]:g.offsets[block[-1] + 1]]] = 2
+        flags[block] |= 1
+        vertices = np.flatnonzero(flags)
+        new_id = np.full(g.n, -1, np.int64)
+        new_id[vertices] = np.arange(len(vertices))
+        offsets, indices, _ = host_ops.subgraph(g.offsets, g.indices, None, vertices, new_id, flags)
+        part = Graph(offsets, indices, None, directed=False, name=f"{g.name}-ghost")
+        part.meta["parent_ids"] = vertices
+        return part
 
     def local(self, part, block, executor, whole=None):
         counts = executor.run("triangle_count", part).triangles
-        if whole is None:                                      # a sample: the part is the block
+        if whole is None or "parent_ids" not in part.meta:     # a sample, or the whole graph: the part is the block
             return counts
         return counts[np.searchsorted(part.meta["parent_ids"], block)]
 
@@ -424,9 +433,8 @@ class Coloring(Application):
         colors = state["colors"]
         for block, local in zip(blocks, results):
             colors[block] = local
-        src, dst = g.edges()
-        clash = (colors[src] == colors[dst]) & (src < dst)     # a cut edge joining equal colours
-        colors[dst[clash]] = -1                                 # its higher end is coloured again
+        clash, _, _ = host_ops.arcs_where(g.offsets, g.indices, colors, clash=True, groups_too=False)
+        colors[g.indices[clash]] = -1                           # a cut edge joining equal colours: its higher end is coloured again
         state["conflicts"] = int(np.count_nonzero(colors < 0))
         todo = np.flatnonzero(colors < 0)
         return induced_subgraph(g, todo) if len(todo) else None
@@ -462,9 +470,11 @@ class Communities(Application):
         for i, (block, local) in enumerate(zip(blocks, results)):
             labels[block] = local
             part_of[block] = i
-        src, dst = g.edges()
-        inside = np.bincount(labels[src[labels[src] == labels[dst]]], minlength=g.n).astype(np.float64)
-        total = np.bincount(labels[src], minlength=g.n).astype(np.float64)   # arcs leaving the community's vertices
+        # per vertex, in one parallel pass over its row: arcs to its own label, arcs to another part
+        same, crossing = host_ops.label_arcs(g.offsets, g.indices, labels, part_of)
+        degree = g.out_degree
+        inside = np.bincount(labels, weights=same, minlength=g.n)   # arcs inside each community
+        total = np.bincount(labels, weights=degree, minlength=g.n)  # arcs leaving the community's vertices
         # HyPar Algorithm 5: "commRatio <- ratio of intra-community and total edges for each
         # community; avgRatio <- Find the average ratio; ... if (commRatio[c] < avgRatio) ||
         # (compEdges[c] < minReqEdges) then mergeResult[v] <- v else markVer for removal"
@@ -478,8 +488,7 @@ class Communities(Application):
         # with many cut arcs (arcs to another part) was probably cut through by the partition
         # and grew without the other side's view (on a small graph a part's propagation can
         # flood most of it into one label): not finalised
-        crossing = part_of[src] != part_of[dst]
-        cut = np.bincount(labels[src[crossing]], minlength=g.n).astype(np.float64)
+        cut = np.bincount(labels, weights=crossing, minlength=g.n)
         cut_through = cut > CUT_THROUGH * inside
         dismantle = ((ratio[labels] < average) | (inside[labels] / 2 < m_edges * TINY_COMMUNITY)
                      | ~present[labels] | cut_through[labels])
@@ -488,9 +497,8 @@ class Communities(Application):
         # holds for it on the merged labels (its label is among the most frequent of all its
         # neighbours'), else it goes to the rest: a vertex the cut left among another
         # community's members does not stay there
-        border = np.zeros(g.n, bool)
-        border[src[crossing]] = True
-        dismantle |= ~_label_holds(g.n, src, dst, labels, border & ~dismantle)
+        border = crossing > 0
+        dismantle |= ~_label_holds(g, labels, border & ~dismantle, same)
         ids = state["active"]                                    # vertices of g as vertices of the prepared graph
         kept = ~dismantle
         state["labels"][ids[kept]] = ids[labels[kept]]
@@ -522,36 +530,33 @@ class Communities(Application):
                                        "finalised": state.get("finalised", 0)}
 
 
-def _label_holds(n: int, src: np.ndarray, dst: np.ndarray, labels: np.ndarray, check: np.ndarray) -> np.ndarray:
+def _label_holds(g: Graph, labels: np.ndarray, check: np.ndarray, own: np.ndarray | None = None) -> np.ndarray:
     """Per vertex: False where ``check`` is set and the vertex's label is not among the most
-    frequent labels of its neighbours (over the arcs ``src -> dst``); True elsewhere.
+    frequent labels of its neighbours in ``g``; True elsewhere. ``own``: per vertex, how many
+    neighbours share its label (:func:`host_ops.label_arcs`), when already counted.
 
     Example (vertex 2 is labelled with vertex 3's community but sees two 0s):
-        >>> src = np.array([0, 0, 1, 1, 2, 2, 2, 3]); dst = np.array([1, 2, 0, 2, 0, 1, 3, 2])
-        >>> _label_holds(4, src, dst, np.array([0, 0, 3, 3]), np.ones(4, bool)).tolist()
+        >>> g = Graph.from_edges([0, 0, 1, 1, 2, 2, 2, 3], [1, 2, 0, 2, 0, 1, 3, 2], n=4)
+        >>> _label_holds(g, np.array([0, 0, 3, 3]), np.ones(4, bool)).tolist()
         [True, True, False, True]
     """
-    holds = np.ones(n, bool)
+    holds = np.ones(g.n, bool)
+    if own is None:
+        own, _ = host_ops.label_arcs(g.offsets, g.indices, labels)
     # a label held by at least half the neighbours is among the most frequent: only the others
     # need their neighbours' labels counted
-    own = np.bincount(src[labels[src] == labels[dst]], minlength=n)
-    check = check & (2 * own < np.bincount(src, minlength=n))
-    arcs = np.flatnonzero(check[src])
-    if len(arcs) == 0:
+    check = check & (2 * own < g.out_degree)
+    rows = np.flatnonzero(check)
+    if len(rows) == 0:
         return holds
-    v, _, count = unique_pairs(src[arcs], labels[dst[arcs]], n)
-    most = np.zeros(n, np.int64)
-    np.maximum.at(most, v, count)
-    holds[check] = own[check] >= most[check]
+    holds[rows] = own[rows] >= host_ops.top_label_count(g.offsets, g.indices, labels, rows)
     return holds
 
 
 def _arc_positions(g: Graph, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """CSR positions of arcs ``(a[i], b[i])`` of ``g``, whose rows are sorted (simple graphs from
     :mod:`graphferry.transforms` are): one search over the sorted arc keys ``row * n + column``."""
-    src, dst = g.edges()
-    keys = src * np.int64(g.n) + dst
-    return np.searchsorted(keys, np.asarray(a, np.int64) * np.int64(g.n) + np.asarray(b, np.int64))
+    return host_ops.find_arcs(g.offsets, g.indices, a, b)
 
 
 class SpanningForest(Application):
@@ -571,9 +576,9 @@ class SpanningForest(Application):
         return sym
 
     def start(self, g):
-        src, dst = g.edges()
-        # each arc of the current graph stands for an arc of the prepared graph
-        return {"rep_src": src, "rep_dst": dst, "weights": g.weights, "edges": []}
+        # each arc of the current graph stands for an arc of the prepared graph: "rep" holds its
+        # position there (None while the current graph is the prepared one)
+        return {"prepared": g, "rep": None, "weights": g.weights, "edges": []}
 
     def local(self, part, block, executor, whole=None):
         spec = registry.get("mst")
@@ -588,7 +593,11 @@ class SpanningForest(Application):
         if len(a) == 0:
             return
         pos = _arc_positions(g, a, b)
-        state["edges"].append(np.stack([state["rep_src"][pos], state["rep_dst"][pos]], 1))
+        if state["rep"] is not None:
+            pos = state["rep"][pos]
+        prepared = state["prepared"]
+        src = np.searchsorted(prepared.offsets, pos, side="right") - 1   # the row holding each position
+        state["edges"].append(np.stack([src, prepared.indices[pos].astype(np.int64)], 1))
 
     def merge(self, g, blocks, results, state):
         labels = np.empty(g.n, np.int64)
@@ -596,7 +605,7 @@ class SpanningForest(Application):
             self._record(g, state, block[a], block[b])
             labels[block] = block[comp]
         reduced, groups, rep = contract(g, labels, representatives=True)
-        state["rep_src"], state["rep_dst"] = state["rep_src"][rep], state["rep_dst"][rep]
+        state["rep"] = rep if state["rep"] is None else state["rep"][rep]
         return reduced if reduced.m else None
 
     def post_process(self, reduced, state, executor):
@@ -615,9 +624,9 @@ def modularity(g: Graph, labels: np.ndarray) -> float:
     """Newman's Q of ``labels`` on undirected simple graph ``g`` (HyPar Eq. 1)."""
     if g.m == 0:
         return 0.0
-    src, dst = g.edges()
     two_m = float(g.m)
-    inside = float(np.count_nonzero(labels[src] == labels[dst]))
+    same, _ = host_ops.label_arcs(g.offsets, g.indices, labels)   # per vertex: arcs inside its community
+    inside = float(same.sum())
     tot = np.bincount(labels, weights=g.out_degree.astype(np.float64), minlength=g.n)
     return inside / two_m - float((tot ** 2).sum()) / two_m ** 2
 

@@ -427,3 +427,162 @@ GF_EXPORT void gf_select_bits_i32(const int32_t* a, int64_t n, double lo, double
 GF_EXPORT void gf_select_bits_i64(const int64_t* a, int64_t n, double lo, double hi, uint32_t* b) { gf_select_bits(a, n, lo, hi, b); }
 GF_EXPORT void gf_select_bits_f32(const float* a, int64_t n, double lo, double hi, uint32_t* b) { gf_select_bits(a, n, lo, hi, b); }
 GF_EXPORT void gf_select_bits_f64(const double* a, int64_t n, double lo, double hi, uint32_t* b) { gf_select_bits(a, n, lo, hi, b); }
+
+// ------------------------------------------------- subgraphs and contraction
+// HyPar's partGraph/mergeParts (algorithms/hypar.py, graphferry.transforms) over a CSR
+// without an edge list: each is one or two parallel passes over the rows (or arcs)
+// concerned, no int64 copies of the m arcs. Below GF_PAR_ELEMS / 4 arcs on one thread.
+
+// Keep arc (u, v) of an induced subgraph: v is kept (new_id[v] >= 0) and, with flags (HyPar's
+// ghost-edge part for triangle counting: bit 0 the block, bit 1 a neighbour of it), the arc
+// touches the block or joins two of its neighbours.
+template <typename V>
+static inline bool gf_sub_keep(int64_t u, V v, const int64_t* new_id, const uint8_t* flag) {
+    if (new_id[v] < 0) return false;
+    if (!flag) return true;
+    const uint8_t a = flag[u], b = flag[(int64_t)v];
+    return ((a | b) & 1) || ((a & b) & 2);
+}
+
+// phase 0: out_count[r] = kept arcs of row rows[r]; phase 1: those arcs' new ids (and weights)
+// written at out_off[r], in row order (rows sorted and new_id increasing keep them sorted).
+template <typename V>
+static void gf_subgraph(int phase, int64_t k, const int64_t* rows, const int64_t* offsets, const V* indices,
+                        const float* weights, const int64_t* new_id, const uint8_t* flag, int64_t* out,
+                        V* out_idx, float* out_w) {
+    const int64_t arcs = k ? offsets[rows[k - 1] + 1] - offsets[rows[0]] : 0;
+#pragma omp parallel for schedule(dynamic, 1024) if (arcs > GF_PAR_ELEMS / 4)
+    for (int64_t r = 0; r < k; ++r) {
+        const int64_t u = rows[r];
+        if (phase == 0) {
+            int64_t c = 0;
+            for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) c += gf_sub_keep(u, indices[j], new_id, flag);
+            out[r] = c;
+        } else {
+            int64_t o = out[r];
+            for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j)
+                if (gf_sub_keep(u, indices[j], new_id, flag)) {
+                    out_idx[o] = (V)new_id[indices[j]];
+                    if (weights) out_w[o] = weights[j];
+                    ++o;
+                }
+        }
+    }
+}
+
+// The arcs (u, v) with group[u] != group[v] (mode 0: a contraction's surviving arcs), or with
+// group[u] == group[v] and u < v (mode 1: a colouring's clashes), in CSR order: their
+// positions into pos and, when a is given, group[u] and group[v] into a and b. The m arcs are
+// cut into one contiguous range per thread (balanced by arcs, not rows); returns how many.
+template <typename V>
+static int64_t gf_arcs_where(int mode, int64_t n, const int64_t* offsets, const V* indices, const int64_t* group,
+                             int64_t* pos, int64_t* a, int64_t* b) {
+    const int64_t m = offsets[n];
+    auto row_of = [&](int64_t e) { return (int64_t)(std::upper_bound(offsets, offsets + n + 1, e) - offsets) - 1; };
+    auto take = [&](int64_t u, int64_t e) {
+        const int64_t v = (int64_t)indices[e];
+        return mode == 0 ? group[u] != group[v] : (group[u] == group[v] && u < v);
+    };
+    return gf_ordered_compact(
+        m, m > GF_PAR_ELEMS / 4 ? omp_get_max_threads() : 1,
+        [&](int64_t lo, int64_t hi) {
+            int64_t c = 0;
+            if (lo >= hi) return c;
+            for (int64_t u = row_of(lo), e = lo; e < hi; ++e) {
+                while (offsets[u + 1] <= e) ++u;
+                c += take(u, e);
+            }
+            return c;
+        },
+        [&](int64_t lo, int64_t hi, int64_t o) {
+            if (lo >= hi) return;
+            for (int64_t u = row_of(lo), e = lo; e < hi; ++e) {
+                while (offsets[u + 1] <= e) ++u;
+                if (!take(u, e)) continue;
+                pos[o] = e;
+                if (a) { a[o] = group[u]; b[o] = group[(int64_t)indices[e]]; }
+                ++o;
+            }
+        });
+}
+
+// pos[i] = the CSR position of arc (a[i], b[i]) (rows sorted: a binary search in row a[i]), or -1.
+template <typename V>
+static void gf_find_arcs(const int64_t* offsets, const V* indices, const int64_t* a, const int64_t* b, int64_t k,
+                         int64_t* pos) {
+#pragma omp parallel for schedule(static) if (k > GF_PAR_ELEMS / 16)
+    for (int64_t i = 0; i < k; ++i) {
+        const V* lo = indices + offsets[a[i]];
+        const V* hi = indices + offsets[a[i] + 1];
+        const V* at = std::lower_bound(lo, hi, (V)b[i]);
+        pos[i] = (at != hi && *at == (V)b[i]) ? (int64_t)(at - indices) : -1;
+    }
+}
+
+// Per vertex u (label propagation's merge, HyPar Algorithm 5): same[u] = arcs to a neighbour of
+// u's label; cross[u] = arcs to a vertex of another part (part may be null: cross untouched).
+template <typename V>
+static void gf_label_arcs(int64_t n, const int64_t* offsets, const V* indices, const int64_t* label,
+                          const int64_t* part, int64_t* same, int64_t* cross) {
+#pragma omp parallel for schedule(dynamic, 1024) if (offsets[n] > GF_PAR_ELEMS / 4)
+    for (int64_t u = 0; u < n; ++u) {
+        int64_t s = 0, c = 0;
+        for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) {
+            const int64_t v = (int64_t)indices[j];
+            s += label[v] == label[u];
+            if (part) c += part[v] != part[u];
+        }
+        same[u] = s;
+        if (part) cross[u] = c;
+    }
+}
+
+// most[r] = how many neighbours of rows[r] carry the most frequent label among them (0: none).
+template <typename V>
+static void gf_top_label(int64_t k, const int64_t* rows, const int64_t* offsets, const V* indices,
+                         const int64_t* label, int64_t* most) {
+#pragma omp parallel if (k > 1024)
+    {
+        std::vector<int64_t> buf;
+#pragma omp for schedule(dynamic, 256)
+        for (int64_t r = 0; r < k; ++r) {
+            const int64_t u = rows[r];
+            buf.clear();
+            for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) buf.push_back(label[(int64_t)indices[j]]);
+            std::sort(buf.begin(), buf.end());
+            int64_t best = 0;
+            for (size_t i = 0; i < buf.size();) {
+                size_t e = i + 1;
+                while (e < buf.size() && buf[e] == buf[i]) ++e;
+                best = std::max<int64_t>(best, (int64_t)(e - i));
+                i = e;
+            }
+            most[r] = best;
+        }
+    }
+}
+
+#define GF_GRAPH_OPS(SUFFIX, V)                                                                        \
+    GF_EXPORT void gf_subgraph_##SUFFIX(int phase, int64_t k, const int64_t* rows, const int64_t* o,    \
+                                        const V* i, const float* w, const int64_t* new_id,              \
+                                        const uint8_t* flag, int64_t* out, V* out_idx, float* out_w) {  \
+        gf_subgraph<V>(phase, k, rows, o, i, w, new_id, flag, out, out_idx, out_w);                     \
+    }                                                                                                   \
+    GF_EXPORT int64_t gf_arcs_where_##SUFFIX(int mode, int64_t n, const int64_t* o, const V* i,         \
+                                             const int64_t* group, int64_t* pos, int64_t* a, int64_t* b) { \
+        return gf_arcs_where<V>(mode, n, o, i, group, pos, a, b);                                       \
+    }                                                                                                   \
+    GF_EXPORT void gf_find_arcs_##SUFFIX(const int64_t* o, const V* i, const int64_t* a, const int64_t* b, \
+                                         int64_t k, int64_t* pos) {                                     \
+        gf_find_arcs<V>(o, i, a, b, k, pos);                                                            \
+    }                                                                                                   \
+    GF_EXPORT void gf_label_arcs_##SUFFIX(int64_t n, const int64_t* o, const V* i, const int64_t* label, \
+                                          const int64_t* part, int64_t* same, int64_t* cross) {          \
+        gf_label_arcs<V>(n, o, i, label, part, same, cross);                                            \
+    }                                                                                                   \
+    GF_EXPORT void gf_top_label_##SUFFIX(int64_t k, const int64_t* rows, const int64_t* o, const V* i,  \
+                                         const int64_t* label, int64_t* most) {                         \
+        gf_top_label<V>(k, rows, o, i, label, most);                                                    \
+    }
+GF_GRAPH_OPS(i32, int32_t)
+GF_GRAPH_OPS(i64, int64_t)
