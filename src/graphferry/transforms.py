@@ -239,6 +239,19 @@ def induced_subgraph(graph: Graph, vertices: np.ndarray) -> Graph:
     return sub
 
 
+def _groups(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(labels, return_inverse=True)`` (inverse as int64), in O(n) without a sort when
+    every label is a vertex carrying its own label (a representative: components, communities)."""
+    n = len(labels)
+    if n and labels.dtype.kind in "iu" and 0 <= labels.min() and labels.max() < n:
+        root = labels == np.arange(n)
+        if bool(root[labels].all()):                      # every label is a vertex labelled by itself
+            rank = np.cumsum(root, dtype=np.int64) - 1
+            return np.flatnonzero(root), rank[labels]
+    groups, group_of = np.unique(labels, return_inverse=True)
+    return groups, group_of.astype(np.int64)
+
+
 def contract(graph: Graph, labels: np.ndarray, *, representatives: bool = False):
     """The quotient graph of ``labels`` (one label per vertex; any integers).
 
@@ -251,17 +264,12 @@ def contract(graph: Graph, labels: np.ndarray, *, representatives: bool = False)
     arc each quotient arc stands for: the lightest, then the first.
     """
     g = _base(graph)
-    groups, group_of = np.unique(np.asarray(labels), return_inverse=True)
-    group_of = group_of.astype(np.int64)
+    groups, group_of = _groups(np.asarray(labels))
     k = len(groups)
-    # only the arcs between groups survive: found in one parallel pass over the CSR, in its order
-    keep, a, b = host_ops.arcs_where(g.offsets, g.indices, group_of)
-    w = None if g.weights is None else g.weights[keep]
-    order = np.lexsort((keep, b, a)) if w is None else np.lexsort((keep, w, b, a))
-    a, b, keep = a[order], b[order], keep[order]
-    first = np.flatnonzero(np.r_[True, (a[1:] != a[:-1]) | (b[1:] != b[:-1])]) if len(a) else np.zeros(0, np.int64)
-    a, b, rep = a[first], b[first], keep[first]
-    weights = None if w is None else g.weights[rep].astype(np.float32)
-    offsets, indices = _csr(a, b, k)
+    # in parallel C++ over the CSR: the arcs between groups bucketed by their source's group, each
+    # bucket sorted by (target group, weight, position) and deduplicated (no edge list)
+    offsets, indices, rep = host_ops.contract(g.offsets, g.indices, g.weights, group_of, k)
+    indices = indices.astype(index_dtype_for(k), copy=False)
+    weights = None if g.weights is None else g.weights[rep].astype(np.float32)
     quotient = Graph(offsets, indices, weights, directed=g.directed, name=f"{g.name}-contracted")
     return (quotient, groups, rep) if representatives else (quotient, groups)

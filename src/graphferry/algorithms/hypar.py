@@ -342,7 +342,10 @@ class Application:
 def _smallest_member(labels: np.ndarray) -> np.ndarray:
     """Each vertex's label replaced by the smallest vertex id carrying the same label."""
     n = len(labels)
-    _, group = np.unique(labels, return_inverse=True)
+    if n and labels.min() >= 0 and labels.max() < n:          # labels are ids already: no sort needed
+        group = labels
+    else:
+        _, group = np.unique(labels, return_inverse=True)
     smallest = np.full(group.max() + 1 if n else 0, n, np.int64)
     np.minimum.at(smallest, group, np.arange(n))
     return smallest[group]

@@ -586,3 +586,91 @@ static void gf_top_label(int64_t k, const int64_t* rows, const int64_t* offsets,
     }
 GF_GRAPH_OPS(i32, int32_t)
 GF_GRAPH_OPS(i64, int64_t)
+
+// The quotient graph of a grouping (HyPar's mergeParts: self-edge removal and contraction):
+// group[u] in [0, k) for each of the n vertices. Arcs inside a group are dropped; the arcs
+// between two groups become one quotient arc, standing for the lightest of them, then the
+// first in CSR order (weights may be null: the first). In parallel: the arcs between groups
+// are bucketed by their source's group (atomic slots per group, then each bucket sorted by
+// (target group, weight, position), so the result does not depend on the threads), each bucket
+// deduplicated in place; then the kept arcs are copied out in group order.
+struct GfQuotientArc {
+    int64_t b;    // the target's group
+    float w;
+    int64_t pos;  // the arc's CSR position
+};
+
+template <typename V>
+static int64_t gf_contract_pass(int phase, int64_t n, int64_t k, const int64_t* offsets, const V* indices,
+                                const float* weights, const int64_t* group, int64_t* bucket_off,
+                                GfQuotientArc* arcs, int64_t* kept) {
+    const bool par = offsets[n] > GF_PAR_ELEMS / 4;
+    if (phase == 0) {  // bucket_off[g + 1] = arcs leaving group g (bucket_off zeroed, k + 1 entries)
+#pragma omp parallel for schedule(dynamic, 1024) if (par)
+        for (int64_t u = 0; u < n; ++u) {
+            int64_t c = 0;
+            const int64_t gu = group[u];
+            for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) c += group[(int64_t)indices[j]] != gu;
+            if (c) __atomic_fetch_add(&bucket_off[gu + 1], c, __ATOMIC_RELAXED);
+        }
+        return 0;
+    }
+    if (phase == 1) {  // fill: kept (k entries) starts as each bucket's first slot and is consumed
+#pragma omp parallel for schedule(dynamic, 1024) if (par)
+        for (int64_t u = 0; u < n; ++u) {
+            const int64_t gu = group[u];
+            for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) {
+                const int64_t gv = group[(int64_t)indices[j]];
+                if (gv == gu) continue;
+                const int64_t s = __atomic_fetch_add(&kept[gu], 1, __ATOMIC_RELAXED);
+                arcs[s] = GfQuotientArc{gv, weights ? weights[j] : 0.0f, j};
+            }
+        }
+        return 0;
+    }
+    // phase 2: sort and deduplicate each bucket in place; kept[g] = its distinct targets
+#pragma omp parallel for schedule(dynamic, 64) if (par)
+    for (int64_t g = 0; g < k; ++g) {
+        GfQuotientArc* lo = arcs + bucket_off[g];
+        GfQuotientArc* hi = arcs + bucket_off[g + 1];
+        std::sort(lo, hi, [](const GfQuotientArc& x, const GfQuotientArc& y) {
+            if (x.b != y.b) return x.b < y.b;
+            if (x.w < y.w) return true;
+            if (y.w < x.w) return false;
+            return x.pos < y.pos;
+        });
+        int64_t c = 0;
+        for (GfQuotientArc* p = lo; p < hi; ++p)
+            if (c == 0 || lo[c - 1].b != p->b) lo[c++] = *p;
+        kept[g] = c;
+    }
+    return 0;
+}
+
+// phase 3: the kept arcs of each bucket to the quotient's indices (target groups) and rep (positions)
+template <typename R>
+static void gf_contract_out(int64_t k, const int64_t* bucket_off, const GfQuotientArc* arcs, const int64_t* q_off,
+                            R* q_idx, int64_t* rep) {
+#pragma omp parallel for schedule(dynamic, 256) if (q_off[k] > GF_PAR_ELEMS / 4)
+    for (int64_t g = 0; g < k; ++g) {
+        const GfQuotientArc* src = arcs + bucket_off[g];
+        for (int64_t i = 0, o = q_off[g]; o < q_off[g + 1]; ++i, ++o) {
+            q_idx[o] = (R)src[i].b;
+            rep[o] = src[i].pos;
+        }
+    }
+}
+
+GF_EXPORT int64_t gf_contract_arc_bytes() { return (int64_t)sizeof(GfQuotientArc); }
+#define GF_CONTRACT_EXPORT(SUFFIX, V)                                                                  \
+    GF_EXPORT void gf_contract_pass_##SUFFIX(int phase, int64_t n, int64_t k, const int64_t* o,         \
+                                             const V* i, const float* w, const int64_t* group,          \
+                                             int64_t* bucket_off, void* arcs, int64_t* kept) {          \
+        gf_contract_pass<V>(phase, n, k, o, i, w, group, bucket_off, (GfQuotientArc*)arcs, kept);       \
+    }                                                                                                   \
+    GF_EXPORT void gf_contract_out_##SUFFIX(int64_t k, const int64_t* bucket_off, const void* arcs,     \
+                                            const int64_t* q_off, V* q_idx, int64_t* rep) {             \
+        gf_contract_out<V>(k, bucket_off, (const GfQuotientArc*)arcs, q_off, q_idx, rep);               \
+    }
+GF_CONTRACT_EXPORT(i32, int32_t)
+GF_CONTRACT_EXPORT(i64, int64_t)

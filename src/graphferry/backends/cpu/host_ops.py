@@ -41,6 +41,7 @@ def _lib():
         f = getattr(lib, name)
         f.argtypes, f.restype = [_P, _I], None
     lib.gf_copy_bytes.argtypes, lib.gf_copy_bytes.restype = [_P, _P, _I], None
+    lib.gf_contract_arc_bytes.argtypes, lib.gf_contract_arc_bytes.restype = [], _I
     _D = ctypes.c_double
     for t in ("f32", "f64"):
         f = getattr(lib, f"gf_bucket_split_{t}")
@@ -61,7 +62,9 @@ def _lib():
                                 ("gf_arcs_where", [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P], _I),
                                 ("gf_find_arcs", [_P, _P, _P, _P, _I, _P], None),
                                 ("gf_label_arcs", [_I, _P, _P, _P, _P, _P, _P], None),
-                                ("gf_top_label", [_I, _P, _P, _P, _P, _P], None)):
+                                ("gf_top_label", [_I, _P, _P, _P, _P, _P], None),
+                                ("gf_contract_pass", [ctypes.c_int, _I, _I, _P, _P, _P, _P, _P, _P, _P], None),
+                                ("gf_contract_out", [_I, _P, _P, _P, _P, _P], None)):
             f = getattr(lib, f"{name}_{t}")
             f.argtypes, f.restype = args, res
     for t in _STATE_TYPES.values():
@@ -306,6 +309,44 @@ def arcs_where(offsets, indices, group, *, clash: bool = False, groups_too: bool
     kept = fn(1 if clash else 0, n, _p(offsets), _p(indices), _p(group), _p(pos), _p(a), _p(b))
     trim = (lambda x: None if x is None else x[:kept].copy())
     return trim(pos), trim(a), trim(b)
+
+
+def contract(offsets, indices, weights, group, k: int):
+    """The quotient CSR of the grouping ``group`` (each vertex's group, in ``0..k-1``): arcs inside
+    a group dropped, the arcs between two groups merged into one standing for the lightest of them
+    (then the first in CSR order; the first when ``weights`` is None). Returns ``(offsets,
+    indices, rep)``: rows sorted, ``rep`` each quotient arc's position in the input CSR. In
+    parallel, no edge list: the arcs between groups bucketed by group, each bucket sorted.
+
+    Example (groups {0, 1} and {2, 3} of a path 0-1-2-3 with a chord 0-2):
+        >>> off = np.array([0, 2, 4, 7, 8], np.int64); idx = np.array([1, 2, 0, 2, 0, 1, 3, 2], np.int32)
+        >>> w = np.array([1, 5, 1, 3, 5, 3, 1, 1], np.float32)
+        >>> o, i, rep = contract(off, idx, w, np.array([0, 0, 1, 1]), 2)
+        >>> o.tolist(), i.tolist(), rep.tolist(), w[rep].tolist()
+        ([0, 1, 2], [1, 0], [3, 5], [3.0, 3.0])
+    """
+    offsets, indices = _csr_parts(offsets, indices)
+    group = np.ascontiguousarray(group, dtype=np.int64)
+    if weights is not None:
+        weights = np.ascontiguousarray(weights, dtype=np.float32)
+    lib = _lib()
+    fn = getattr(lib, f"gf_contract_pass_{_index_suffix(indices)}")
+    n = len(offsets) - 1
+    bucket_off = np.zeros(k + 1, np.int64)
+    fn(0, n, k, _p(offsets), _p(indices), _p(weights), _p(group), _p(bucket_off), None, None)
+    np.cumsum(bucket_off, out=bucket_off)
+    arcs = np.empty(int(bucket_off[-1]) * int(lib.gf_contract_arc_bytes()), np.uint8)
+    kept = bucket_off[:-1].copy()
+    fn(1, n, k, _p(offsets), _p(indices), _p(weights), _p(group), _p(bucket_off), _p(arcs), _p(kept))
+    fn(2, n, k, _p(offsets), _p(indices), _p(weights), _p(group), _p(bucket_off), _p(arcs), _p(kept))
+    q_offsets = np.empty(k + 1, np.int64)
+    q_offsets[0] = 0
+    np.cumsum(kept, out=q_offsets[1:])
+    q_indices = np.empty(int(q_offsets[-1]), indices.dtype)
+    rep = np.empty(int(q_offsets[-1]), np.int64)
+    getattr(lib, f"gf_contract_out_{_index_suffix(indices)}")(k, _p(bucket_off), _p(arcs), _p(q_offsets),
+                                                              _p(q_indices), _p(rep))
+    return q_offsets, q_indices, rep
 
 
 def find_arcs(offsets, indices, a, b) -> np.ndarray:
