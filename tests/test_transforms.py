@@ -106,3 +106,25 @@ def test_contract_matches_scipy_quotient(e, data):
     got = {(x, y): wt for x, y, wt in zip(qs.tolist(), qd.tolist(), q.weights.tolist())}
     assert got == want
     assert q.directed == g.directed
+
+
+def test_contract_with_giant_groups_matches_a_sort():
+    """Groups of over 2**17 arcs take the parallel sort: the quotient and each arc's representative
+    (lightest, then first in CSR order) equal a plain lexsort's, ties included."""
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(15, seed=2, weighted=True)
+    g = Graph(g.offsets, g.indices, (g.weights // 8).astype(np.float32), directed=False)   # many equal weights
+    labels = np.random.default_rng(0).integers(0, 3, g.n) * 7
+    q, groups, rep = contract(g, labels, representatives=True)
+    gi = np.searchsorted(groups, labels)
+    s, d = g.edges()
+    a, b = gi[s], gi[d]
+    keep = np.flatnonzero(a != b)
+    order = np.lexsort((keep, g.weights[keep], b[keep], a[keep]))
+    ka, kb, kpos = a[keep][order], b[keep][order], keep[order]
+    first = np.flatnonzero(np.r_[True, (ka[1:] != ka[:-1]) | (kb[1:] != kb[:-1])])
+    qs, qd = q.edges()
+    assert qs.tolist() == ka[first].tolist() and qd.tolist() == kb[first].tolist()
+    assert rep.tolist() == kpos[first].tolist()
+    assert np.bincount(a[keep]).max() > 2**17

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 #include <omp.h>
+#include <parallel/algorithm>
 #define GF_EXPORT extern "C" __attribute__((visibility("default")))
 
 // Gather the edges of rows ids[0..k) into out_indices/out_weights; out_offsets
@@ -628,21 +629,34 @@ static int64_t gf_contract_pass(int phase, int64_t n, int64_t k, const int64_t* 
         }
         return 0;
     }
-    // phase 2: sort and deduplicate each bucket in place; kept[g] = its distinct targets
-#pragma omp parallel for schedule(dynamic, 64) if (par)
-    for (int64_t g = 0; g < k; ++g) {
+    // phase 2: sort and deduplicate each bucket in place; kept[g] = its distinct targets. A
+    // giant group's bucket (a giant component's, often most of the arcs) is sorted by every
+    // thread (libstdc++'s parallel mode), one after another; the rest one bucket per thread
+    auto less = [](const GfQuotientArc& x, const GfQuotientArc& y) {
+        if (x.b != y.b) return x.b < y.b;
+        if (x.w < y.w) return true;
+        if (y.w < x.w) return false;
+        return x.pos < y.pos;
+    };
+    auto dedupe = [&](int64_t g) {
         GfQuotientArc* lo = arcs + bucket_off[g];
         GfQuotientArc* hi = arcs + bucket_off[g + 1];
-        std::sort(lo, hi, [](const GfQuotientArc& x, const GfQuotientArc& y) {
-            if (x.b != y.b) return x.b < y.b;
-            if (x.w < y.w) return true;
-            if (y.w < x.w) return false;
-            return x.pos < y.pos;
-        });
         int64_t c = 0;
         for (GfQuotientArc* p = lo; p < hi; ++p)
             if (c == 0 || lo[c - 1].b != p->b) lo[c++] = *p;
         kept[g] = c;
+    };
+    const int64_t giant = GF_PAR_ELEMS / 8;
+#pragma omp parallel for schedule(dynamic, 64) if (par)
+    for (int64_t g = 0; g < k; ++g) {
+        if (bucket_off[g + 1] - bucket_off[g] > giant) continue;
+        std::sort(arcs + bucket_off[g], arcs + bucket_off[g + 1], less);
+        dedupe(g);
+    }
+    for (int64_t g = 0; g < k; ++g) {
+        if (bucket_off[g + 1] - bucket_off[g] <= giant) continue;
+        __gnu_parallel::sort(arcs + bucket_off[g], arcs + bucket_off[g + 1], less);
+        dedupe(g);
     }
     return 0;
 }
