@@ -8,7 +8,6 @@
 #include <cstring>
 #include <vector>
 #include <omp.h>
-#include <parallel/algorithm>
 #define GF_EXPORT extern "C" __attribute__((visibility("default")))
 
 // Gather the edges of rows ids[0..k) into out_indices/out_weights; out_offsets
@@ -620,18 +619,21 @@ static int64_t gf_contract_pass(int phase, int64_t n, int64_t k, const int64_t* 
 #pragma omp parallel for schedule(dynamic, 1024) if (par)
         for (int64_t u = 0; u < n; ++u) {
             const int64_t gu = group[u];
+            int64_t c = 0;                       // one atomic per row, not per arc: a giant group's
+            for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) c += group[(int64_t)indices[j]] != gu;
+            if (!c) continue;                    // counter would serialise every thread on it
+            int64_t s = __atomic_fetch_add(&kept[gu], c, __ATOMIC_RELAXED);
             for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) {
                 const int64_t gv = group[(int64_t)indices[j]];
-                if (gv == gu) continue;
-                const int64_t s = __atomic_fetch_add(&kept[gu], 1, __ATOMIC_RELAXED);
-                arcs[s] = GfQuotientArc{gv, weights ? weights[j] : 0.0f, j};
+                if (gv != gu) arcs[s++] = GfQuotientArc{gv, weights ? weights[j] : 0.0f, j};
             }
         }
         return 0;
     }
     // phase 2: sort and deduplicate each bucket in place; kept[g] = its distinct targets. A
-    // giant group's bucket (a giant component's, often most of the arcs) is sorted by every
-    // thread (libstdc++'s parallel mode), one after another; the rest one bucket per thread
+    // giant group's bucket (a giant component's, often most of the arcs, to few targets) is
+    // deduplicated in one pass keeping each target's least arc in a k-sized table, its targets
+    // then sorted; the rest are sorted, one bucket per thread
     auto less = [](const GfQuotientArc& x, const GfQuotientArc& y) {
         if (x.b != y.b) return x.b < y.b;
         if (x.w < y.w) return true;
@@ -653,10 +655,32 @@ static int64_t gf_contract_pass(int phase, int64_t n, int64_t k, const int64_t* 
         std::sort(arcs + bucket_off[g], arcs + bucket_off[g + 1], less);
         dedupe(g);
     }
+    std::vector<int64_t> best;
+    std::vector<int64_t> touched;
+    std::vector<GfQuotientArc> out;
     for (int64_t g = 0; g < k; ++g) {
-        if (bucket_off[g + 1] - bucket_off[g] <= giant) continue;
-        __gnu_parallel::sort(arcs + bucket_off[g], arcs + bucket_off[g + 1], less);
-        dedupe(g);
+        GfQuotientArc* lo = arcs + bucket_off[g];
+        const int64_t size = bucket_off[g + 1] - bucket_off[g];
+        if (size <= giant) continue;
+        if (best.empty()) best.assign(k, -1);
+        touched.clear();
+        for (int64_t i = 0; i < size; ++i) {
+            const int64_t b = lo[i].b, j = best[b];
+            if (j < 0) {
+                best[b] = i;
+                touched.push_back(b);
+            } else if (less(lo[i], lo[j])) {
+                best[b] = i;
+            }
+        }
+        std::sort(touched.begin(), touched.end());
+        out.clear();
+        for (int64_t b : touched) {
+            out.push_back(lo[best[b]]);
+            best[b] = -1;
+        }
+        std::copy(out.begin(), out.end(), lo);
+        kept[g] = (int64_t)out.size();
     }
     return 0;
 }
