@@ -630,57 +630,54 @@ static int64_t gf_contract_pass(int phase, int64_t n, int64_t k, const int64_t* 
         }
         return 0;
     }
-    // phase 2: sort and deduplicate each bucket in place; kept[g] = its distinct targets. A
-    // giant group's bucket (a giant component's, often most of the arcs, to few targets) is
-    // deduplicated in one pass keeping each target's least arc in a k-sized table, its targets
-    // then sorted; the rest are sorted, one bucket per thread
+    // phase 2: deduplicate each bucket in place; kept[g] = its distinct targets. A large bucket (a
+    // big component's: often most of the arcs, to few targets) in one pass keeping each target's
+    // least arc in a k-sized table (one per thread, when k is small enough for that), its targets
+    // then sorted; a small one sorted
     auto less = [](const GfQuotientArc& x, const GfQuotientArc& y) {
         if (x.b != y.b) return x.b < y.b;
         if (x.w < y.w) return true;
         if (y.w < x.w) return false;
         return x.pos < y.pos;
     };
-    auto dedupe = [&](int64_t g) {
-        GfQuotientArc* lo = arcs + bucket_off[g];
-        GfQuotientArc* hi = arcs + bucket_off[g + 1];
-        int64_t c = 0;
-        for (GfQuotientArc* p = lo; p < hi; ++p)
-            if (c == 0 || lo[c - 1].b != p->b) lo[c++] = *p;
-        kept[g] = c;
-    };
-    const int64_t giant = GF_PAR_ELEMS / 8;
-#pragma omp parallel for schedule(dynamic, 64) if (par)
-    for (int64_t g = 0; g < k; ++g) {
-        if (bucket_off[g + 1] - bucket_off[g] > giant) continue;
-        std::sort(arcs + bucket_off[g], arcs + bucket_off[g + 1], less);
-        dedupe(g);
-    }
-    std::vector<int64_t> best;
-    std::vector<int64_t> touched;
-    std::vector<GfQuotientArc> out;
-    for (int64_t g = 0; g < k; ++g) {
-        GfQuotientArc* lo = arcs + bucket_off[g];
-        const int64_t size = bucket_off[g + 1] - bucket_off[g];
-        if (size <= giant) continue;
-        if (best.empty()) best.assign(k, -1);
-        touched.clear();
-        for (int64_t i = 0; i < size; ++i) {
-            const int64_t b = lo[i].b, j = best[b];
-            if (j < 0) {
-                best[b] = i;
-                touched.push_back(b);
-            } else if (less(lo[i], lo[j])) {
-                best[b] = i;
+    const int64_t large = 4096;
+    const bool tables = k * (int64_t)sizeof(int64_t) * omp_get_max_threads() <= ((int64_t)1 << 28);
+#pragma omp parallel if (par)
+    {
+        std::vector<int64_t> best, touched;
+        std::vector<GfQuotientArc> out;
+#pragma omp for schedule(dynamic, 16)
+        for (int64_t g = 0; g < k; ++g) {
+            GfQuotientArc* lo = arcs + bucket_off[g];
+            const int64_t size = bucket_off[g + 1] - bucket_off[g];
+            if (size <= large || !tables) {
+                std::sort(lo, lo + size, less);
+                int64_t c = 0;
+                for (int64_t i = 0; i < size; ++i)
+                    if (c == 0 || lo[c - 1].b != lo[i].b) lo[c++] = lo[i];
+                kept[g] = c;
+                continue;
             }
+            if (best.empty()) best.assign(k, -1);
+            touched.clear();
+            for (int64_t i = 0; i < size; ++i) {
+                const int64_t b = lo[i].b, j = best[b];
+                if (j < 0) {
+                    best[b] = i;
+                    touched.push_back(b);
+                } else if (less(lo[i], lo[j])) {
+                    best[b] = i;
+                }
+            }
+            std::sort(touched.begin(), touched.end());
+            out.clear();
+            for (int64_t b : touched) {
+                out.push_back(lo[best[b]]);
+                best[b] = -1;
+            }
+            std::copy(out.begin(), out.end(), lo);
+            kept[g] = (int64_t)out.size();
         }
-        std::sort(touched.begin(), touched.end());
-        out.clear();
-        for (int64_t b : touched) {
-            out.push_back(lo[best[b]]);
-            best[b] = -1;
-        }
-        std::copy(out.begin(), out.end(), lo);
-        kept[g] = (int64_t)out.size();
     }
     return 0;
 }
