@@ -130,3 +130,19 @@ def test_contract_of_a_large_graph_matches_a_sort(groups):
     qs, qd = q.edges()
     assert qs.tolist() == ka[first].tolist() and qd.tolist() == kb[first].tolist()
     assert rep.tolist() == kpos[first].tolist()
+
+
+@settings(max_examples=30, deadline=None)
+@given(e=weighted_edges(), data=st.data())
+def test_simple_views_of_simple_subgraphs_and_quotients_are_themselves(e, data):
+    """Induced subgraphs and quotients of a simple view are marked simple, and rightly: simplifying
+    them again (from a copy that is not marked) gives the same arrays."""
+    n, src, dst, w, directed = e
+    sym = symmetrize(Graph.from_edges(src, dst, w, n=n, directed=directed))
+    keep = np.array(sorted(data.draw(st.sets(st.integers(0, n - 1)))), dtype=np.int64)
+    labels = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=np.int64)
+    for view in (induced_subgraph(sym, keep), contract(sym, labels)[0]):
+        assert symmetrize(view) is view
+        fresh = symmetrize(Graph(view.offsets, view.indices, view.weights, directed=view.directed))
+        assert fresh.offsets.tolist() == view.offsets.tolist() and fresh.indices.tolist() == view.indices.tolist()
+        assert fresh.weights.tolist() == view.weights.tolist()

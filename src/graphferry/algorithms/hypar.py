@@ -97,7 +97,7 @@ import numpy as np
 
 from ..backends.cpu import host_ops
 from ..graph import Graph
-from ..transforms import contract, induced_subgraph, simple_graph
+from ..transforms import SIMPLE, contract, induced_subgraph, simple_graph
 from . import registry
 
 log = logging.getLogger(__name__)
@@ -402,6 +402,7 @@ class Triangles(Application):
         offsets, indices, _ = host_ops.subgraph(g.offsets, g.indices, None, vertices, new_id, flags)
         part = Graph(offsets, indices, None, directed=False, name=f"{g.name}-ghost")
         part.meta["parent_ids"] = vertices
+        part.meta[SIMPLE] = g.meta.get(SIMPLE, False)           # a subset of g's arcs, both ways
         return part
 
     def local(self, part, block, executor, whole=None):
@@ -576,6 +577,7 @@ class SpanningForest(Application):
         if sym.weights is None:                                  # unweighted: every edge weighs 1
             sym = Graph(sym.offsets, sym.indices, np.ones(sym.m, np.float32), directed=False,
                         original_ids=sym.original_ids, name=sym.name)
+            sym.meta[SIMPLE] = True
         return sym
 
     def start(self, g):
