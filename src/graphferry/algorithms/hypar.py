@@ -366,6 +366,9 @@ class Components(Application):
         labels = np.empty(g.n, np.int64)
         for block, local in zip(blocks, results):
             labels[block] = block[local]                        # part ids -> ids of g
+        if len(blocks) == 1 and len(blocks[0]) == g.n:          # one part, the whole graph: its components are final
+            state["owner"] = labels[state["owner"]]
+            return None
         reduced, groups = contract(g, labels)
         state["owner"] = np.searchsorted(groups, labels[state["owner"]])
         return reduced if reduced.m else None
