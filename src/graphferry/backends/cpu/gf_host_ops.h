@@ -709,3 +709,37 @@ GF_EXPORT int64_t gf_contract_arc_bytes() { return (int64_t)sizeof(GfQuotientArc
     }
 GF_CONTRACT_EXPORT(i32, int32_t)
 GF_CONTRACT_EXPORT(i64, int64_t)
+
+// For each vertex u of the block [b0, b1) (a range of a symmetric CSR): its lightest arc leaving
+// the block, as Boruvka's 64-bit key (the weight's order-preserving bits above the edge's lower
+// end: msf_weight_bits of algorithms/mst.py's program) and the edge's higher end; the least key, then the least
+// higher end. No such arc: key 2^64 - 1, higher end 2^63 - 1. Weights null: every arc weighs 1.
+template <typename V>
+static void gf_cut_min_keys(int64_t b0, int64_t b1, const int64_t* offsets, const V* indices, const float* weights,
+                            uint64_t* out_key, int64_t* out_hi) {
+#pragma omp parallel for schedule(dynamic, 1024) if (offsets[b1] - offsets[b0] > GF_PAR_ELEMS / 4)
+    for (int64_t u = b0; u < b1; ++u) {
+        uint64_t best = UINT64_MAX;
+        int64_t best_hi = INT64_MAX;
+        for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) {
+            const int64_t v = (int64_t)indices[j];
+            if (v >= b0 && v < b1) continue;
+            const float w = weights ? weights[j] : 1.0f;
+            uint32_t bits;
+            std::memcpy(&bits, &w, sizeof bits);
+            bits = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+            const int64_t lo = u < v ? u : v, hi = u < v ? v : u;
+            const uint64_t key = ((uint64_t)bits << 32) | (uint64_t)lo;
+            if (key < best || (key == best && hi < best_hi)) {
+                best = key;
+                best_hi = hi;
+            }
+        }
+        out_key[u - b0] = best;
+        out_hi[u - b0] = best_hi;
+    }
+}
+GF_EXPORT void gf_cut_min_keys_i32(int64_t b0, int64_t b1, const int64_t* o, const int32_t* i, const float* w,
+                                   uint64_t* k, int64_t* h) { gf_cut_min_keys(b0, b1, o, i, w, k, h); }
+GF_EXPORT void gf_cut_min_keys_i64(int64_t b0, int64_t b1, const int64_t* o, const int64_t* i, const float* w,
+                                   uint64_t* k, int64_t* h) { gf_cut_min_keys(b0, b1, o, i, w, k, h); }

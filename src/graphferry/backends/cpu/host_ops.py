@@ -64,7 +64,8 @@ def _lib():
                                 ("gf_label_arcs", [_I, _P, _P, _P, _P, _P, _P], None),
                                 ("gf_top_label", [_I, _P, _P, _P, _P, _P], None),
                                 ("gf_contract_pass", [ctypes.c_int, _I, _I, _P, _P, _P, _P, _P, _P, _P], None),
-                                ("gf_contract_out", [_I, _P, _P, _P, _P, _P], None)):
+                                ("gf_contract_out", [_I, _P, _P, _P, _P, _P], None),
+                                ("gf_cut_min_keys", [_I, _I, _P, _P, _P, _P, _P], None)):
             f = getattr(lib, f"{name}_{t}")
             f.argtypes, f.restype = args, res
     for t in _STATE_TYPES.values():
@@ -347,6 +348,29 @@ def contract(offsets, indices, weights, group, k: int):
     getattr(lib, f"gf_contract_out_{_index_suffix(indices)}")(k, _p(bucket_off), _p(arcs), _p(q_offsets),
                                                               _p(q_indices), _p(rep))
     return q_offsets, q_indices, rep
+
+
+def cut_min_keys(offsets, indices, weights, lo: int, hi: int):
+    """For each vertex of the range ``[lo, hi)`` of a symmetric CSR, its lightest arc leaving the
+    range as Boruvka's key (order-preserving weight bits above the edge's lower end) and the edge's
+    higher end (least key, then least higher end; ``2**64 - 1`` and ``2**63 - 1`` where none).
+    Weights None: all 1. One parallel pass over the range's rows.
+
+    Example (range {0, 1} of the path 0-1-2-3 with a chord 0-2 of weight 5, the others 1):
+        >>> off = np.array([0, 2, 4, 7, 8], np.int64); idx = np.array([1, 2, 0, 2, 0, 1, 3, 2], np.int32)
+        >>> w = np.array([1, 5, 1, 1, 5, 1, 1, 1], np.float32)
+        >>> key, hi = cut_min_keys(off, idx, w, 0, 2)
+        >>> (key >> np.uint64(32)).tolist() == [0x80000000 | 0x40A00000, 0x80000000 | 0x3F800000], hi.tolist()
+        (True, [2, 2])
+    """
+    offsets, indices = _csr_parts(offsets, indices)
+    if weights is not None:
+        weights = np.ascontiguousarray(weights, dtype=np.float32)
+    key = np.empty(hi - lo, np.uint64)
+    higher = np.empty(hi - lo, np.int64)
+    getattr(_lib(), f"gf_cut_min_keys_{_index_suffix(indices)}")(int(lo), int(hi), _p(offsets), _p(indices),
+                                                                 _p(weights), _p(key), _p(higher))
+    return key, higher
 
 
 def find_arcs(offsets, indices, a, b) -> np.ndarray:
