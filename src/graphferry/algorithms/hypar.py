@@ -440,8 +440,10 @@ class Coloring(Application):
         colors = state["colors"]
         for block, local in zip(blocks, results):
             colors[block] = local
-        clash, _, _ = host_ops.arcs_where(g.offsets, g.indices, colors, clash=True, groups_too=False)
-        colors[g.indices[clash]] = -1                           # a cut edge joining equal colours: its higher end is coloured again
+        if not (len(blocks) == 1 and len(blocks[0]) == g.n):    # one part, the whole graph: no cut edges
+            # a cut edge joining equal colours: its higher end is coloured again
+            clash, _, _ = host_ops.arcs_where(g.offsets, g.indices, colors, clash=True, groups_too=False)
+            colors[g.indices[clash]] = -1
         state["conflicts"] = int(np.count_nonzero(colors < 0))
         todo = np.flatnonzero(colors < 0)
         return induced_subgraph(g, todo) if len(todo) else None
