@@ -30,9 +30,10 @@ Applications (each runs the registered algorithms on parts through
 
 * ``components``: connected components of the undirected view; local
   components, contraction, recursion, components of the reduced graph. Exact.
-* ``triangles``: each part is its block with ghost edges (every edge with an
-  end in the block, and the edges among the block's neighbours), so every
-  triangle through a block vertex lies in the part; counts taken at the block. Exact.
+* ``triangles``: each part is the whole graph's degree-ordered DAG induced by
+  its block and the block's out-neighbours (ghost edges), counting only the
+  triangles whose lowest corner is in the block: each triangle counted once,
+  the parts' per-vertex counts added. Exact.
 * ``coloring``: parts coloured independently; a cut edge joining equal colours
   uncolours its higher end; post-processing colours those around the rest (Algorithm 2).
 * ``communities``: label propagation per part, HyPar's merge rule (Algorithm 5:
@@ -59,7 +60,7 @@ registered algorithm on its block with ghost vertices holding the state of the
 last exchange, then the blocks' new state is exchanged:
 
 * ``components``: the part's components take their least label; until no label changes;
-* ``triangles``: one superstep on the ghost-edge part (no bulk synchronism needed);
+* ``triangles``: one superstep on the same parts as HyPar's (no bulk synchronism needed);
 * ``coloring``: one speculative round on the block's uncoloured vertices; the
   exchange uncolours the higher end of every edge joining equal colours;
 * ``communities``: one label-propagation round on the block, ghosts voting;
@@ -97,7 +98,7 @@ import numpy as np
 
 from ..backends.cpu import host_ops
 from ..graph import Graph
-from ..transforms import SIMPLE, contract, induced_subgraph, simple_graph
+from ..transforms import SIMPLE, cached, contract, induced_subgraph, simple_graph
 from . import registry
 
 log = logging.getLogger(__name__)
@@ -382,41 +383,59 @@ class Components(Application):
 
 
 class Triangles(Application):
-    """Triangle counting with ghost edges: every triangle through a block vertex lies in its part."""
+    """Triangle counting on parts of the whole graph's degree-ordered DAG (HyPar 6.4: the oriented
+    graph of Arifuzzaman et al.'s PATRIC, with ghost edges): a part holds the DAG rows of its
+    block's vertices and of their out-neighbours, and counts only the triangles whose lowest
+    corner is in the block; so every triangle is counted once, by one executor, and the merge adds
+    the parts' per-vertex counts ("adds the sums from both the devices")."""
 
     name = "triangles"
 
     def start(self, g):
         return {"triangles": np.zeros(g.n, np.int64)}
 
+    @staticmethod
+    def dag(g: Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(offsets, indices, order, rank)`` of ``g``'s degree-ordered DAG (built once per graph)."""
+        def build():
+            offsets, indices, order, _ = host_ops.degree_ordered_dag(g.offsets, g.indices)
+            rank = np.empty(g.n, np.int64)
+            rank[order] = np.arange(g.n)
+            return offsets, indices, order, rank
+        return cached(g, ("hypar-triangles-dag",), build)
+
     def part(self, g, block):
         if len(block) == g.n:                                  # one executor: the part is the graph
             return g
-        # flags per vertex: bit 0 in the block, bit 1 a neighbour of it; the part keeps the arcs
-        # touching the block and the ghost edges among its neighbours (g is symmetric, so every such
-        # arc joins two flagged vertices), filtered row by row in C++
+        offsets, indices, order, rank = self.dag(g)
+        # the DAG induced by the block's vertices (bit 0) and their out-neighbours (bit 1): a
+        # triangle u < v < w with u in the block has v, w in u's row and w in v's
+        ranks = np.sort(rank[block])
         flags = np.zeros(g.n, np.uint8)
-        if len(block):                                         # blocks are contiguous runs of ids
-            flags[g.indices[g.offsets[block[0]]:g.offsets[block[-1] + 1]]] = 2
-        flags[block] |= 1
+        flags[host_ops.gather_rows(offsets, indices, None, ranks)[1]] = 2
+        flags[ranks] |= 1
         vertices = np.flatnonzero(flags)
         new_id = np.full(g.n, -1, np.int64)
         new_id[vertices] = np.arange(len(vertices))
-        offsets, indices, _ = host_ops.subgraph(g.offsets, g.indices, None, vertices, new_id, flags)
-        part = Graph(offsets, indices, None, directed=False, name=f"{g.name}-ghost")
-        part.meta["parent_ids"] = vertices
-        part.meta[SIMPLE] = g.meta.get(SIMPLE, False)           # a subset of g's arcs, both ways
+        p_offsets, p_indices, _ = host_ops.subgraph(offsets, indices, None, vertices, new_id)
+        part = Graph(p_offsets, p_indices, None, directed=True, name=f"{g.name}-dag-part")
+        part.meta["ids"] = order[vertices]                       # part vertex -> vertex of g
+        part.meta["here"] = (flags[vertices] & 1).astype(np.int8)
         return part
 
     def local(self, part, block, executor, whole=None):
-        counts = executor.run("triangle_count", part).triangles
-        if whole is None or "parent_ids" not in part.meta:     # a sample, or the whole graph: the part is the block
-            return counts
-        return counts[np.searchsorted(part.meta["parent_ids"], block)]
+        if whole is None or "here" not in part.meta:          # a sample, or the whole graph: count all
+            return executor.run("triangle_count", part).triangles
+        counts = executor.run("triangle_count", part, counting_dag=part.meta["here"]).triangles
+        return part.meta["ids"], counts
 
     def merge(self, g, blocks, results, state):
-        for block, counts in zip(blocks, results):
-            state["triangles"][block] = counts
+        for block, result in zip(blocks, results):
+            if isinstance(result, tuple):                       # a part's counts, to add
+                ids, counts = result
+                state["triangles"][ids] += counts
+            else:                                               # the whole graph's
+                state["triangles"][block] = result
         return None
 
     def finish(self, graph, g, state):
