@@ -91,6 +91,7 @@ from __future__ import annotations
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -214,8 +215,11 @@ def part_graph(graph: Graph, app: "Application", executors: list[Executor], *, s
     return Split(bounds, shares, seconds.tolist())
 
 
-def independent_compute(graph: Graph, split: Split, app: "Application", executors: list[Executor]):
-    """HyPar's indComp: each executor computes on its part at once; returns (results, seconds each)."""
+def independent_compute(graph: Graph, split: Split, app: "Application", executors: list[Executor],
+                        pool: ThreadPoolExecutor | None = None):
+    """HyPar's indComp: each executor computes on its part at once; returns (results, seconds each).
+
+    ``pool``: threads to run the executors on (one each), kept across levels by :func:`hypar`."""
     blocks = split.blocks()
 
     def work(i: int):
@@ -226,9 +230,11 @@ def independent_compute(graph: Graph, split: Split, app: "Application", executor
 
     if len(executors) == 1:
         outs = [work(0)]
+    elif pool is not None:
+        outs = list(pool.map(work, range(len(executors))))
     else:
-        with ThreadPoolExecutor(max_workers=len(executors)) as pool:
-            outs = list(pool.map(work, range(len(executors))))
+        with ThreadPoolExecutor(max_workers=len(executors)) as own:
+            outs = list(own.map(work, range(len(executors))))
     return [o for o, _ in outs], [s for _, s in outs]
 
 
@@ -263,20 +269,22 @@ def hypar(graph: Graph, app: "str | Application", executors: list[Executor], *, 
     levels = 0
     reduced: Graph | None = g
     per_executor = np.zeros(len(executors))
-    while reduced is not None and levels < max_levels:
-        before = reduced.n
-        results, seconds = independent_compute(reduced, split, app, executors)
-        per_executor += seconds
-        timings["independent"].append(seconds)
-        t = time.perf_counter()
-        reduced = merge_parts(reduced, split, results, app, state)
-        timings["merge"] += time.perf_counter() - t
-        levels += 1
-        if (reduced is None or reduced.m <= threshold_edges or len(executors) == 1 or not app.recursive
-                or reduced.n > MIN_SHRINK * before):   # little progress across the cut: post-process the rest
-            break
-        # recursion: the same speed ratio on the reduced graph (HyPar 4.4)
-        split = Split(cut_by_edges(reduced, split.shares, [ex.budget for ex in executors]), split.shares)
+    # one thread per executor, kept for every level (starting threads costs milliseconds on a busy host)
+    with ThreadPoolExecutor(max_workers=len(executors)) if len(executors) > 1 else nullcontext() as pool:
+        while reduced is not None and levels < max_levels:
+            before = reduced.n
+            results, seconds = independent_compute(reduced, split, app, executors, pool)
+            per_executor += seconds
+            timings["independent"].append(seconds)
+            t = time.perf_counter()
+            reduced = merge_parts(reduced, split, results, app, state)
+            timings["merge"] += time.perf_counter() - t
+            levels += 1
+            if (reduced is None or reduced.m <= threshold_edges or len(executors) == 1 or not app.recursive
+                    or reduced.n > MIN_SHRINK * before):   # little progress across the cut: post-process the rest
+                break
+            # recursion: the same speed ratio on the reduced graph (HyPar 4.4)
+            split = Split(cut_by_edges(reduced, split.shares, [ex.budget for ex in executors]), split.shares)
     if reduced is not None or app.post_process_always:
         fastest = executors[int(np.argmin(per_executor))] if levels else executors[0]
         t = time.perf_counter()
