@@ -109,7 +109,7 @@ def test_contract_matches_scipy_quotient(e, data):
     assert q.directed == g.directed
 
 
-@pytest.mark.parametrize("groups", [3, 5000])
+@pytest.mark.parametrize("groups", [3, 5000, 1 << 15])
 def test_contract_of_a_large_graph_matches_a_sort(groups):
     """Large groups (deduplicated through a table, in parallel) and small ones (sorted): the quotient
     and each arc's representative (lightest, then first in CSR order) equal a plain lexsort's, ties
