@@ -473,10 +473,10 @@ class Coloring(Application):
         colors = state["colors"]
         for block, local in zip(blocks, results):
             colors[block] = local
-        if not (len(blocks) == 1 and len(blocks[0]) == g.n):    # one part, the whole graph: no cut edges
-            # a cut edge joining equal colours: its higher end is coloured again
-            clash, _, _ = host_ops.arcs_where(g.offsets, g.indices, colors, clash=True, groups_too=False)
-            colors[g.indices[clash]] = -1
+        # an edge joining equal colours (a cut edge, or one inside a part whose run stopped early with
+        # its clashes unresolved): its higher end is coloured again
+        clash, _, _ = host_ops.arcs_where(g.offsets, g.indices, colors, clash=True, groups_too=False)
+        colors[g.indices[clash]] = -1
         state["conflicts"] = int(np.count_nonzero(colors < 0))
         todo = np.flatnonzero(colors < 0)
         return induced_subgraph(g, todo) if len(todo) else None
