@@ -146,3 +146,29 @@ def test_simple_views_of_simple_subgraphs_and_quotients_are_themselves(e, data):
         fresh = symmetrize(Graph(view.offsets, view.indices, view.weights, directed=view.directed))
         assert fresh.offsets.tolist() == view.offsets.tolist() and fresh.indices.tolist() == view.indices.tolist()
         assert fresh.weights.tolist() == view.weights.tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(e=weighted_edges(), data=st.data())
+def test_contract_reading_only_arcs_between_ranges_equals_reading_all(e, data):
+    """With ``bounds`` (ranges whose inner arcs join one group: each range's own components, as
+    HyPar's parts leave them) the quotient and representatives equal a contraction reading every arc."""
+    from scipy.sparse import coo_array
+    from scipy.sparse.csgraph import connected_components
+
+    n, src, dst, w, directed = e
+    g = symmetrize(Graph.from_edges(src, dst, w, n=n, directed=directed))
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(n - 1, 1)), max_size=3)) - {n})
+    bounds = np.array([0] + cuts + [n], np.int64)
+    s, d = g.edges()
+    labels = np.empty(n, np.int64)
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        inner = (s >= lo) & (s < hi) & (d >= lo) & (d < hi)
+        k = int(hi - lo)
+        _, comp = connected_components(coo_array((np.ones(int(inner.sum())), (s[inner] - lo, d[inner] - lo)),
+                                                 shape=(k, k)), directed=False)
+        labels[lo:hi] = lo + comp
+    q1, g1, r1 = contract(g, labels, representatives=True)
+    q2, g2, r2 = contract(g, labels, representatives=True, bounds=bounds)
+    assert g1.tolist() == g2.tolist() and r1.tolist() == r2.tolist()
+    assert q1.offsets.tolist() == q2.offsets.tolist() and q1.indices.tolist() == q2.indices.tolist()

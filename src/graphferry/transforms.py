@@ -276,7 +276,7 @@ def _groups(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return groups, group_of.astype(np.int64)
 
 
-def contract(graph: Graph, labels: np.ndarray, *, representatives: bool = False):
+def contract(graph: Graph, labels: np.ndarray, *, representatives: bool = False, bounds: np.ndarray | None = None):
     """The quotient graph of ``labels`` (one label per vertex; any integers).
 
     Returns ``(quotient, groups)``: vertex ``i`` of the quotient is the group of
@@ -285,14 +285,16 @@ def contract(graph: Graph, labels: np.ndarray, *, representatives: bool = False)
     (edges inside a group) are removed and parallel edges merged, keeping the
     least weight (HyPar's ``merge_parts``). Direction is kept. With
     ``representatives``, also the position (in ``graph``'s CSR order) of the
-    arc each quotient arc stands for: the lightest, then the first.
+    arc each quotient arc stands for: the lightest, then the first. ``bounds`` (ascending vertex ids
+    from 0 to n, rows of ``graph`` sorted): ranges inside which every arc joins one group (HyPar's
+    blocks after their parts' components), so only the arcs between ranges are read.
     """
     g = _base(graph)
     groups, group_of = _groups(np.asarray(labels))
     k = len(groups)
     # in parallel C++ over the CSR: the arcs between groups bucketed by their source's group, each
     # bucket sorted by (target group, weight, position) and deduplicated (no edge list)
-    offsets, indices, rep = host_ops.contract(g.offsets, g.indices, g.weights, group_of, k)
+    offsets, indices, rep = host_ops.contract(g.offsets, g.indices, g.weights, group_of, k, bounds)
     indices = indices.astype(index_dtype_for(k), copy=False)
     weights = None if g.weights is None else g.weights[rep].astype(np.float32)
     quotient = Graph(offsets, indices, weights, directed=g.directed, name=f"{g.name}-contracted")

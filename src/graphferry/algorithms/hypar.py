@@ -379,7 +379,9 @@ class Components(Application):
         if len(blocks) == 1 and len(blocks[0]) == g.n:          # one part, the whole graph: its components are final
             state["owner"] = labels[state["owner"]]
             return None
-        reduced, groups = contract(g, labels)
+        # an arc inside a block joins one of its part's components: only the arcs between blocks are read
+        bounds = np.cumsum([0] + [len(block) for block in blocks])
+        reduced, groups = contract(g, labels, bounds=bounds)
         state["owner"] = np.searchsorted(groups, labels[state["owner"]])
         return reduced if reduced.m else None
 

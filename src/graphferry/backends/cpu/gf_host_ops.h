@@ -603,33 +603,62 @@ struct GfQuotientArc {
     int64_t pos;  // the arc's CSR position
 };
 
+// The arcs of row u that may join two groups, as two position ranges [a0, a1) and [b0, b1): the
+// whole row, or, with bounds (nb + 1 vertex-range edges inside which every arc joins one group:
+// HyPar's blocks after a part's components), the arcs leaving u's range, found by binary search
+// in the sorted row.
+template <typename V>
+static inline void gf_cross_ranges(int64_t u, const int64_t* offsets, const V* indices, const int64_t* bounds,
+                                   int64_t nb, int64_t r[4]) {
+    r[0] = offsets[u];
+    r[3] = offsets[u + 1];
+    if (!bounds) {
+        r[1] = r[2] = r[3];
+        return;
+    }
+    const int64_t b = (int64_t)(std::upper_bound(bounds, bounds + nb + 1, u) - bounds) - 1;
+    const V* row = indices + offsets[u];
+    const V* end = indices + offsets[u + 1];
+    r[1] = (int64_t)(std::lower_bound(row, end, (V)bounds[b]) - indices);
+    r[2] = (int64_t)(std::lower_bound(row, end, (V)bounds[b + 1]) - indices);
+}
+
 template <typename V>
 static int64_t gf_contract_pass(int phase, int64_t n, int64_t k, const int64_t* offsets, const V* indices,
-                                const float* weights, const int64_t* group, int64_t* bucket_off,
-                                GfQuotientArc* arcs, int64_t* kept) {
+                                const float* weights, const int64_t* group, const int64_t* bounds, int64_t nb,
+                                int64_t* bucket_off, GfQuotientArc* arcs, int64_t* kept) {
     const bool par = offsets[n] > GF_PAR_ELEMS / 4;
+    auto count = [&](int64_t u, const int64_t r[4]) {
+        int64_t c = 0;
+        const int64_t gu = group[u];
+        for (int64_t j = r[0]; j < r[1]; ++j) c += group[(int64_t)indices[j]] != gu;
+        for (int64_t j = r[2]; j < r[3]; ++j) c += group[(int64_t)indices[j]] != gu;
+        return c;
+    };
     if (phase == 0) {  // bucket_off[g + 1] = arcs leaving group g (bucket_off zeroed, k + 1 entries)
 #pragma omp parallel for schedule(dynamic, 1024) if (par)
         for (int64_t u = 0; u < n; ++u) {
-            int64_t c = 0;
-            const int64_t gu = group[u];
-            for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) c += group[(int64_t)indices[j]] != gu;
-            if (c) __atomic_fetch_add(&bucket_off[gu + 1], c, __ATOMIC_RELAXED);
+            int64_t r[4];
+            gf_cross_ranges(u, offsets, indices, bounds, nb, r);
+            const int64_t c = count(u, r);
+            if (c) __atomic_fetch_add(&bucket_off[group[u] + 1], c, __ATOMIC_RELAXED);
         }
         return 0;
     }
     if (phase == 1) {  // fill: kept (k entries) starts as each bucket's first slot and is consumed
 #pragma omp parallel for schedule(dynamic, 1024) if (par)
         for (int64_t u = 0; u < n; ++u) {
+            int64_t r[4];
+            gf_cross_ranges(u, offsets, indices, bounds, nb, r);
             const int64_t gu = group[u];
-            int64_t c = 0;                       // one atomic per row, not per arc: a giant group's
-            for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) c += group[(int64_t)indices[j]] != gu;
+            const int64_t c = count(u, r);       // one atomic per row, not per arc: a giant group's
             if (!c) continue;                    // counter would serialise every thread on it
             int64_t s = __atomic_fetch_add(&kept[gu], c, __ATOMIC_RELAXED);
-            for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) {
-                const int64_t gv = group[(int64_t)indices[j]];
-                if (gv != gu) arcs[s++] = GfQuotientArc{gv, weights ? weights[j] : 0.0f, j};
-            }
+            for (int half = 0; half < 2; ++half)
+                for (int64_t j = r[2 * half]; j < r[2 * half + 1]; ++j) {
+                    const int64_t gv = group[(int64_t)indices[j]];
+                    if (gv != gu) arcs[s++] = GfQuotientArc{gv, weights ? weights[j] : 0.0f, j};
+                }
         }
         return 0;
     }
@@ -704,8 +733,9 @@ GF_EXPORT int64_t gf_contract_arc_bytes() { return (int64_t)sizeof(GfQuotientArc
 #define GF_CONTRACT_EXPORT(SUFFIX, V)                                                                  \
     GF_EXPORT void gf_contract_pass_##SUFFIX(int phase, int64_t n, int64_t k, const int64_t* o,         \
                                              const V* i, const float* w, const int64_t* group,          \
-                                             int64_t* bucket_off, void* arcs, int64_t* kept) {          \
-        gf_contract_pass<V>(phase, n, k, o, i, w, group, bucket_off, (GfQuotientArc*)arcs, kept);       \
+                                             const int64_t* bounds, int64_t nb, int64_t* bucket_off,    \
+                                             void* arcs, int64_t* kept) {                               \
+        gf_contract_pass<V>(phase, n, k, o, i, w, group, bounds, nb, bucket_off, (GfQuotientArc*)arcs, kept); \
     }                                                                                                   \
     GF_EXPORT void gf_contract_out_##SUFFIX(int64_t k, const int64_t* bucket_off, const void* arcs,     \
                                             const int64_t* q_off, V* q_idx, int64_t* rep) {             \

@@ -63,7 +63,7 @@ def _lib():
                                 ("gf_find_arcs", [_P, _P, _P, _P, _I, _P], None),
                                 ("gf_label_arcs", [_I, _P, _P, _P, _P, _P, _P], None),
                                 ("gf_top_label", [_I, _P, _P, _P, _P, _P], None),
-                                ("gf_contract_pass", [ctypes.c_int, _I, _I, _P, _P, _P, _P, _P, _P, _P], None),
+                                ("gf_contract_pass", [ctypes.c_int, _I, _I, _P, _P, _P, _P, _P, _I, _P, _P, _P], None),
                                 ("gf_contract_out", [_I, _P, _P, _P, _P, _P], None),
                                 ("gf_cut_min_keys", [_I, _I, _P, _P, _P, _P, _P], None)):
             f = getattr(lib, f"{name}_{t}")
@@ -312,12 +312,14 @@ def arcs_where(offsets, indices, group, *, clash: bool = False, groups_too: bool
     return trim(pos), trim(a), trim(b)
 
 
-def contract(offsets, indices, weights, group, k: int):
+def contract(offsets, indices, weights, group, k: int, bounds=None):
     """The quotient CSR of the grouping ``group`` (each vertex's group, in ``0..k-1``): arcs inside
     a group dropped, the arcs between two groups merged into one standing for the lightest of them
     (then the first in CSR order; the first when ``weights`` is None). Returns ``(offsets,
     indices, rep)``: rows sorted, ``rep`` each quotient arc's position in the input CSR. In
     parallel, no edge list: the arcs between groups bucketed by group, each bucket sorted.
+    ``bounds`` (ascending vertex ids from 0 to n): ranges ``[bounds[i], bounds[i + 1])`` inside
+    which every arc joins one group (rows must be sorted); only the arcs leaving a range are read.
 
     Example (groups {0, 1} and {2, 3} of a path 0-1-2-3 with a chord 0-2):
         >>> off = np.array([0, 2, 4, 7, 8], np.int64); idx = np.array([1, 2, 0, 2, 0, 1, 3, 2], np.int32)
@@ -333,13 +335,18 @@ def contract(offsets, indices, weights, group, k: int):
     lib = _lib()
     fn = getattr(lib, f"gf_contract_pass_{_index_suffix(indices)}")
     n = len(offsets) - 1
+    nb = 0
+    if bounds is not None:
+        bounds = np.ascontiguousarray(bounds, dtype=np.int64)
+        nb = len(bounds) - 1
+    common = (n, k, _p(offsets), _p(indices), _p(weights), _p(group), _p(bounds), nb)
     bucket_off = np.zeros(k + 1, np.int64)
-    fn(0, n, k, _p(offsets), _p(indices), _p(weights), _p(group), _p(bucket_off), None, None)
+    fn(0, *common, _p(bucket_off), None, None)
     np.cumsum(bucket_off, out=bucket_off)
     arcs = np.empty(int(bucket_off[-1]) * int(lib.gf_contract_arc_bytes()), np.uint8)
     kept = bucket_off[:-1].copy()
-    fn(1, n, k, _p(offsets), _p(indices), _p(weights), _p(group), _p(bucket_off), _p(arcs), _p(kept))
-    fn(2, n, k, _p(offsets), _p(indices), _p(weights), _p(group), _p(bucket_off), _p(arcs), _p(kept))
+    fn(1, *common, _p(bucket_off), _p(arcs), _p(kept))
+    fn(2, *common, _p(bucket_off), _p(arcs), _p(kept))
     q_offsets = np.empty(k + 1, np.int64)
     q_offsets[0] = 0
     np.cumsum(kept, out=q_offsets[1:])
