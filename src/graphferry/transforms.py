@@ -68,23 +68,6 @@ def cached(graph: Any, key: tuple, build: Callable[[], Any]) -> Any:
     return store[key]
 
 
-#: ``graph.meta`` key set on a graph that is its own simple view: no self-loops, no repeated arcs,
-#: rows sorted, and (undirected) the two arcs of an edge weigh the same. The transforms set it on
-#: what they return (an induced subgraph or quotient of such a graph is one too), so HyPar's
-#: parts and the algorithms they run skip re-simplifying them (an edge-list sort per call).
-SIMPLE = "simple"
-
-
-def _mark_simple(g: Graph) -> Graph:
-    g.meta[SIMPLE] = True
-    return g
-
-
-def _is_own_simple_view(g: Graph, undirected: bool) -> bool:
-    """``g`` (marked :data:`SIMPLE`) is its own simple view, undirected when asked."""
-    return bool(g.meta.get(SIMPLE)) and (not undirected or not g.directed)
-
-
 def _pair_order(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray | None:
     """Permutation sorting the pairs ``(a, b)``; None when they are sorted already."""
     if len(a) < 2:
@@ -126,10 +109,7 @@ def simple_graph(graph: Graph, *, undirected: bool) -> Graph:
     Rows come out sorted by neighbour id, so its transpose's rows are sorted too
     (``Graph.transpose`` keeps source order). ``original_ids`` are kept. Cached.
     """
-    base = _base(graph)
-    if base.weights is None and _is_own_simple_view(base, undirected):
-        return base
-    return cached(graph, ("simple", bool(undirected)), lambda: _simple_graph(base, undirected))
+    return cached(graph, ("simple", bool(undirected)), lambda: _simple_graph(_base(graph), undirected))
 
 
 def _simple_graph(graph: Graph, undirected: bool) -> Graph:
@@ -142,8 +122,8 @@ def _simple_graph(graph: Graph, undirected: bool) -> Graph:
         src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
     src, dst, _ = unique_pairs(src, dst, n)
     offsets, indices = _csr(src, dst, n)
-    return _mark_simple(Graph(offsets, indices, None, directed=not symmetric,
-                              original_ids=graph.original_ids, name=f"{graph.name}-simple"))
+    return Graph(offsets, indices, None, directed=not symmetric,
+                 original_ids=graph.original_ids, name=f"{graph.name}-simple")
 
 
 def degree_ordered_dag(graph: Graph, *, arc_counts: bool = False) -> tuple[Graph, np.ndarray, np.ndarray]:
@@ -207,8 +187,6 @@ def simple_weighted_graph(graph: Graph, *, undirected: bool) -> Graph:
     """
     if _base(graph).weights is None:
         return simple_graph(graph, undirected=undirected)
-    if _is_own_simple_view(_base(graph), undirected):
-        return _base(graph)
     return cached(graph, ("simple_weighted", bool(undirected)),
                   lambda: _simple_weighted_graph(_base(graph), undirected))
 
@@ -227,8 +205,8 @@ def _simple_weighted_graph(graph: Graph, undirected: bool) -> Graph:
     else:
         src, dst, w = _min_weight_pairs(src, dst, w, n)
     offsets, indices = _csr(src, dst, n)
-    return _mark_simple(Graph(offsets, indices, w.astype(np.float32), directed=graph.directed and not undirected,
-                              original_ids=graph.original_ids, name=f"{graph.name}-simple"))
+    return Graph(offsets, indices, w.astype(np.float32), directed=graph.directed and not undirected,
+                 original_ids=graph.original_ids, name=f"{graph.name}-simple")
 
 
 def symmetrize(graph: Graph) -> Graph:
@@ -258,8 +236,6 @@ def induced_subgraph(graph: Graph, vertices: np.ndarray) -> Graph:
     sub = Graph(offsets, indices.astype(index_dtype_for(k), copy=False), w, directed=g.directed,
                 name=f"{g.name}-induced")
     sub.meta["parent_ids"] = vertices
-    if g.meta.get(SIMPLE):
-        _mark_simple(sub)
     return sub
 
 
@@ -298,6 +274,4 @@ def contract(graph: Graph, labels: np.ndarray, *, representatives: bool = False,
     indices = indices.astype(index_dtype_for(k), copy=False)
     weights = None if g.weights is None else g.weights[rep].astype(np.float32)
     quotient = Graph(offsets, indices, weights, directed=g.directed, name=f"{g.name}-contracted")
-    if g.meta.get(SIMPLE):       # rows sorted, no self-loops or repeats; an edge's two arcs stand for
-        _mark_simple(quotient)   # the same set of arcs reversed, so they weigh the same
     return (quotient, groups, rep) if representatives else (quotient, groups)

@@ -100,7 +100,7 @@ import numpy as np
 
 from ..backends.cpu import host_ops
 from ..graph import Graph
-from ..transforms import SIMPLE, contract, induced_subgraph, simple_graph
+from ..transforms import contract, induced_subgraph, simple_graph
 from . import registry
 
 log = logging.getLogger(__name__)
@@ -617,7 +617,6 @@ class SpanningForest(Application):
         if sym.weights is None:                                  # unweighted: every edge weighs 1
             sym = Graph(sym.offsets, sym.indices, np.ones(sym.m, np.float32), directed=False,
                         original_ids=sym.original_ids, name=sym.name)
-            sym.meta[SIMPLE] = True
         return sym
 
     def start(self, g):
