@@ -132,45 +132,6 @@ def test_contract_of_a_large_graph_matches_a_sort(groups):
     assert rep.tolist() == kpos[first].tolist()
 
 
-@pytest.mark.parametrize("groups", [3, 5000, 1 << 15])
-def test_contract_of_a_large_graph_matches_a_sort(groups):
-    """Large groups (deduplicated through a table, in parallel) and small ones (sorted): the quotient
-    and each arc's representative (lightest, then first in CSR order) equal a plain lexsort's, ties
-    included."""
-    from graphferry.generators import kronecker_graph
-
-    g = kronecker_graph(15, seed=2, weighted=True)
-    g = Graph(g.offsets, g.indices, (g.weights // 8).astype(np.float32), directed=False)   # many equal weights
-    labels = np.random.default_rng(0).integers(0, groups, g.n) * 7
-    q, groups, rep = contract(g, labels, representatives=True)
-    gi = np.searchsorted(groups, labels)
-    s, d = g.edges()
-    a, b = gi[s], gi[d]
-    keep = np.flatnonzero(a != b)
-    order = np.lexsort((keep, g.weights[keep], b[keep], a[keep]))
-    ka, kb, kpos = a[keep][order], b[keep][order], keep[order]
-    first = np.flatnonzero(np.r_[True, (ka[1:] != ka[:-1]) | (kb[1:] != kb[:-1])])
-    qs, qd = q.edges()
-    assert qs.tolist() == ka[first].tolist() and qd.tolist() == kb[first].tolist()
-    assert rep.tolist() == kpos[first].tolist()
-
-
-@settings(max_examples=30, deadline=None)
-@given(e=weighted_edges(), data=st.data())
-def test_simple_views_of_simple_subgraphs_and_quotients_are_themselves(e, data):
-    """Induced subgraphs and quotients of a simple view are marked simple, and rightly: simplifying
-    them again (from a copy that is not marked) gives the same arrays."""
-    n, src, dst, w, directed = e
-    sym = symmetrize(Graph.from_edges(src, dst, w, n=n, directed=directed))
-    keep = np.array(sorted(data.draw(st.sets(st.integers(0, n - 1)))), dtype=np.int64)
-    labels = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=np.int64)
-    for view in (induced_subgraph(sym, keep), contract(sym, labels)[0]):
-        assert symmetrize(view) is view
-        fresh = symmetrize(Graph(view.offsets, view.indices, view.weights, directed=view.directed))
-        assert fresh.offsets.tolist() == view.offsets.tolist() and fresh.indices.tolist() == view.indices.tolist()
-        assert fresh.weights.tolist() == view.weights.tolist()
-
-
 @settings(max_examples=40, deadline=None)
 @given(e=weighted_edges(), data=st.data())
 def test_contract_reading_only_arcs_between_ranges_equals_reading_all(e, data):
