@@ -84,31 +84,6 @@ def test_induced_subgraph_matches_networkx(e, data):
     assert got == sorted((a, b) for a, b, *_ in exp)
 
 
-@settings(max_examples=40, deadline=None)
-@given(e=weighted_edges(), data=st.data())
-def test_contract_matches_scipy_quotient(e, data):
-    n, src, dst, w, directed = e
-    g = Graph.from_edges(src, dst, w, n=n, directed=directed)
-    labels = np.array(data.draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)), dtype=np.int64)
-    if data.draw(st.booleans()):   # each label the smallest vertex of its group (contract's sort-free path)
-        first = {}
-        for v, x in enumerate(labels.tolist()):
-            first.setdefault(x, v)
-        labels = np.array([first[x] for x in labels.tolist()], dtype=np.int64)
-    q, groups = contract(g, labels)
-    assert groups.tolist() == sorted(set(labels.tolist()))
-    gi = np.searchsorted(groups, labels)
-    s, d = g.edges()
-    want = {}
-    for x, y, wt in zip(gi[s].tolist(), gi[d].tolist(), g.weights.tolist()):
-        if x != y:
-            want[(x, y)] = min(wt, want.get((x, y), np.inf))
-    qs, qd = q.edges()
-    got = {(x, y): wt for x, y, wt in zip(qs.tolist(), qd.tolist(), q.weights.tolist())}
-    assert got == want
-    assert q.directed == g.directed
-
-
 @pytest.mark.parametrize("groups", [3, 5000, 1 << 15])
 def test_contract_of_a_large_graph_matches_a_sort(groups):
     """Large groups (deduplicated through a table, in parallel) and small ones (sorted): the quotient
@@ -156,3 +131,28 @@ def test_contract_reading_only_arcs_between_ranges_equals_reading_all(e, data):
     q2, g2, r2 = contract(g, labels, representatives=True, bounds=bounds)
     assert g1.tolist() == g2.tolist() and r1.tolist() == r2.tolist()
     assert q1.offsets.tolist() == q2.offsets.tolist() and q1.indices.tolist() == q2.indices.tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(e=weighted_edges(), data=st.data())
+def test_contract_matches_scipy_quotient(e, data):
+    n, src, dst, w, directed = e
+    g = Graph.from_edges(src, dst, w, n=n, directed=directed)
+    labels = np.array(data.draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)), dtype=np.int64)
+    if data.draw(st.booleans()):   # each label the smallest vertex of its group (contract's sort-free path)
+        first = {}
+        for v, x in enumerate(labels.tolist()):
+            first.setdefault(x, v)
+        labels = np.array([first[x] for x in labels.tolist()], dtype=np.int64)
+    q, groups = contract(g, labels)
+    assert groups.tolist() == sorted(set(labels.tolist()))
+    gi = np.searchsorted(groups, labels)
+    s, d = g.edges()
+    want = {}
+    for x, y, wt in zip(gi[s].tolist(), gi[d].tolist(), g.weights.tolist()):
+        if x != y:
+            want[(x, y)] = min(wt, want.get((x, y), np.inf))
+    qs, qd = q.edges()
+    got = {(x, y): wt for x, y, wt in zip(qs.tolist(), qd.tolist(), q.weights.tolist())}
+    assert got == want
+    assert q.directed == g.directed
