@@ -106,3 +106,29 @@ def test_shared_datasets(name):
     total, comps = scipy_forest(n, src, dst, w)
     assert r.num_edges == n - comps
     assert np.isclose(r.total_weight, total)
+
+
+@settings(max_examples=60, deadline=None)
+@given(g=graphs(), data=st.data())
+def test_cut_edge_keys_are_each_vertex_lightest_edge_leaving_the_block(g, data):
+    """HyPar's cut-edge exception input against a plain loop: per vertex of a range block, the least
+    (weight, lower end, higher end) edge to a vertex outside the block."""
+    from graphferry.algorithms.mst import _key_weights, cut_edge_keys
+    from graphferry.transforms import symmetrize
+
+    n, src, dst, weights, directed = g
+    whole = symmetrize(Graph.from_edges(src, dst, weights, n=n, directed=directed))
+    lo = data.draw(st.integers(0, n))
+    block = np.arange(lo, data.draw(st.integers(lo, n)), dtype=np.int64)
+    key, higher = cut_edge_keys(whole, block)
+    inside = set(block.tolist())
+    w = np.ones(whole.m, np.float32) if whole.weights is None else whole.weights
+    for i, u in enumerate(block.tolist()):
+        row = range(int(whole.offsets[u]), int(whole.offsets[u + 1]))
+        cand = sorted((float(w[j]), min(u, int(whole.indices[j])), max(u, int(whole.indices[j])))
+                      for j in row if int(whole.indices[j]) not in inside)
+        if not cand:
+            assert key[i] == np.iinfo(np.uint64).max and higher[i] == np.iinfo(np.int64).max
+        else:
+            got = (float(_key_weights(key[i:i + 1])[0]), int(key[i] & np.uint64(0xFFFFFFFF)), int(higher[i]))
+            assert got == cand[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from graphferry import Graph
@@ -83,12 +84,66 @@ def test_induced_subgraph_matches_networkx(e, data):
     assert got == sorted((a, b) for a, b, *_ in exp)
 
 
+@pytest.mark.parametrize("groups", [3, 5000, 1 << 15])
+def test_contract_of_a_large_graph_matches_a_sort(groups):
+    """Large groups (deduplicated through a table, in parallel) and small ones (sorted): the quotient
+    and each arc's representative (lightest, then first in CSR order) equal a plain lexsort's, ties
+    included."""
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(15, seed=2, weighted=True)
+    g = Graph(g.offsets, g.indices, (g.weights // 8).astype(np.float32), directed=False)   # many equal weights
+    labels = np.random.default_rng(0).integers(0, groups, g.n) * 7
+    q, groups, rep = contract(g, labels, representatives=True)
+    gi = np.searchsorted(groups, labels)
+    s, d = g.edges()
+    a, b = gi[s], gi[d]
+    keep = np.flatnonzero(a != b)
+    order = np.lexsort((keep, g.weights[keep], b[keep], a[keep]))
+    ka, kb, kpos = a[keep][order], b[keep][order], keep[order]
+    first = np.flatnonzero(np.r_[True, (ka[1:] != ka[:-1]) | (kb[1:] != kb[:-1])])
+    qs, qd = q.edges()
+    assert qs.tolist() == ka[first].tolist() and qd.tolist() == kb[first].tolist()
+    assert rep.tolist() == kpos[first].tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(e=weighted_edges(), data=st.data())
+def test_contract_reading_only_arcs_between_ranges_equals_reading_all(e, data):
+    """With ``bounds`` (ranges whose inner arcs join one group: each range's own components, as
+    HyPar's parts leave them) the quotient and representatives equal a contraction reading every arc."""
+    from scipy.sparse import coo_array
+    from scipy.sparse.csgraph import connected_components
+
+    n, src, dst, w, directed = e
+    g = symmetrize(Graph.from_edges(src, dst, w, n=n, directed=directed))
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(n - 1, 1)), max_size=3)) - {n})
+    bounds = np.array([0] + cuts + [n], np.int64)
+    s, d = g.edges()
+    labels = np.empty(n, np.int64)
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        inner = (s >= lo) & (s < hi) & (d >= lo) & (d < hi)
+        k = int(hi - lo)
+        _, comp = connected_components(coo_array((np.ones(int(inner.sum())), (s[inner] - lo, d[inner] - lo)),
+                                                 shape=(k, k)), directed=False)
+        labels[lo:hi] = lo + comp
+    q1, g1, r1 = contract(g, labels, representatives=True)
+    q2, g2, r2 = contract(g, labels, representatives=True, bounds=bounds)
+    assert g1.tolist() == g2.tolist() and r1.tolist() == r2.tolist()
+    assert q1.offsets.tolist() == q2.offsets.tolist() and q1.indices.tolist() == q2.indices.tolist()
+
+
 @settings(max_examples=40, deadline=None)
 @given(e=weighted_edges(), data=st.data())
 def test_contract_matches_scipy_quotient(e, data):
     n, src, dst, w, directed = e
     g = Graph.from_edges(src, dst, w, n=n, directed=directed)
     labels = np.array(data.draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)), dtype=np.int64)
+    if data.draw(st.booleans()):   # each label the smallest vertex of its group (contract's sort-free path)
+        first = {}
+        for v, x in enumerate(labels.tolist()):
+            first.setdefault(x, v)
+        labels = np.array([first[x] for x in labels.tolist()], dtype=np.int64)
     q, groups = contract(g, labels)
     assert groups.tolist() == sorted(set(labels.tolist()))
     gi = np.searchsorted(groups, labels)

@@ -44,6 +44,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .backends.cpu import host_ops
 from .graph import Graph, index_dtype_for, offsets_from_degrees
 
 __all__ = ["unique_pairs", "simple_graph", "is_simple", "on_handle", "simple_weighted_graph", "degree_ordered_dag", "symmetrize", "induced_subgraph",
@@ -258,18 +259,30 @@ def induced_subgraph(graph: Graph, vertices: np.ndarray) -> Graph:
     vertices = np.asarray(vertices, dtype=np.int64)
     new_id = np.full(g.n, -1, np.int64)
     new_id[vertices] = np.arange(len(vertices))
-    src, dst = g.edges()
-    keep = (new_id[src] >= 0) & (new_id[dst] >= 0)
-    s, d = new_id[src[keep]], new_id[dst[keep]]
     k = len(vertices)
-    offsets, indices = _csr(s, d, k)        # edges() is row-ordered, so s is sorted
-    w = None if g.weights is None else g.weights[keep]
-    sub = Graph(offsets, indices, w, directed=g.directed, name=f"{g.name}-induced")
+    # the kept rows' arcs filtered and renumbered in C++, in parallel: no int64 edge list
+    # (rows stay sorted: vertices ascend, so new ids keep the columns' order)
+    offsets, indices, w = host_ops.subgraph(g.offsets, g.indices, g.weights, vertices, new_id)
+    sub = Graph(offsets, indices.astype(index_dtype_for(k), copy=False), w, directed=g.directed,
+                name=f"{g.name}-induced")
     sub.meta["parent_ids"] = vertices
     return sub
 
 
-def contract(graph: Graph, labels: np.ndarray, *, representatives: bool = False):
+def _groups(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(labels, return_inverse=True)`` (inverse as int64), in O(n) without a sort when
+    every label is a vertex carrying its own label (a representative: components, communities)."""
+    n = len(labels)
+    if n and labels.dtype.kind in "iu" and 0 <= labels.min() and labels.max() < n:
+        root = labels == np.arange(n)
+        if bool(root[labels].all()):                      # every label is a vertex labelled by itself
+            rank = np.cumsum(root, dtype=np.int64) - 1
+            return np.flatnonzero(root), rank[labels]
+    groups, group_of = np.unique(labels, return_inverse=True)
+    return groups, group_of.astype(np.int64)
+
+
+def contract(graph: Graph, labels: np.ndarray, *, representatives: bool = False, bounds: np.ndarray | None = None):
     """The quotient graph of ``labels`` (one label per vertex; any integers).
 
     Returns ``(quotient, groups)``: vertex ``i`` of the quotient is the group of
@@ -278,22 +291,17 @@ def contract(graph: Graph, labels: np.ndarray, *, representatives: bool = False)
     (edges inside a group) are removed and parallel edges merged, keeping the
     least weight (HyPar's ``merge_parts``). Direction is kept. With
     ``representatives``, also the position (in ``graph``'s CSR order) of the
-    arc each quotient arc stands for: the lightest, then the first.
+    arc each quotient arc stands for: the lightest, then the first. ``bounds`` (ascending vertex ids
+    from 0 to n, rows of ``graph`` sorted): ranges inside which every arc joins one group (HyPar's
+    blocks after their parts' components), so only the arcs between ranges are read.
     """
     g = _base(graph)
-    groups, group_of = np.unique(np.asarray(labels), return_inverse=True)
-    group_of = group_of.astype(np.int64)
+    groups, group_of = _groups(np.asarray(labels))
     k = len(groups)
-    src, dst = g.edges()
-    a, b = group_of[src], group_of[dst]
-    keep = np.flatnonzero(a != b)
-    a, b = a[keep], b[keep]
-    w = None if g.weights is None else g.weights[keep]
-    order = np.lexsort((keep, b, a)) if w is None else np.lexsort((keep, w, b, a))
-    a, b, keep = a[order], b[order], keep[order]
-    first = np.flatnonzero(np.r_[True, (a[1:] != a[:-1]) | (b[1:] != b[:-1])]) if len(a) else np.zeros(0, np.int64)
-    a, b, rep = a[first], b[first], keep[first]
-    weights = None if w is None else g.weights[rep].astype(np.float32)
-    offsets, indices = _csr(a, b, k)
+    # in parallel C++ over the CSR: the arcs between groups bucketed by their source's group, each
+    # bucket sorted by (target group, weight, position) and deduplicated (no edge list)
+    offsets, indices, rep = host_ops.contract(g.offsets, g.indices, g.weights, group_of, k, bounds)
+    indices = indices.astype(index_dtype_for(k), copy=False)
+    weights = None if g.weights is None else g.weights[rep].astype(np.float32)
     quotient = Graph(offsets, indices, weights, directed=g.directed, name=f"{g.name}-contracted")
     return (quotient, groups, rep) if representatives else (quotient, groups)

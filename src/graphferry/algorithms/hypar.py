@@ -30,9 +30,10 @@ Applications (each runs the registered algorithms on parts through
 
 * ``components``: connected components of the undirected view; local
   components, contraction, recursion, components of the reduced graph. Exact.
-* ``triangles``: each part is its block with ghost edges (every edge with an
-  end in the block, and the edges among the block's neighbours), so every
-  triangle through a block vertex lies in the part; counts taken at the block. Exact.
+* ``triangles``: each part is the whole graph's degree-ordered DAG induced by
+  its block and the block's out-neighbours (ghost edges), counting only the
+  triangles whose lowest corner is in the block: each triangle counted once,
+  the parts' per-vertex counts added. Exact.
 * ``coloring``: parts coloured independently; a cut edge joining equal colours
   uncolours its higher end; post-processing colours those around the rest (Algorithm 2).
 * ``communities``: label propagation per part, HyPar's merge rule (Algorithm 5:
@@ -59,7 +60,7 @@ registered algorithm on its block with ghost vertices holding the state of the
 last exchange, then the blocks' new state is exchanged:
 
 * ``components``: the part's components take their least label; until no label changes;
-* ``triangles``: one superstep on the ghost-edge part (no bulk synchronism needed);
+* ``triangles``: one superstep on the same parts as HyPar's (no bulk synchronism needed);
 * ``coloring``: one speculative round on the block's uncoloured vertices; the
   exchange uncolours the higher end of every edge joining equal colours;
 * ``communities``: one label-propagation round on the block, ghosts voting;
@@ -88,15 +89,18 @@ Example:
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
+from ..backends.cpu import host_ops
 from ..graph import Graph
-from ..transforms import contract, induced_subgraph, simple_graph, unique_pairs
+from ..transforms import contract, induced_subgraph, simple_graph
 from . import registry
 
 log = logging.getLogger(__name__)
@@ -212,8 +216,11 @@ def part_graph(graph: Graph, app: "Application", executors: list[Executor], *, s
     return Split(bounds, shares, seconds.tolist())
 
 
-def independent_compute(graph: Graph, split: Split, app: "Application", executors: list[Executor]):
-    """HyPar's indComp: each executor computes on its part at once; returns (results, seconds each)."""
+def independent_compute(graph: Graph, split: Split, app: "Application", executors: list[Executor],
+                        pool: ThreadPoolExecutor | None = None):
+    """HyPar's indComp: each executor computes on its part at once; returns (results, seconds each).
+
+    ``pool``: threads to run the executors on (one each), kept across levels by :func:`hypar`."""
     blocks = split.blocks()
 
     def work(i: int):
@@ -224,9 +231,11 @@ def independent_compute(graph: Graph, split: Split, app: "Application", executor
 
     if len(executors) == 1:
         outs = [work(0)]
+    elif pool is not None:
+        outs = list(pool.map(work, range(len(executors))))
     else:
-        with ThreadPoolExecutor(max_workers=len(executors)) as pool:
-            outs = list(pool.map(work, range(len(executors))))
+        with ThreadPoolExecutor(max_workers=len(executors)) as own:
+            outs = list(own.map(work, range(len(executors))))
     return [o for o, _ in outs], [s for _, s in outs]
 
 
@@ -261,20 +270,22 @@ def hypar(graph: Graph, app: "str | Application", executors: list[Executor], *, 
     levels = 0
     reduced: Graph | None = g
     per_executor = np.zeros(len(executors))
-    while reduced is not None and levels < max_levels:
-        before = reduced.n
-        results, seconds = independent_compute(reduced, split, app, executors)
-        per_executor += seconds
-        timings["independent"].append(seconds)
-        t = time.perf_counter()
-        reduced = merge_parts(reduced, split, results, app, state)
-        timings["merge"] += time.perf_counter() - t
-        levels += 1
-        if (reduced is None or reduced.m <= threshold_edges or len(executors) == 1 or not app.recursive
-                or reduced.n > MIN_SHRINK * before):   # little progress across the cut: post-process the rest
-            break
-        # recursion: the same speed ratio on the reduced graph (HyPar 4.4)
-        split = Split(cut_by_edges(reduced, split.shares, [ex.budget for ex in executors]), split.shares)
+    # one thread per executor, kept for every level (starting threads costs milliseconds on a busy host)
+    with ThreadPoolExecutor(max_workers=len(executors)) if len(executors) > 1 else nullcontext() as pool:
+        while reduced is not None and levels < max_levels:
+            before = reduced.n
+            results, seconds = independent_compute(reduced, split, app, executors, pool)
+            per_executor += seconds
+            timings["independent"].append(seconds)
+            t = time.perf_counter()
+            reduced = merge_parts(reduced, split, results, app, state)
+            timings["merge"] += time.perf_counter() - t
+            levels += 1
+            if (reduced is None or reduced.m <= threshold_edges or len(executors) == 1 or not app.recursive
+                    or reduced.n > MIN_SHRINK * before):   # little progress across the cut: post-process the rest
+                break
+            # recursion: the same speed ratio on the reduced graph (HyPar 4.4)
+            split = Split(cut_by_edges(reduced, split.shares, [ex.budget for ex in executors]), split.shares)
     if reduced is not None or app.post_process_always:
         fastest = executors[int(np.argmin(per_executor))] if levels else executors[0]
         t = time.perf_counter()
@@ -321,8 +332,9 @@ class Application:
         return {}
 
     def part(self, g: Graph, block: np.ndarray) -> Graph:
-        """The part an executor computes on: by default the block's induced subgraph."""
-        return induced_subgraph(g, block)
+        """The part an executor computes on: by default the block's induced subgraph (``g`` itself
+        when the block is every vertex: one executor)."""
+        return g if len(block) == g.n else induced_subgraph(g, block)
 
     def local(self, part: Graph, block: np.ndarray, executor: Executor, whole: Graph | None = None) -> Any:
         raise NotImplementedError
@@ -340,7 +352,10 @@ class Application:
 def _smallest_member(labels: np.ndarray) -> np.ndarray:
     """Each vertex's label replaced by the smallest vertex id carrying the same label."""
     n = len(labels)
-    _, group = np.unique(labels, return_inverse=True)
+    if n and labels.min() >= 0 and labels.max() < n:          # labels are ids already: no sort needed
+        group = labels
+    else:
+        _, group = np.unique(labels, return_inverse=True)
     smallest = np.full(group.max() + 1 if n else 0, n, np.int64)
     np.minimum.at(smallest, group, np.arange(n))
     return smallest[group]
@@ -361,7 +376,12 @@ class Components(Application):
         labels = np.empty(g.n, np.int64)
         for block, local in zip(blocks, results):
             labels[block] = block[local]                        # part ids -> ids of g
-        reduced, groups = contract(g, labels)
+        if len(blocks) == 1 and len(blocks[0]) == g.n:          # one part, the whole graph: its components are final
+            state["owner"] = labels[state["owner"]]
+            return None
+        # an arc inside a block joins one of its part's components: only the arcs between blocks are read
+        bounds = np.cumsum([0] + [len(block) for block in blocks])
+        reduced, groups = contract(g, labels, bounds=bounds)
         state["owner"] = np.searchsorted(groups, labels[state["owner"]])
         return reduced if reduced.m else None
 
@@ -374,33 +394,64 @@ class Components(Application):
 
 
 class Triangles(Application):
-    """Triangle counting with ghost edges: every triangle through a block vertex lies in its part."""
+    """Triangle counting on parts of the whole graph's degree-ordered DAG (HyPar 6.4: the oriented
+    graph of Arifuzzaman et al.'s PATRIC, with ghost edges): a part holds the DAG rows of its
+    block's vertices and of their out-neighbours, and counts only the triangles whose lowest
+    corner is in the block; so every triangle is counted once, by one executor, and the merge adds
+    the parts' per-vertex counts ("adds the sums from both the devices")."""
 
     name = "triangles"
+
+    def __init__(self):
+        self._dag: tuple | None = None          # (graph, its DAG): built by the first part, shared by the rest
+        self._dag_lock = threading.Lock()
 
     def start(self, g):
         return {"triangles": np.zeros(g.n, np.int64)}
 
+    def dag(self, g: Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(offsets, indices, order, rank)`` of ``g``'s degree-ordered DAG, built once for all the
+        parts of a run (not kept on the graph: each run pays for it, as one executor alone does)."""
+        with self._dag_lock:
+            if self._dag is None or self._dag[0] is not g:
+                offsets, indices, order, _ = host_ops.degree_ordered_dag(g.offsets, g.indices)
+                rank = np.empty(g.n, np.int64)
+                rank[order] = np.arange(g.n)
+                self._dag = (g, (offsets, indices, order, rank))
+            return self._dag[1]
+
     def part(self, g, block):
-        src, dst = g.edges()
-        inside = np.zeros(g.n, bool)
-        inside[block] = True
-        touching = inside[src] | inside[dst]
-        near = np.zeros(g.n, bool)
-        near[dst[inside[src]]] = True                          # the block and its neighbours
-        keep = touching | (near[src] & near[dst])              # ghost edges among the neighbours too
-        vertices = np.flatnonzero(near | inside)
-        return induced_subgraph(Graph.from_edges(src[keep], dst[keep], n=g.n, directed=True), vertices)
+        if len(block) == g.n:                                  # one executor: the part is the graph
+            return g
+        offsets, indices, order, rank = self.dag(g)
+        # the DAG induced by the block's vertices (bit 0) and their out-neighbours (bit 1): a
+        # triangle u < v < w with u in the block has v, w in u's row and w in v's
+        ranks = np.sort(rank[block])
+        flags = np.zeros(g.n, np.uint8)
+        flags[host_ops.gather_rows(offsets, indices, None, ranks)[1]] = 2
+        flags[ranks] |= 1
+        vertices = np.flatnonzero(flags)
+        new_id = np.full(g.n, -1, np.int64)
+        new_id[vertices] = np.arange(len(vertices))
+        p_offsets, p_indices, _ = host_ops.subgraph(offsets, indices, None, vertices, new_id)
+        part = Graph(p_offsets, p_indices, None, directed=True, name=f"{g.name}-dag-part")
+        part.meta["ids"] = order[vertices]                       # part vertex -> vertex of g
+        part.meta["here"] = (flags[vertices] & 1).astype(np.int8)
+        return part
 
     def local(self, part, block, executor, whole=None):
-        counts = executor.run("triangle_count", part).triangles
-        if whole is None:                                      # a sample: the part is the block
-            return counts
-        return counts[np.searchsorted(part.meta["parent_ids"], block)]
+        if whole is None or "here" not in part.meta:          # a sample, or the whole graph: count all
+            return executor.run("triangle_count", part).triangles
+        counts = executor.run("triangle_count", part, counting_dag=part.meta["here"]).triangles
+        return part.meta["ids"], counts
 
     def merge(self, g, blocks, results, state):
-        for block, counts in zip(blocks, results):
-            state["triangles"][block] = counts
+        for block, result in zip(blocks, results):
+            if isinstance(result, tuple):                       # a part's counts, to add
+                ids, counts = result
+                state["triangles"][ids] += counts
+            else:                                               # the whole graph's
+                state["triangles"][block] = result
         return None
 
     def finish(self, graph, g, state):
@@ -424,9 +475,10 @@ class Coloring(Application):
         colors = state["colors"]
         for block, local in zip(blocks, results):
             colors[block] = local
-        src, dst = g.edges()
-        clash = (colors[src] == colors[dst]) & (src < dst)     # a cut edge joining equal colours
-        colors[dst[clash]] = -1                                 # its higher end is coloured again
+        # an edge joining equal colours (a cut edge, or one inside a part whose run stopped early with
+        # its clashes unresolved): its higher end is coloured again
+        clash, _, _ = host_ops.arcs_where(g.offsets, g.indices, colors, clash=True, groups_too=False)
+        colors[g.indices[clash]] = -1
         state["conflicts"] = int(np.count_nonzero(colors < 0))
         todo = np.flatnonzero(colors < 0)
         return induced_subgraph(g, todo) if len(todo) else None
@@ -462,9 +514,11 @@ class Communities(Application):
         for i, (block, local) in enumerate(zip(blocks, results)):
             labels[block] = local
             part_of[block] = i
-        src, dst = g.edges()
-        inside = np.bincount(labels[src[labels[src] == labels[dst]]], minlength=g.n).astype(np.float64)
-        total = np.bincount(labels[src], minlength=g.n).astype(np.float64)   # arcs leaving the community's vertices
+        # per vertex, in one parallel pass over its row: arcs to its own label, arcs to another part
+        same, crossing = host_ops.label_arcs(g.offsets, g.indices, labels, part_of)
+        degree = g.out_degree
+        inside = np.bincount(labels, weights=same, minlength=g.n)   # arcs inside each community
+        total = np.bincount(labels, weights=degree, minlength=g.n)  # arcs leaving the community's vertices
         # HyPar Algorithm 5: "commRatio <- ratio of intra-community and total edges for each
         # community; avgRatio <- Find the average ratio; ... if (commRatio[c] < avgRatio) ||
         # (compEdges[c] < minReqEdges) then mergeResult[v] <- v else markVer for removal"
@@ -478,8 +532,7 @@ class Communities(Application):
         # with many cut arcs (arcs to another part) was probably cut through by the partition
         # and grew without the other side's view (on a small graph a part's propagation can
         # flood most of it into one label): not finalised
-        crossing = part_of[src] != part_of[dst]
-        cut = np.bincount(labels[src[crossing]], minlength=g.n).astype(np.float64)
+        cut = np.bincount(labels, weights=crossing, minlength=g.n)
         cut_through = cut > CUT_THROUGH * inside
         dismantle = ((ratio[labels] < average) | (inside[labels] / 2 < m_edges * TINY_COMMUNITY)
                      | ~present[labels] | cut_through[labels])
@@ -488,9 +541,8 @@ class Communities(Application):
         # holds for it on the merged labels (its label is among the most frequent of all its
         # neighbours'), else it goes to the rest: a vertex the cut left among another
         # community's members does not stay there
-        border = np.zeros(g.n, bool)
-        border[src[crossing]] = True
-        dismantle |= ~_label_holds(g.n, src, dst, labels, border & ~dismantle)
+        border = crossing > 0
+        dismantle |= ~_label_holds(g, labels, border & ~dismantle, same)
         ids = state["active"]                                    # vertices of g as vertices of the prepared graph
         kept = ~dismantle
         state["labels"][ids[kept]] = ids[labels[kept]]
@@ -522,36 +574,33 @@ class Communities(Application):
                                        "finalised": state.get("finalised", 0)}
 
 
-def _label_holds(n: int, src: np.ndarray, dst: np.ndarray, labels: np.ndarray, check: np.ndarray) -> np.ndarray:
+def _label_holds(g: Graph, labels: np.ndarray, check: np.ndarray, own: np.ndarray | None = None) -> np.ndarray:
     """Per vertex: False where ``check`` is set and the vertex's label is not among the most
-    frequent labels of its neighbours (over the arcs ``src -> dst``); True elsewhere.
+    frequent labels of its neighbours in ``g``; True elsewhere. ``own``: per vertex, how many
+    neighbours share its label (:func:`host_ops.label_arcs`), when already counted.
 
     Example (vertex 2 is labelled with vertex 3's community but sees two 0s):
-        >>> src = np.array([0, 0, 1, 1, 2, 2, 2, 3]); dst = np.array([1, 2, 0, 2, 0, 1, 3, 2])
-        >>> _label_holds(4, src, dst, np.array([0, 0, 3, 3]), np.ones(4, bool)).tolist()
+        >>> g = Graph.from_edges([0, 0, 1, 1, 2, 2, 2, 3], [1, 2, 0, 2, 0, 1, 3, 2], n=4)
+        >>> _label_holds(g, np.array([0, 0, 3, 3]), np.ones(4, bool)).tolist()
         [True, True, False, True]
     """
-    holds = np.ones(n, bool)
+    holds = np.ones(g.n, bool)
+    if own is None:
+        own, _ = host_ops.label_arcs(g.offsets, g.indices, labels)
     # a label held by at least half the neighbours is among the most frequent: only the others
     # need their neighbours' labels counted
-    own = np.bincount(src[labels[src] == labels[dst]], minlength=n)
-    check = check & (2 * own < np.bincount(src, minlength=n))
-    arcs = np.flatnonzero(check[src])
-    if len(arcs) == 0:
+    check = check & (2 * own < g.out_degree)
+    rows = np.flatnonzero(check)
+    if len(rows) == 0:
         return holds
-    v, _, count = unique_pairs(src[arcs], labels[dst[arcs]], n)
-    most = np.zeros(n, np.int64)
-    np.maximum.at(most, v, count)
-    holds[check] = own[check] >= most[check]
+    holds[rows] = own[rows] >= host_ops.top_label_count(g.offsets, g.indices, labels, rows)
     return holds
 
 
 def _arc_positions(g: Graph, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """CSR positions of arcs ``(a[i], b[i])`` of ``g``, whose rows are sorted (simple graphs from
     :mod:`graphferry.transforms` are): one search over the sorted arc keys ``row * n + column``."""
-    src, dst = g.edges()
-    keys = src * np.int64(g.n) + dst
-    return np.searchsorted(keys, np.asarray(a, np.int64) * np.int64(g.n) + np.asarray(b, np.int64))
+    return host_ops.find_arcs(g.offsets, g.indices, a, b)
 
 
 class SpanningForest(Application):
@@ -571,9 +620,9 @@ class SpanningForest(Application):
         return sym
 
     def start(self, g):
-        src, dst = g.edges()
-        # each arc of the current graph stands for an arc of the prepared graph
-        return {"rep_src": src, "rep_dst": dst, "weights": g.weights, "edges": []}
+        # each arc of the current graph stands for an arc of the prepared graph: "rep" holds its
+        # position there (None while the current graph is the prepared one)
+        return {"prepared": g, "rep": None, "weights": g.weights, "edges": []}
 
     def local(self, part, block, executor, whole=None):
         spec = registry.get("mst")
@@ -588,7 +637,11 @@ class SpanningForest(Application):
         if len(a) == 0:
             return
         pos = _arc_positions(g, a, b)
-        state["edges"].append(np.stack([state["rep_src"][pos], state["rep_dst"][pos]], 1))
+        if state["rep"] is not None:
+            pos = state["rep"][pos]
+        prepared = state["prepared"]
+        src = np.searchsorted(prepared.offsets, pos, side="right") - 1   # the row holding each position
+        state["edges"].append(np.stack([src, prepared.indices[pos].astype(np.int64)], 1))
 
     def merge(self, g, blocks, results, state):
         labels = np.empty(g.n, np.int64)
@@ -596,7 +649,7 @@ class SpanningForest(Application):
             self._record(g, state, block[a], block[b])
             labels[block] = block[comp]
         reduced, groups, rep = contract(g, labels, representatives=True)
-        state["rep_src"], state["rep_dst"] = state["rep_src"][rep], state["rep_dst"][rep]
+        state["rep"] = rep if state["rep"] is None else state["rep"][rep]
         return reduced if reduced.m else None
 
     def post_process(self, reduced, state, executor):
@@ -615,9 +668,9 @@ def modularity(g: Graph, labels: np.ndarray) -> float:
     """Newman's Q of ``labels`` on undirected simple graph ``g`` (HyPar Eq. 1)."""
     if g.m == 0:
         return 0.0
-    src, dst = g.edges()
     two_m = float(g.m)
-    inside = float(np.count_nonzero(labels[src] == labels[dst]))
+    same, _ = host_ops.label_arcs(g.offsets, g.indices, labels)   # per vertex: arcs inside its community
+    inside = float(same.sum())
     tot = np.bincount(labels, weights=g.out_degree.astype(np.float64), minlength=g.n)
     return inside / two_m - float((tot ** 2).sum()) / two_m ** 2
 
@@ -691,8 +744,8 @@ class BspComponents(BspApplication, Components):
 
 
 class BspTriangles(BspApplication, Triangles):
-    """One superstep: every triangle through a block vertex lies in the block's ghost-edge part
-    (HyPar 7.3.1: triangle counting needs no bulk synchronism); the exchange gathers the counts."""
+    """One superstep: every triangle whose lowest corner is a block vertex lies in the block's part
+    of the DAG (HyPar 7.3.1: triangle counting needs no bulk synchronism); the exchange adds the counts."""
 
     def bsp_part(self, g, block):
         return self.part(g, block)

@@ -43,6 +43,7 @@ import time
 
 import numpy as np
 
+from ..backends.cpu import host_ops
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import symmetrize
@@ -144,35 +145,16 @@ def _key_weights(keys: np.ndarray) -> np.ndarray:
     return b.astype(np.uint32).view(np.float32)
 
 
-def float_key_bits(weights: np.ndarray) -> np.ndarray:
-    """``msf_weight_bits`` in numpy: float32 weights as order-preserving uint64 (upper halves of keys)."""
-    b = np.asarray(weights, np.float32).view(np.uint32)
-    b = np.where(b & np.uint32(0x80000000), ~b, b | np.uint32(0x80000000)).astype(np.uint32)
-    return b.astype(np.uint64)
-
-
 def cut_edge_keys(whole: Graph, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each vertex of ``block`` (a sorted range of ``whole``'s symmetric weighted graph), the key
     (weight bits, lower end) and higher end of its lightest edge leaving the block; ``2**64 - 1`` and
     ``2**63 - 1`` where none. Ids are ``whole``'s: the ``outside`` argument of a part's run."""
     if len(block) == 0:
         return np.zeros(0, np.uint64), np.zeros(0, np.int64)
-    src, dst = whole.edges()
-    w = np.ones(whole.m, np.float32) if whole.weights is None else whole.weights
-    inside = np.zeros(whole.n, bool)
-    inside[block] = True
-    cut = inside[src] & ~inside[dst]
-    s, d, w = src[cut], dst[cut], w[cut]
-    lo, hi = np.minimum(s, d), np.maximum(s, d)
-    key = (float_key_bits(w) << np.uint64(32)) | lo.astype(np.uint64)
-    order = np.lexsort((hi, key, s))                      # per vertex: least key, then least higher end
-    s, key, hi = s[order], key[order], hi[order]
-    first = np.flatnonzero(np.r_[True, s[1:] != s[:-1]]) if len(s) else np.zeros(0, np.int64)
-    out_key = np.full(len(block), np.iinfo(np.uint64).max, np.uint64)
-    out_hi = np.full(len(block), np.iinfo(np.int64).max, np.int64)
-    pos = s[first] - block[0]
-    out_key[pos], out_hi[pos] = key[first], hi[first]
-    return out_key, out_hi
+    if int(block[-1]) - int(block[0]) + 1 != len(block):
+        raise ValueError("cut_edge_keys: the block must be a range of consecutive vertex ids")
+    # one parallel pass over the block's rows in C++ (no edge list of the whole graph)
+    return host_ops.cut_min_keys(whole.offsets, whole.indices, whole.weights, int(block[0]), int(block[-1]) + 1)
 
 
 def minimum_spanning_forest(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> EdgeResult:

@@ -33,11 +33,11 @@ from ..graph import Graph
 from ..runtime import Program, RunOptions
 # the shared transforms moved to graphferry.transforms; imported back for existing callers
 from ..transforms import degree_ordered_dag, simple_graph, unique_pairs  # noqa: F401
-from ._common import Result, runtime_for
+from ._common import Result, driver_hooks, runtime_for
 
 PROGRAM = Program(
     "triangles",
-    arrays={"tri": "int64"},
+    arrays={"tri": "int64", "here": "int8"},
     neighbor_functions=("count_triangles",),
     source=r"""
 #ifdef GF_CPU
@@ -47,6 +47,7 @@ PROGRAM = Program(
 // sorted. Triangle u < v < w is found once, at u (no other vertex's row holds
 // both of the other corners above itself).
 GF_FN bool count_triangles(const State& S, const GfGraph& G, const GfGraph& GT, vid_t u) {
+    if (!S.here[u]) return false;  // a HyPar part counts only at its own block's vertices
     const eid_t ub = G.begin(u), ue = G.end(u);
 #ifdef GF_CPU
     // CPU: the third corners are counted per position of u's row and credited once
@@ -114,14 +115,27 @@ def triangle_count(graph: Graph, *, options: RunOptions | None = None, **kwargs)
     """Per-vertex triangle counts (values ``triangles``, int64) and the total (scalar ``total``).
 
     Directions, self-loops and repeated edges are ignored (see module docstring).
+
+    Driver hook (``_common.driver_hooks``): ``counting_dag=here`` (int8 per vertex) says
+    ``graph`` is a degree-ordered DAG already (rows sorted, each holding neighbours above
+    its vertex in one order shared by every part: HyPar's parts of a whole graph's DAG)
+    and counts only the triangles whose lowest corner has ``here`` set; each is credited
+    to its three corners, in ``graph``'s ids.
     """
-    dag, order = _counting_dag(graph)
+    (here,) = driver_hooks(kwargs, "counting_dag")
+    if here is None:
+        dag, order = _counting_dag(graph)
+    else:
+        dag, order = graph, None
     with runtime_for(dag, "triangles", options, kwargs) as rt:
-        st = rt.start(PROGRAM)
+        st = rt.start(PROGRAM, arrays={"here": 1 if here is None else np.asarray(here, np.int8)})
         st.neighbor_map("count_triangles", in_edges=False)  # reads the DAG only
         by_rank = st.host("tri").astype(np.int64)
-    tri = np.empty(graph.n, np.int64)
-    tri[order] = by_rank
+    if order is None:
+        tri = by_rank
+    else:
+        tri = np.empty(graph.n, np.int64)
+        tri[order] = by_rank
     total = int(tri.sum()) // 3
     return Result(graph, {"triangles": tri}, rt.record, {"total": total})
 

@@ -445,3 +445,353 @@ GF_EXPORT void gf_select_bits_i32(const int32_t* a, int64_t n, double lo, double
 GF_EXPORT void gf_select_bits_i64(const int64_t* a, int64_t n, double lo, double hi, uint32_t* b) { gf_select_bits(a, n, lo, hi, b); }
 GF_EXPORT void gf_select_bits_f32(const float* a, int64_t n, double lo, double hi, uint32_t* b) { gf_select_bits(a, n, lo, hi, b); }
 GF_EXPORT void gf_select_bits_f64(const double* a, int64_t n, double lo, double hi, uint32_t* b) { gf_select_bits(a, n, lo, hi, b); }
+
+// ------------------------------------------------- subgraphs and contraction
+// HyPar's partGraph/mergeParts (algorithms/hypar.py, graphferry.transforms) over a CSR
+// without an edge list: each is one or two parallel passes over the rows (or arcs)
+// concerned, no int64 copies of the m arcs. Below GF_PAR_ELEMS / 4 arcs on one thread.
+
+// Keep arc (u, v) of an induced subgraph: v is kept (new_id[v] >= 0) and, with flags (HyPar's
+// ghost-edge part for triangle counting: bit 0 the block, bit 1 a neighbour of it), the arc
+// touches the block or joins two of its neighbours.
+template <typename V>
+static inline bool gf_sub_keep(int64_t u, V v, const int64_t* new_id, const uint8_t* flag) {
+    if (new_id[v] < 0) return false;
+    if (!flag) return true;
+    const uint8_t a = flag[u], b = flag[(int64_t)v];
+    return ((a | b) & 1) || ((a & b) & 2);
+}
+
+// phase 0: out_count[r] = kept arcs of row rows[r]; phase 1: those arcs' new ids (and weights)
+// written at out_off[r], in row order (rows sorted and new_id increasing keep them sorted).
+template <typename V>
+static void gf_subgraph(int phase, int64_t k, const int64_t* rows, const int64_t* offsets, const V* indices,
+                        const float* weights, const int64_t* new_id, const uint8_t* flag, int64_t* out,
+                        V* out_idx, float* out_w) {
+    const int64_t arcs = k ? offsets[rows[k - 1] + 1] - offsets[rows[0]] : 0;
+#pragma omp parallel for schedule(dynamic, 1024) if (arcs > GF_PAR_ELEMS / 4)
+    for (int64_t r = 0; r < k; ++r) {
+        const int64_t u = rows[r];
+        if (phase == 0) {
+            int64_t c = 0;
+            for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) c += gf_sub_keep(u, indices[j], new_id, flag);
+            out[r] = c;
+        } else {
+            int64_t o = out[r];
+            for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j)
+                if (gf_sub_keep(u, indices[j], new_id, flag)) {
+                    out_idx[o] = (V)new_id[indices[j]];
+                    if (weights) out_w[o] = weights[j];
+                    ++o;
+                }
+        }
+    }
+}
+
+// The arcs (u, v) with group[u] != group[v] (mode 0: a contraction's surviving arcs), or with
+// group[u] == group[v] and u < v (mode 1: a colouring's clashes), in CSR order: their
+// positions into pos and, when a is given, group[u] and group[v] into a and b. The m arcs are
+// cut into one contiguous range per thread (balanced by arcs, not rows); returns how many.
+template <typename V>
+static int64_t gf_arcs_where(int mode, int64_t n, const int64_t* offsets, const V* indices, const int64_t* group,
+                             int64_t* pos, int64_t* a, int64_t* b) {
+    const int64_t m = offsets[n];
+    auto row_of = [&](int64_t e) { return (int64_t)(std::upper_bound(offsets, offsets + n + 1, e) - offsets) - 1; };
+    auto take = [&](int64_t u, int64_t e) {
+        const int64_t v = (int64_t)indices[e];
+        return mode == 0 ? group[u] != group[v] : (group[u] == group[v] && u < v);
+    };
+    return gf_ordered_compact(
+        m, m > GF_PAR_ELEMS / 4 ? omp_get_max_threads() : 1,
+        [&](int64_t lo, int64_t hi) {
+            int64_t c = 0;
+            if (lo >= hi) return c;
+            for (int64_t u = row_of(lo), e = lo; e < hi; ++e) {
+                while (offsets[u + 1] <= e) ++u;
+                c += take(u, e);
+            }
+            return c;
+        },
+        [&](int64_t lo, int64_t hi, int64_t o) {
+            if (lo >= hi) return;
+            for (int64_t u = row_of(lo), e = lo; e < hi; ++e) {
+                while (offsets[u + 1] <= e) ++u;
+                if (!take(u, e)) continue;
+                pos[o] = e;
+                if (a) { a[o] = group[u]; b[o] = group[(int64_t)indices[e]]; }
+                ++o;
+            }
+        });
+}
+
+// pos[i] = the CSR position of arc (a[i], b[i]) (rows sorted: a binary search in row a[i]), or -1.
+template <typename V>
+static void gf_find_arcs(const int64_t* offsets, const V* indices, const int64_t* a, const int64_t* b, int64_t k,
+                         int64_t* pos) {
+#pragma omp parallel for schedule(static) if (k > GF_PAR_ELEMS / 16)
+    for (int64_t i = 0; i < k; ++i) {
+        const V* lo = indices + offsets[a[i]];
+        const V* hi = indices + offsets[a[i] + 1];
+        const V* at = std::lower_bound(lo, hi, (V)b[i]);
+        pos[i] = (at != hi && *at == (V)b[i]) ? (int64_t)(at - indices) : -1;
+    }
+}
+
+// Per vertex u (label propagation's merge, HyPar Algorithm 5): same[u] = arcs to a neighbour of
+// u's label; cross[u] = arcs to a vertex of another part (part may be null: cross untouched).
+template <typename V>
+static void gf_label_arcs(int64_t n, const int64_t* offsets, const V* indices, const int64_t* label,
+                          const int64_t* part, int64_t* same, int64_t* cross) {
+#pragma omp parallel for schedule(dynamic, 1024) if (offsets[n] > GF_PAR_ELEMS / 4)
+    for (int64_t u = 0; u < n; ++u) {
+        int64_t s = 0, c = 0;
+        for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) {
+            const int64_t v = (int64_t)indices[j];
+            s += label[v] == label[u];
+            if (part) c += part[v] != part[u];
+        }
+        same[u] = s;
+        if (part) cross[u] = c;
+    }
+}
+
+// most[r] = how many neighbours of rows[r] carry the most frequent label among them (0: none).
+template <typename V>
+static void gf_top_label(int64_t k, const int64_t* rows, const int64_t* offsets, const V* indices,
+                         const int64_t* label, int64_t* most) {
+#pragma omp parallel if (k > 1024)
+    {
+        std::vector<int64_t> buf;
+#pragma omp for schedule(dynamic, 256)
+        for (int64_t r = 0; r < k; ++r) {
+            const int64_t u = rows[r];
+            buf.clear();
+            for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) buf.push_back(label[(int64_t)indices[j]]);
+            std::sort(buf.begin(), buf.end());
+            int64_t best = 0;
+            for (size_t i = 0; i < buf.size();) {
+                size_t e = i + 1;
+                while (e < buf.size() && buf[e] == buf[i]) ++e;
+                best = std::max<int64_t>(best, (int64_t)(e - i));
+                i = e;
+            }
+            most[r] = best;
+        }
+    }
+}
+
+#define GF_GRAPH_OPS(SUFFIX, V)                                                                        \
+    GF_EXPORT void gf_subgraph_##SUFFIX(int phase, int64_t k, const int64_t* rows, const int64_t* o,    \
+                                        const V* i, const float* w, const int64_t* new_id,              \
+                                        const uint8_t* flag, int64_t* out, V* out_idx, float* out_w) {  \
+        gf_subgraph<V>(phase, k, rows, o, i, w, new_id, flag, out, out_idx, out_w);                     \
+    }                                                                                                   \
+    GF_EXPORT int64_t gf_arcs_where_##SUFFIX(int mode, int64_t n, const int64_t* o, const V* i,         \
+                                             const int64_t* group, int64_t* pos, int64_t* a, int64_t* b) { \
+        return gf_arcs_where<V>(mode, n, o, i, group, pos, a, b);                                       \
+    }                                                                                                   \
+    GF_EXPORT void gf_find_arcs_##SUFFIX(const int64_t* o, const V* i, const int64_t* a, const int64_t* b, \
+                                         int64_t k, int64_t* pos) {                                     \
+        gf_find_arcs<V>(o, i, a, b, k, pos);                                                            \
+    }                                                                                                   \
+    GF_EXPORT void gf_label_arcs_##SUFFIX(int64_t n, const int64_t* o, const V* i, const int64_t* label, \
+                                          const int64_t* part, int64_t* same, int64_t* cross) {          \
+        gf_label_arcs<V>(n, o, i, label, part, same, cross);                                            \
+    }                                                                                                   \
+    GF_EXPORT void gf_top_label_##SUFFIX(int64_t k, const int64_t* rows, const int64_t* o, const V* i,  \
+                                         const int64_t* label, int64_t* most) {                         \
+        gf_top_label<V>(k, rows, o, i, label, most);                                                    \
+    }
+GF_GRAPH_OPS(i32, int32_t)
+GF_GRAPH_OPS(i64, int64_t)
+
+// The quotient graph of a grouping (HyPar's mergeParts: self-edge removal and contraction):
+// group[u] in [0, k) for each of the n vertices. Arcs inside a group are dropped; the arcs
+// between two groups become one quotient arc, standing for the lightest of them, then the
+// first in CSR order (weights may be null: the first). In parallel: the arcs between groups
+// are bucketed by their source's group (atomic slots per group, then each bucket sorted by
+// (target group, weight, position), so the result does not depend on the threads), each bucket
+// deduplicated in place; then the kept arcs are copied out in group order.
+#ifndef GF_CONTRACT_SORT_BELOW
+#define GF_CONTRACT_SORT_BELOW 64
+#endif
+struct GfQuotientArc {
+    int64_t b;    // the target's group
+    float w;
+    int64_t pos;  // the arc's CSR position
+};
+
+// The arcs of row u that may join two groups, as two position ranges [a0, a1) and [b0, b1): the
+// whole row, or, with bounds (nb + 1 vertex-range edges inside which every arc joins one group:
+// HyPar's blocks after a part's components), the arcs leaving u's range, found by binary search
+// in the sorted row.
+template <typename V>
+static inline void gf_cross_ranges(int64_t u, const int64_t* offsets, const V* indices, const int64_t* bounds,
+                                   int64_t nb, int64_t r[4]) {
+    r[0] = offsets[u];
+    r[3] = offsets[u + 1];
+    if (!bounds) {
+        r[1] = r[2] = r[3];
+        return;
+    }
+    const int64_t b = (int64_t)(std::upper_bound(bounds, bounds + nb + 1, u) - bounds) - 1;
+    const V* row = indices + offsets[u];
+    const V* end = indices + offsets[u + 1];
+    r[1] = (int64_t)(std::lower_bound(row, end, (V)bounds[b]) - indices);
+    r[2] = (int64_t)(std::lower_bound(row, end, (V)bounds[b + 1]) - indices);
+}
+
+template <typename V>
+static int64_t gf_contract_pass(int phase, int64_t n, int64_t k, const int64_t* offsets, const V* indices,
+                                const float* weights, const int64_t* group, const int64_t* bounds, int64_t nb,
+                                int64_t* bucket_off, GfQuotientArc* arcs, int64_t* kept) {
+    const bool par = offsets[n] > GF_PAR_ELEMS / 4;
+    auto count = [&](int64_t u, const int64_t r[4]) {
+        int64_t c = 0;
+        const int64_t gu = group[u];
+        for (int64_t j = r[0]; j < r[1]; ++j) c += group[(int64_t)indices[j]] != gu;
+        for (int64_t j = r[2]; j < r[3]; ++j) c += group[(int64_t)indices[j]] != gu;
+        return c;
+    };
+    if (phase == 0) {  // bucket_off[g + 1] = arcs leaving group g (bucket_off zeroed, k + 1 entries)
+#pragma omp parallel for schedule(dynamic, 1024) if (par)
+        for (int64_t u = 0; u < n; ++u) {
+            int64_t r[4];
+            gf_cross_ranges(u, offsets, indices, bounds, nb, r);
+            const int64_t c = count(u, r);
+            if (c) __atomic_fetch_add(&bucket_off[group[u] + 1], c, __ATOMIC_RELAXED);
+        }
+        return 0;
+    }
+    if (phase == 1) {  // fill: kept (k entries) starts as each bucket's first slot and is consumed
+#pragma omp parallel for schedule(dynamic, 1024) if (par)
+        for (int64_t u = 0; u < n; ++u) {
+            int64_t r[4];
+            gf_cross_ranges(u, offsets, indices, bounds, nb, r);
+            const int64_t gu = group[u];
+            const int64_t c = count(u, r);       // one atomic per row, not per arc: a giant group's
+            if (!c) continue;                    // counter would serialise every thread on it
+            int64_t s = __atomic_fetch_add(&kept[gu], c, __ATOMIC_RELAXED);
+            for (int half = 0; half < 2; ++half)
+                for (int64_t j = r[2 * half]; j < r[2 * half + 1]; ++j) {
+                    const int64_t gv = group[(int64_t)indices[j]];
+                    if (gv != gu) arcs[s++] = GfQuotientArc{gv, weights ? weights[j] : 0.0f, j};
+                }
+        }
+        return 0;
+    }
+    // phase 2: deduplicate each bucket in place; kept[g] = its distinct targets. A bucket of more
+    // than GF_CONTRACT_SORT_BELOW arcs (a big component's holds most of the arcs, to few targets)
+    // in one pass keeping each target's least arc in a k-sized table (one per thread, when k is
+    // small enough for that), its targets then sorted; a smaller one sorted. (64: a kron17
+    // Boruvka quotient on one thread took 100 ms, 130 ms with 4096.)
+    auto less = [](const GfQuotientArc& x, const GfQuotientArc& y) {
+        if (x.b != y.b) return x.b < y.b;
+        if (x.w < y.w) return true;
+        if (y.w < x.w) return false;
+        return x.pos < y.pos;
+    };
+    const int64_t large = GF_CONTRACT_SORT_BELOW;
+    const bool tables = k * (int64_t)sizeof(int64_t) * omp_get_max_threads() <= ((int64_t)1 << 28);
+#pragma omp parallel if (par)
+    {
+        std::vector<int64_t> best, touched;
+        std::vector<GfQuotientArc> out;
+#pragma omp for schedule(dynamic, 16)
+        for (int64_t g = 0; g < k; ++g) {
+            GfQuotientArc* lo = arcs + bucket_off[g];
+            const int64_t size = bucket_off[g + 1] - bucket_off[g];
+            if (size <= large || !tables) {   // small (or no room for tables): sorted
+                std::sort(lo, lo + size, less);
+                int64_t c = 0;
+                for (int64_t i = 0; i < size; ++i)
+                    if (c == 0 || lo[c - 1].b != lo[i].b) lo[c++] = lo[i];
+                kept[g] = c;
+                continue;
+            }
+            if (best.empty()) best.assign(k, -1);
+            touched.clear();
+            for (int64_t i = 0; i < size; ++i) {
+                const int64_t b = lo[i].b, j = best[b];
+                if (j < 0) {
+                    best[b] = i;
+                    touched.push_back(b);
+                } else if (less(lo[i], lo[j])) {
+                    best[b] = i;
+                }
+            }
+            std::sort(touched.begin(), touched.end());
+            out.clear();
+            for (int64_t b : touched) {
+                out.push_back(lo[best[b]]);
+                best[b] = -1;
+            }
+            std::copy(out.begin(), out.end(), lo);
+            kept[g] = (int64_t)out.size();
+        }
+    }
+    return 0;
+}
+
+// phase 3: the kept arcs of each bucket to the quotient's indices (target groups) and rep (positions)
+template <typename R>
+static void gf_contract_out(int64_t k, const int64_t* bucket_off, const GfQuotientArc* arcs, const int64_t* q_off,
+                            R* q_idx, int64_t* rep) {
+#pragma omp parallel for schedule(dynamic, 256) if (q_off[k] > GF_PAR_ELEMS / 4)
+    for (int64_t g = 0; g < k; ++g) {
+        const GfQuotientArc* src = arcs + bucket_off[g];
+        for (int64_t i = 0, o = q_off[g]; o < q_off[g + 1]; ++i, ++o) {
+            q_idx[o] = (R)src[i].b;
+            rep[o] = src[i].pos;
+        }
+    }
+}
+
+GF_EXPORT int64_t gf_contract_arc_bytes() { return (int64_t)sizeof(GfQuotientArc); }
+#define GF_CONTRACT_EXPORT(SUFFIX, V)                                                                  \
+    GF_EXPORT void gf_contract_pass_##SUFFIX(int phase, int64_t n, int64_t k, const int64_t* o,         \
+                                             const V* i, const float* w, const int64_t* group,          \
+                                             const int64_t* bounds, int64_t nb, int64_t* bucket_off,    \
+                                             void* arcs, int64_t* kept) {                               \
+        gf_contract_pass<V>(phase, n, k, o, i, w, group, bounds, nb, bucket_off, (GfQuotientArc*)arcs, kept); \
+    }                                                                                                   \
+    GF_EXPORT void gf_contract_out_##SUFFIX(int64_t k, const int64_t* bucket_off, const void* arcs,     \
+                                            const int64_t* q_off, V* q_idx, int64_t* rep) {             \
+        gf_contract_out<V>(k, bucket_off, (const GfQuotientArc*)arcs, q_off, q_idx, rep);               \
+    }
+GF_CONTRACT_EXPORT(i32, int32_t)
+GF_CONTRACT_EXPORT(i64, int64_t)
+
+// For each vertex u of the block [b0, b1) (a range of a symmetric CSR): its lightest arc leaving
+// the block, as Boruvka's 64-bit key (the weight's order-preserving bits above the edge's lower
+// end: msf_weight_bits of algorithms/mst.py's program) and the edge's higher end; the least key, then the least
+// higher end. No such arc: key 2^64 - 1, higher end 2^63 - 1. Weights null: every arc weighs 1.
+template <typename V>
+static void gf_cut_min_keys(int64_t b0, int64_t b1, const int64_t* offsets, const V* indices, const float* weights,
+                            uint64_t* out_key, int64_t* out_hi) {
+#pragma omp parallel for schedule(dynamic, 1024) if (offsets[b1] - offsets[b0] > GF_PAR_ELEMS / 4)
+    for (int64_t u = b0; u < b1; ++u) {
+        uint64_t best = UINT64_MAX;
+        int64_t best_hi = INT64_MAX;
+        for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) {
+            const int64_t v = (int64_t)indices[j];
+            if (v >= b0 && v < b1) continue;
+            const float w = weights ? weights[j] : 1.0f;
+            uint32_t bits;
+            std::memcpy(&bits, &w, sizeof bits);
+            bits = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+            const int64_t lo = u < v ? u : v, hi = u < v ? v : u;
+            const uint64_t key = ((uint64_t)bits << 32) | (uint64_t)lo;
+            if (key < best || (key == best && hi < best_hi)) {
+                best = key;
+                best_hi = hi;
+            }
+        }
+        out_key[u - b0] = best;
+        out_hi[u - b0] = best_hi;
+    }
+}
+GF_EXPORT void gf_cut_min_keys_i32(int64_t b0, int64_t b1, const int64_t* o, const int32_t* i, const float* w,
+                                   uint64_t* k, int64_t* h) { gf_cut_min_keys(b0, b1, o, i, w, k, h); }
+GF_EXPORT void gf_cut_min_keys_i64(int64_t b0, int64_t b1, const int64_t* o, const int64_t* i, const float* w,
+                                   uint64_t* k, int64_t* h) { gf_cut_min_keys(b0, b1, o, i, w, k, h); }

@@ -1,0 +1,91 @@
+#!/usr/bin/env python
+"""Where HyPar's time goes: each application by HyPar over two executors and over one, beside the
+plain algorithm, with HyPar's phases (partition: the sampled runs; independent: the parts' runs,
+summed over the executors; merge; post-process) and, with ``--profile``, cProfile's top functions.
+
+Executors as in CI and ``bench/hypar_bench.py``: ``cpu`` and ``cpu:sim`` (the CPU backend with a
+64 MiB simulated device arena and the ``compaction`` engine). Medians of ``--repeat`` runs after one
+warm-up, the three ways interleaved (a shared host's load falls on all of them alike). The graph is
+the undirected simple view of a Kronecker graph (weighted for ``mst``); ``--threshold-edges`` as
+in the bench (0: recurse while the graph shrinks).
+
+    OMP_NUM_THREADS=1 python dev/hypar_phases.py --scale 17 --apps components triangles
+    python dev/hypar_phases.py --scale 16 --apps mst --profile two
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+
+from graphferry.algorithms import registry  # noqa: E402
+from graphferry.algorithms.hypar import APPLICATIONS, Executor, hypar  # noqa: E402
+from graphferry.generators import kronecker_graph  # noqa: E402
+from graphferry.transforms import simple_graph  # noqa: E402
+
+DIRECT = {"components": "wcc", "triangles": "triangle_count", "coloring": "coloring", "communities": "communities",
+          "mst": "mst"}
+PHASES = ("partition", "independent", "merge", "post_process")
+
+
+def phase_ms(timings: dict, phase: str) -> float:
+    value = timings[phase]
+    return 1e3 * (sum(map(sum, value)) if phase == "independent" else value)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scale", type=int, default=16)
+    ap.add_argument("--apps", nargs="+", default=list(APPLICATIONS), choices=list(APPLICATIONS))
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--threshold-edges", type=int, default=0)
+    ap.add_argument("--profile", choices=("direct", "one", "two"), default=None,
+                    help="print cProfile's top functions of one more run of this way")
+    args = ap.parse_args()
+
+    cpu = Executor("cpu")
+    sim = Executor("cpu", engine="compaction", budget=64 << 20, partition_bytes=1 << 20, name="cpu:sim")
+    plain = simple_graph(kronecker_graph(args.scale, seed=1), undirected=True)
+    weighted = kronecker_graph(args.scale, seed=1, weighted=True)
+    for app in args.apps:
+        g = weighted if app == "mst" else plain
+        ways = {"direct": lambda: registry.get(DIRECT[app]).function(g, backend="cpu"),
+                "one": lambda: hypar(g, app, [cpu], threshold_edges=args.threshold_edges),
+                "two": lambda: hypar(g, app, [cpu, sim], threshold_edges=args.threshold_edges)}
+        seconds = {way: [] for way in ways}
+        timings = {"one": [], "two": []}
+        for run in ways.values():
+            run()
+        for _ in range(args.repeat):
+            for way, run in ways.items():
+                t = time.perf_counter()
+                result = run()
+                seconds[way].append(time.perf_counter() - t)
+                if way in timings:
+                    timings[way].append(result.timings)
+        med = {way: 1e3 * statistics.median(s) for way, s in seconds.items()}
+        print(f"kron{args.scale} (m={g.m}) {app}: direct {med['direct']:.1f} ms, one {med['one']:.1f} ms "
+              f"({med['one'] / med['direct']:.2f}x), two {med['two']:.1f} ms ({med['two'] / med['direct']:.2f}x)")
+        for way in ("one", "two"):
+            parts = ", ".join(f"{p} {statistics.median(phase_ms(t, p) for t in timings[way]):.1f}" for p in PHASES)
+            print(f"    {way}: {parts} (ms)")
+        if args.profile:
+            prof = cProfile.Profile()
+            prof.enable()
+            ways[args.profile]()
+            prof.disable()
+            out = io.StringIO()
+            pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(15)
+            print(out.getvalue())
+
+
+if __name__ == "__main__":
+    main()
