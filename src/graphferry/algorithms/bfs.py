@@ -27,6 +27,7 @@ PROGRAM = Program(
     "bfs",
     combine="max",  # executors' parents/levels: -1 (unreached) loses to any id or depth
     signals_changes=True,  # a vertex's state changes only where its compare-and-swap succeeds
+    edge_writes=("parent", "level"),
     # int64, the result's dtype: the state arrays are returned as they are, no conversion pass
     arrays={"parent": "int64", "level": "int64"},
     scalars={"depth": "int64"},

@@ -106,6 +106,7 @@ def _delta_program(dtype: str) -> Program:
         scalars={"tol": "float64", "floor": "float64", "norm": "float64"},
         vertex_functions=("emit", "active", "settle", "normalise"),
         combine="sum",  # executors' residual increments add up
+        edge_writes=("resid",),  # the edge functions add into resid only
         source=_DELTA_SOURCE.replace("{T}", ctype),
     )
 
@@ -118,6 +119,7 @@ LDBC_PROGRAM = Program(
     scalars={"base": "float64", "damping": "float64"},
     vertex_functions=("prepare", "finish"),
     combine="sum",  # executors' pushed sums add up
+    edge_writes=("acc",),  # the edge functions add into acc only
     source=r"""
 GF_FN bool cond(const State& S, vid_t d) { return true; }
 // pull: one thread owns d, so a plain sum in a fixed order

@@ -68,6 +68,7 @@ def _program(dtype: str) -> Program:
     return Program(f"sssp_{dtype}", arrays={"dist": dtype}, uses_weights=True,
                    combine="min",  # executors' distances merge by the shortest
                    signals_changes=True,  # gf_atomic_min is true exactly when it lowered dist[d]
+                   edge_writes=("dist",),
                    source=_SOURCE.replace("{T}", {"float64": "double", "float32": "float"}[dtype]))
 
 

@@ -254,10 +254,11 @@ class DistributedGraph(LoadedGraph):
             out = b.new_bitmap(g.n)
             snapshot = None
             if self.world.size > 1:
-                if direction == "pull":  # own range only: pull writes nothing else
-                    snapshot = {k: v[self.lo : self.hi].copy() for k, v in st.arrays.items()}
-                elif prog.combine == "sum":
-                    snapshot = {k: v.copy() for k, v in st.arrays.items()}
+                written = prog.written_arrays
+                if direction == "pull" and prog.edge_writes is None:  # own range only: pull writes nothing else
+                    snapshot = {k: st.arrays[k][self.lo : self.hi].copy() for k in written}
+                elif direction == "push" and prog.combine == "sum":  # the increments are summed
+                    snapshot = {k: st.arrays[k].copy() for k in written}
             seconds = compute(out)
             t = time.perf_counter()
             self._exchange(st, out, direction, snapshot)
@@ -306,8 +307,8 @@ class DistributedGraph(LoadedGraph):
         if w.size == 1:
             return
         combine = st.program.combine
-        names = list(st.arrays)
-        if snapshot is not None:  # which arrays changed anywhere (Lux's update set, per array)
+        names = st.program.written_arrays  # what the program declares its edge functions write, else all
+        if snapshot is not None and st.program.edge_writes is None:  # which changed anywhere (per array)
             xp = self.backend.xp
             lo, hi = (self.lo, self.hi) if direction == "pull" else (0, self.graph.n)
             flags = np.array([int(bool(xp.any(st.arrays[k][lo:hi] != snapshot[k]))) for k in names], np.int32)

@@ -84,11 +84,18 @@ class Program:
     #: state, so an edge_map's output frontier names every vertex it changed: ranks then
     #: exchange only those vertices' values (Lux's update set) instead of whole arrays.
     signals_changes: bool = False
+    #: The arrays the edge functions (``update``, ``pull_end``, ``update_atomic``) write; None:
+    #: any. Executors and ranks then merge and exchange these only, and need no snapshot of
+    #: the others to find what an edge_map changed.
+    edge_writes: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.combine not in COMBINE_OPERATORS:
             raise ValueError(f"program {self.name}: combine must be one of "
                              f"{', '.join(str(c) for c in COMBINE_OPERATORS)}, got {self.combine!r}")
+        if self.edge_writes is not None and not set(self.edge_writes) <= set(self.arrays):
+            raise ValueError(f"program {self.name}: edge_writes names arrays it does not have: "
+                             f"{sorted(set(self.edge_writes) - set(self.arrays))}")
         for a, t in self.arrays.items():
             if t not in _CTYPES:
                 raise ValueError(f"program {self.name}: array {a!r} has unsupported dtype {t!r}")
@@ -98,6 +105,11 @@ class Program:
         for f in self.vertex_functions + self.neighbor_functions:
             if not _defines(self.source, f):
                 raise ValueError(f"program {self.name}: function {f}(const State& ...) is not defined")
+
+    @property
+    def written_arrays(self) -> list[str]:
+        """The arrays an edge_map may change (all of them unless ``edge_writes`` says which)."""
+        return list(self.arrays) if self.edge_writes is None else [a for a in self.arrays if a in self.edge_writes]
 
     @property
     def has_push(self) -> bool:

@@ -215,7 +215,8 @@ class HybridEngine:
             f.result()
         exec_seconds = {}
         for ex, es in states.items():
-            es.merge_into(st.arrays, direction, owned_ranges(parts, by_exec[ex]))
+            written = {k: st.arrays[k] for k in st.program.written_arrays}  # the rest is as it was
+            es.merge_into(written, direction, owned_ranges(parts, by_exec[ex]))
             out |= b.asarray(es.out)
             exec_seconds[self.executors[ex].name] = es.seconds
             for i in by_exec[ex]:
