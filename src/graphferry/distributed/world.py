@@ -214,12 +214,13 @@ class DeviceCollectives:
         # rank q broadcasts arr[splits[q]:splits[q + 1]] in place; grouped, NCCL runs them as one
         # allgather of unequal ranges, with no padded staging copy in and out (3 n-sized passes)
         self._done()
-        step = arr.itemsize
+        row = int(arr.size // arr.shape[0]) if arr.ndim > 1 and arr.shape[0] else 1  # a vector property: a row each
         self.nccl.groupStart()
         for q in range(self.world.size):
             lo, hi = int(splits[q]), int(splits[q + 1])
             if hi > lo:
-                self.comm.bcast(arr.data.ptr + lo * step, hi - lo, self._t(arr), q, self.stream)
+                self.comm.bcast(arr.data.ptr + lo * row * arr.itemsize, (hi - lo) * row, self._t(arr), q,
+                                self.stream)
         self.nccl.groupEnd()
         self._done()
 
