@@ -194,3 +194,18 @@ def test_a_loaded_simple_graph_serves_the_derived_runs_itself():
         assert np.allclose(a.betweenness, b.betweenness)
     assert np.allclose(a.betweenness, betweenness(simple_graph(g, undirected=False), k=4, seed=1,
                                                   backend="cpu").betweenness)
+
+
+def test_without_a_compiler_the_simple_view_is_built_the_general_way(monkeypatch):
+    from graphferry import transforms
+    from graphferry.errors import CompilerError
+    from graphferry.generators import kronecker_graph
+
+    def no_compiler(*_):
+        raise CompilerError("no C++ compiler")
+
+    monkeypatch.setattr(transforms.host_ops, "rows_simple", no_compiler)
+    g = kronecker_graph(6, seed=1)                      # simple, but the check cannot run
+    assert not transforms.is_simple(g, undirected=True)
+    s = simple_graph(g, undirected=True)
+    assert s is not g and np.array_equal(s.offsets, g.offsets) and np.array_equal(s.indices, g.indices)

@@ -45,6 +45,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .backends.cpu import host_ops
+from .errors import CompilerError
 from .graph import Graph, index_dtype_for, offsets_from_degrees
 
 __all__ = ["unique_pairs", "simple_graph", "is_simple", "on_handle", "simple_weighted_graph", "degree_ordered_dag", "symmetrize", "induced_subgraph",
@@ -129,10 +130,9 @@ def is_simple(graph: Any, *, undirected: bool) -> bool:
         if undirected and g.directed:
             return False
         try:
-            from .backends.cpu.host_ops import rows_simple
-        except Exception:  # noqa: BLE001 - no compiler: the general path builds the view
+            return host_ops.rows_simple(g.offsets, g.indices)
+        except CompilerError:  # no C++ compiler: the general path builds the view
             return False
-        return rows_simple(g.offsets, g.indices)
     return cached(g, ("is_simple", bool(undirected)), check)
 
 
