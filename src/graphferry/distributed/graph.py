@@ -57,6 +57,7 @@ import numpy as np
 from ..backends.base import PartitionView
 from ..graph import Graph
 from ..runtime.loaded import LoadedGraph
+from ..scheduler.executors import elementwise_merge
 from .placement import DEFAULT_ALPHA, Repartitioner, balanced_splits, moved_edges, work_prefix
 from .world import World, collectives_for, share_cores, use_local_device
 
@@ -348,7 +349,7 @@ class DistributedGraph(LoadedGraph):
             return False
         self.sparse_exchanges += 1
         mine = (b.to_host(ids), {k: b.to_host(st.arrays[k][ids]) for k in names})
-        merge = {"min": b.xp.minimum, "max": b.xp.maximum, "or": b.xp.bitwise_or}[st.program.combine]
+        merge = elementwise_merge(b.xp, st.program.combine)
         for q, (their_ids, values) in enumerate(w.allgather(mine)):
             if q == w.rank or not len(their_ids):
                 continue

@@ -76,8 +76,7 @@ class ExecutorState:
         self.arrays = {k: b.asarray(v) for k, v in host.items()}  # a copy (asarray copies on the CPU)
         self.source = dict(arrays)  # the primary's arrays this copy mirrors (by identity)
         self.sent = {k: primary_backend.xp.array(v, copy=True) for k, v in arrays.items()}
-        self.state_bytes = sum(int(v.nbytes) for v in host.values())
-        self.moved_bytes = self.state_bytes
+        self.moved_bytes = sum(int(v.nbytes) for v in host.values())  # the whole state, this once
         self._start(scalars)
 
     def mirrors(self, program, arrays: dict[str, Any]) -> bool:
@@ -122,14 +121,14 @@ class ExecutorState:
             ids = b.to_host(b.ids_from_bits(self.out, self.n))
             if len(ids):
                 at = p.asarray(ids)
-                merge = {"min": p.xp.minimum, "max": p.xp.maximum, "or": p.xp.bitwise_or}[combine]
+                merge = elementwise_merge(p.xp, combine)
                 for k, arr in mine.items():
                     values = p.asarray(np.ascontiguousarray(b.to_host(self.arrays[k][b.asarray(ids)])))
                     arr[at] = merge(arr[at], values)
                     self.sent[k][at] = values
                     self.moved_bytes += int(values.nbytes) + int(ids.nbytes)
             return
-        theirs = {k: b.to_host(v) for k, v in self.arrays.items()}
+        theirs = {k: b.to_host(self.arrays[k]) for k in mine}
         merge_arrays(p, mine, theirs, self.snapshot, combine, direction, ranges)
         if direction == "push":  # whole arrays merged: the next edge_map copies the state again
             self.source = {}
@@ -152,16 +151,19 @@ def merge_arrays(backend, mine: dict[str, Any], theirs: dict[str, Any], snapshot
                 arr[lo:hi] = backend.asarray(np.ascontiguousarray(other[lo:hi]))
             continue
         dev = backend.asarray(np.asarray(other))
-        if combine == "min":
-            xp.minimum(arr, dev, out=arr)
-        elif combine == "max":
-            xp.maximum(arr, dev, out=arr)
-        elif combine == "or":
-            xp.bitwise_or(arr, dev, out=arr)
-        elif combine == "sum":
+        if combine == "sum":
             arr += dev - backend.asarray(snapshot[name])
         else:
-            raise ValueError(f"cannot merge executor states with combine={combine!r}")
+            elementwise_merge(xp, combine)(arr, dev, out=arr)
+
+
+def elementwise_merge(xp, combine: str):
+    """The ufunc of ``xp`` (numpy or CuPy) that merges two copies of a state by ``combine``
+    (min, max or or); what executors and ranks apply to each other's values."""
+    merges = {"min": xp.minimum, "max": xp.maximum, "or": xp.bitwise_or}
+    if combine not in merges:
+        raise ValueError(f"cannot merge executor states with combine={combine!r}")
+    return merges[combine]
 
 
 def owned_ranges(partitions, indices) -> list[tuple[int, int]]:
