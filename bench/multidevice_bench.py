@@ -22,7 +22,7 @@ Usage (here, CPU ranks at small scale)::
 
 On a multi-GPU machine (the lead's run)::
 
-    python bench/multidevice_bench.py --backend cuda --scale 25 --fit-scale 22 --ranks 1 2 4 \\
+    python bench/multidevice_bench.py --backend cuda --scale 25 --fit-scale 21 --ranks 1 2 4 \\
         --gapbs-bin /path/to/gapbs --out bench/results/multidevice-kron25-h100x4.json
 """
 
@@ -55,81 +55,148 @@ CASES = [
     ("betweenness", "betweenness", {"k": 2, "seed": 1}, "auto", False),
 ]
 
+#: one device with the hybrid engine under a budget of ``--hybrid-budget`` of the edge bytes (the
+#: single-GPU run that several GPUs are measured against when the graph exceeds one GPU's budget):
+#: not a split graph, so run on one rank only
+HYBRID_CASE = ("pagerank-hybrid", "pagerank_ldbc", {"damping": 0.85, "iterations": 10}, "pull", False)
+
+
+def case_named(name: str):
+    return HYBRID_CASE if name == HYBRID_CASE[0] else next(c for c in CASES if c[0] == name)
+
 
 # ====================================================================== worker (one rank)
 def worker(args) -> None:
+    """Every case named in ``--worker`` (comma-separated) on one load of the graph: each rank reads
+    its range once and the cases run one after another, each writing ``<out>/<case>.json``."""
     from graphferry.algorithms import registry
     from graphferry.distributed import DistributedGraph, enter, fail_all, leave, mpi_world, open_rank_store
 
     world = mpi_world()
     try:
-        name, algorithm, params, direction, repartition = next(c for c in CASES if c[0] == args.worker)
-        spec = registry.get(algorithm)
+        names = args.worker.split(",")
         t0 = time.perf_counter()
-        dg = DistributedGraph(open_rank_store(args.store), world, backend=args.backend, repartition=repartition)
-        enter(world, repartition=repartition)
-        kwargs = dict(params)
-        if spec.takes_source:
-            kwargs["source"] = highest_degree(dg.graph)
+        dg = DistributedGraph(open_rank_store(args.store), world, backend=args.backend)
         load = time.perf_counter() - t0
-        trials = []
-        for _ in range(args.trials):
-            dg.log.clear()
-            if repartition:  # every trial starts from the in-edge split
-                from graphferry.distributed.placement import balanced_splits, work_prefix
-
-                dg.move_to(balanced_splits(work_prefix(dg.in_offsets), world.size))
-                dg.repartitioner.history.clear()
+        source = highest_degree(dg.graph)
+        for name in names:
+            if name == HYBRID_CASE[0]:
+                run_hybrid_case(args, world, source)
+                continue
+            _, algorithm, params, direction, repartition = case_named(name)
+            spec = registry.get(algorithm)
+            dg.repartition = repartition
+            enter(world, repartition=repartition)
+            kwargs = dict(params, **({"source": source} if spec.takes_source else {}))
+            trials = []
+            for _ in range(args.trials):
+                dg.log.clear()
+                if repartition:  # every trial starts from the in-edge split
+                    dg.move_to(in_edge_splits(dg, world.size))
+                    dg.repartitioner.history.clear()
+                world.barrier()
+                result = spec.run(dg, direction=direction, backend=args.backend, **kwargs)
+                trials.append((result.record.total_seconds, result, list(dg.log)))
+            leave()
+            history = list(dg.repartitioner.history)
+            final_splits = [int(x) for x in dg.splits]
+            if repartition:  # the next case starts from the in-edge split again
+                dg.move_to(in_edge_splits(dg, world.size))
+            sets = world.allgather(dg.neighbour_sets())  # Lux eqs. 7-9 per rank, for the model
+            if world.rank == 0:
+                # the fastest trial: the first moves each rank's edges to its GPU and sets NCCL up
+                # (seconds in its first iterations), which a median of two trials would pick
+                seconds, result, log = min(trials, key=lambda t: t[0])
+                write_case(args.out, name, result, seconds, trials, load, log, sets, history, final_splits,
+                           {"algorithm": algorithm, "ranks": world.size, "devices": dg.devices,
+                            "nodes": world.nodes, "backend": args.backend, "direction": direction,
+                            "repartition": repartition})
             world.barrier()
-            result = spec.run(dg, direction=direction, backend=args.backend, **kwargs)
-            trials.append((result.record.total_seconds, result, list(dg.log)))
-        leave()
-        sets = world.allgather(dg.neighbour_sets())  # Lux eqs. 7-9 per rank, for the model
-        if world.rank == 0:
-            # the fastest trial: the first moves each rank's edges to its GPU and sets NCCL up (seconds
-            # in its first iterations), which a median of two trials would pick
-            seconds, result, log = min(trials, key=lambda t: t[0])
-            # checked by the driver against the CPU backend on the whole graph (one pass per case,
-            # not the algorithm's serial verifier, which takes minutes at scale 25)
-            np.savez(args.out + ".npz", **{k: np.asarray(v) for k, v in result.values.items()})
-            steps = [s for s in result.record.steps if s.op == "edge_map"]
-            out = {"case": name, "algorithm": algorithm, "ranks": world.size, "devices": dg.devices,
-                   "nodes": world.nodes, "backend": args.backend, "direction": direction,
-                   "repartition": repartition, "seconds": round(seconds, 6),
-                   "all_seconds": [round(t[0], 6) for t in trials], "load_seconds": round(load, 4),
-                   "iterations": len(steps),
-                   "iteration_seconds": [round(s.seconds, 6) for s in steps],
-                   "directions": [s.direction for s in steps],
-                   "active_edges": [int(s.active_edges) for s in steps],
-                   "log": log, "final_splits": [int(x) for x in dg.splits],
-                   "repartitions": dg.repartitioner.history,
-                   "neighbour_sets": sets}
-            with open(args.out, "w") as f:
-                json.dump(out, f)
-        world.barrier()
+            load = 0.0  # the graph was loaded once, by the first case
     except BaseException as e:  # noqa: BLE001 - one rank's failure ends every rank
         fail_all(world, e)
 
 
+def in_edge_splits(dg, parts: int):
+    from graphferry.distributed.placement import balanced_splits, work_prefix
+
+    return balanced_splits(work_prefix(dg.in_offsets), parts)
+
+
+def write_case(out_dir, name, result, seconds, trials, load, log, sets, history, final_splits, about) -> None:
+    """One case's figures (and its answer, checked by the driver against the CPU backend)."""
+    out = Path(out_dir) / f"{name}.json"
+    np.savez(str(out) + ".npz", **{k: np.asarray(v) for k, v in result.values.items()})
+    steps = [s for s in result.record.steps if s.op == "edge_map"]
+    res = {"case": name, **about, "seconds": round(seconds, 6),
+           "all_seconds": [round(t[0], 6) for t in trials], "load_seconds": round(load, 4),
+           "iterations": len(steps),
+           "iteration_seconds": [round(s.seconds, 6) for s in steps],
+           "directions": [s.direction for s in steps],
+           "active_edges": [int(s.active_edges) for s in steps],
+           "engines": sorted({p.engine for s in steps for p in getattr(s, "partitions", [])}),
+           "log": log, "final_splits": final_splits, "repartitions": history, "neighbour_sets": sets}
+    out.write_text(json.dumps(res))
+
+
+def run_hybrid_case(args, world, source) -> None:
+    """PageRank on one GPU through the single-device runtime, edges in host memory, the hybrid engine
+    choosing per partition under a budget of ``--hybrid-budget`` of the edge bytes."""
+    import graphferry as gf
+    from graphferry.algorithms import registry
+    from graphferry.store import open_store
+
+    if world.size != 1:
+        raise ValueError(f"{HYBRID_CASE[0]} runs on one rank, not {world.size}")
+    name, algorithm, params, direction, _ = HYBRID_CASE
+    t0 = time.perf_counter()
+    g = open_store(args.store)
+    budget = max(1 << 20, int(args.hybrid_budget * g.m * (g.indices.itemsize + (4 if g.weighted else 0))))
+    lg = gf.load(g, backend=args.backend, budget=budget)
+    load = time.perf_counter() - t0
+    spec = registry.get(algorithm)
+    trials = []
+    for _ in range(args.trials):
+        result = spec.run(lg, direction=direction, **params)
+        trials.append((result.record.total_seconds, result, []))
+    seconds, result, _ = min(trials, key=lambda t: t[0])
+    write_case(args.out, name, result, seconds, trials, load, [], [], [], [0, g.n],
+               {"algorithm": algorithm, "ranks": 1, "devices": 1, "nodes": 1, "backend": args.backend,
+                "direction": direction, "repartition": False, "budget_bytes": budget,
+                "budget_fraction": args.hybrid_budget})
+    lg.close()
+
+
 # ====================================================================== driver
-def run_config(store: Path, ranks: int, case: str, args, work: Path) -> dict:
-    out = work / f"{case}-{ranks}.json"
+def run_config(store: Path, ranks: int, cases: list[str], args, work: Path) -> dict[str, dict]:
+    """One ``mpiexec -n ranks`` launch running ``cases`` on one load of ``store``: {case: its figures}."""
+    out = work / f"{store.name}-{ranks}"
+    out.mkdir(parents=True, exist_ok=True)
     beside = Path(sys.executable).parent / "mpiexec"  # the mpich wheel's, when not on PATH
     launcher = os.environ.get("MPIEXEC") or (str(beside) if beside.exists() else "mpiexec")  # MPIEXEC: the one to use
-    cmd = [launcher, "-n", str(ranks), sys.executable, __file__, "--worker", case, "--store", str(store),
-           "--out", str(out), "--backend", args.backend, "--trials", str(args.trials)]
+    cmd = [launcher, "-n", str(ranks), sys.executable, __file__, "--worker", ",".join(cases), "--store", str(store),
+           "--out", str(out), "--backend", args.backend, "--trials", str(args.trials),
+           "--hybrid-budget", str(args.hybrid_budget)]
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     if args.backend == "cpu":  # a CPU rank is one device of one core: 1, 2, 4 ranks = 1, 2, 4 devices
         env["OMP_NUM_THREADS"] = "1"
     t = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=env)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout * len(cases), env=env)
+    wall = round(time.perf_counter() - t, 2)
+    results = {}
+    for case in cases:
+        f = out / f"{case}.json"
+        if not f.exists():
+            continue
+        res = json.loads(f.read_text())
+        res["process_wall_seconds"] = wall  # the launch's, shared by its cases
+        with np.load(str(f) + ".npz") as z:
+            res["values"] = {k: z[k] for k in z.files}
+        results[case] = res
     if p.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{p.stderr[-2000:]}")
-    res = json.loads(out.read_text())
-    res["process_wall_seconds"] = round(time.perf_counter() - t, 2)
-    with np.load(str(out) + ".npz") as z:
-        res["values"] = {k: z[k] for k in z.files}
-    return res
+        print(f"{' '.join(cmd)} failed after {len(results)} of {len(cases)} cases:\n{p.stderr[-2000:]}",
+              file=sys.stderr, flush=True)
+    return results
 
 
 class CpuReference:
@@ -141,8 +208,9 @@ class CpuReference:
         self.store, self.loaded, self.answers = store, None, {}
 
     def check(self, case: str, values: dict) -> tuple[bool, str]:
-        name, algorithm, params, direction, _ = next(c for c in CASES if c[0] == case)
-        if case not in self.answers:
+        name, algorithm, params, direction, _ = case_named(case)
+        key = (algorithm, tuple(sorted(params.items())))  # pull, push, hybrid: one answer
+        if key not in self.answers:
             import graphferry as gf
             from graphferry.algorithms import registry
             from graphferry.store import open_store
@@ -151,8 +219,8 @@ class CpuReference:
                 self.loaded = gf.load(open_store(self.store), backend="cpu")
             spec = registry.get(algorithm)
             kwargs = dict(params, **({"source": highest_degree(self.loaded.graph)} if spec.takes_source else {}))
-            self.answers[case] = {k: np.asarray(v) for k, v in spec.run(self.loaded, **kwargs).values.items()}
-        want = self.answers[case]
+            self.answers[key] = {k: np.asarray(v) for k, v in spec.run(self.loaded, **kwargs).values.items()}
+        want = self.answers[key]
         for k, ref in want.items():
             got = values.get(k)
             if got is None or got.shape != ref.shape:
@@ -209,6 +277,26 @@ def make_store(scale: int, work: Path, seed: int, on_gpu: bool = False) -> tuple
     return path, g
 
 
+def model_choice(model, candidates: dict, g, vertex_bytes: int, ranks: list[int], log) -> dict:
+    """The model's pick among the measured PageRank configurations (direction, ranks) against the
+    measured fastest, and its prediction errors."""
+    chosen = model.choose(edges=g.m, n=g.n, vertex_bytes=vertex_bytes, candidates=ranks)
+    best = min(candidates, key=candidates.get)
+    predicted = {f"{d}-{r}": model.predict(d, edges=g.m, n=g.n, vertex_bytes=vertex_bytes, ranks=r)
+                 for d, r in candidates}
+    errors = [abs(predicted[f"{d}-{r}"] - t) / t for (d, r), t in candidates.items()]
+    choice = {"chosen": {"direction": chosen[0], "ranks": chosen[1], "predicted_seconds": chosen[2]},
+              "measured_best": {"direction": best[0], "ranks": best[1], "seconds": candidates[best]},
+              "chosen_measured_seconds": candidates.get((chosen[0], chosen[1])),
+              "picked_fastest": (chosen[0], chosen[1]) == best,
+              "predicted_iteration_seconds": predicted,
+              "measured_iteration_seconds": {f"{d}-{r}": t for (d, r), t in candidates.items()},
+              "median_abs_relative_error": statistics.median(errors) if errors else None,
+              "max_abs_relative_error": max(errors) if errors else None}
+    log(f"model choice: {choice}")
+    return choice
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
@@ -221,6 +309,10 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--gapbs-bin", default=None, help="directory with GAPBS's bfs, sssp, pr, cc (skipped if absent)")
     ap.add_argument("--work", default=None)
+    ap.add_argument("--cases", nargs="+", default=None,
+                    help=f"cases to measure (default all): {', '.join(c[0] for c in CASES)}, {HYBRID_CASE[0]}")
+    ap.add_argument("--hybrid-budget", type=float, default=0.25,
+                    help=f"{HYBRID_CASE[0]}: device budget as a share of the edge bytes")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     if args.worker:
@@ -228,6 +320,11 @@ def main() -> None:
 
     from graphferry.distributed.model import PerformanceModel
 
+    known = [c[0] for c in CASES] + [HYBRID_CASE[0]]
+    cases = args.cases or [c[0] for c in CASES]
+    unknown = [c for c in cases if c not in known]
+    if unknown:
+        raise SystemExit(f"--cases: unknown {', '.join(unknown)} (known: {', '.join(known)})")
     work = Path(args.work or tempfile.mkdtemp(prefix="gf-multi-"))
     work.mkdir(parents=True, exist_ok=True)
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
@@ -237,41 +334,52 @@ def main() -> None:
         store, g = Path(args.store), open_store(args.store)
     else:
         store, g = make_store(args.scale, work, seed=1, on_gpu=args.backend == "cuda")
-    fit_stores = [make_store(s, work, seed=2) for s in (args.fit_scale - 1, args.fit_scale)]
-    vertex_bytes = 8 * 3  # pagerank_ldbc: three float64 arrays per vertex exchanged
+    # the model's bytes per vertex and exchange: a constant of PageRank's, the same in the fit and
+    # in the prediction, so its value only scales gamma_xfer
+    vertex_bytes = 8 * 3
     units = int(os.cpu_count() or 1) if args.backend == "cpu" else max(args.ranks)  # cores, or GPUs
 
-    # ---- fit the model on the small graph: pull and push PageRank at every rank count
-    fit_obs = []
-    for fit_store, fit_g in fit_stores:  # two sizes: exchange bytes and steps are then told apart
-        for ranks in args.ranks:
-            for case in ("pagerank-pull", "pagerank-push"):
-                fit_obs += observations(run_config(fit_store, ranks, case, args, work), fit_g.n, vertex_bytes)
-    # every rank keeps the whole state where it computes (CPU or GPU): no per-iteration load
-    # (model.py); the exchange term moves the values
-    model = PerformanceModel.fit(fit_obs, units=units, shared_host=args.backend == "cpu", gamma_load=0.0)
-    log(f"model: {model.to_dict()}")
+    # ---- fit the model on two small graphs: pull and push PageRank at every rank count
+    #      (--fit-scale 0: no model)
+    fit_obs, fit_stores, model = [], [], None
+    if args.fit_scale > 0:
+        fit_stores = [make_store(s, work, seed=2, on_gpu=args.backend == "cuda")
+                      for s in (args.fit_scale - 1, args.fit_scale)]
+        for fit_store, fit_g in fit_stores:  # two sizes: exchange bytes and steps are then told apart
+            for ranks in args.ranks:
+                for res in run_config(fit_store, ranks, ["pagerank-pull", "pagerank-push"], args, work).values():
+                    fit_obs += observations(res, fit_g.n, vertex_bytes)
+        # every rank keeps the whole state where it computes (CPU or GPU): no per-iteration load
+        # (model.py); the exchange term moves the values
+        model = PerformanceModel.fit(fit_obs, units=units, shared_host=args.backend == "cpu", gamma_load=0.0)
+        log(f"model: {model.to_dict()}")
 
-    # ---- measure every case at every rank count
+    # ---- measure every case at every rank count, one launch (one load of the graph) per rank count
     runs = []
     reference = CpuReference(store)
-    for case, algorithm, *_ in CASES:
-        for ranks in args.ranks:
-            res = run_config(store, ranks, case, args, work)
+    for ranks in args.ranks:
+        mine = [c for c in cases if c != HYBRID_CASE[0] or ranks == 1]
+        if not mine:
+            continue
+        for case, res in run_config(store, ranks, mine, args, work).items():
+            algorithm = case_named(case)[1]
             res["verified"], how = reference.check(case, res.pop("values"))
             log(f"{case:<28} ranks {ranks}: {res['seconds'] * 1e3:9.1f} ms  iterations {res['iterations']}  "
                 f"verified {res['verified']}  splits {res['final_splits']}")
-            run = {"algorithm": algorithm, "case": case, "engine": f"ranks-{args.backend}", "ranks": ranks,
+            hybrid = case == HYBRID_CASE[0]
+            run = {"algorithm": algorithm, "case": case,
+                   "engine": "hybrid" if hybrid else f"ranks-{args.backend}", "ranks": ranks,
                    "devices": res["devices"], "seconds": res["seconds"], "iterations": res["iterations"],
                    "bytes_h2d": 0, "floor_seconds": 0.0, "verified": res["verified"] is True,
                    "verified_how": how,
                    **{k: res[k] for k in ("all_seconds", "direction", "repartition", "iteration_seconds",
                                           "directions", "active_edges", "final_splits", "repartitions",
-                                          "load_seconds", "process_wall_seconds", "neighbour_sets")}}
+                                          "load_seconds", "process_wall_seconds", "neighbour_sets", "engines")},
+                   **{k: res[k] for k in ("budget_bytes", "budget_fraction") if k in res}}
             run["rank_compute_seconds"] = [e["compute_seconds"] for e in res["log"]]
             run["rank_exchange_seconds"] = [e["exchange_seconds"] for e in res["log"]]
-            # ---- the model's prediction for PageRank iterations
-            if algorithm == "pagerank_ldbc":
+            # ---- the model's prediction for PageRank iterations on split graphs
+            if model is not None and algorithm == "pagerank_ldbc" and not hybrid:
                 measured = statistics.median(res["iteration_seconds"])
                 direction = res["direction"]
                 predicted = model.predict(direction, edges=g.m, n=g.n, vertex_bytes=vertex_bytes, ranks=ranks,
@@ -281,21 +389,13 @@ def main() -> None:
                 log(f"    model: predicted {predicted * 1e3:.2f} ms, measured {measured * 1e3:.2f} ms per iteration")
             runs.append(run)
             # what is measured so far, so that a run cut short by a time limit still leaves its figures
-            Path(args.out + ".partial").write_text(json.dumps({"model": model.to_dict(), "runs": runs}, indent=1))
+            Path(args.out + ".partial").write_text(json.dumps(
+                {"model": model and model.to_dict(), "runs": runs}, indent=1))
 
     # ---- the model's choice among PageRank configurations (no repartitioning) against the measured best
     candidates = {(r["direction"], r["ranks"]): statistics.median(r["iteration_seconds"]) for r in runs
                   if r["case"] in ("pagerank-pull", "pagerank-push")}
-    chosen = model.choose(edges=g.m, n=g.n, vertex_bytes=vertex_bytes, candidates=args.ranks)
-    best = min(candidates, key=candidates.get)
-    errors = [abs(r["model"]["relative_error"]) for r in runs if "model" in r]
-    choice = {"chosen": {"direction": chosen[0], "ranks": chosen[1], "predicted_seconds": chosen[2]},
-              "measured_best": {"direction": best[0], "ranks": best[1], "seconds": candidates[best]},
-              "chosen_measured_seconds": candidates.get((chosen[0], chosen[1])),
-              "picked_fastest": (chosen[0], chosen[1]) == best,
-              "median_abs_relative_error": statistics.median(errors) if errors else None,
-              "max_abs_relative_error": max(errors) if errors else None}
-    log(f"model choice: {choice}")
+    choice = model_choice(model, candidates, g, vertex_bytes, args.ranks, log) if model and candidates else None
 
     # ---- GAPBS on all host cores, same graph
     if args.gapbs_bin and Path(args.gapbs_bin).is_dir():
@@ -318,7 +418,7 @@ def main() -> None:
                   "edge_bytes": int(g.m * (g.indices.itemsize + 4))},
         "fit_graphs": [{"name": fg.name, "n": fg.n, "m": fg.m} for _, fg in fit_stores],
         "devices_note": "devices = ranks; each rank computes on one device (a GPU, or a CPU rank)",
-        "model": model.to_dict(),
+        "model": model and model.to_dict(),
         "model_fit_observations": fit_obs,
         "model_choice": choice,
         "runs": runs,
