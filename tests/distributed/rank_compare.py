@@ -51,13 +51,14 @@ def main() -> None:
             dg.SPARSE_SHARE = float(sys.argv[4])
         enter(world)  # algorithms that transform the graph split the transformed one
         results = {}
-        sparse = {}
+        sparse, packed = {}, {}
         for name in names:
             spec = registry.get(name)
             kwargs = arguments(spec, world.size)
-            before = dg.sparse_exchanges
+            before, packed_before = dg.sparse_exchanges, dg.packed_exchanges
             results[name] = spec.run(dg, **kwargs)
             sparse[name] = dg.sparse_exchanges - before
+            packed[name] = dg.packed_exchanges - packed_before
         leave()
         if world.rank == 0:
             whole = gf.store.open_store(store)
@@ -71,7 +72,8 @@ def main() -> None:
                 spec.verify(whole, got, **{k: v for k, v in kwargs.items() if k != 'source'})
                 report[name] = {"differences": diffs, "ranks": got.record.extra.get("ranks"),
                                 "devices": got.record.extra.get("devices"),
-                                "splits": got.record.extra.get("splits"), "sparse_exchanges": sparse[name]}
+                                "splits": got.record.extra.get("splits"), "sparse_exchanges": sparse[name],
+                                "packed_exchanges": packed[name]}
             with open(out_path, "w") as f:
                 json.dump(report, f)
         world.barrier()

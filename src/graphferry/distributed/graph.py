@@ -96,6 +96,7 @@ class DistributedGraph(LoadedGraph):
         self._slices: dict[tuple, PartitionView] = {}
         self.log: list[dict] = []             # one entry per distributed map (identical on every rank)
         self.sparse_exchanges = 0             # push exchanges that sent the update set only
+        self.packed_exchanges = 0             # pull exchanges that sent the rows with edges only
         t = time.perf_counter()
         self.in_offsets = self._global_in_offsets() if in_offsets is None else np.asarray(in_offsets)
         self.splits = balanced_splits(work_prefix(self.in_offsets), world.size) if splits is None \
@@ -262,7 +263,7 @@ class DistributedGraph(LoadedGraph):
                     snapshot = {k: st.arrays[k].copy() for k in written}
             seconds = compute(out)
             t = time.perf_counter()
-            self._exchange(st, out, direction, snapshot)
+            self._exchange(st, out, direction, snapshot, csr)
             exchange = time.perf_counter() - t
             mode = direction
         active_rows = view.rows if rows is None else len(rows)
@@ -302,7 +303,7 @@ class DistributedGraph(LoadedGraph):
             time.sleep(extra * max(edges, 1))
 
     # ------------------------------------------------------------ exchanging vertex updates
-    def _exchange(self, st, out, direction: str, snapshot) -> None:
+    def _exchange(self, st, out, direction: str, snapshot, csr: str = "in") -> None:
         """Make every rank's updates visible to all (arrays no rank changed are not sent)."""
         c, w = self.collectives, self.world
         if w.size == 1:
@@ -316,8 +317,12 @@ class DistributedGraph(LoadedGraph):
             w.allreduce(flags, "max")
             names = [k for k, f in zip(names, flags) if f]
         if direction == "pull":  # disjoint owners: every rank's range to every rank
+            rows = self._pull_rows(csr)
             for k in names:
-                c.allgather_ranges(st.arrays[k], self.splits)
+                if rows is None:
+                    c.allgather_ranges(st.arrays[k], self.splits)
+                else:
+                    self._allgather_rows(st.arrays[k], *rows)
         elif combine in ("min", "max", "or") and st.program.signals_changes and self._sparse_exchange(st, out, names):
             pass  # the changed vertices' values only (Lux's update set)
         elif combine in ("min", "max", "or"):
@@ -332,6 +337,43 @@ class DistributedGraph(LoadedGraph):
         else:
             raise ValueError(f"cannot merge ranks' states with combine={combine!r}")
         c.allreduce(out, "or")
+
+    #: a pull exchange sends only the rows with edges in the direction pulled (the only ones an
+    #: edge function can write) when they are at most this share of the vertices
+    PACKED_SHARE = 0.9
+
+    def _pull_rows(self, csr: str):
+        """The rows a pull along ``csr`` can write, as (device ids in rank order, their split points),
+        or None when packing them would save too little.
+
+        A pull's edge functions run per edge and write only the destination
+        (``update``, ``pull_end``: rows that folded at least one edge), so a
+        row without edges on the side pulled keeps, on every rank, the value the
+        ranks' identical vertex maps gave it. Kronecker graphs leave a third to
+        a half of their vertices isolated: Lux's update set (eq. 9) is then
+        smaller than the ranges, and so is what crosses the links.
+        """
+        offsets = self.in_offsets if csr == "in" and self.graph.directed else self.graph.offsets
+        key = (csr if self.graph.directed else "out", tuple(int(x) for x in self.splits))
+        if getattr(self, "_packed", (None,))[0] != key:
+            rows = np.flatnonzero(np.diff(np.asarray(offsets)))
+            if len(rows) > self.PACKED_SHARE * self.graph.n:
+                self._packed = (key, None)
+            else:
+                rows = rows.astype(np.int32 if self.graph.n < 2**31 else np.int64)
+                splits = np.searchsorted(rows, self.splits).astype(np.int64)
+                self._packed = (key, (self.backend.asarray(rows) if self.backend.is_device else rows, splits))
+        return self._packed[1]
+
+    def _allgather_rows(self, arr, rows, splits) -> None:
+        """Every rank's written ``rows`` of ``arr`` to every rank: packed, gathered, scattered back."""
+        xp, r = self.backend.xp, self.world.rank
+        lo, hi = int(splits[r]), int(splits[r + 1])
+        buf = xp.empty((len(rows),) + tuple(arr.shape[1:]), dtype=arr.dtype)
+        buf[lo:hi] = arr[rows[lo:hi]]
+        self.packed_exchanges += 1
+        self.collectives.allgather_ranges(buf, splits)
+        arr[rows] = buf
 
     #: the update set is sent as (id, values) when it is at most this share of the vertices;
     #: beyond it the whole arrays are reduced (a dense iteration of a traversal)
@@ -400,6 +442,8 @@ class DistributedGraph(LoadedGraph):
     def move_to(self, splits: np.ndarray) -> None:
         """Take new split points: edges are read again from the store and exchanged (migration)."""
         old = self.splits
+        if np.array_equal(old, splits):  # nothing moves: keep the edges where they are
+            return
         self.splits = np.asarray(splits, dtype=np.int64)
         self._slices.clear()
         self.repartitioner._seen.clear()
