@@ -31,9 +31,9 @@ needs_mpi = pytest.mark.skipif(importlib.util.find_spec("mpi4py") is None or MPI
                                reason="needs mpi4py and mpiexec (pip install 'graphferry[mpi]')")
 
 
-def mpiexec(ranks: int, script: str, *args, timeout: float = 240) -> subprocess.CompletedProcess:
+def mpiexec(ranks: int, script: str, *args, timeout: float = 240, **extra_env) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               OMP_NUM_THREADS="1")
+               OMP_NUM_THREADS="1", **extra_env)
     return subprocess.run([MPIEXEC, "-n", str(ranks), sys.executable, str(HERE / script), *map(str, args)],
                           capture_output=True, text=True, timeout=timeout, env=env)
 
@@ -69,6 +69,35 @@ def test_ranks_give_one_process_results(stores, tmp_path, ranks, kind, algorithm
         assert len(splits) == ranks + 1 and splits[0] == 0 and splits == sorted(splits)
     # the test graphs leave vertices without edges: pull exchanges sent the rows with edges only
     assert report["pagerank"]["packed_exchanges"] > 0, report["pagerank"]
+
+
+def gpu_count() -> int:
+    try:
+        import cupy
+
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # noqa: BLE001 - no CuPy, no driver
+        return 0
+
+
+@pytest.mark.gpu
+@needs_mpi
+@pytest.mark.parametrize("kind", ["directed", "undirected"])
+def test_gpu_ranks_give_one_process_results(stores, tmp_path, kind):
+    # one GPU per rank, the state exchanged by NCCL (grouped broadcasts or a padded allgather,
+    # packed pull rows, update sets, the gathered OR): the CPU backend's single-process answers
+    ranks = min(gpu_count(), 4)
+    if ranks < 2:
+        pytest.skip("needs two GPUs")
+    out = tmp_path / "report.json"
+    done = mpiexec(ranks, "rank_compare.py", out, stores[kind], "bfs,sssp,pagerank,pagerank_ldbc,wcc,cdlp,betweenness",
+                   GF_RANK_BACKEND="cuda")
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    for name, entry in report.items():
+        assert entry["differences"] == [], (name, entry)
+        assert entry["devices"] == ranks
+    assert report["pagerank"]["packed_exchanges"] > 0
 
 
 @needs_mpi

@@ -1,12 +1,14 @@
 """Run every registered algorithm on this world's ranks and on one process; report differences.
 
-Started by tests/test_distributed.py as ``mpiexec -n P python rank_compare.py OUT.json STORE [ALGORITHMS [SPARSE_SHARE]]``:
+Started by tests/test_distributed.py as ``mpiexec -n P python rank_compare.py OUT.json STORE [ALGORITHMS [SPARSE_SHARE]]``
+(``GF_RANK_BACKEND=cuda``: each rank on its own GPU, the state exchanged by NCCL):
 each rank runs the algorithm split over all ranks (the graph loaded per range
 from the store, or split on the fly), and rank 0 also runs it alone and writes
 the comparison.
 """
 
 import json
+import os
 import sys
 
 import numpy as np
@@ -46,7 +48,7 @@ def main() -> None:
     try:
         report = {}
         graph = open_rank_store(store)
-        dg = DistributedGraph(graph, world, backend="cpu")
+        dg = DistributedGraph(graph, world, backend=os.environ.get("GF_RANK_BACKEND", "cpu"))
         if len(sys.argv) > 4:  # the share of vertices up to which push exchanges send the update set only
             dg.SPARSE_SHARE = float(sys.argv[4])
         enter(world)  # algorithms that transform the graph split the transformed one

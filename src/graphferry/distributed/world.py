@@ -31,6 +31,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 from typing import Any
 
 import numpy as np
@@ -160,11 +161,12 @@ class DeviceCollectives:
 
     Rank 0 makes the NCCL unique id and broadcasts it with MPI; every rank then
     joins one NCCL communicator on its own GPU (``local_rank`` modulo the GPUs of
-    its node). Allgather of unequal ranges is one in-place broadcast per rank,
-    grouped (no staging buffers); a bitmap's OR gathers the ranks' words and
-    ORs them (NCCL has no bitwise operator). Ran on 2 H200s (NVLink) at
-    Kronecker 25 (``bench/results/multidevice-kron25-h200x2.json``, before the
-    grouped broadcasts and the gathered OR, which have not run on GPUs yet).
+    its node). Allgather of unequal ranges is either one in-place broadcast per
+    rank, grouped, or an allgather padded to the longest range, whichever was
+    faster on first use; a bitmap's OR gathers the ranks' words and ORs them
+    (NCCL has no bitwise operator). On 4 H200s (NVLink NV18) at Kronecker 25 a
+    PageRank pull iteration spent 1.9 ms in grouped broadcasts of 268 MB
+    (``bench/results/multidevice-kron25-h200x4.json``).
     """
 
     _DTYPES = {"int8": "NCCL_INT8", "uint8": "NCCL_UINT8", "int32": "NCCL_INT32", "uint32": "NCCL_UINT32",
@@ -181,6 +183,8 @@ class DeviceCollectives:
         uid = world.bcast_object(uid, root=0)
         self.comm = nccl.NcclCommunicator(world.size, uid, world.rank)
         self.stream = cupy.cuda.get_current_stream().ptr
+        self._gather_way: dict[tuple, str] = {}   # (dtype, size, splits) -> the faster way, measured
+        self._stage: dict[tuple, Any] = {}        # staging buffers of the padded allgather
 
     def _done(self) -> None:
         # the backend's kernels and these collectives may run on different streams: finish here
@@ -210,9 +214,38 @@ class DeviceCollectives:
         self.comm.reduce(arr.data.ptr, arr.data.ptr, arr.size, self._t(arr), self.nccl.NCCL_SUM, 0, self.stream)
         self.bcast(arr, 0)
 
+    #: the ways to gather unequal ranges, measured against each other on first use
+    GATHERS = ("bcast", "allgather")
+
     def allgather_ranges(self, arr, splits) -> None:
-        # rank q broadcasts arr[splits[q]:splits[q + 1]] in place; grouped, NCCL runs them as one
-        # allgather of unequal ranges, with no padded staging copy in and out (3 n-sized passes)
+        """Every rank's ``arr[splits[r]:splits[r + 1]]`` to every rank, in place.
+
+        Two ways, both exact: one in-place broadcast per rank, grouped (no
+        staging copies), or one NCCL allgather of the ranges padded to the
+        longest (a copy in and out of a staging buffer). Which is faster
+        depends on the links and the rank count, so the first gather of each
+        size runs both (a gather repeated gives the same bytes), and the ranks
+        keep rank 0's faster one for that size.
+        """
+        key = (arr.dtype.name, int(arr.size), tuple(int(x) for x in splits))
+        way = self._gather_way.get(key)
+        if way is None:
+            seconds = {}
+            for name in self.GATHERS:
+                for timed in (False, True):  # the first of each sets NCCL's channels up
+                    t = time.perf_counter()
+                    getattr(self, f"_gather_by_{name}")(arr, splits)
+                    if timed:
+                        seconds[name] = time.perf_counter() - t
+            way = self.world.bcast_object(min(seconds, key=seconds.get), root=0)  # one choice for all
+            self._gather_way[key] = way
+            log.info("rank %d: gathering %d %s by %s (%s)", self.world.rank, arr.size, arr.dtype.name, way,
+                     ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in seconds.items()))
+            return
+        getattr(self, f"_gather_by_{way}")(arr, splits)
+
+    def _gather_by_bcast(self, arr, splits) -> None:
+        # rank q broadcasts arr[splits[q]:splits[q + 1]] in place; grouped, NCCL runs them together
         self._done()
         row = int(arr.size // arr.shape[0]) if arr.ndim > 1 and arr.shape[0] else 1  # a vector property: a row each
         self.nccl.groupStart()
@@ -222,6 +255,27 @@ class DeviceCollectives:
                 self.comm.bcast(arr.data.ptr + lo * row * arr.itemsize, (hi - lo) * row, self._t(arr), q,
                                 self.stream)
         self.nccl.groupEnd()
+        self._done()
+
+    def _gather_by_allgather(self, arr, splits) -> None:
+        # every range padded to the longest: one allgather, in place in a staging buffer
+        row = int(arr.size // arr.shape[0]) if arr.ndim > 1 and arr.shape[0] else 1
+        flat = arr.reshape(-1)
+        counts = np.diff(np.asarray(splits, dtype=np.int64)) * row
+        chunk, r = int(counts.max()), self.world.rank
+        stage = self._stage.get((arr.dtype.name, chunk))
+        if stage is None:
+            stage = self._stage[(arr.dtype.name, chunk)] = self.cupy.empty(chunk * self.world.size, arr.dtype)
+        lo = int(splits[r]) * row
+        stage[r * chunk : r * chunk + counts[r]] = flat[lo : lo + counts[r]]
+        self._done()
+        self.comm.allGather(stage.data.ptr + r * chunk * arr.itemsize, stage.data.ptr, chunk, self._t(arr),
+                            self.stream)
+        self._done()
+        for q in range(self.world.size):
+            if q != r and counts[q]:
+                lo = int(splits[q]) * row
+                flat[lo : lo + counts[q]] = stage[q * chunk : q * chunk + counts[q]]
         self._done()
 
     def send(self, arr, dest: int) -> None:
