@@ -185,6 +185,7 @@ class DeviceCollectives:
         self.stream = cupy.cuda.get_current_stream().ptr
         self._gather_way: dict[tuple, str] = {}   # (dtype, size, splits) -> the faster way, measured
         self._stage: dict[tuple, Any] = {}        # staging buffers of the padded allgather
+        self.gathers: list[dict] = []             # what each first gather measured and chose
 
     def _done(self) -> None:
         # the backend's kernels and these collectives may run on different streams: finish here
@@ -239,6 +240,8 @@ class DeviceCollectives:
                         seconds[name] = time.perf_counter() - t
             way = self.world.bcast_object(min(seconds, key=seconds.get), root=0)  # one choice for all
             self._gather_way[key] = way
+            self.gathers.append({"dtype": key[0], "size": key[1], "way": way,
+                                 "seconds": {k: round(v, 6) for k, v in seconds.items()}})
             log.info("rank %d: gathering %d %s by %s (%s)", self.world.rank, arr.size, arr.dtype.name, way,
                      ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in seconds.items()))
             return
