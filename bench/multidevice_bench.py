@@ -312,6 +312,8 @@ def main() -> None:
     ap.add_argument("--work", default=None)
     ap.add_argument("--cases", nargs="+", default=None,
                     help=f"cases to measure (default all): {', '.join(c[0] for c in CASES)}, {HYBRID_CASE[0]}")
+    ap.add_argument("--model-from", default=None,
+                    help="take the performance model fitted by an earlier run (its results file) instead of fitting")
     ap.add_argument("--hybrid-budget", type=float, default=0.25,
                     help=f"{HYBRID_CASE[0]}: device budget as a share of the edge bytes")
     ap.add_argument("--out", required=True)
@@ -343,7 +345,12 @@ def main() -> None:
     # ---- fit the model on two small graphs: pull and push PageRank at every rank count
     #      (--fit-scale 0: no model)
     fit_obs, fit_stores, model = [], [], None
-    if args.fit_scale > 0:
+    if args.model_from:
+        earlier = json.loads(Path(args.model_from).read_text())
+        model = PerformanceModel(**earlier["model"])
+        fit_obs = earlier.get("model_fit_observations", [])
+        log(f"model from {args.model_from}: {model.to_dict()}")
+    elif args.fit_scale > 0:
         fit_stores = [make_store(s, work, seed=2, on_gpu=args.backend == "cuda")
                       for s in (args.fit_scale - 1, args.fit_scale)]
         for fit_store, fit_g in fit_stores:  # two sizes: exchange bytes and steps are then told apart
@@ -379,6 +386,7 @@ def main() -> None:
                    **{k: res[k] for k in ("budget_bytes", "budget_fraction", "gathers") if k in res}}
             run["rank_compute_seconds"] = [e["compute_seconds"] for e in res["log"]]
             run["rank_exchange_seconds"] = [e["exchange_seconds"] for e in res["log"]]
+            run["rank_frontier_exchange_seconds"] = [e.get("frontier_exchange_seconds") for e in res["log"]]
             # ---- the model's prediction for PageRank iterations on split graphs
             if model is not None and algorithm == "pagerank_ldbc" and not hybrid:
                 measured = statistics.median(res["iteration_seconds"])

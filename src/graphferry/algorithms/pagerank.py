@@ -236,7 +236,7 @@ def pagerank_ldbc(graph: Graph, *, damping: float, iterations: int, options: Run
         for _ in range(int(iterations)):
             sink_sum = st.reduce("rank", "sum", sinks) if sinks else 0.0
             st.scalars["base"] = (1.0 - d) / n + d / n * sink_sum
-            st.edge_map(everyone)
+            st.edge_map(everyone, output=False)  # every vertex stays active: no frontier to build
             st.vertex_map("finish")
         ranks = st.result("rank", np.float64)
     return Result(graph, {"ranks": ranks}, rt.record, {"iterations": int(iterations)})

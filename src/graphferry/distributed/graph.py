@@ -230,8 +230,9 @@ class DistributedGraph(LoadedGraph):
         return {"ins": int(len(ins)), "ons": self.hi - self.lo, "uds": int(len(ins)) - own}
 
     # ------------------------------------------------------------ one edge_map
-    def edge_map(self, st, frontier, direction: str, reverse: bool, it):
-        """Apply ``st``'s program along this rank's edges, exchange the updates, return the out bitmap."""
+    def edge_map(self, st, frontier, direction: str, reverse: bool, it, output: bool = True):
+        """Apply ``st``'s program along this rank's edges, exchange the updates, return the out bitmap
+        (``output=False``: the caller ignores it, and the ranks' bitmaps are not merged)."""
         b, g = self.backend, self.graph
         prog = st.program
         csr = "out" if (direction == "push") != bool(reverse) or not g.directed else "in"
@@ -263,7 +264,7 @@ class DistributedGraph(LoadedGraph):
                     snapshot = {k: st.arrays[k].copy() for k in written}
             seconds = compute(out)
             t = time.perf_counter()
-            self._exchange(st, out, direction, snapshot, csr)
+            self._exchange(st, out if output else None, direction, snapshot, csr)
             exchange = time.perf_counter() - t
             mode = direction
         active_rows = view.rows if rows is None else len(rows)
@@ -323,7 +324,8 @@ class DistributedGraph(LoadedGraph):
                     c.allgather_ranges(st.arrays[k], self.splits)
                 else:
                     self._allgather_rows(st.arrays[k], *rows)
-        elif combine in ("min", "max", "or") and st.program.signals_changes and self._sparse_exchange(st, out, names):
+        elif combine in ("min", "max", "or") and st.program.signals_changes and out is not None \
+                and self._sparse_exchange(st, out, names):
             pass  # the changed vertices' values only (Lux's update set)
         elif combine in ("min", "max", "or"):
             for k in names:
@@ -336,7 +338,11 @@ class DistributedGraph(LoadedGraph):
                 arr[...] = snapshot[k] + delta
         else:
             raise ValueError(f"cannot merge ranks' states with combine={combine!r}")
-        c.allreduce(out, "or")
+        t = time.perf_counter()
+        if out is not None:
+            c.allreduce(out, "or")
+        self.backend.synchronize()  # the exchange's last scatter is done when its time is taken
+        self._frontier_seconds = time.perf_counter() - t
 
     #: a pull exchange sends only the rows with edges in the direction pulled (the only ones an
     #: edge function can write) when they are at most this share of the vertices
@@ -370,7 +376,7 @@ class DistributedGraph(LoadedGraph):
         xp, r = self.backend.xp, self.world.rank
         lo, hi = int(splits[r]), int(splits[r + 1])
         buf = xp.empty((len(rows),) + tuple(arr.shape[1:]), dtype=arr.dtype)
-        buf[lo:hi] = arr[rows[lo:hi]]
+        xp.take(arr, rows[lo:hi], axis=0, out=buf[lo:hi])  # packed straight into place, no temporary
         self.packed_exchanges += 1
         self.collectives.allgather_ranges(buf, splits)
         arr[rows] = buf
@@ -424,11 +430,13 @@ class DistributedGraph(LoadedGraph):
     # ------------------------------------------------------------ observation and repartitioning
     def _after(self, it, op: str, direction: str, seconds: float, exchange: float, edges: int,
                repartition: bool = True) -> None:
-        times = self.world.allgather((seconds, exchange, edges))
+        times = self.world.allgather((seconds, exchange, edges, getattr(self, "_frontier_seconds", 0.0)))
+        self._frontier_seconds = 0.0
         it.kernel_seconds = seconds
         entry = {"op": op, "direction": direction, "active_edges": int(it.active_edges),
                  "compute_seconds": [t[0] for t in times],
                  "exchange_seconds": [t[1] for t in times], "edges": [t[2] for t in times],
+                 "frontier_exchange_seconds": [t[3] for t in times],
                  "splits": [int(s) for s in self.splits]}
         it.device_seconds = {f"rank{r}": t[0] for r, t in enumerate(times)}
         it.device_seconds["state_exchange"] = max(t[1] for t in times)

@@ -427,12 +427,15 @@ class ProgramState:
 
     # ------------------------------------------------------------ operators
     def edge_map(self, frontier: Frontier, *, direction: str | None = None,
-                 reverse: bool = False) -> Frontier:
+                 reverse: bool = False, output: bool = True) -> Frontier:
         """Apply the program along the edges of the active vertices; return the new frontier.
 
         ``reverse=True`` maps over the transposed graph: ``s`` and ``d`` of the
         program's functions are then an edge's head and tail (an undirected view
         of a directed graph is one forward and one reverse map).
+        ``output=False`` (Ligra's ``no_output``): the caller does not use the new
+        frontier; the map returns an empty one, and several ranks do not merge
+        their frontiers.
         """
         rt, g, b = self.rt, self.rt.graph, self.rt.backend
         fsize = len(frontier)
@@ -444,13 +447,14 @@ class ProgramState:
                              pull_fraction=rt.pull_fraction, history=history)
         if rt.loaded.distribution is not None:  # several ranks: each computes its own vertices
             it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)
-            return self._finish_edge_map(rt.loaded.distribution.edge_map(self, frontier, d, reverse, it), it)
+            out = rt.loaded.distribution.edge_map(self, frontier, d, reverse, it, output=output)
+            return self._finish_edge_map(out, it, output)
         side, engine = rt.side(d, self.program.uses_weights, reverse)
         out = b.new_bitmap(g.n)
         it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)
         if getattr(engine, "schedules", False):  # hybrid: the scheduler places every partition
             out = engine.edge_map(self, frontier, d, it, rt.policy)
-            return self._finish_edge_map(out, it)
+            return self._finish_edge_map(out, it, output)
         tables = self._tables_now()
         kernel = self.kernels.push if d == "push" else self.kernels.pull
         for part, active in self._work(side, frontier, d, engine):
@@ -473,11 +477,11 @@ class ProgramState:
         device_times = b.take_device_times()
         if device_times is not None:  # asynchronous backend: host timers saw only the launches
             it.copy_seconds, it.kernel_seconds = device_times
-        return self._finish_edge_map(out, it)
+        return self._finish_edge_map(out, it, output)
 
-    def _finish_edge_map(self, out, it) -> Frontier:
+    def _finish_edge_map(self, out, it, output: bool = True) -> Frontier:
         rt, g, b = self.rt, self.rt.graph, self.rt.backend
-        nxt = Frontier(b, g.n, bits=out)
+        nxt = Frontier(b, g.n, bits=out if output else b.new_bitmap(g.n))
         it.next_active = len(nxt)
         rt.record.end(it)
         if rt.progress is not None:
