@@ -207,6 +207,31 @@ def test_model_fit_recovers_its_constants_and_chooses_the_fastest():
     assert (direction, ranks) == ("pull", 8)  # compute dominates: all devices, pull's cheaper edges
 
 
+def test_model_fit_recovers_a_per_edge_rate_growing_with_the_vertex_count():
+    # push slower per edge on larger graphs (scattered atomics): fitted on two sizes, the model
+    # predicts a third, larger graph and picks pull there, although push was faster on the fit graphs
+    from graphferry.distributed.model import PerformanceModel, received_bytes
+
+    truth = PerformanceModel(gamma_load=0.0, gamma_pull=2.7e-11, gamma_push=-1.6e-10, gamma_xfer=3e-12,
+                             xfer_latency=2e-4, units=4, step_latency=1.4e-4, gamma_push_log=8e-12)
+    obs = []
+    for scale in (23, 24):
+        n, m = 1 << scale, 31 << scale
+        for ranks in (1, 2, 4):
+            for direction in ("pull", "push"):
+                total = truth.predict(direction, edges=m, n=n, vertex_bytes=24, ranks=ranks)
+                xfer = truth.transfer(n=n, vertex_bytes=24, ranks=ranks, direction=direction)
+                obs.append({"direction": direction, "edges": m, "ranks": ranks, "n": n, "compute": total - xfer,
+                            "exchange": xfer, "received_bytes": received_bytes(direction, n=n, vertex_bytes=24,
+                                                                               ranks=ranks)})
+    fitted = PerformanceModel.fit(obs, units=4)
+    for key in ("gamma_pull", "gamma_push", "gamma_push_log", "step_latency"):
+        assert getattr(fitted, key) == pytest.approx(getattr(truth, key), rel=1e-6, abs=1e-15)
+    assert fitted.gamma_pull_log == pytest.approx(0.0, abs=1e-15)
+    assert fitted.edge_seconds("push", 1 << 23) < fitted.edge_seconds("pull", 1 << 23)
+    assert fitted.choose(edges=31 << 26, n=1 << 26, vertex_bytes=24, candidates=[1, 2, 4])[:2] == ("pull", 4)
+
+
 def test_global_repartitioning_across_nodes_before_local():
     offsets = np.arange(0, 1001, 10)
     splits = balanced_splits(work_prefix(offsets), 4)

@@ -19,6 +19,14 @@ the exchange time per byte. Three departures, all measured rather than assumed:
   two sizes; a line through zero fitted on small graphs charged that cost to
   every edge and overpredicted PageRank at Kronecker 25 by 44% (H200);
 
+* a per-edge rate that grows with ``log2 n`` where the fit graphs show it
+  (``gamma_pull_log``, ``gamma_push_log``: ``gamma_d + gamma_d_log log2 n``
+  per edge): push's atomic adds land on random addresses of an n-sized
+  array, and their misses (caches, TLB) grow with it. Four H200s, per edge
+  and device, push: 1.9, 2.8, 3.5, 4.4 e-11 s at Kronecker 23, 24, 25, 26;
+  pull stayed at 2.6-2.9 e-11 s. A constant fitted on 23 and 24 predicted
+  push a third too fast at 25 and 26 and chose it over pull;
+
 * the exchange moves what this implementation moves: in pull each rank receives
   every other rank's range of every changed state array (``|T_v| n (x - 1) / x``
   bytes, a superset of Lux's update set), in push the whole arrays are merged
@@ -59,6 +67,15 @@ class PerformanceModel:
     units: int           # devices that compute at once on this machine (GPUs, or cores for CPU ranks)
     shared_host: bool = False  # CPU ranks on one host: together they always have ``units`` cores
     step_latency: float = 0.0  # s of compute per iteration whatever its edges (launches, the closing sync)
+    gamma_pull_log: float = 0.0  # s per edge per log2(n): the pull rate's growth with the vertex count
+    gamma_push_log: float = 0.0  # the same for push
+
+    def edge_seconds(self, direction: str, n: int) -> float:
+        """Seconds per edge on one unit for a graph of ``n`` vertices."""
+        grow = math.log2(max(n, 2))
+        if direction == "pull":
+            return self.gamma_pull + self.gamma_pull_log * grow
+        return self.gamma_push + self.gamma_push_log * grow
 
     def parallel(self, ranks: int, devices_per_rank: int = 1) -> float:
         """How many units compute at once with ``ranks`` x ``devices_per_rank`` devices."""
@@ -75,10 +92,10 @@ class PerformanceModel:
         if direction == "pull":
             ins = n if ins_total is None else ins_total
             load = self.gamma_load * vertex_bytes * ins / x
-            compute = self.step_latency + self.gamma_pull * edges / units
+            compute = self.step_latency + self.edge_seconds("pull", n) * edges / units
         else:
             load = 0.0  # overlapped with compute (Lux sec. 6.2)
-            compute = self.step_latency + self.gamma_push * edges * active_fraction / units
+            compute = self.step_latency + self.edge_seconds("push", n) * edges * active_fraction / units
         return load + compute + self.transfer(n=n, vertex_bytes=vertex_bytes, ranks=x, devices_per_rank=y,
                                               direction=direction)
 
@@ -122,33 +139,51 @@ class PerformanceModel:
         """
         groups: dict[tuple, list[dict]] = {}
         for o in observations:
-            groups.setdefault((o["direction"], o["ranks"], o["edges"], o["received_bytes"]), []).append(o)
-        observations = [{"direction": d, "ranks": r, "edges": e, "received_bytes": b,
+            groups.setdefault((o["direction"], o["ranks"], o["edges"], o["received_bytes"], o.get("n")),
+                              []).append(o)
+        observations = [{"direction": d, "ranks": r, "edges": e, "received_bytes": b, "n": n,
                          "compute": float(np.median([o["compute"] for o in g])),
                          "exchange": float(np.median([o["exchange"] for o in g]))}
-                        for (d, r, e, b), g in groups.items()]
+                        for (d, r, e, b, n), g in groups.items()]
         shape = cls(0.0, 0.0, 0.0, 0.0, 0.0, units, shared_host)
         gammas = {"pull": float("nan"), "push": float("nan")}
+        grows = {"pull": 0.0, "push": 0.0}
         step = 0.0
         timed = [o for o in observations if o["edges"] > 0 and o["compute"] > 0]
         directions = [d for d in ("pull", "push") if any(o["direction"] == d for o in timed)]
         if timed:
-            # compute = step_latency + gamma_d * edges / units, both directions at once; relative
-            # least squares (a 1 ms step weighs as much as a 100 ms one); a line through zero
-            # where the sizes cannot tell the two terms apart (one graph size per direction)
+            # compute = step_latency + (gamma_d + gamma_d_log log2 n) * edges / units, both directions at
+            # once; relative least squares (a 1 ms step weighs as much as a 100 ms one); the log term
+            # where a direction was seen on graphs of two vertex counts, the step where the edges per
+            # unit take two values per direction, else a line through zero
             sizes = {d: {o["edges"] / shape.parallel(o["ranks"]) for o in timed if o["direction"] == d}
                      for d in directions}
+            counts = {d: {o["n"] for o in timed if o["direction"] == d and o["n"]} for d in directions}
             with_step = all(len(v) >= 2 for v in sizes.values())
-            cols = ([1.0] if with_step else [])
-            a = np.array([cols + [o["edges"] / shape.parallel(o["ranks"]) * (o["direction"] == d) for d in directions]
-                          for o in timed], dtype=np.float64)
+            logged = [d for d in directions if len(counts[d]) >= 2 and len(sizes[d]) >= 3]
+            names = ["step"] if with_step else []
+            names += [(d, "rate") for d in directions] + [(d, "log") for d in logged]
+
+            def column(o, name):
+                if name == "step":
+                    return 1.0
+                d, kind = name
+                per_unit = o["edges"] / shape.parallel(o["ranks"]) * (o["direction"] == d)
+                return per_unit * (math.log2(max(o["n"], 2)) if kind == "log" else 1.0)
+
+            a = np.array([[column(o, k) for k in names] for o in timed], dtype=np.float64)
             t = np.array([o["compute"] for o in timed], dtype=np.float64)
             coef, *_ = np.linalg.lstsq(a / t[:, None], np.ones_like(t), rcond=None)
-            if with_step:
-                step, coef = max(float(coef[0]), 0.0), coef[1:]
-                if step == 0.0:  # a negative intercept: refit through zero
-                    coef, *_ = np.linalg.lstsq(a[:, 1:] / t[:, None], np.ones_like(t), rcond=None)
-            gammas.update({d: float(g) for d, g in zip(directions, coef)})
+            if with_step and coef[0] < 0:  # a negative intercept: refit through zero
+                names, a = names[1:], a[:, 1:]
+                coef, *_ = np.linalg.lstsq(a / t[:, None], np.ones_like(t), rcond=None)
+            for k, c in zip(names, coef):
+                if k == "step":
+                    step = float(c)
+                elif k[1] == "rate":
+                    gammas[k[0]] = float(c)
+                else:
+                    grows[k[0]] = float(c)
         multi = [o for o in observations if o["ranks"] > 1 and o["exchange"] > 0]
         if len(multi) >= 2:
             a = np.array([[o["received_bytes"], math.ceil(math.log2(o["ranks"]))] for o in multi], dtype=np.float64)
@@ -159,7 +194,8 @@ class PerformanceModel:
         else:
             gx, lat = 0.0, 0.0
         return cls(gamma_load=gamma_load, gamma_pull=gammas["pull"], gamma_push=gammas["push"],
-                   gamma_xfer=gx, xfer_latency=lat, units=units, shared_host=shared_host, step_latency=step)
+                   gamma_xfer=gx, xfer_latency=lat, units=units, shared_host=shared_host, step_latency=step,
+                   gamma_pull_log=grows["pull"], gamma_push_log=grows["push"])
 
 
 def observations_from_log(log: list[dict], *, n: int, vertex_bytes: int, active_edges: list[int] | None = None):
@@ -172,7 +208,7 @@ def observations_from_log(log: list[dict], *, n: int, vertex_bytes: int, active_
         edges = sum(e["edges"]) if active_edges is None else active_edges[i]
         # the slowest rank's compute; the exchange as the last rank to arrive saw it (the others' also
         # holds their wait for that rank)
-        out.append({"direction": e["direction"], "edges": edges, "ranks": ranks,
+        out.append({"direction": e["direction"], "edges": edges, "ranks": ranks, "n": n,
                     "compute": max(e["compute_seconds"]), "exchange": min(e["exchange_seconds"]),
                     "received_bytes": received_bytes(e["direction"], n=n, vertex_bytes=vertex_bytes, ranks=ranks)})
     return out
