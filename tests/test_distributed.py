@@ -101,6 +101,21 @@ def test_gpu_ranks_give_one_process_results(stores, tmp_path, kind):
 
 
 @needs_mpi
+@pytest.mark.parametrize("ranks,kind,chunks", [(2, "directed", 3), (4, "undirected", 4), (3, "undirected", 64)])
+def test_pulls_in_chunks_give_one_process_results(stores, tmp_path, ranks, kind, chunks):
+    # each chunk of rows computed, then its packed rows gathered (on GPUs: beside the next chunk's
+    # compute); more chunks than some ranks have rows leaves empty chunks
+    out = tmp_path / "report.json"
+    done = mpiexec(ranks, "rank_compare.py", out, stores[kind], "pagerank,pagerank_ldbc,cdlp,bfs",
+                   GF_PIPELINE_CHUNKS=str(chunks))
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    for name, entry in report.items():
+        assert entry["differences"] == [], (name, entry)
+    assert report["pagerank_ldbc"]["packed_exchanges"] == 10 * chunks  # each chunk of its 10 pulls
+
+
+@needs_mpi
 @pytest.mark.parametrize("ranks,kind", [(2, "directed"), (2, "undirected"), (4, "undirected")])
 def test_update_set_exchanges_give_one_process_results(stores, tmp_path, ranks, kind):
     # every push exchange of BFS and SSSP sends the changed vertices only (share 1: always sparse)

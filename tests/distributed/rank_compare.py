@@ -49,6 +49,8 @@ def main() -> None:
         report = {}
         graph = open_rank_store(store)
         dg = DistributedGraph(graph, world, backend=os.environ.get("GF_RANK_BACKEND", "cpu"))
+        if os.environ.get("GF_PIPELINE_CHUNKS"):  # pulls in chunks, each gathered after its compute
+            dg.PIPELINE_CHUNKS = int(os.environ["GF_PIPELINE_CHUNKS"])
         if len(sys.argv) > 4:  # the share of vertices up to which push exchanges send the update set only
             dg.SPARSE_SHARE = float(sys.argv[4])
         enter(world)  # algorithms that transform the graph split the transformed one

@@ -262,10 +262,21 @@ class DistributedGraph(LoadedGraph):
                     snapshot = {k: st.arrays[k][self.lo : self.hi].copy() for k in written}
                 elif direction == "push" and prog.combine == "sum":  # the increments are summed
                     snapshot = {k: st.arrays[k].copy() for k in written}
-            seconds = compute(out)
-            t = time.perf_counter()
-            self._exchange(st, out if output else None, direction, snapshot, csr)
-            exchange = time.perf_counter() - t
+            rows_packed = self._pull_rows(csr) if direction == "pull" and self.world.size > 1 else None
+            if (rows_packed is not None and self.pipeline_chunks > 1 and prog.edge_writes is not None
+                    and rows is None and view.rows):
+                # compute a chunk of rows, gather its packed rows while the next chunk computes
+                seconds, exchange = self._pull_pipelined(st, view, kernel, in_bits, out, csr, rows_packed)
+                t = time.perf_counter()
+                if output:
+                    self.collectives.allreduce(out, "or")
+                self._frontier_seconds = time.perf_counter() - t
+                exchange += self._frontier_seconds
+            else:
+                seconds = compute(out)
+                t = time.perf_counter()
+                self._exchange(st, out if output else None, direction, snapshot, csr)
+                exchange = time.perf_counter() - t
             mode = direction
         active_rows = view.rows if rows is None else len(rows)
         it.add_partition(self.world.rank, f"rank-{mode}", 0, int(active_rows), device=f"rank{self.world.rank}")
@@ -368,6 +379,7 @@ class DistributedGraph(LoadedGraph):
             else:
                 rows = rows.astype(np.int32 if self.graph.n < 2**31 else np.int64)
                 splits = np.searchsorted(rows, self.splits).astype(np.int64)
+                self._packed_host = rows
                 self._packed = (key, (self.backend.asarray(rows) if self.backend.is_device else rows, splits))
         return self._packed[1]
 
@@ -380,6 +392,80 @@ class DistributedGraph(LoadedGraph):
         self.packed_exchanges += 1
         self.collectives.allgather_ranges(buf, splits)
         arr[rows] = buf
+
+    #: a pull whose rows are packed runs in this many chunks of rows (equal edges), each chunk's
+    #: rows gathered while the next computes (Lux overlaps its transfers with compute, sec. 4.3);
+    #: 1: compute everything, then exchange; None: 4 where the collectives run beside the compute
+    #: (NCCL on a side stream), 1 where they block (MPI on host buffers)
+    PIPELINE_CHUNKS: int | None = None
+
+    @property
+    def pipeline_chunks(self) -> int:
+        if self.PIPELINE_CHUNKS is not None:
+            return int(self.PIPELINE_CHUNKS)
+        return 4 if getattr(self.collectives, "overlaps", False) else 1
+
+    def _pull_chunks(self, view, csr: str, rows_packed):
+        """Per chunk: this rank's sub-view, every rank's packed rows of that chunk (rank order, on the
+        device) and their split points; the same cuts on every rank (from the global offsets)."""
+        key = (csr, tuple(int(x) for x in self.splits), self.pipeline_chunks)
+        cached = getattr(self, "_chunks", (None, None))
+        if cached[0] == key:
+            return cached[1]
+        k, r = self.pipeline_chunks, self.world.rank
+        offsets = np.asarray(self.in_offsets if csr == "in" and self.graph.directed else self.graph.offsets)
+        rows_host = self._packed_host
+        cuts = []  # per rank q: k + 1 vertex ids cutting [lo_q, hi_q) at equal edges
+        for q in range(self.world.size):
+            lo, hi = int(self.splits[q]), int(self.splits[q + 1])
+            targets = offsets[lo] + (offsets[hi] - offsets[lo]) * np.arange(1, k) // k
+            inner = np.clip(np.searchsorted(offsets[lo : hi + 1], targets, side="left") + lo, lo, hi)
+            cuts.append(np.concatenate([[lo], inner, [hi]]).astype(np.int64))
+        chunks = []
+        for j in range(k):
+            pieces = [np.searchsorted(rows_host, [c[j], c[j + 1]]) for c in cuts]
+            counts = np.array([z - a for a, z in pieces], dtype=np.int64)
+            ids = np.concatenate([rows_host[a:z] for a, z in pieces])
+            splits = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            a, z = int(cuts[r][j]) - self.lo, int(cuts[r][j + 1]) - self.lo
+            sub = PartitionView(view.offsets[a : z + 1], view.indices, view.weights, None, view.lo + a, z - a,
+                                view.edge_base)
+            dev = self.backend.asarray(ids) if self.backend.is_device else ids
+            chunks.append((sub, dev, splits))
+        self._chunks = (key, chunks)
+        return chunks
+
+    def _pull_pipelined(self, st, view, kernel, in_bits, out, csr: str, rows_packed):
+        """A pull in chunks: chunk ``j``'s packed rows cross (on the collectives' side stream, after
+        its kernels) while chunk ``j + 1`` computes; the other ranks' values are written back after
+        the last kernel, so kernels read the previous iteration's values of other ranks' rows exactly
+        as in the unchunked pull. Returns (compute seconds, exchange seconds after the compute)."""
+        b, c, xp, r = self.backend, self.collectives, self.backend.xp, self.world.rank
+        tables = st._tables_now()
+        names = st.program.written_arrays
+        pending = []
+        t = time.perf_counter()
+        for sub, ids, splits in self._pull_chunks(view, csr, rows_packed):
+            if sub.rows:
+                kernel(tables, sub, None, in_bits, out)
+            after = b.record()  # this chunk's rows are final
+            lo, hi = int(splits[r]), int(splits[r + 1])
+            for name in names:
+                arr = st.arrays[name]
+                buf = xp.empty((len(ids),) + tuple(arr.shape[1:]), dtype=arr.dtype)
+                c.gather_after(after, arr, ids[lo:hi], buf, splits)
+                pending.append((arr, ids, buf))
+            self.packed_exchanges += 1
+        computed = b.record()
+        b.host_wait(computed)
+        self._slow(int(view.offsets[-1] - view.offsets[0]) if len(view.offsets) else 0)
+        seconds = time.perf_counter() - t
+        t = time.perf_counter()
+        c.side_done()
+        for arr, ids, buf in pending:  # the others' rows; this rank's own are already in place
+            arr[ids] = buf
+        b.synchronize()
+        return seconds, time.perf_counter() - t
 
     #: the update set is sent as (id, values) when it is at most this share of the vertices;
     #: beyond it the whole arrays are reduced (a dense iteration of a traversal)

@@ -114,6 +114,16 @@ class World:
         displs = splits[:-1].astype(np.int64)
         self.comm.Allgatherv(self.MPI.IN_PLACE, [arr, (counts, displs)])
 
+    def gather_after(self, token, arr: np.ndarray, mine: np.ndarray, buf: np.ndarray, splits: np.ndarray) -> None:
+        """``buf[splits[r]:splits[r + 1]] = arr[mine]`` on this rank, then every rank's piece of ``buf``
+        to every rank. On the host it runs at once (``token``: the compute it would wait for)."""
+        lo, hi = int(splits[self.rank]), int(splits[self.rank + 1])
+        np.take(arr, mine, axis=0, out=buf[lo:hi])
+        self.allgather_ranges(buf, splits)
+
+    def side_done(self) -> None:
+        """Wait for every :meth:`gather_after` (the host's are done when they return)."""
+
     def send(self, arr: np.ndarray, dest: int) -> None:
         self.comm.Send(np.ascontiguousarray(arr), dest=dest)
 
@@ -169,6 +179,8 @@ class DeviceCollectives:
     (``bench/results/multidevice-kron25-h200x4.json``).
     """
 
+    overlaps = True  # gather_after runs on a side stream while the compute stream goes on
+
     _DTYPES = {"int8": "NCCL_INT8", "uint8": "NCCL_UINT8", "int32": "NCCL_INT32", "uint32": "NCCL_UINT32",
                "int64": "NCCL_INT64", "uint64": "NCCL_UINT64", "float32": "NCCL_FLOAT32",
                "float64": "NCCL_FLOAT64"}
@@ -186,6 +198,7 @@ class DeviceCollectives:
         self._gather_way: dict[tuple, str] = {}   # (dtype, size, splits) -> the faster way, measured
         self._stage: dict[tuple, Any] = {}        # staging buffers of the padded allgather
         self.gathers: list[dict] = []             # what each first gather measured and chose
+        self._side = None                         # the stream gathers run on beside the compute
 
     def _done(self) -> None:
         # the backend's kernels and these collectives may run on different streams: finish here
@@ -247,39 +260,76 @@ class DeviceCollectives:
             return
         getattr(self, f"_gather_by_{way}")(arr, splits)
 
-    def _gather_by_bcast(self, arr, splits) -> None:
+    def gather_after(self, token, arr, mine, buf, splits) -> None:
+        """On the side stream, once ``token`` (an event of the compute stream) has passed: pack this
+        rank's ``arr[mine]`` into its piece of ``buf`` and gather every rank's piece, while the
+        compute stream goes on. The first gather of a size measures both ways (synchronously)."""
+        cp = self.cupy
+        if self._side is None:
+            self._side = cp.cuda.Stream(non_blocking=True)
+        side, r = self._side, self.world.rank
+        lo, hi = int(splits[r]), int(splits[r + 1])
+        side.wait_event(token)
+        with side:
+            cp.take(arr, mine, axis=0, out=buf[lo:hi])
+        key = (buf.dtype.name, int(buf.size), tuple(int(x) for x in splits))
+        way = self._gather_way.get(key)
+        if way is None:
+            side.synchronize()
+            self.allgather_ranges(buf, splits)
+            return
+        getattr(self, f"_gather_by_{way}")(buf, splits, stream=side)
+
+    def side_done(self) -> None:
+        """The compute stream waits for every side-stream gather."""
+        if self._side is not None:
+            ev = self.cupy.cuda.Event(disable_timing=True)
+            ev.record(self._side)
+            self.cupy.cuda.get_current_stream().wait_event(ev)
+
+    def _gather_by_bcast(self, arr, splits, stream=None) -> None:
         # rank q broadcasts arr[splits[q]:splits[q + 1]] in place; grouped, NCCL runs them together
-        self._done()
+        # (stream: ordered on it, no device-wide waits, so the compute stream runs on meanwhile)
+        on = self.stream if stream is None else stream.ptr
+        if stream is None:
+            self._done()
         row = int(arr.size // arr.shape[0]) if arr.ndim > 1 and arr.shape[0] else 1  # a vector property: a row each
         self.nccl.groupStart()
         for q in range(self.world.size):
             lo, hi = int(splits[q]), int(splits[q + 1])
             if hi > lo:
-                self.comm.bcast(arr.data.ptr + lo * row * arr.itemsize, (hi - lo) * row, self._t(arr), q,
-                                self.stream)
+                self.comm.bcast(arr.data.ptr + lo * row * arr.itemsize, (hi - lo) * row, self._t(arr), q, on)
         self.nccl.groupEnd()
-        self._done()
+        if stream is None:
+            self._done()
 
-    def _gather_by_allgather(self, arr, splits) -> None:
+    def _gather_by_allgather(self, arr, splits, stream=None) -> None:
         # every range padded to the longest: one allgather, in place in a staging buffer
         row = int(arr.size // arr.shape[0]) if arr.ndim > 1 and arr.shape[0] else 1
         flat = arr.reshape(-1)
         counts = np.diff(np.asarray(splits, dtype=np.int64)) * row
         chunk, r = int(counts.max()), self.world.rank
-        stage = self._stage.get((arr.dtype.name, chunk))
+        key = (arr.dtype.name, chunk, None if stream is None else stream.ptr)
+        stage = self._stage.get(key)
         if stage is None:
-            stage = self._stage[(arr.dtype.name, chunk)] = self.cupy.empty(chunk * self.world.size, arr.dtype)
+            stage = self._stage[key] = self.cupy.empty(chunk * self.world.size, arr.dtype)
         lo = int(splits[r]) * row
-        stage[r * chunk : r * chunk + counts[r]] = flat[lo : lo + counts[r]]
-        self._done()
+        ctx = stream if stream is not None else self.cupy.cuda.get_current_stream()
+        with ctx:
+            stage[r * chunk : r * chunk + counts[r]] = flat[lo : lo + counts[r]]
+        if stream is None:
+            self._done()
         self.comm.allGather(stage.data.ptr + r * chunk * arr.itemsize, stage.data.ptr, chunk, self._t(arr),
-                            self.stream)
-        self._done()
-        for q in range(self.world.size):
-            if q != r and counts[q]:
-                lo = int(splits[q]) * row
-                flat[lo : lo + counts[q]] = stage[q * chunk : q * chunk + counts[q]]
-        self._done()
+                            self.stream if stream is None else stream.ptr)
+        if stream is None:
+            self._done()
+        with ctx:
+            for q in range(self.world.size):
+                if q != r and counts[q]:
+                    lo = int(splits[q]) * row
+                    flat[lo : lo + counts[q]] = stage[q * chunk : q * chunk + counts[q]]
+        if stream is None:
+            self._done()
 
     def send(self, arr, dest: int) -> None:
         self._done()
