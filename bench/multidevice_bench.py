@@ -111,7 +111,8 @@ def worker(args) -> None:
                            {"algorithm": algorithm, "ranks": world.size, "devices": dg.devices,
                             "nodes": world.nodes, "backend": args.backend, "direction": direction,
                             "repartition": repartition,
-                            "gathers": list(getattr(dg.collectives, "gathers", []))})
+                            "gathers": list(getattr(dg.collectives, "gathers", [])),
+                            "pipeline_choices": list(dg.pipeline_choices)})
             world.barrier()
             load = 0.0  # the graph was loaded once, by the first case
     except BaseException as e:  # noqa: BLE001 - one rank's failure ends every rank
@@ -383,7 +384,8 @@ def main() -> None:
                    **{k: res[k] for k in ("all_seconds", "direction", "repartition", "iteration_seconds",
                                           "directions", "active_edges", "final_splits", "repartitions",
                                           "load_seconds", "process_wall_seconds", "neighbour_sets", "engines")},
-                   **{k: res[k] for k in ("budget_bytes", "budget_fraction", "gathers") if k in res}}
+                   **{k: res[k] for k in ("budget_bytes", "budget_fraction", "gathers", "pipeline_choices")
+                      if k in res}}
             run["rank_compute_seconds"] = [e["compute_seconds"] for e in res["log"]]
             run["rank_exchange_seconds"] = [e["exchange_seconds"] for e in res["log"]]
             run["rank_frontier_exchange_seconds"] = [e.get("frontier_exchange_seconds") for e in res["log"]]

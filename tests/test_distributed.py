@@ -116,6 +116,18 @@ def test_pulls_in_chunks_give_one_process_results(stores, tmp_path, ranks, kind,
 
 
 @needs_mpi
+def test_chunk_count_measured_and_chosen_alike_on_every_rank(stores, tmp_path):
+    out = tmp_path / "report.json"
+    done = mpiexec(2, "rank_compare.py", out, stores["undirected"], "pagerank_ldbc,pagerank", GF_PIPELINE_CHUNKS="auto")
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    for name, entry in report.items():
+        assert entry["differences"] == [], (name, entry)
+    choices = report["pagerank_ldbc"]["pipeline_choices"]
+    assert choices and choices[0]["chunks"] in (1, 3) and set(choices[0]["seconds"]) == {"1", "3"}
+
+
+@needs_mpi
 @pytest.mark.parametrize("ranks,kind", [(2, "directed"), (2, "undirected"), (4, "undirected")])
 def test_update_set_exchanges_give_one_process_results(stores, tmp_path, ranks, kind):
     # every push exchange of BFS and SSSP sends the changed vertices only (share 1: always sparse)

@@ -49,7 +49,9 @@ def main() -> None:
         report = {}
         graph = open_rank_store(store)
         dg = DistributedGraph(graph, world, backend=os.environ.get("GF_RANK_BACKEND", "cpu"))
-        if os.environ.get("GF_PIPELINE_CHUNKS"):  # pulls in chunks, each gathered after its compute
+        if os.environ.get("GF_PIPELINE_CHUNKS") == "auto":  # the measured choice, on host buffers too
+            dg.PIPELINE_TUNE_ON_HOST, dg.PIPELINE_CANDIDATES = True, (1, 3)
+        elif os.environ.get("GF_PIPELINE_CHUNKS"):  # pulls in chunks, each gathered after its compute
             dg.PIPELINE_CHUNKS = int(os.environ["GF_PIPELINE_CHUNKS"])
         if len(sys.argv) > 4:  # the share of vertices up to which push exchanges send the update set only
             dg.SPARSE_SHARE = float(sys.argv[4])
@@ -77,7 +79,8 @@ def main() -> None:
                 report[name] = {"differences": diffs, "ranks": got.record.extra.get("ranks"),
                                 "devices": got.record.extra.get("devices"),
                                 "splits": got.record.extra.get("splits"), "sparse_exchanges": sparse[name],
-                                "packed_exchanges": packed[name]}
+                                "packed_exchanges": packed[name],
+                                "pipeline_choices": dg.pipeline_choices}
             with open(out_path, "w") as f:
                 json.dump(report, f)
         world.barrier()

@@ -97,6 +97,8 @@ class DistributedGraph(LoadedGraph):
         self.log: list[dict] = []             # one entry per distributed map (identical on every rank)
         self.sparse_exchanges = 0             # push exchanges that sent the update set only
         self.packed_exchanges = 0             # pull exchanges that sent the rows with edges only
+        self._pipeline_tuning: dict[tuple, dict] = {}  # (side, splits) -> chunk counts' times, the choice
+        self.pipeline_choices: list[dict] = []          # what the measured choices chose
         t = time.perf_counter()
         self.in_offsets = self._global_in_offsets() if in_offsets is None else np.asarray(in_offsets)
         self.splits = balanced_splits(work_prefix(self.in_offsets), world.size) if splits is None \
@@ -263,10 +265,12 @@ class DistributedGraph(LoadedGraph):
                 elif direction == "push" and prog.combine == "sum":  # the increments are summed
                     snapshot = {k: st.arrays[k].copy() for k in written}
             rows_packed = self._pull_rows(csr) if direction == "pull" and self.world.size > 1 else None
-            if (rows_packed is not None and self.pipeline_chunks > 1 and prog.edge_writes is not None
-                    and rows is None and view.rows):
+            chunks = 1
+            if rows_packed is not None and prog.edge_writes is not None and rows is None and view.rows:
+                chunks = self._chunks_for(csr)
+            if chunks > 1:
                 # compute a chunk of rows, gather its packed rows while the next chunk computes
-                seconds, exchange = self._pull_pipelined(st, view, kernel, in_bits, out, csr, rows_packed)
+                seconds, exchange = self._pull_pipelined(st, view, kernel, in_bits, out, csr, chunks)
                 t = time.perf_counter()
                 if output:
                     self.collectives.allreduce(out, "or")
@@ -277,6 +281,8 @@ class DistributedGraph(LoadedGraph):
                 t = time.perf_counter()
                 self._exchange(st, out if output else None, direction, snapshot, csr)
                 exchange = time.perf_counter() - t
+            if rows_packed is not None and prog.edge_writes is not None and rows is None and view.rows:
+                self._tried_chunks(csr, chunks, seconds + exchange)
             mode = direction
         active_rows = view.rows if rows is None else len(rows)
         it.add_partition(self.world.rank, f"rank-{mode}", 0, int(active_rows), device=f"rank{self.world.rank}")
@@ -395,24 +401,58 @@ class DistributedGraph(LoadedGraph):
 
     #: a pull whose rows are packed runs in this many chunks of rows (equal edges), each chunk's
     #: rows gathered while the next computes (Lux overlaps its transfers with compute, sec. 4.3);
-    #: 1: compute everything, then exchange; None: 4 where the collectives run beside the compute
-    #: (NCCL on a side stream), 1 where they block (MPI on host buffers)
+    #: 1: compute everything, then exchange. None: measured where the collectives run beside the
+    #: compute (NCCL on a side stream), 1 where they block (MPI on host buffers)
     PIPELINE_CHUNKS: int | None = None
+    #: what the measured choice tries, and its pulls per candidate (the first of each warms up)
+    PIPELINE_CANDIDATES = (1, 4)
+    PIPELINE_TRIALS = 2
+    #: measure on host collectives too (tests: the choice's bookkeeping without a GPU)
+    PIPELINE_TUNE_ON_HOST = False
 
-    @property
-    def pipeline_chunks(self) -> int:
+    def _chunks_for(self, csr: str) -> int:
+        """How many chunks this pull takes: fixed, or the next candidate to measure, or the one measured
+        fastest. Chunks cost launches and idle SMs at each chunk's tail; they hide the gathers: on 4 H200s
+        at Kronecker 25 four chunks took a PageRank pull from 9.44 to 9.24 ms, on 2 from 16.1 to 16.9."""
         if self.PIPELINE_CHUNKS is not None:
             return int(self.PIPELINE_CHUNKS)
-        return 4 if getattr(self.collectives, "overlaps", False) else 1
+        if not (getattr(self.collectives, "overlaps", False) or self.PIPELINE_TUNE_ON_HOST):
+            return 1
+        tune = self._pipeline_tuning.get((csr, tuple(int(x) for x in self.splits)))
+        if tune is None:
+            tune = self._pipeline_tuning[(csr, tuple(int(x) for x in self.splits))] = {"seconds": {}, "chosen": None}
+        if tune["chosen"] is not None:
+            return tune["chosen"]
+        for k in self.PIPELINE_CANDIDATES:
+            if len(tune["seconds"].get(k, [])) < self.PIPELINE_TRIALS:
+                return k
+        return self.PIPELINE_CANDIDATES[0]
 
-    def _pull_chunks(self, view, csr: str, rows_packed):
+    def _tried_chunks(self, csr: str, chunks: int, seconds: float) -> None:
+        """Note a measured pull; once every candidate ran its trials, every rank takes the candidate
+        whose slowest rank was fastest (the same on all: the times are gathered)."""
+        tune = self._pipeline_tuning.get((csr, tuple(int(x) for x in self.splits)))
+        if tune is None or tune["chosen"] is not None:
+            return
+        tune["seconds"].setdefault(chunks, []).append(seconds)
+        if any(len(tune["seconds"].get(k, [])) < self.PIPELINE_TRIALS for k in self.PIPELINE_CANDIDATES):
+            return
+        timed = {k: min(v[1:]) if len(v) > 1 else v[0] for k, v in tune["seconds"].items()}
+        everyone = self.world.allgather(timed)
+        slowest = {k: max(t[k] for t in everyone) for k in self.PIPELINE_CANDIDATES}
+        tune["chosen"] = min(slowest, key=slowest.get)
+        self.pipeline_choices.append({"csr": csr, "chunks": tune["chosen"],
+                                      "seconds": {str(k): round(v, 6) for k, v in slowest.items()}})
+        log.info("rank %d: pulls in %d chunk(s) (%s)", self.world.rank, tune["chosen"], slowest)
+
+    def _pull_chunks(self, view, csr: str, k: int):
         """Per chunk: this rank's sub-view, every rank's packed rows of that chunk (rank order, on the
         device) and their split points; the same cuts on every rank (from the global offsets)."""
-        key = (csr, tuple(int(x) for x in self.splits), self.pipeline_chunks)
+        key = (csr, tuple(int(x) for x in self.splits), k)
         cached = getattr(self, "_chunks", (None, None))
         if cached[0] == key:
             return cached[1]
-        k, r = self.pipeline_chunks, self.world.rank
+        r = self.world.rank
         offsets = np.asarray(self.in_offsets if csr == "in" and self.graph.directed else self.graph.offsets)
         rows_host = self._packed_host
         cuts = []  # per rank q: k + 1 vertex ids cutting [lo_q, hi_q) at equal edges
@@ -435,7 +475,7 @@ class DistributedGraph(LoadedGraph):
         self._chunks = (key, chunks)
         return chunks
 
-    def _pull_pipelined(self, st, view, kernel, in_bits, out, csr: str, rows_packed):
+    def _pull_pipelined(self, st, view, kernel, in_bits, out, csr: str, chunks: int):
         """A pull in chunks: chunk ``j``'s packed rows cross (on the collectives' side stream, after
         its kernels) while chunk ``j + 1`` computes; the other ranks' values are written back after
         the last kernel, so kernels read the previous iteration's values of other ranks' rows exactly
@@ -445,7 +485,7 @@ class DistributedGraph(LoadedGraph):
         names = st.program.written_arrays
         pending = []
         t = time.perf_counter()
-        for sub, ids, splits in self._pull_chunks(view, csr, rows_packed):
+        for sub, ids, splits in self._pull_chunks(view, csr, chunks):
             if sub.rows:
                 kernel(tables, sub, None, in_bits, out)
             after = b.record()  # this chunk's rows are final
