@@ -391,3 +391,81 @@ def test_whole_side_plan_for_sparse_pushes_and_early_stopping_pulls():
             assert whole_steps
         else:
             assert not calls
+
+
+# ---------------------------------------------------------------- the CPU executor's exchange cost
+#: min-label propagation by pull over every vertex until nothing changes (a converged result,
+#: whatever the order), with a large state that the edge functions never write (``pad``): the CPU
+#: executor's kept copy moves only the labels that changed, never ``pad`` again
+_LABELS = None
+
+
+def _label_program():
+    global _LABELS
+    if _LABELS is None:
+        from graphferry.runtime import Program
+
+        _LABELS = Program("min_label_padded", arrays={"label": "int64", **{f"pad{k}": "float64" for k in range(6)}},
+                          combine="min", edge_writes=("label",), source=r"""
+GF_FN bool cond(const State& S, vid_t d) { return true; }
+GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
+    if (S.label[s] < S.label[d]) { S.label[d] = S.label[s]; return true; }
+    return false;
+}
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
+    return gf_atomic_min(&S.label[d], gf_load(&S.label[s]));
+}
+""")
+    return _LABELS
+
+
+def _propagate_labels(graph, **runtime):
+    from graphferry.runtime import Runtime
+    from graphferry.runtime.runtime import VERTEX_IDS
+
+    with Runtime(graph, **runtime) as rt:
+        st = rt.start(_label_program(), arrays={"label": VERTEX_IDS})
+        while st.edge_map(rt.all_vertices(), direction="pull"):
+            pass
+        return st.host("label"), rt.record
+
+
+class _OldExchangeRule(Policy):
+    """The rule before the CPU executor kept its copy: two whole states per iteration."""
+
+    def decide(self, ctx, model):
+        ctx.exchange_bytes = {}
+        return super().decide(ctx, model)
+
+
+def test_cpu_executor_is_priced_by_the_bytes_its_exchange_moves():
+    from graphferry.runtime import Runtime  # noqa: F401 - the runtime runs the loop above
+
+    rng = np.random.default_rng(11)
+    n, m = 3000, 24000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=False)
+    want, _ = _propagate_labels(g, backend="cpu", engine="host")
+    # a machine where the CPU computes edges 10x faster than the device and moving edges is free:
+    # splitting pays unless the exchange costs more than the device's whole iteration (t_dev);
+    # the state (label + pad, 56 bytes a vertex) costs 0.7 t_dev a copy: the old rule's two copies
+    # price the CPU out, the kept copy (only changed labels move) does not
+    cal = Calibration.from_json(NOMINAL.to_json())
+    cal.device_edge_rate = {k: 1e6 for k in cal.device_edge_rate}
+    cal.host_edge_rate = {k: 1e7 for k in cal.host_edge_rate}
+    cal.copy_bandwidth, cal.gather_bandwidth, cal.launch_seconds = 1e15, 1e15, 0.0
+    cal.zerocopy_bandwidth = {32: 1e15, 4096: 1e15}
+    state_bytes = n * 56
+    cal.state_bandwidth = state_bytes / (0.7 * (g.m / 1e6))  # g.m: arcs, both directions
+    options = dict(backend="cpu", engine="hybrid", budget=g.m * 2, partition_bytes=g.m // 2)
+    runs = {}
+    for name, policy in (("old", _OldExchangeRule(calibration=cal)), ("new", Policy(calibration=cal))):
+        labels, rec = _propagate_labels(g, policy=policy, **options)
+        assert np.array_equal(labels, want), name
+        runs[name] = rec
+    old, new = runs["old"].edge_steps, runs["new"].edge_steps
+    assert len(old) >= 3 and len(new) >= 3  # in-place pulls: the count depends on the order of rows
+    assert not any(p.device == "cpu" for s in old for p in s.partitions)
+    assert all(any(p.device == "cpu" for p in s.partitions) for s in new)
+    # what the exchange moved: a whole copy once, then the changed labels and the owned ranges
+    moved = [s.state_bytes for s in new]
+    assert moved[0] >= state_bytes and all(b < state_bytes / 2 for b in moved[1:]) and moved[-1] < state_bytes / 4

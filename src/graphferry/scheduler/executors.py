@@ -87,15 +87,11 @@ class ExecutorState:
     def refresh(self, arrays: dict[str, Any], scalars: dict[str, Any]) -> None:
         """Bring the copy up to date: the vertices whose state differs from what was sent cross."""
         p, xp = self.primary, self.primary.xp
-        changed = None
-        for k, arr in arrays.items():
-            differs = arr != self.sent[k]
-            changed = differs if changed is None else changed | differs
-        ids = xp.flatnonzero(changed) if changed is not None else xp.empty(0, np.int64)
         self.moved_bytes = 0
-        if len(ids):
-            at = self.backend.asarray(p.to_host(ids))
-            for k, arr in arrays.items():
+        for k, arr in arrays.items():  # each array its own changes: an array nobody wrote moves nothing
+            ids = xp.flatnonzero(arr != self.sent[k])
+            if len(ids):
+                at = self.backend.asarray(p.to_host(ids))
                 values = arr[ids]
                 self.arrays[k][at] = self.backend.asarray(p.to_host(values))
                 self.sent[k][ids] = values

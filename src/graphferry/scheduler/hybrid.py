@@ -61,7 +61,7 @@ from ..backends.base import PartitionView
 from ..backends.cpu.host_ops import gather_rows
 from ..engines.registry import register
 from .executors import ExecutorState, owned_ranges
-from .policy import Decision, Policy
+from .policy import Decision, ExchangeEstimate, Policy
 from .stats import LINE_BYTES, partition_stats
 
 log = logging.getLogger(__name__)
@@ -87,6 +87,7 @@ class HybridEngine:
         self.iterations = 0
         self._threads: ThreadPoolExecutor | None = None
         self._states: dict[int, ExecutorState] = {}  # per other executor: its copy of the running state
+        self._exchange: dict[int, ExchangeEstimate] = {}  # per other executor: bytes its exchanges move
         self._host_view = None
         backend.register_host(side.indices)  # explicit copies at the bus's pinned speed
         if side.weights is not None:
@@ -131,7 +132,8 @@ class HybridEngine:
         self.pool.busy = {(self.key, i) for i in resident}  # nothing read this iteration is dropped during it
         state_bytes = sum(int(a.nbytes) for a in st.arrays.values())
         ctx = Decision(stats, parts, resident, self.executors, direction, st.program.combine,
-                       s.bytes_per_edge, s.indices.itemsize, state_bytes, self.iterations)
+                       s.bytes_per_edge, s.indices.itemsize, state_bytes, self.iterations,
+                       self._exchange_forecast(st, state_bytes))
         model = None if policy.mix is not None else policy.model(self.calibration_for)
         placed = policy.decide(ctx, model)
         self.iterations += 1
@@ -156,6 +158,7 @@ class HybridEngine:
             raise AssertionError(f"program {st.program.name} declares no combine operator: one executor only")
         futures = []
         t_sync = time.perf_counter()
+        fresh = {ex for ex in by_exec if not self._mirrored(ex, st)}  # these copy the whole state first
         states = {ex: self._executor_state(ex, st, n) for ex in by_exec}
         sync_seconds = time.perf_counter() - t_sync
         if by_exec:
@@ -219,6 +222,8 @@ class HybridEngine:
             es.merge_into(written, direction, owned_ranges(parts, by_exec[ex]))
             out |= b.asarray(es.out)
             exec_seconds[self.executors[ex].name] = es.seconds
+            self._exchange.setdefault(ex, ExchangeEstimate()).observe(
+                es.moved_bytes, first_copy=state_bytes if ex in fresh else 0)
             for i in by_exec[ex]:
                 it.add_partition(i, "host", 0, self._rows(stats, i, dense), device=self.executors[ex].name)
         if states:
@@ -229,6 +234,24 @@ class HybridEngine:
         it.device_seconds = {"state_exchange": sync_seconds, **exec_seconds} if states else None
         it.state_bytes = sum(es.moved_bytes for es in states.values()) if states else None
         return out
+
+    def _exchange_forecast(self, st, state_bytes: int) -> dict[int, float]:
+        """Per other executor, the bytes its state exchange is predicted to move this iteration
+        (:class:`~graphferry.scheduler.policy.ExchangeEstimate`): a whole copy where it holds no
+        copy of ``st``'s state, else the smoothed bytes of its previous exchanges."""
+        out = {}
+        for k, ex in enumerate(self.executors):
+            if k and not ex.device_side:
+                es = self._states.get(k)
+                if es is not None and es.program is not st.program:
+                    self._exchange.pop(k, None)  # another program's exchanges say nothing of this one's
+                est = self._exchange.setdefault(k, ExchangeEstimate())
+                out[k] = est.predict(self._mirrored(k, st), state_bytes)
+        return out
+
+    def _mirrored(self, ex: int, st) -> bool:
+        es = self._states.get(ex)
+        return es is not None and es.mirrors(st.program, st.arrays)
 
     def _executor_state(self, ex: int, st, n: int) -> ExecutorState:
         """Executor ``ex``'s copy of ``st``'s state: the one kept from the last edge_map, refreshed
@@ -488,3 +511,4 @@ class HybridEngine:
             self._threads.shutdown(wait=True)
             self._threads = None
         self._states.clear()
+        self._exchange.clear()

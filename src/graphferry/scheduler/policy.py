@@ -8,7 +8,11 @@ partitions already resident on the device and the executors. The default
 * on the device: 0 transfer if resident, else HyTGraph's rule picks filter,
   compaction or zero-copy; plus the kernel at the device's edge rate;
 * on a CPU executor: the edges at the CPU's edge rate (nothing moves), plus,
-  once per iteration, the vertex state it must exchange with the device;
+  once per iteration, the vertex state it exchanges with the device: the bytes
+  the hybrid predicts the exchange will move (``Decision.exchange_bytes``: the
+  whole state for a first copy, then a smoothed estimate of the bytes the
+  previous exchanges moved, since the CPU executor keeps its copy and moves
+  only what changed);
 
 then gives partitions to the CPU, cheapest relative to the device first, while
 that shortens the iteration (both compute at the same time, so the iteration
@@ -51,8 +55,11 @@ class Decision:
     combine: str | None
     bytes_per_edge: int
     index_bytes: int
-    state_bytes: int              # the program's vertex state (what a CPU executor exchanges)
+    state_bytes: int              # the program's vertex state (what a first copy to a CPU executor moves)
     iteration: int
+    #: executor index -> bytes its state exchange is predicted to move this iteration (the
+    #: hybrid's estimate, see :class:`ExchangeEstimate`); an executor missing here: ``2 * state_bytes``
+    exchange_bytes: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -137,13 +144,75 @@ class Policy:
                 host_cost[j] = model.kernel_seconds("host", klass, ctx.direction, edges)
         if not (split and self.use_cpu and host_k is not None) or not len(active):
             return out
-        # both executors compute at once: move partitions to the CPU, cheapest relative to
-        # the device first, while the longer of the two (plus the state exchange) shrinks
-        sync = 2 * ctx.state_bytes / model.calibration.state_bandwidth
-        t_dev, t_host = float(dev_cost.sum()), 0.0
-        for j in np.argsort(host_cost / np.maximum(dev_cost, 1e-12)):
-            nd, nh = t_dev - dev_cost[j], t_host + host_cost[j]
-            if max(nd, nh + sync) < max(t_dev, t_host + (sync if t_host else 0.0)):
-                t_dev, t_host = nd, nh
-                out[int(active[j])] = (host_k, "host")
+        # the state exchange costs what it will move, not two whole copies: the CPU executor
+        # keeps its copy and moves only what changed (ExecutorState), so the hybrid predicts
+        # this iteration's bytes from what the previous exchanges moved (ExchangeEstimate)
+        sync = ctx.exchange_bytes.get(host_k, 2 * ctx.state_bytes) / model.calibration.state_bandwidth
+        for j in split_to_host(dev_cost, host_cost, sync):
+            out[int(active[j])] = (host_k, "host")
         return out
+
+
+def split_to_host(dev_cost, host_cost, sync: float) -> list[int]:
+    """Which items (indices into the cost vectors) go to the CPU executor: both executors compute
+    at once, so items move to the CPU, cheapest relative to the device first, while the longer of
+    the two sides (the CPU's plus ``sync``, its state exchange) shrinks.
+
+    Example:
+        >>> split_to_host([4.0, 4.0, 4.0], [1.0, 5.0, 9.0], sync=1.0)  # 12 s alone, 7 s split
+        [0, 1]
+        >>> split_to_host([4.0, 4.0, 4.0], [1.0, 5.0, 9.0], sync=11.0)  # the exchange eats the gain
+        []
+    """
+    dev_cost, host_cost = np.asarray(dev_cost, np.float64), np.asarray(host_cost, np.float64)
+    t_dev, t_host = float(dev_cost.sum()), 0.0
+    moved = []
+    for j in np.argsort(host_cost / np.maximum(dev_cost, 1e-12), kind="stable"):
+        nd, nh = t_dev - dev_cost[j], t_host + host_cost[j]
+        if max(nd, nh + sync) < max(t_dev, t_host + (sync if t_host else 0.0)):
+            t_dev, t_host = nd, nh
+            moved.append(int(j))
+    return moved
+
+
+@dataclass
+class ExchangeEstimate:
+    """The bytes a CPU executor's state exchange will move, predicted from the bytes moved before.
+
+    The CPU executor keeps its copy of the state between edge_maps and moves only the
+    vertices whose state changed (:class:`~graphferry.scheduler.executors.ExecutorState`).
+    How many will have changed is not known before the iteration runs; the previous
+    iterations' exchanges are the forecast, as HyTGraph forecasts an iteration's work from
+    the last one's output ("the algorithm takes only the vertices updated by the previous
+    iteration as input", sec. II) and VDS values a subgraph by its activity with history
+    ("only updated vertex values go back", sec. III-C: "updated vertices are transferred
+    from the GPU to the CPU. Notably, only edges that have been updated are transmitted").
+    So, per executor, an exponentially smoothed mean of the moved bytes,
+    ``estimate <- smoothing * moved + (1 - smoothing) * estimate``, seeded by the first
+    measurement. A copy that does not exist yet, or follows another program state, is a
+    whole copy first: the prediction is then the state's bytes, and that one-off copy is
+    left out of what the estimate learns (``observe(moved, first_copy=...)``), else one
+    first copy would price the CPU out of every later iteration of the run, and a CPU that
+    takes no partitions never measures the smaller exchanges that follow.
+
+    Example:
+        >>> e = ExchangeEstimate()
+        >>> e.predict(mirrored=False, state_bytes=1000)   # a first copy moves the whole state
+        1000.0
+        >>> e.observe(1100, first_copy=1000); e.observe(300)
+        >>> e.predict(mirrored=True, state_bytes=1000)
+        200.0
+    """
+
+    smoothing: float = 0.5
+    estimate: float | None = None
+
+    def predict(self, mirrored: bool, state_bytes: int) -> float:
+        if not mirrored or self.estimate is None:
+            return float(state_bytes)
+        return float(self.estimate)
+
+    def observe(self, moved: int, first_copy: int = 0) -> None:
+        """Learn from an exchange that moved ``moved`` bytes, ``first_copy`` of them a whole first copy."""
+        m = float(max(0, moved - first_copy))
+        self.estimate = m if self.estimate is None else self.smoothing * m + (1 - self.smoothing) * self.estimate
