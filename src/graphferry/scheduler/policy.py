@@ -153,6 +153,69 @@ class Policy:
         return out
 
 
+    # ------------------------------------------------------------ neighbourhood functions
+    def decide_neighbors(self, ctx: "NeighborDecision", model: CostModel | None) -> dict[int, tuple[int, str]]:
+        """``{partition index: (executor index, place)}`` for every partition with vertices, place
+        "resident" (the device, from its copy of the whole graph), "zerocopy" (the device, reading
+        the host's lists in place) or "host" (a CPU executor, reading them where they lie)."""
+        todo = [p.index for p in ctx.partitions if p.num_vertices]
+        host_k = next((k for k, e in enumerate(ctx.executors) if not e.device_side), None)
+        split = ctx.writes is not None and host_k is not None
+        if self.mix is not None:
+            return self._neighbors_forced(ctx, todo, split)
+        model = model if model is not None else CostModel(Calibration.nominal())
+        work = np.asarray([ctx.work[i] for i in todo], dtype=np.float64)
+        total = float(work.sum())
+        # the device: its copy of the whole graph (once uploaded, read at device speed) when
+        # that beats reading the host's lists across the bus for this function's work
+        place = "zerocopy"
+        t_dev = model.neighbor_seconds("zerocopy", ctx.reads, total)
+        if ctx.whole_resident or ctx.whole_fits:
+            upload = 0.0 if ctx.whole_resident else ctx.whole_bytes / model.calibration.copy_bandwidth
+            t_res = upload + model.neighbor_seconds("resident", ctx.reads, total)
+            if t_res < t_dev:
+                place, t_dev = "resident", t_res
+        dev_cost = work * (t_dev / total) if total else np.zeros(len(todo))
+        out = {i: (0, place) for i in todo}
+        if not (self.use_cpu and host_k is not None) or not todo:
+            return out
+        host_cost = np.array([model.neighbor_seconds("host", ctx.reads, w) for w in work])
+        # the exchange: the state in (predicted as for edge maps) and back (a copy merged
+        # by ranges or by the combine operator: at most the whole state)
+        sync = (ctx.exchange_bytes.get(host_k, ctx.state_bytes) + ctx.state_bytes) / model.calibration.state_bandwidth
+        if split:  # both at once, as edge_map does
+            for j in split_to_host(dev_cost, host_cost, sync):
+                out[todo[j]] = (host_k, "host")
+        elif float(host_cost.sum()) + sync < float(dev_cost.sum()):  # one executor: the cheaper one
+            out = {i: (host_k, "host") for i in todo}
+        return out
+
+    def _neighbors_forced(self, ctx: "NeighborDecision", todo: list[int], split: bool) -> dict[int, tuple[int, str]]:
+        places = {"resident": "resident", "host": "host"}  # every other device engine reads in place
+        out = {}
+        for i in todo:
+            k, engine = self._place_forced(ctx, i if split else todo[0], True)
+            out[i] = (k, places.get(engine, "zerocopy"))
+        return out
+
+
+@dataclass
+class NeighborDecision:
+    """What the policy sees for one neighbourhood function (``neighbor_map``)."""
+
+    work: Any                     # per partition: scheduler.stats.neighbor_work
+    partitions: list
+    executors: list               # Executor list; 0 is the device (holds the state)
+    reads: str                    # Program.neighbor_reads
+    writes: str | None            # Program.neighbor_writes (None: one executor runs it all)
+    state_bytes: int
+    whole_bytes: int              # a device copy of the whole graph (what "resident" uploads)
+    whole_resident: bool          # that copy is on the device already
+    whole_fits: bool              # that copy fits the device budget
+    iteration: int = 0
+    exchange_bytes: dict = field(default_factory=dict)
+
+
 def split_to_host(dev_cost, host_cost, sync: float) -> list[int]:
     """Which items (indices into the cost vectors) go to the CPU executor: both executors compute
     at once, so items move to the CPU, cheapest relative to the device first, while the longer of
