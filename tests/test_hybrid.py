@@ -591,3 +591,26 @@ def test_neighbor_cost_rule_sends_intersections_to_the_cpu_and_rows_to_the_devic
     placed, on_cpu = decide("row", writes=None)
     assert on_cpu == 0.0
     assert decide("neighbors", use_cpu=False)[1] == 0.0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mix", ["all", "all-reversed", "zerocopy", "resident+cpu", None])
+@pytest.mark.parametrize("room", ["quarter", "whole"])
+def test_cuda_hybrid_neighbor_maps_equal_cpu_backend(mix, room):
+    from graphferry.algorithms.lcc import lcc
+    from graphferry.algorithms.triangles import triangle_count
+
+    rng = np.random.default_rng(14)
+    n, m = 3000, 40000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n)
+    policy = Policy(mix=MIXES[mix]) if mix else Policy(calibration=NOMINAL)
+    options = {**hybrid_options(g, policy), "backend": "cuda"}
+    if room == "whole":
+        options["budget"] = 8 * g.m
+    t = triangle_count(g, **options)
+    assert np.array_equal(t.triangles, triangle_count(g, backend="cpu").triangles)
+    c = lcc(g, **options)
+    assert np.allclose(c.lcc, lcc(g, backend="cpu").lcc, rtol=1e-12, atol=0)
+    for r in (t, c):
+        assert r.record.extra["peak_device_edge_bytes"] <= options["budget"]
+        assert {p.device for s in _neighbor_steps(r) for p in s.partitions} <= {"gpu0", "cpu"}

@@ -19,6 +19,14 @@ that shortens the iteration (both compute at the same time, so the iteration
 takes the longer of the two). Programs that declare no ``combine`` operator
 stay on one executor.
 
+Neighbourhood functions (:meth:`Policy.decide_neighbors`) read any row, so no
+transfer engine applies: each partition of vertices is priced as its work
+(``scheduler.stats.neighbor_work``) at the calibrated rate of the device reading
+the lists in place, of the device reading a copy of the whole graph (plus its
+upload, where none is resident and the budget holds one), or of the CPU; the
+same split then gives partitions to the CPU where the program's
+``neighbor_writes`` says how copies merge, else the cheaper executor takes all.
+
 ``mix`` forces placements instead (tests: every mix of engines and devices):
 a list of ``(where, engine)`` pairs, ``where`` being ``"device"``, ``"host"``
 or an executor's name; partition ``i`` in iteration ``t`` gets entry
