@@ -255,9 +255,9 @@ class ExchangeEstimate:
     How many will have changed is not known before the iteration runs; the previous
     iterations' exchanges are the forecast, as HyTGraph forecasts an iteration's work from
     the last one's output ("the algorithm takes only the vertices updated by the previous
-    iteration as input", sec. II) and VDS values a subgraph by its activity with history
-    ("only updated vertex values go back", sec. III-C: "updated vertices are transferred
-    from the GPU to the CPU. Notably, only edges that have been updated are transmitted").
+    iteration as input", sec. I) and VDS exchanges only what an iteration updated (sec.
+    III-C: "updated vertices are transferred from the GPU to the CPU. Notably, only edges
+    that have been updated are transmitted") and values subgraphs by their activity.
     So, per executor, an exponentially smoothed mean of the moved bytes,
     ``estimate <- smoothing * moved + (1 - smoothing) * estimate``, seeded by the first
     measurement. A copy that does not exist yet, or follows another program state, is a
