@@ -267,7 +267,9 @@ def test_cli_calibrate_run_hybrid_and_plot(tmp_path, monkeypatch):
     runner = CliRunner()
     r = runner.invoke(app, ["calibrate", "--backend", "cpu", "--json"])
     assert r.exit_code == 0, r.output
-    assert "copy_bandwidth" in r.output
+    assert "copy_bandwidth" in r.output and "neighbor_rate" in r.output
+    r = runner.invoke(app, ["calibrate", "--backend", "cpu"])  # the cached figures, as text
+    assert r.exit_code == 0 and "neighbour maps" in r.output and "host/neighbors" in r.output, r.output
     store = tmp_path / "k.store"
     assert runner.invoke(app, ["generate", "kronecker", "--scale", "10", str(store)]).exit_code == 0
     rec = tmp_path / "bfs.json"
