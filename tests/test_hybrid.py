@@ -616,3 +616,19 @@ def test_cuda_hybrid_neighbor_maps_equal_cpu_backend(mix, room):
     for r in (t, c):
         assert r.record.extra["peak_device_edge_bytes"] <= options["budget"]
         assert {p.device for s in _neighbor_steps(r) for p in s.partitions} <= {"gpu0", "cpu"}
+
+
+def test_light_unmergeable_neighbor_map_stays_on_the_device():
+    """Afforest's sampling reads one edge of its own row and links union-find trees: it declares no
+    neighbor_writes, so one executor runs it; priced as a row reader it stays where the state is."""
+    from graphferry.algorithms.wcc import PROGRAM as AFFOREST, wcc
+
+    assert AFFOREST.neighbor_reads == "row" and AFFOREST.neighbor_writes is None
+    rng = np.random.default_rng(15)
+    n, m = 2000, 20000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n)
+    options = hybrid_options(g, Policy(calibration=NOMINAL))
+    r = wcc(g, **options)
+    assert np.array_equal(r.labels, wcc(g, backend="cpu").labels)
+    steps = _neighbor_steps(r)
+    assert steps and all(p.device == "dev0" for s in steps for p in s.partitions)

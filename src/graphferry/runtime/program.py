@@ -93,9 +93,9 @@ class Program:
     #: the others to find what an edge_map changed.
     edge_writes: tuple[str, ...] | None = None
     #: What a neighbourhood function reads of the graph, for the hybrid's cost rule: "row"
-    #: (its own vertex's rows, like an edge map) or "neighbors" (its neighbours' rows too:
-    #: intersections, as in triangle counting and LCC).
-    neighbor_reads: str = "neighbors"
+    #: (at most its own vertex's rows, like an edge map) or "neighbors" (its neighbours' rows
+    #: too: intersections, as in triangle counting and LCC, which must say so).
+    neighbor_reads: str = "row"
     #: How several executors running a neighbourhood function over disjoint vertex ranges at once
     #: merge: "own" (it writes only its own vertex's entries: each range is copied back), a
     #: combine operator ("sum": it adds into any vertex's entries, merged as increments; "min",
