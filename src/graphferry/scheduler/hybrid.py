@@ -271,8 +271,7 @@ class HybridEngine:
         # a copy of G serves GT only where they are one graph
         can_copy = not in_edges or gt_host.indices is g_host.indices
         whole_bytes = s.edge_bytes
-        others = sum(blk.nbytes for k, blk in self.pool.blocks.items() if k != whole_key)
-        fits = can_copy and whole_bytes <= self.pool.room_for_blocks() + others
+        fits = can_copy and whole_bytes <= self.pool.room_for_blocks()  # it displaces no partition
         state_bytes = sum(int(a.nbytes) for a in st.arrays.values())
         ctx = NeighborDecision(neighbor_work(s, prog.neighbor_reads), parts, self.executors, prog.neighbor_reads,
                                prog.neighbor_writes, state_bytes, whole_bytes, can_copy and block is not None, fits,
@@ -363,14 +362,14 @@ class HybridEngine:
 
     def _whole_block(self, key, block):
         """The pool's copy of this side's whole graph: kept, or admitted and uploaded now
-        (``(block or None, bytes uploaded, seconds)``). It is valued above every partition
-        block, which it may displace; edge maps then let its value fade like any block's."""
+        (``(block or None, bytes uploaded, seconds)``). It takes only the room that edge maps'
+        resident partitions leave (valued 0: it displaces none of them, and is the first
+        dropped when a slot or a valued partition needs room after this function)."""
         if block is not None:
             return block, 0, 0.0
         s, b = self.side, self.backend
-        value = 1.0 + max((blk.value for blk in self.pool.blocks.values()), default=0.0)
         block = self.pool.admit(key, int(s.offsets[-1]), s.indices.dtype,
-                                None if s.weights is None else np.float32, value)
+                                None if s.weights is None else np.float32, 0.0)
         if block is None:
             return None, 0, 0.0
         t = time.perf_counter()
