@@ -10,6 +10,8 @@ executor for the CPU side.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import scipy.sparse.csgraph as csgraph
@@ -230,6 +232,12 @@ def test_calibration_measures_caches_and_drives_the_model(tmp_path, monkeypatch)
     assert cal.copy_bandwidth > 0 and cal.gather_bandwidth > 0 and cal.state_bandwidth > 0
     assert set(cal.device_edge_rate) == {f"{c}/{d}" for c in ("traversal", "relax", "accumulate")
                                          for d in ("push", "pull")}
+    assert set(cal.neighbor_rate) == {f"{p}/{r}" for p in ("host", "zerocopy", "resident") for r in ("row", "neighbors")}
+    assert all(v > 0 for v in cal.neighbor_rate.values())
+    # a cache written before neighbourhood rates existed reads with the nominal ones
+    old = json.loads(cal.to_json())
+    del old["neighbor_rate"]
+    assert Calibration.from_json(json.dumps(old)).neighbor_rate == Calibration.nominal().neighbor_rate
     monkeypatch.setattr(calibration_module, "measure", lambda backend, quick=False: cal)
     first = calibration_module.calibration_for(b)
     assert calibration_path(first.device).exists() and load_cached(first.device) == cal
@@ -259,7 +267,9 @@ def test_cli_calibrate_run_hybrid_and_plot(tmp_path, monkeypatch):
     runner = CliRunner()
     r = runner.invoke(app, ["calibrate", "--backend", "cpu", "--json"])
     assert r.exit_code == 0, r.output
-    assert "copy_bandwidth" in r.output
+    assert "copy_bandwidth" in r.output and "neighbor_rate" in r.output
+    r = runner.invoke(app, ["calibrate", "--backend", "cpu"])  # the cached figures, as text
+    assert r.exit_code == 0 and "neighbour maps" in r.output and "host/neighbors" in r.output, r.output
     store = tmp_path / "k.store"
     assert runner.invoke(app, ["generate", "kronecker", "--scale", "10", str(store)]).exit_code == 0
     rec = tmp_path / "bfs.json"
@@ -391,3 +401,234 @@ def test_whole_side_plan_for_sparse_pushes_and_early_stopping_pulls():
             assert whole_steps
         else:
             assert not calls
+
+
+# ---------------------------------------------------------------- the CPU executor's exchange cost
+#: min-label propagation by pull over every vertex until nothing changes (a converged result,
+#: whatever the order), with a large state that the edge functions never write (``pad``): the CPU
+#: executor's kept copy moves only the labels that changed, never ``pad`` again
+_LABELS = None
+
+
+def _label_program():
+    global _LABELS
+    if _LABELS is None:
+        from graphferry.runtime import Program
+
+        _LABELS = Program("min_label_padded", arrays={"label": "int64", **{f"pad{k}": "float64" for k in range(6)}},
+                          combine="min", edge_writes=("label",), source=r"""
+GF_FN bool cond(const State& S, vid_t d) { return true; }
+GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
+    if (S.label[s] < S.label[d]) { S.label[d] = S.label[s]; return true; }
+    return false;
+}
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
+    return gf_atomic_min(&S.label[d], gf_load(&S.label[s]));
+}
+""")
+    return _LABELS
+
+
+def _propagate_labels(graph, **runtime):
+    from graphferry.runtime import Runtime
+    from graphferry.runtime.runtime import VERTEX_IDS
+
+    with Runtime(graph, **runtime) as rt:
+        st = rt.start(_label_program(), arrays={"label": VERTEX_IDS})
+        while st.edge_map(rt.all_vertices(), direction="pull"):
+            pass
+        return st.host("label"), rt.record
+
+
+class _OldExchangeRule(Policy):
+    """The rule before the CPU executor kept its copy: two whole states per iteration."""
+
+    def decide(self, ctx, model):
+        ctx.exchange_bytes = {}
+        return super().decide(ctx, model)
+
+
+def test_cpu_executor_is_priced_by_the_bytes_its_exchange_moves():
+    from graphferry.runtime import Runtime  # noqa: F401 - the runtime runs the loop above
+
+    rng = np.random.default_rng(11)
+    n, m = 3000, 24000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=False)
+    want, _ = _propagate_labels(g, backend="cpu", engine="host")
+    # a machine where the CPU computes edges 10x faster than the device and moving edges is free:
+    # splitting pays unless the exchange costs more than the device's whole iteration (t_dev);
+    # the state (label + pad, 56 bytes a vertex) costs 0.7 t_dev a copy: the old rule's two copies
+    # price the CPU out, the kept copy (only changed labels move) does not
+    cal = Calibration.from_json(NOMINAL.to_json())
+    cal.device_edge_rate = {k: 1e6 for k in cal.device_edge_rate}
+    cal.host_edge_rate = {k: 1e7 for k in cal.host_edge_rate}
+    cal.copy_bandwidth, cal.gather_bandwidth, cal.launch_seconds = 1e15, 1e15, 0.0
+    cal.zerocopy_bandwidth = {32: 1e15, 4096: 1e15}
+    state_bytes = n * 56
+    cal.state_bandwidth = state_bytes / (0.7 * (g.m / 1e6))  # g.m: arcs, both directions
+    options = dict(backend="cpu", engine="hybrid", budget=g.m * 2, partition_bytes=g.m // 2)
+    runs = {}
+    for name, policy in (("old", _OldExchangeRule(calibration=cal)), ("new", Policy(calibration=cal))):
+        labels, rec = _propagate_labels(g, policy=policy, **options)
+        assert np.array_equal(labels, want), name
+        runs[name] = rec
+    old, new = runs["old"].edge_steps, runs["new"].edge_steps
+    assert len(old) >= 3 and len(new) >= 3  # in-place pulls: the count depends on the order of rows
+    assert not any(p.device == "cpu" for s in old for p in s.partitions)
+    assert all(any(p.device == "cpu" for p in s.partitions) for s in new)
+    # what the exchange moved: a whole copy once, then the changed labels and the owned ranges
+    moved = [s.state_bytes for s in new]
+    assert moved[0] >= state_bytes and all(b < state_bytes / 2 for b in moved[1:]) and moved[-1] < state_bytes / 4
+
+
+# ---------------------------------------------------------------- neighbourhood functions
+NEIGHBOR_POLICIES = {**{f"mix-{k}": (lambda v=v: Policy(mix=v)) for k, v in MIXES.items()},
+                     "cost-calibrated": lambda: Policy(calibration=NOMINAL),
+                     "cost-device-only": lambda: Policy(calibration=NOMINAL, use_cpu=False)}
+
+
+def _neighbor_steps(r):
+    return [s for s in r.record.steps if s.op == "neighbor_map"]
+
+
+@pytest.mark.parametrize("room", ["quarter", "whole"])
+@pytest.mark.parametrize("policy", list(NEIGHBOR_POLICIES.values()), ids=list(NEIGHBOR_POLICIES))
+@settings(max_examples=4, deadline=None)
+@given(g=graphs())
+def test_triangles_and_lcc_equal_cpu_backend(policy, room, g):
+    from graphferry.algorithms.lcc import lcc, verify_lcc
+    from graphferry.algorithms.triangles import triangle_count
+
+    options = hybrid_options(g, policy())
+    if room == "whole":  # the counting DAG fits the budget once (not twice: still the hybrid)
+        options["budget"] = 8 * max(1, g.m) + 64
+    t = triangle_count(g, **options)
+    assert np.array_equal(t.triangles, triangle_count(g, backend="cpu").triangles)
+    assert t.total == triangle_count(g, backend="cpu").total
+    c = lcc(g, **options)
+    assert np.allclose(c.lcc, lcc(g, backend="cpu").lcc, rtol=1e-12, atol=0)
+    verify_lcc(g, c.lcc)
+    for r in (t, c):
+        assert r.record.extra["peak_device_edge_bytes"] <= options["budget"]
+        for step in _neighbor_steps(r):
+            covered = sorted(p.partition for p in step.partitions)
+            assert covered == sorted(set(covered)), "a partition ran twice"
+            for p in step.partitions:
+                assert (p.device, p.engine) in {("dev0", "zerocopy"), ("dev0", "resident"), ("cpu", "host")}
+
+
+def test_neighbor_mixes_reach_every_place_and_one_executor_runs_unmergeable_functions():
+    from graphferry.algorithms.cdlp import cdlp
+    from graphferry.algorithms.coloring import coloring, verify_coloring
+    from graphferry.algorithms.lcc import lcc
+    from graphferry.algorithms.mst import minimum_spanning_forest
+    from graphferry.algorithms.triangles import triangle_count
+    from graphferry.algorithms.wcc import wcc
+
+    rng = np.random.default_rng(12)
+    n, m = 400, 5000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=False,
+                         weights=rng.integers(1, 50, m).astype(np.float32))
+    options = hybrid_options(g, Policy(mix=MIXES["all"]))
+    options["budget"] = 16 * g.m  # room for a copy of the whole graph
+    seen = set()
+    for r in (triangle_count(g, **options), lcc(g, **options)):
+        seen |= {(p.device, p.engine) for s in _neighbor_steps(r) for p in s.partitions}
+    assert seen == {("dev0", "zerocopy"), ("dev0", "resident"), ("cpu", "host")}
+    # own-row writers split too, and equal the CPU backend's results
+    assert np.array_equal(cdlp(g, max_iterations=4, **options).labels, cdlp(g, max_iterations=4, backend="cpu").labels)
+    verify_coloring(g, coloring(g, **options).colors)
+    forest = minimum_spanning_forest(g, **options)
+    assert np.isclose(forest.edges["weight"].sum(), minimum_spanning_forest(g, backend="cpu").edges["weight"].sum())
+    # Afforest's sampling links union-find trees (it declares no neighbor_writes): one executor each time
+    w = wcc(g, **options)
+    assert np.array_equal(w.labels, wcc(g, backend="cpu").labels)
+    for s in _neighbor_steps(w):
+        assert len({p.device for p in s.partitions}) == 1
+
+
+def test_neighbor_cost_rule_sends_intersections_to_the_cpu_and_rows_to_the_device():
+    """On the H200's figures an intersection-heavy function (triangles) reads scattered short rows
+    across the bus far slower than the CPU reads them; a light one (its own row) streams them."""
+    from graphferry.engines.base import EdgeSide
+    from graphferry.scheduler import Executor
+    from graphferry.scheduler.cost import CostModel
+    from graphferry.scheduler.policy import NeighborDecision
+    from graphferry.scheduler.stats import neighbor_work
+    from graphferry.transforms import degree_ordered_dag
+
+    rng = np.random.default_rng(13)
+    n, m = 4000, 60000
+    dag = degree_ordered_dag(Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n,
+                                              directed=False))[0]
+    side = EdgeSide.of(dag, dag.edge_bytes // 16, use_weights=False)
+    executors = [Executor("gpu0", None, True), Executor("cpu", None, False)]
+    cal = Calibration.from_json(NOMINAL.to_json())
+    # the H200's: 16 cores vs zero-copy reads of short scattered rows, and streaming rows
+    cal.neighbor_rate = {"host/row": 2e9, "host/neighbors": 1e9, "zerocopy/row": 2e10,
+                         "zerocopy/neighbors": 1e8, "resident/row": 1e11, "resident/neighbors": 3e10}
+    model = CostModel(cal)
+
+    def decide(reads, writes="sum", fits=False, use_cpu=True):
+        ctx = NeighborDecision(neighbor_work(side, reads), side.partitions, executors, reads, writes,
+                               state_bytes=9 * n, whole_bytes=side.edge_bytes, whole_resident=False,
+                               whole_fits=fits)
+        placed = Policy(calibration=cal, use_cpu=use_cpu).decide_neighbors(ctx, model)
+        assert sorted(placed) == [p.index for p in side.partitions if p.num_vertices]
+        work = neighbor_work(side, reads)
+        on_cpu = sum(int(work[i]) for i, (k, _) in placed.items() if k == 1) / int(work.sum())
+        return placed, on_cpu
+
+    heavy, heavy_cpu = decide("neighbors")
+    light, light_cpu = decide("row")
+    assert 0.8 < heavy_cpu < 1.0  # most on the CPU, a share still read in place by the device
+    assert light_cpu < 0.2
+    assert {pl for k, pl in heavy.values() if k == 0} == {"zerocopy"}
+    # where a copy of the whole graph fits, the device reads intersections from it
+    placed, on_cpu = decide("neighbors", fits=True)
+    assert on_cpu < 0.5 and {pl for k, pl in placed.values() if k == 0} == {"resident"}
+    # a function whose copies cannot be merged runs on one executor: the cheaper one, whole
+    placed, on_cpu = decide("neighbors", writes=None)
+    assert on_cpu == 1.0
+    placed, on_cpu = decide("row", writes=None)
+    assert on_cpu == 0.0
+    assert decide("neighbors", use_cpu=False)[1] == 0.0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mix", ["all", "all-reversed", "zerocopy", "resident+cpu", None])
+@pytest.mark.parametrize("room", ["quarter", "whole"])
+def test_cuda_hybrid_neighbor_maps_equal_cpu_backend(mix, room):
+    from graphferry.algorithms.lcc import lcc
+    from graphferry.algorithms.triangles import triangle_count
+
+    rng = np.random.default_rng(14)
+    n, m = 3000, 40000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n)
+    policy = Policy(mix=MIXES[mix]) if mix else Policy(calibration=NOMINAL)
+    options = {**hybrid_options(g, policy), "backend": "cuda"}
+    if room == "whole":
+        options["budget"] = 8 * g.m
+    t = triangle_count(g, **options)
+    assert np.array_equal(t.triangles, triangle_count(g, backend="cpu").triangles)
+    c = lcc(g, **options)
+    assert np.allclose(c.lcc, lcc(g, backend="cpu").lcc, rtol=1e-12, atol=0)
+    for r in (t, c):
+        assert r.record.extra["peak_device_edge_bytes"] <= options["budget"]
+        assert {p.device for s in _neighbor_steps(r) for p in s.partitions} <= {"gpu0", "cpu"}
+
+
+def test_light_unmergeable_neighbor_map_stays_on_the_device():
+    """Afforest's sampling reads one edge of its own row and links union-find trees: it declares no
+    neighbor_writes, so one executor runs it; priced as a row reader it stays where the state is."""
+    from graphferry.algorithms.wcc import PROGRAM as AFFOREST, wcc
+
+    assert AFFOREST.neighbor_reads == "row" and AFFOREST.neighbor_writes is None
+    rng = np.random.default_rng(15)
+    n, m = 2000, 20000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n)
+    options = hybrid_options(g, Policy(calibration=NOMINAL))
+    r = wcc(g, **options)
+    assert np.array_equal(r.labels, wcc(g, backend="cpu").labels)
+    steps = _neighbor_steps(r)
+    assert steps and all(p.device == "dev0" for s in steps for p in s.partitions)

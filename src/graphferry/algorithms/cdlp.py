@@ -60,6 +60,8 @@ PROGRAM = Program(
     arrays={"label": "vid", "next": "vid"},
     scalars={"directed": "int64"},
     neighbor_functions=("cdlp_vertex",),
+    neighbor_reads="row",  # its own rows of G and GT
+    neighbor_writes="own",  # next[v] only
     source=r"""
 #define GF_CDLP_LOCAL %d
 

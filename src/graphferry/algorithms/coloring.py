@@ -53,6 +53,8 @@ PROGRAM = Program(
     arrays={"color": "int64", "work": "int8", "next": "int8"},
     scalars={"seed": "int64", "by_degree": "int64"},
     neighbor_functions=("gm_tentative", "gm_detect", "jp_select", "jp_color"),
+    neighbor_reads="row",  # its own row (and its neighbours' colours)
+    neighbor_writes="own",  # each function writes its own vertex's color, work or next
     source=r"""
 #define GF_COLOR_WINDOW 256
 

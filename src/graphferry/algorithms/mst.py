@@ -58,6 +58,8 @@ PROGRAM = Program(
     scalars={"offset": "int64", "n_vertices": "int64"},
     vertex_functions=("reset_pick", "outside_key", "freeze", "link_pick", "compress"),
     neighbor_functions=("lightest_key", "lightest_hi"),
+    neighbor_reads="row",  # its own row (and its neighbours' labels)
+    neighbor_writes="min",  # key and hi of a component: atomic minima
     uses_weights=True,
     source=r"""
 // float weight -> uint32 with the same order (negative weights too)

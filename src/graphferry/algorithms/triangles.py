@@ -39,6 +39,8 @@ PROGRAM = Program(
     "triangles",
     arrays={"tri": "int64", "here": "int8"},
     neighbor_functions=("count_triangles",),
+    neighbor_reads="neighbors",  # each row is merged with its neighbours' rows
+    neighbor_writes="sum",  # counts are added into any corner: executors' copies add up
     source=r"""
 #ifdef GF_CPU
 #include <vector>

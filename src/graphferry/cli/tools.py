@@ -72,6 +72,8 @@ def calibrate(
     for where, table in (("device", cal.device_edge_rate), ("CPU", cal.host_edge_rate)):
         console.print(f"  {where} edges/s: " + ", ".join(f"{k} {v / 1e6:.0f} M" for k, v in sorted(table.items())),
                       highlight=False)
+    console.print("  neighbour maps, edges read/s: " + ", ".join(
+        f"{k} {v / 1e6:.0f} M" for k, v in sorted(cal.neighbor_rate.items())), highlight=False)
 
 
 @app.command()

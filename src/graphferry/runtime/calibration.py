@@ -12,7 +12,13 @@ of this machine's device, measuring it first when there is none
   and direction, on the device (edges resident) and on the CPU executor
   (edges in host memory), with the runtime's own kernels on a random graph;
 * one iteration's fixed cost (a single-vertex edge_map), and the bandwidth of
-  vertex state between executors.
+  vertex state between executors;
+* neighbourhood-function rates (work per second, in
+  :func:`~graphferry.scheduler.stats.neighbor_work` edges) of two reference
+  functions, one reading only its vertex's row and one intersecting its row with
+  every neighbour's (triangle counting's merge), on the CPU reading host memory,
+  on the device reading the host's lists in place (zero-copy) and from a copy of
+  the graph on the device.
 
 On the CPU backend the "device" is the simulated arena: its figures are those
 of copies into separate host memory and of host reads, so the model runs (and
@@ -117,7 +123,8 @@ def measure(backend, *, quick: bool = False) -> Calibration:
     del dst, state
     dev_rates, host_rates, launch = _edge_rates(backend, quick)
     cal = Calibration(device_key(backend), copy_bw, zc, gather_bw, dev_rates, host_rates, launch, state_bw,
-                      notes={"threads": os.cpu_count(), "quick": quick, "bytes": nbytes})
+                      notes={"threads": os.cpu_count(), "quick": quick, "bytes": nbytes},
+                      neighbor_rate=_neighbor_rates(backend, quick))
     log.info("calibration: copy %.1f GB/s, zero-copy %s, gather %.1f GB/s", copy_bw / 1e9,
              {k: round(v / 1e9, 2) for k, v in zc.items()}, gather_bw / 1e9)
     return cal
@@ -215,3 +222,72 @@ def _edge_rates(backend, quick: bool):
     if not backend.is_device:
         device = dict(host)
     return device, host, float(np.median(launch))
+
+
+_NEIGHBOR_REFERENCE = r"""
+// "row": the vertex's own row (an edge map's reads)
+GF_FN bool ref_row(const State& S, const GfGraph& G, const GfGraph& GT, vid_t u) {
+    int64_t acc = 0;
+    for (eid_t i = G.begin(u); i < G.end(u); ++i) acc += G.indices[i];
+    S.out[u] = acc;
+    return false;
+}
+// "neighbors": triangle counting's merge of the rest of u's row with each neighbour's row
+GF_FN bool ref_neighbors(const State& S, const GfGraph& G, const GfGraph& GT, vid_t u) {
+    const eid_t ue = G.end(u);
+    int64_t common = 0;
+    for (eid_t i = G.begin(u); i < ue; ++i) {
+        const vid_t v = G.indices[i];
+        eid_t a = i + 1, b = G.begin(v);
+        const eid_t be = G.end(v);
+        while (a < ue && b < be) {
+            const vid_t x = G.indices[a], y = G.indices[b];
+            if (x < y) ++a; else if (y < x) ++b; else { ++common; ++a; ++b; }
+        }
+    }
+    S.out[u] = common;
+    return false;
+}
+"""
+
+
+def _neighbor_rates(backend, quick: bool) -> dict[str, float]:
+    """Work per second (``neighbor_work`` edges) of the reference neighbourhood functions.
+
+    The graph is a degree-ordered DAG of a random graph (sorted rows, each holding the
+    neighbours above it, as triangle counting and LCC read), so both references do what those do.
+    """
+    from ..backends.cpu.backend import CpuBackend
+    from ..engines.base import EdgeSide
+    from ..graph import Graph
+    from ..scheduler.stats import neighbor_work
+    from ..transforms import degree_ordered_dag
+    from .program import Program
+    from .runtime import Runtime
+
+    scale = 12 if quick else (20 if backend.is_device else 16)
+    n, m = 1 << scale, 8 << scale
+    rng = np.random.default_rng(3)
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=False)
+    dag = degree_ordered_dag(g)[0]
+    prog = Program("calibrate_neighbors", source=_NEIGHBOR_REFERENCE, arrays={"out": "int64"},
+                   neighbor_functions=("ref_row", "ref_neighbors"))
+    side = EdgeSide.of(dag, 1 << 62, False)
+    places = [("host", CpuBackend(), "host")]
+    if backend.is_device:  # resident lends its device copy to neighbourhood functions; zerocopy reads in place
+        places += [("resident", backend, "resident"), ("zerocopy", backend, "zerocopy")]
+    rates = {}
+    for place, b, engine in places:
+        with Runtime(dag, backend=b, engine=engine, budget=4 * dag.edge_bytes + (1 << 20)) as rt:
+            st = rt.start(prog)
+            for reads in ("row", "neighbors"):
+                secs = []
+                for _ in range(3):
+                    st.neighbor_map(f"ref_{reads}", in_edges=False)
+                    secs.append(rt.record.steps[-1].seconds)
+                rates[f"{place}/{reads}"] = int(neighbor_work(side, reads).sum()) / max(min(secs), 1e-9)
+    if not backend.is_device:  # the simulated device reads host memory on the same cores
+        for place in ("zerocopy", "resident"):
+            for reads in ("row", "neighbors"):
+                rates[f"{place}/{reads}"] = rates[f"host/{reads}"]
+    return rates

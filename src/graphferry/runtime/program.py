@@ -58,6 +58,10 @@ _CTYPES = {
 _SCALAR_CTYPES = {"int64": "int64_t", "float64": "double"}
 #: Merge operators a program may declare for state written by several executors at once.
 COMBINE_OPERATORS = (None, "min", "max", "sum", "or")
+#: What a neighbourhood function reads of the graph (``Program.neighbor_reads``).
+NEIGHBOR_READS = ("row", "neighbors")
+#: How executors' copies merge after a neighbourhood function (``Program.neighbor_writes``).
+NEIGHBOR_WRITES = (None, "own", "min", "max", "sum", "or")
 
 
 def _defines(source: str, name: str) -> bool:
@@ -88,11 +92,26 @@ class Program:
     #: any. Executors and ranks then merge and exchange these only, and need no snapshot of
     #: the others to find what an edge_map changed.
     edge_writes: tuple[str, ...] | None = None
+    #: What a neighbourhood function reads of the graph, for the hybrid's cost rule: "row"
+    #: (at most its own vertex's rows, like an edge map) or "neighbors" (its neighbours' rows
+    #: too: intersections, as in triangle counting and LCC, which must say so).
+    neighbor_reads: str = "row"
+    #: How several executors running a neighbourhood function over disjoint vertex ranges at once
+    #: merge: "own" (it writes only its own vertex's entries: each range is copied back), a
+    #: combine operator ("sum": it adds into any vertex's entries, merged as increments; "min",
+    #: "max", "or" elementwise), or None (it writes elsewhere otherwise: one executor runs it).
+    neighbor_writes: str | None = None
 
     def __post_init__(self) -> None:
         if self.combine not in COMBINE_OPERATORS:
             raise ValueError(f"program {self.name}: combine must be one of "
                              f"{', '.join(str(c) for c in COMBINE_OPERATORS)}, got {self.combine!r}")
+        if self.neighbor_reads not in NEIGHBOR_READS:
+            raise ValueError(f"program {self.name}: neighbor_reads must be one of {', '.join(NEIGHBOR_READS)}, "
+                             f"got {self.neighbor_reads!r}")
+        if self.neighbor_writes not in NEIGHBOR_WRITES:
+            raise ValueError(f"program {self.name}: neighbor_writes must be one of "
+                             f"{', '.join(str(c) for c in NEIGHBOR_WRITES)}, got {self.neighbor_writes!r}")
         if self.edge_writes is not None and not set(self.edge_writes) <= set(self.arrays):
             raise ValueError(f"program {self.name}: edge_writes names arrays it does not have: "
                              f"{sorted(set(self.edge_writes) - set(self.arrays))}")

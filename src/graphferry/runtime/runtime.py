@@ -193,6 +193,19 @@ class Runtime:
 
         return self.loaded.whole((use_weights, in_edges), build)
 
+    def host_whole_graph(self, use_weights: bool, in_edges: bool = True) -> tuple[GraphArrays, GraphArrays]:
+        """The whole graph and transpose as host arrays (what a CPU executor of the hybrid reads);
+        with ``in_edges=False`` the second set is empty, as in :meth:`whole_graph`."""
+        use_weights = use_weights and self.graph.weighted
+
+        def arrays(g: Graph) -> GraphArrays:
+            return GraphArrays(g.offsets, g.indices, g.weights if use_weights else None, g.n)
+
+        out = arrays(self.graph)
+        if not in_edges:
+            return out, GraphArrays(None, None, None, self.graph.n)
+        return out, (out if not self.graph.directed else arrays(self.loaded.transpose()))
+
     def _resident_whole_graph(self, use_weights: bool, in_edges: bool) -> tuple[GraphArrays, GraphArrays]:
         """The engine's device copies (``Engine.whole``: resident) as the whole graph: a neighbourhood function
         then reads device memory, not the host's pinned copy across the bus (Afforest's
@@ -543,6 +556,12 @@ class ProgramState:
         it = rt.record.begin("neighbor_map", "-", active_vertices=n, active_edges=rt.graph.m)
         if rt.loaded.distribution is not None:
             out = rt.loaded.distribution.neighbor_map(self, fn, g, gt, it)
+        elif getattr(engine_class(rt.engine_name), "schedules", False):
+            # hybrid: the scheduler places the function's partitions of vertices on the device
+            # (lists read in place, or a copy of the graph) and the CPU, as it does for edge_map
+            _, engine = rt.side("push", self.program.uses_weights)
+            out = engine.neighbor_map(self, fn, (g, gt), rt.host_whole_graph(self.program.uses_weights, in_edges),
+                                      it, rt.policy)
         else:
             self.kernels.neighbor_map(fn, self._tables_now(), g, gt, 0, n, out)
         b.synchronize()

@@ -26,7 +26,13 @@ constants assume). Both modes add:
 * residency: a partition already on the device costs no transfer, only its kernel;
 * computing: the device kernel at the measured edge rate of the program's class
   (traversal, relax, accumulate) and, for a CPU executor, the same edges at
-  the CPU's measured rate, plus the vertex state it must exchange.
+  the CPU's measured rate, plus the vertex state it must exchange;
+* neighbourhood functions (``neighbor_map``: triangles, LCC, ...) read any row
+  of the graph, so no transfer engine applies: a partition of vertices runs on
+  the CPU where the lists lie, on the device reading them in place (zero-copy),
+  or on the device from a copy of the whole graph; each priced as its work
+  (the edges it reads, :func:`~graphferry.scheduler.stats.neighbor_work`) at the
+  measured rate of a reference function that reads the same way.
 
 Example:
     >>> from graphferry.scheduler.cost import Calibration, CostModel
@@ -61,7 +67,17 @@ MAX_REQUESTS = 256  # MR (PCIe 3.0)
 CLASSES = ("traversal", "relax", "accumulate")
 #: A program's combine operator names its class of per-edge work (the calibration has one rate each).
 CLASS_OF_COMBINE = {None: "traversal", "max": "traversal", "or": "traversal", "min": "relax", "sum": "accumulate"}
-CALIBRATION_VERSION = 1
+CALIBRATION_VERSION = 2  # 2: neighbourhood-function rates
+#: Where a neighbourhood function's partitions can run: the CPU executor reading host memory, the
+#: device reading the host's lists in place, or the device reading a copy of the whole graph.
+NEIGHBOR_PLACES = ("host", "zerocopy", "resident")
+#: Neighbour-map work (scheduler.stats.neighbor_work edges) per second where nothing was measured.
+#: Intersections, from the H200's triangle counts at Kronecker 22 (algorithms-kron22-h200.json;
+#: the DAG's work is about 2.9e10, extrapolated from 4.4e9 at scale 20): about 19 s on 16 cores,
+#: 31 s reading the lists in place, 1.3 s from device memory (whole calls, the DAG's build
+#: included). Rows stream like an edge map's.
+NOMINAL_NEIGHBOR_RATE = {"host/row": 2e9, "host/neighbors": 1.5e9, "zerocopy/row": 4e9,
+                         "zerocopy/neighbors": 1e9, "resident/row": 3e10, "resident/neighbors": 3e10}
 
 
 @dataclass
@@ -77,6 +93,9 @@ class Calibration:
     launch_seconds: float                 # one kernel launch (and its bookkeeping) on the device
     state_bandwidth: float                # vertex state between executors (each way)
     measured: bool = True
+    #: "place/reads" -> neighbour-map work (scheduler.stats.neighbor_work edges) per second,
+    #: place in NEIGHBOR_PLACES, reads "row" or "neighbors" (Program.neighbor_reads)
+    neighbor_rate: dict[str, float] = field(default_factory=lambda: dict(NOMINAL_NEIGHBOR_RATE))
     version: int = CALIBRATION_VERSION
     notes: dict = field(default_factory=dict)
 
@@ -104,6 +123,11 @@ class Calibration:
         table = self.device_edge_rate if where == "device" else self.host_edge_rate
         return float(table.get(f"{klass}/{direction}") or min(table.values()))
 
+    def neighbor_rate_of(self, place: str, reads: str) -> float:
+        """Neighbour-map work per second at ``place`` for functions that read ``reads``."""
+        key = f"{place}/{reads}"
+        return float(self.neighbor_rate.get(key) or NOMINAL_NEIGHBOR_RATE[key])
+
     # ------------------------------------------------------------ cache
     def to_json(self) -> str:
         d = asdict(self)
@@ -114,6 +138,7 @@ class Calibration:
     def from_json(cls, text: str) -> "Calibration":
         d = json.loads(text)
         d["zerocopy_bandwidth"] = {int(k): float(v) for k, v in d["zerocopy_bandwidth"].items()}
+        d["neighbor_rate"] = {**NOMINAL_NEIGHBOR_RATE, **d.get("neighbor_rate", {})}
         return cls(**d)
 
 
@@ -197,3 +222,9 @@ class CostModel:
 
     def kernel_seconds(self, where: str, klass: str, direction: str, edges: int) -> float:
         return edges / self.calibration.edge_rate(where, klass, direction)
+
+    def neighbor_seconds(self, place: str, reads: str, work) -> float:
+        """A neighbourhood function's ``work`` (``scheduler.stats.neighbor_work``) at ``place``
+        (host, zerocopy or resident): the measured rate of a reference function that reads the
+        same way (own rows, or every neighbour's row), in both modes (the paper has no such term)."""
+        return work / self.calibration.neighbor_rate_of(place, reads)

@@ -87,15 +87,11 @@ class ExecutorState:
     def refresh(self, arrays: dict[str, Any], scalars: dict[str, Any]) -> None:
         """Bring the copy up to date: the vertices whose state differs from what was sent cross."""
         p, xp = self.primary, self.primary.xp
-        changed = None
-        for k, arr in arrays.items():
-            differs = arr != self.sent[k]
-            changed = differs if changed is None else changed | differs
-        ids = xp.flatnonzero(changed) if changed is not None else xp.empty(0, np.int64)
         self.moved_bytes = 0
-        if len(ids):
-            at = self.backend.asarray(p.to_host(ids))
-            for k, arr in arrays.items():
+        for k, arr in arrays.items():  # each array its own changes: an array nobody wrote moves nothing
+            ids = xp.flatnonzero(arr != self.sent[k])
+            if len(ids):
+                at = self.backend.asarray(p.to_host(ids))
                 values = arr[ids]
                 self.arrays[k][at] = self.backend.asarray(p.to_host(values))
                 self.sent[k][ids] = values
@@ -106,18 +102,25 @@ class ExecutorState:
         b = self.backend
         # sum merges add the increments over what the executor started from
         self.snapshot = ({k: np.array(b.to_host(v), copy=True) for k, v in self.arrays.items()}
-                         if self.program.combine == "sum" else None)
+                         if "sum" in (self.program.combine, self.program.neighbor_writes) else None)
         ptrs = tuple(b.pointer(self.arrays[a]) for a in self.program.arrays)
         f, i = self.program.pack_scalars(scalars)
         self.tables = (b.asarray(np.array(ptrs + (0,), dtype=np.uint64)), b.asarray(f), b.asarray(i))
         self.out = b.new_bitmap(self.n)
         self.seconds = 0.0
 
-    def merge_into(self, mine: dict[str, Any], direction: str, ranges: list[tuple[int, int]]) -> None:
+    def merge_into(self, mine: dict[str, Any], direction: str, ranges: list[tuple[int, int]], *,
+                   combine: str | None = None, signalled: bool | None = None) -> None:
         """Merge this copy into the primary's arrays ``mine`` (see :func:`merge_arrays`), moving only
-        this executor's changes where the program signals them, and note what the copy now holds."""
-        p, b, combine = self.primary, self.backend, self.program.combine
-        if direction == "push" and combine in ("min", "max", "or") and self.program.signals_changes:
+        this executor's changes where the program signals them, and note what the copy now holds.
+
+        ``combine`` and ``signalled`` default to the program's edge functions' ``combine`` and
+        ``signals_changes`` (a neighbourhood function passes its ``neighbor_writes``, and its
+        output frontier names no changes)."""
+        p, b = self.primary, self.backend
+        combine = self.program.combine if combine is None else combine
+        signalled = self.program.signals_changes if signalled is None else signalled
+        if direction == "push" and combine in ("min", "max", "or") and signalled:
             ids = b.to_host(b.ids_from_bits(self.out, self.n))
             if len(ids):
                 at = p.asarray(ids)

@@ -8,12 +8,24 @@ partitions already resident on the device and the executors. The default
 * on the device: 0 transfer if resident, else HyTGraph's rule picks filter,
   compaction or zero-copy; plus the kernel at the device's edge rate;
 * on a CPU executor: the edges at the CPU's edge rate (nothing moves), plus,
-  once per iteration, the vertex state it must exchange with the device;
+  once per iteration, the vertex state it exchanges with the device: the bytes
+  the hybrid predicts the exchange will move (``Decision.exchange_bytes``: the
+  whole state for a first copy, then a smoothed estimate of the bytes the
+  previous exchanges moved, since the CPU executor keeps its copy and moves
+  only what changed);
 
 then gives partitions to the CPU, cheapest relative to the device first, while
 that shortens the iteration (both compute at the same time, so the iteration
 takes the longer of the two). Programs that declare no ``combine`` operator
 stay on one executor.
+
+Neighbourhood functions (:meth:`Policy.decide_neighbors`) read any row, so no
+transfer engine applies: each partition of vertices is priced as its work
+(``scheduler.stats.neighbor_work``) at the calibrated rate of the device reading
+the lists in place, of the device reading a copy of the whole graph (plus its
+upload, where none is resident and the budget holds one), or of the CPU; the
+same split then gives partitions to the CPU where the program's
+``neighbor_writes`` says how copies merge, else the cheaper executor takes all.
 
 ``mix`` forces placements instead (tests: every mix of engines and devices):
 a list of ``(where, engine)`` pairs, ``where`` being ``"device"``, ``"host"``
@@ -51,8 +63,11 @@ class Decision:
     combine: str | None
     bytes_per_edge: int
     index_bytes: int
-    state_bytes: int              # the program's vertex state (what a CPU executor exchanges)
+    state_bytes: int              # the program's vertex state (what a first copy to a CPU executor moves)
     iteration: int
+    #: executor index -> bytes its state exchange is predicted to move this iteration (the
+    #: hybrid's estimate, see :class:`ExchangeEstimate`); an executor missing here: ``2 * state_bytes``
+    exchange_bytes: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -137,13 +152,138 @@ class Policy:
                 host_cost[j] = model.kernel_seconds("host", klass, ctx.direction, edges)
         if not (split and self.use_cpu and host_k is not None) or not len(active):
             return out
-        # both executors compute at once: move partitions to the CPU, cheapest relative to
-        # the device first, while the longer of the two (plus the state exchange) shrinks
-        sync = 2 * ctx.state_bytes / model.calibration.state_bandwidth
-        t_dev, t_host = float(dev_cost.sum()), 0.0
-        for j in np.argsort(host_cost / np.maximum(dev_cost, 1e-12)):
-            nd, nh = t_dev - dev_cost[j], t_host + host_cost[j]
-            if max(nd, nh + sync) < max(t_dev, t_host + (sync if t_host else 0.0)):
-                t_dev, t_host = nd, nh
-                out[int(active[j])] = (host_k, "host")
+        # the state exchange costs what it will move, not two whole copies: the CPU executor
+        # keeps its copy and moves only what changed (ExecutorState), so the hybrid predicts
+        # this iteration's bytes from what the previous exchanges moved (ExchangeEstimate)
+        sync = ctx.exchange_bytes.get(host_k, 2 * ctx.state_bytes) / model.calibration.state_bandwidth
+        for j in split_to_host(dev_cost, host_cost, sync):
+            out[int(active[j])] = (host_k, "host")
         return out
+
+
+    # ------------------------------------------------------------ neighbourhood functions
+    def decide_neighbors(self, ctx: "NeighborDecision", model: CostModel | None) -> dict[int, tuple[int, str]]:
+        """``{partition index: (executor index, place)}`` for every partition with vertices, place
+        "resident" (the device, from its copy of the whole graph), "zerocopy" (the device, reading
+        the host's lists in place) or "host" (a CPU executor, reading them where they lie)."""
+        todo = [p.index for p in ctx.partitions if p.num_vertices]
+        host_k = next((k for k, e in enumerate(ctx.executors) if not e.device_side), None)
+        split = ctx.writes is not None and host_k is not None
+        if self.mix is not None:
+            return self._neighbors_forced(ctx, todo, split)
+        model = model if model is not None else CostModel(Calibration.nominal())
+        work = np.asarray([ctx.work[i] for i in todo], dtype=np.float64)
+        total = float(work.sum())
+        # the device: its copy of the whole graph (once uploaded, read at device speed) when
+        # that beats reading the host's lists across the bus for this function's work
+        place = "zerocopy"
+        t_dev = model.neighbor_seconds("zerocopy", ctx.reads, total)
+        if ctx.whole_resident or ctx.whole_fits:
+            upload = 0.0 if ctx.whole_resident else ctx.whole_bytes / model.calibration.copy_bandwidth
+            t_res = upload + model.neighbor_seconds("resident", ctx.reads, total)
+            if t_res < t_dev:
+                place, t_dev = "resident", t_res
+        dev_cost = work * (t_dev / total) if total else np.zeros(len(todo))
+        out = {i: (0, place) for i in todo}
+        if not (self.use_cpu and host_k is not None) or not todo:
+            return out
+        host_cost = np.array([model.neighbor_seconds("host", ctx.reads, w) for w in work])
+        # the exchange: the state in (predicted as for edge maps) and back (a copy merged
+        # by ranges or by the combine operator: at most the whole state)
+        sync = (ctx.exchange_bytes.get(host_k, ctx.state_bytes) + ctx.state_bytes) / model.calibration.state_bandwidth
+        if split:  # both at once, as edge_map does
+            for j in split_to_host(dev_cost, host_cost, sync):
+                out[todo[j]] = (host_k, "host")
+        elif float(host_cost.sum()) + sync < float(dev_cost.sum()):  # one executor: the cheaper one
+            out = {i: (host_k, "host") for i in todo}
+        return out
+
+    def _neighbors_forced(self, ctx: "NeighborDecision", todo: list[int], split: bool) -> dict[int, tuple[int, str]]:
+        places = {"resident": "resident", "host": "host"}  # every other device engine reads in place
+        out = {}
+        for i in todo:
+            k, engine = self._place_forced(ctx, i if split else todo[0], True)
+            out[i] = (k, places.get(engine, "zerocopy"))
+        return out
+
+
+@dataclass
+class NeighborDecision:
+    """What the policy sees for one neighbourhood function (``neighbor_map``)."""
+
+    work: Any                     # per partition: scheduler.stats.neighbor_work
+    partitions: list
+    executors: list               # Executor list; 0 is the device (holds the state)
+    reads: str                    # Program.neighbor_reads
+    writes: str | None            # Program.neighbor_writes (None: one executor runs it all)
+    state_bytes: int
+    whole_bytes: int              # a device copy of the whole graph (what "resident" uploads)
+    whole_resident: bool          # that copy is on the device already
+    whole_fits: bool              # that copy fits the device budget
+    iteration: int = 0
+    exchange_bytes: dict = field(default_factory=dict)
+
+
+def split_to_host(dev_cost, host_cost, sync: float) -> list[int]:
+    """Which items (indices into the cost vectors) go to the CPU executor: both executors compute
+    at once, so items move to the CPU, cheapest relative to the device first, while the longer of
+    the two sides (the CPU's plus ``sync``, its state exchange) shrinks.
+
+    Example:
+        >>> split_to_host([4.0, 4.0, 4.0], [1.0, 5.0, 9.0], sync=1.0)  # 12 s alone, 7 s split
+        [0, 1]
+        >>> split_to_host([4.0, 4.0, 4.0], [1.0, 5.0, 9.0], sync=11.0)  # the exchange eats the gain
+        []
+    """
+    dev_cost, host_cost = np.asarray(dev_cost, np.float64), np.asarray(host_cost, np.float64)
+    t_dev, t_host = float(dev_cost.sum()), 0.0
+    moved = []
+    for j in np.argsort(host_cost / np.maximum(dev_cost, 1e-12), kind="stable"):
+        nd, nh = t_dev - dev_cost[j], t_host + host_cost[j]
+        if max(nd, nh + sync) < max(t_dev, t_host + (sync if t_host else 0.0)):
+            t_dev, t_host = nd, nh
+            moved.append(int(j))
+    return moved
+
+
+@dataclass
+class ExchangeEstimate:
+    """The bytes a CPU executor's state exchange will move, predicted from the bytes moved before.
+
+    The CPU executor keeps its copy of the state between edge_maps and moves only the
+    vertices whose state changed (:class:`~graphferry.scheduler.executors.ExecutorState`).
+    How many will have changed is not known before the iteration runs; the previous
+    iterations' exchanges are the forecast, as HyTGraph forecasts an iteration's work from
+    the last one's output ("the algorithm takes only the vertices updated by the previous
+    iteration as input", sec. I) and VDS exchanges only what an iteration updated (sec.
+    III-C: "updated vertices are transferred from the GPU to the CPU. Notably, only edges
+    that have been updated are transmitted") and values subgraphs by their activity.
+    So, per executor, an exponentially smoothed mean of the moved bytes,
+    ``estimate <- smoothing * moved + (1 - smoothing) * estimate``, seeded by the first
+    measurement. A copy that does not exist yet, or follows another program state, is a
+    whole copy first: the prediction is then the state's bytes, and that one-off copy is
+    left out of what the estimate learns (``observe(moved, first_copy=...)``), else one
+    first copy would price the CPU out of every later iteration of the run, and a CPU that
+    takes no partitions never measures the smaller exchanges that follow.
+
+    Example:
+        >>> e = ExchangeEstimate()
+        >>> e.predict(mirrored=False, state_bytes=1000)   # a first copy moves the whole state
+        1000.0
+        >>> e.observe(1100, first_copy=1000); e.observe(300)
+        >>> e.predict(mirrored=True, state_bytes=1000)
+        200.0
+    """
+
+    smoothing: float = 0.5
+    estimate: float | None = None
+
+    def predict(self, mirrored: bool, state_bytes: int) -> float:
+        if not mirrored or self.estimate is None:
+            return float(state_bytes)
+        return float(self.estimate)
+
+    def observe(self, moved: int, first_copy: int = 0) -> None:
+        """Learn from an exchange that moved ``moved`` bytes, ``first_copy`` of them a whole first copy."""
+        m = float(max(0, moved - first_copy))
+        self.estimate = m if self.estimate is None else self.smoothing * m + (1 - self.smoothing) * self.estimate

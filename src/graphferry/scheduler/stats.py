@@ -99,3 +99,40 @@ def partition_stats(side, backend, frontier, *, dense: bool, device_offsets: Any
     host = backend.to_host(packed).astype(np.int64)
     hc, he, hl = host
     return PartitionStats(np.diff(hc), np.diff(he), np.diff(hl), hc, ids, dense=False)
+
+
+def neighbor_work(side, reads: str) -> np.ndarray:
+    """Per partition, the edges a neighbourhood function over its vertices reads (cached per side).
+
+    ``reads="row"``: each vertex's own row, ``sum_{u in P_i} D(u)``. ``reads="neighbors"``:
+    also the row of every neighbour, ``sum_{u in P_i} (D(u) + sum_{v in N(u)} D(v))``: a
+    sorted-merge intersection of ``u``'s row with each neighbour's (triangle counting, LCC)
+    walks at most that many entries and reads every one of those rows. The calibration
+    measures each kind's rate in these units (:mod:`graphferry.runtime.calibration`).
+
+    Example:
+        >>> from graphferry import Graph
+        >>> from graphferry.engines.base import EdgeSide
+        >>> g = Graph.from_edges([0, 0, 1, 2], [1, 2, 2, 0], n=3)
+        >>> side = EdgeSide.of(g, partition_bytes=8, use_weights=False)
+        >>> [(p.lo, p.hi) for p in side.partitions]
+        [(0, 1), (1, 3)]
+        >>> neighbor_work(side, "row").tolist(), neighbor_work(side, "neighbors").tolist()
+        ([2, 2], [4, 5])
+    """
+    cache = side.__dict__.setdefault("_gf_neighbor_work", {})
+    if reads in cache:
+        return cache[reads]
+    off, idx = side.offsets, side.indices
+    row = np.diff(off[side.bounds]).astype(np.int64)
+    if reads == "row":
+        cache[reads] = row
+        return row
+    deg = np.diff(off)
+    hop = np.zeros(len(side.partitions), np.int64)
+    step = 1 << 24  # edges at a time: a degree per edge is 8 bytes, never m of them at once
+    for p in side.partitions:
+        for a in range(p.edge_lo, p.edge_hi, step):
+            hop[p.index] += int(deg[idx[a : min(a + step, p.edge_hi)]].sum())
+    cache[reads] = row + hop
+    return cache[reads]
