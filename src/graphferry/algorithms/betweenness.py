@@ -266,11 +266,7 @@ def _weighted_source(rt, st, s: int) -> None:
     f = rt.frontier([s])
     while f:
         f = st.edge_map(f)
-    dist = st.host("dist")[:, 0]
-    reached = np.flatnonzero(np.isfinite(dist))
-    order = reached[np.argsort(dist[reached], kind="stable")]
-    cuts = np.flatnonzero(np.diff(dist[order])) + 1
-    groups = [rt.frontier(group) for group in np.split(order, cuts)]
+    groups = st.groups("dist", column=0)  # by distance, where the state lives
     st.scalars["phase"] = COUNT
     for group in groups[:-1]:          # the farthest group has no tight successors to count
         st.edge_map(group)
