@@ -46,7 +46,7 @@ def nx_simple(g: Graph) -> nx.Graph:
 @settings(max_examples=30, deadline=None)
 @given(g=graphs(), executors=st.sampled_from([ONE, TWO]), threshold=st.sampled_from([0, 10**9]))
 def test_components_equal_scipy(g, executors, threshold):
-    r = hypar(g, "components", executors, threshold_edges=threshold)
+    r = hypar(g, "components", executors, threshold_edges=threshold, plan="split")
     assert np.array_equal(r.values["labels"], scipy_labels(g))
     assert r.scalars["components"] == len(set(scipy_labels(g).tolist()))
 
@@ -54,7 +54,7 @@ def test_components_equal_scipy(g, executors, threshold):
 @settings(max_examples=30, deadline=None)
 @given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
 def test_triangles_with_ghost_edges_equal_networkx(g, executors):
-    assert_triangles_equal_networkx(g, hypar(g, "triangles", executors))
+    assert_triangles_equal_networkx(g, hypar(g, "triangles", executors, plan="split"))
 
 
 def assert_triangles_equal_networkx(g: Graph, r) -> None:
@@ -66,7 +66,7 @@ def assert_triangles_equal_networkx(g: Graph, r) -> None:
 @settings(max_examples=30, deadline=None)
 @given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
 def test_coloring_is_proper(g, executors):
-    assert_proper_coloring(g, hypar(g, "coloring", executors))
+    assert_proper_coloring(g, hypar(g, "coloring", executors, plan="split"))
 
 
 def assert_proper_coloring(g: Graph, r) -> None:
@@ -146,7 +146,7 @@ def assert_modularity_near_networkx(G: nx.Graph, r, want: float | None = None, w
 
 def test_two_executors_really_split_and_recurse():
     g = kronecker_graph(10, seed=2)
-    r = hypar(g, "components", TWO, threshold_edges=0)
+    r = hypar(g, "components", TWO, threshold_edges=0, plan="split")
     assert 0 < r.cut < g.n and r.levels >= 1
     assert len(r.timings["independent"][0]) == 2
     assert np.array_equal(r.values["labels"], scipy_labels(g))
@@ -177,7 +177,7 @@ def test_cpu_and_gpu_executors_and_gpu_only(app):
     g = kronecker_graph(12, seed=4)
     cpu = hypar(g, app, ONE)
     runs = [run(g, app, executors) for executors in ([Executor("cpu"), Executor("cuda")], [Executor("cuda")])
-            for run in (lambda *a: hypar(*a, threshold_edges=0), bsp)]      # HyPar and the BSP baseline
+            for run in (lambda *a: hypar(*a, threshold_edges=0, plan="split"), bsp)]      # HyPar and the BSP baseline
     for r in runs:
         if app in ("components", "triangles"):
             assert all(np.array_equal(r.values[k], cpu.values[k]) for k in r.values)
@@ -197,7 +197,7 @@ def test_cpu_and_gpu_executors_and_gpu_only(app):
        weights=st.sampled_from(["none", "few", "many"]))
 def test_spanning_forest_weight_equals_scipy(g, executors, threshold, weights):
     g = with_weights(g, weights)
-    assert_spanning_forest_equals_scipy(g, hypar(g, "mst", executors, threshold_edges=threshold))
+    assert_spanning_forest_equals_scipy(g, hypar(g, "mst", executors, threshold_edges=threshold, plan="split"))
 
 
 def with_weights(g: Graph, weights: str) -> Graph:
@@ -240,7 +240,7 @@ def test_spanning_forest_on_a_split_kronecker_graph():
     keep = src < dst
     w = np.random.default_rng(0).integers(1, 100, int(keep.sum())).astype(np.float32)
     g = Graph.from_edges(src[keep], dst[keep], w, n=k.n, directed=False, drop_duplicates=True)
-    r = hypar(g, "mst", TWO, threshold_edges=0)
+    r = hypar(g, "mst", TWO, threshold_edges=0, plan="split")
     assert 0 < r.cut < g.n
     want = minimum_spanning_tree(sp.triu(g.to_scipy(), 1)).sum()
     assert np.isclose(r.scalars["total_weight"], want)
@@ -268,7 +268,7 @@ def test_stop_rules_end_the_algorithms_early_and_hypar_still_finishes():
     assert minimum_spanning_forest(wg, stop_when=always, backend="cpu").rounds == 1
     for app in ("coloring", "communities", "mst"):
         for trend in (True, False):
-            r = hypar(wg, app, TWO, threshold_edges=0, stop_on_trend=trend)
+            r = hypar(wg, app, TWO, threshold_edges=0, stop_on_trend=trend, plan="split")
             if app == "coloring":
                 c = r.values["colors"]
                 assert c.min() >= 0 and not np.any(c[src[src != dst]] == c[dst[src != dst]])
