@@ -331,3 +331,83 @@ def test_bsp_splits_the_graph_and_exchanges_every_superstep():
     k = kronecker_graph(10, seed=7)
     assert_triangles_equal_networkx(k, bsp(k, "triangles", TWO))
     assert np.array_equal(bsp(k, "components", TWO).values["labels"], scipy_labels(k))
+
+
+# ------------------------------------------------------------------ the planner
+def calibration_saying(split: float, first: float, second: float):
+    """A calibration whose rates predict ``split``, ``first`` and ``second`` seconds per item (n + m)."""
+    from graphferry.algorithms.hypar import Calibration, Rate
+
+    return Calibration([0.5, 0.5], [Rate(0.0, first), Rate(0.0, second)], Rate(0.0, split), [1.0, 1.0], [(1, 1)])
+
+
+def test_planner_runs_the_faster_executor_alone_when_the_split_is_not_predicted_faster():
+    from graphferry.algorithms.hypar import plan_for
+
+    g = kronecker_graph(8, seed=1)
+    slow_split = plan_for(g, calibration_saying(2.0, 3.0, 1.5), TWO)
+    assert slow_split.alone == 1 and "not below" in slow_split.why
+    assert slow_split.predicted == {TWO[0].label: 3.0 * (g.n + g.m), TWO[1].label: 1.5 * (g.n + g.m),
+                                    "split": 2.0 * (g.n + g.m)}
+    assert plan_for(g, calibration_saying(1.5, 1.5, 3.0), TWO).alone == 0      # a tie is no gain
+    fast_split = plan_for(g, calibration_saying(1.0, 1.5, 3.0), TWO)
+    assert fast_split.alone is None and "is below" in fast_split.why
+
+
+@pytest.mark.parametrize("app", sorted(APPLICATIONS))
+def test_planner_fallback_and_split_both_give_correct_answers(app):
+    k = kronecker_graph(9, seed=8)
+    src, dst = k.edges()
+    keep = src < dst
+    w = np.random.default_rng(3).integers(1, 50, int(keep.sum())).astype(np.float32)
+    g = Graph.from_edges(src[keep], dst[keep], w, n=k.n, directed=False)
+    alone = hypar(g, app, TWO, threshold_edges=0, calibration=calibration_saying(2.0, 3.0, 1.5))
+    split = hypar(g, app, TWO, threshold_edges=0, calibration=calibration_saying(1.0, 3.0, 1.5))
+    plan = alone.timings["plan"]
+    assert plan["chosen"] == TWO[1].label and "not below" in plan["why"] and plan["calibration"] == "given"
+    assert alone.cut == g.n and alone.levels == 1 and len(alone.timings["independent"][0]) == 1
+    assert split.timings["plan"]["chosen"] == "split" and 0 < split.cut < g.n
+    assert len(split.timings["independent"][0]) == 2
+    for r in (alone, split):
+        if app == "components":
+            assert np.array_equal(r.values["labels"], scipy_labels(g))
+        elif app == "triangles":
+            assert_triangles_equal_networkx(g, r)
+        elif app == "coloring":
+            assert_proper_coloring(g, r)
+        elif app == "mst":
+            assert_spanning_forest_equals_scipy(g, r)
+        else:
+            assert_modularity_near_networkx(nx_simple(g), r)
+
+
+def test_calibration_is_kept_per_application_and_executors_and_resampled_for_a_larger_graph():
+    from graphferry.algorithms.hypar import REUSE_UP_TO, clear_calibrations
+
+    clear_calibrations()
+    small, large = kronecker_graph(8, seed=9), kronecker_graph(11, seed=9)
+    assert large.n + large.m > REUSE_UP_TO * (small.n + small.m)
+    first = hypar(small, "components", TWO)
+    assert first.timings["plan"]["calibration"] == "sampled" and first.timings["calibration_seconds"] > 0
+    assert set(first.timings["plan"]["predicted_seconds"]) == {TWO[0].label, TWO[1].label, "split"}
+    again = hypar(small, "components", TWO)
+    assert again.timings["plan"]["calibration"] == "cached" and again.timings["calibration_seconds"] == 0
+    assert hypar(small, "coloring", TWO).timings["plan"]["calibration"] == "sampled"      # another application
+    assert hypar(small, "components", TWO, calibration="fresh").timings["plan"]["calibration"] == "sampled"
+    assert hypar(large, "components", TWO).timings["plan"]["calibration"] == "sampled"    # too far to extrapolate
+    assert hypar(small, "components", ONE).timings["plan"]["chosen"] == TWO[0].label      # one executor: no plan
+    with pytest.raises(ValueError, match="plan"):
+        hypar(small, "components", TWO, plan="fastest")
+    with pytest.raises(ValueError, match="calibration"):
+        hypar(small, "components", TWO, calibration="stale")
+
+
+def test_fit_rate_keeps_both_terms_non_negative():
+    from graphferry.algorithms.hypar import fit_rate
+
+    line = fit_rate([100, 200, 400], [0.2, 0.3, 0.5])
+    assert np.isclose(line.fixed, 0.1) and np.isclose(line.per_item, 0.001)
+    falling = fit_rate([100, 200, 400], [0.5, 0.3, 0.2])    # noise: no negative slope
+    assert falling.fixed == 0 and falling.per_item > 0
+    steep = fit_rate([100, 200, 400], [0.1, 0.3, 0.7])      # a negative fixed part: through 0
+    assert steep.fixed == 0 and steep.per_item > 0
