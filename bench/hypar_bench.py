@@ -48,30 +48,25 @@ plays "two devices" without a GPU), and ``BACKEND:budget=F[:engine=E][:partition
 a budget of F times the graph's edge bytes (engine ``hybrid`` unless named;
 partitions of P times the budget, default the engine's).
 
-Here (2 shared cores, no GPU):
+Here (2 shared cores, no GPU), about 5.5 minutes with a load of 6 from other jobs (BSP's
+runs took 186 s of the 240 s timed):
 
-    python bench/hypar_bench.py --scales 10 11 --datasets ../shared/datasets --executors cpu cpu:sim \\
-        --budgeted cpu:budget=0.25:engine=compaction:partition=0.125 --gapbs-bin GAPBS_BIN --out /tmp/h.json
+    python bench/hypar_bench.py --scales 16 17 18 --executors cpu cpu:sim --threads 1 --repeat 1 \
+        --gapbs-bin GAPBS_BIN --out /tmp/h.json
 
-On the device (16 cores, one H200), about 2.5 minutes:
+On the device (16 cores, one GPU), with a warm-up on every graph, so that the programs are
+compiled and HyPar's calibration made before the timed call (``--no-warmup-above`` would put
+both into it), and the deadline cutting what does not fit:
 
-    python bench/hypar_bench.py --datasets DATASETS --scales 20 22 --executors cpu cuda \\
-        --budgeted cuda:budget=0.25 --budgeted-on wormnet_v3 metis_4elt kron20 --threads 16 --repeat 1 \\
-        --no-warmup-above 10000000 --gapbs-bin GAPBS_BIN --deadline-s 150 \\
-        --out bench/results/hypar-h200.json
+    python bench/hypar_bench.py --datasets DATASETS --scales 20 22 --executors cpu cuda \
+        --budgeted cuda:budget=0.25 --budgeted-on wormnet_v3 metis_4elt kron20 --threads 16 --repeat 1 \
+        --gapbs-bin GAPBS_BIN --deadline-s 540 --out bench/results/hypar-h200.json
 
-Estimate for that line: kron18 timed here (``--scales 18 --executors cpu cpu:sim
---budgeted cpu:budget=0.25 --repeat 1 --no-warmup-above 0``, 2 cores shared with other
-jobs, load average 4-6): 409 s of wall time but 182 s of CPU time; the timed calls split
-components 4%, triangles 23%, coloring 3%, communities 19% (BSP's 100 PLP supersteps 15%),
-mst 51%. Scaled by arcs (kron20/kron18 = 4.1x) and divided by 5 for 16 cores (a third of
-the work is numpy on one core), the GPU executor taken no faster than 16 cores: kron20
-about 150 s cold, plus 10 s of references and peers; the six datasets about 20 s
-(overheads: thread pools, sampling). So the deadline cuts kron20's last plans (mst) and
-skips kron22 (its plans are skipped when kron20's times, scaled by arcs, exceed what is
-left). kron22 alone with the four main plans and ``--apps components triangles coloring
-communities`` is about 160 s by the same reckoning, all five applications about 330 s:
-Kronecker 22-25 with every plan needs several device calls, one or more per scale.
+The earlier estimate for kron18 (the GPU executor taken no faster than 16 cores): the timed
+calls split components 4%, triangles 23%, coloring 3%, communities 19% (BSP's 100 PLP
+supersteps 15%), mst 51%; BSP's supersteps dominate the time of every application but
+triangles. Kronecker 22-25 with every plan needs several device calls, one or more per scale
+(``--apps`` and ``--no-split`` narrow a call).
 """
 
 from __future__ import annotations
@@ -302,18 +297,21 @@ def main() -> None:
             Path(args.out).write_text(json.dumps(doc, indent=1, default=float))
 
     def timed(call, big=False):
-        """Median seconds, the last result, and the first call's seconds (the warm-up's, else the first timed)."""
-        first = None
+        """Median seconds, the last result, and the first call's seconds and result (the warm-up's, else
+        the first timed call's)."""
+        first = first_result = None
         if not big:
             t = time.perf_counter()
-            call()                                                                 # warm-up
+            first_result = call()                                                  # warm-up
             first = time.perf_counter() - t
-        times, r = [], None
+        times, results = [], []
         for _ in range(args.repeat):
             t = time.perf_counter()
-            r = call()
+            results.append(call())
             times.append(time.perf_counter() - t)
-        return statistics.median(times), r, times[0] if first is None else first
+        if first is None:
+            first, first_result = times[0], results[0]
+        return statistics.median(times), results[-1], first, first_result
 
     def expect(app, label, m, cold):
         """Seconds this plan should take, from the largest graph of at least ESTIMATE_FROM_ARCS arcs run
@@ -408,7 +406,7 @@ def main() -> None:
                     p = nk.community.PLP(NG)
                     p.run()
                     return np.asarray(p.getPartition().getVector())
-                secs, labels, _ = timed(plp, cold)
+                secs, labels, _, _ = timed(plp, cold)
                 q = modularity(g, labels)
                 runs.append({"graph": name, "m": g.m, "algorithm": app, "engine": "peer:networkit-plp",
                              "seconds": round(secs, 6),
@@ -427,14 +425,15 @@ def main() -> None:
                 call = ((lambda: hypar(graph, app, exs, threshold_edges=args.threshold_edges,
                                        plan="split" if kind == "split" else "auto")) if kind != "bsp"
                         else (lambda: bsp(graph, app, exs)))
-                secs, r, first = timed(call, cold)
+                secs, r, first, first_r = timed(call, cold)
                 ok, how = check(app, r)
                 run = {"graph": name, "m": g.m, "algorithm": app, "engine": label, "seconds": round(secs, 6),
                        "bytes_h2d": 0, "floor_seconds": 0.0, "verified": ok, "verified_how": how,
                        "scalars": dict(r.scalars), "levels": r.levels, "cut": r.cut,
                        "sample_seconds": r.timings["sample_seconds"],
                        "budget_bytes": [e.budget for e in exs], "warm_up": not cold,
-                       "first_seconds": round(first, 6), "calibration_seconds": r.timings.get("calibration_seconds")}
+                       "first_seconds": round(first, 6),
+                       "calibration_seconds": first_r.timings.get("calibration_seconds")}
                 if kind == "bsp":
                     run.update(supersteps=r.timings["supersteps"], executor_seconds=r.timings["executor_seconds"])
                 else:
