@@ -546,11 +546,12 @@ _POOLS = threading.local()
 def _pool(k: int) -> ThreadPoolExecutor:
     """Threads to run ``k`` executors at once, kept per calling thread for the process: starting
     threads took milliseconds a call on a busy host, as long as a small part's whole run."""
-    pool = getattr(_POOLS, "pool", None)
-    if pool is None or pool._max_workers < k:
+    pool, size = getattr(_POOLS, "pool", None), getattr(_POOLS, "size", 0)
+    if pool is None or size < k:
         if pool is not None:
             pool.shutdown(wait=False)
         pool = _POOLS.pool = ThreadPoolExecutor(max_workers=k, thread_name_prefix="hypar")
+        _POOLS.size = k
     return pool
 
 
