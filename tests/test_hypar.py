@@ -411,3 +411,11 @@ def test_fit_rate_keeps_both_terms_non_negative():
     assert falling.fixed == 0 and falling.per_item > 0
     steep = fit_rate([100, 200, 400], [0.1, 0.3, 0.7])      # a negative fixed part: through 0
     assert steep.fixed == 0 and steep.per_item > 0
+
+
+@settings(max_examples=20, deadline=None)
+@given(g=graphs())
+def test_the_planners_choice_gives_correct_answers_whichever_it_makes(g):
+    assert np.array_equal(hypar(g, "components", TWO).values["labels"], scipy_labels(g))
+    assert_triangles_equal_networkx(g, hypar(g, "triangles", TWO))
+    assert_proper_coloring(g, hypar(g, "coloring", TWO))
