@@ -139,7 +139,8 @@ class ExecutorSpec:
         return Executor(self.backend, engine=self.engine, budget=budget, partition_bytes=part, name=self.text)
 
 
-def plans_for(sets: list[tuple[str, list[ExecutorSpec]]], split: bool = True) -> list[tuple[str, str, list[ExecutorSpec], bool]]:
+def plans_for(sets: list[tuple[str, list[ExecutorSpec]]],
+              split: bool = True) -> list[tuple[str, str, list[ExecutorSpec], bool]]:
     """(label, kind, executors, budgeted) for every set: hypar (the planner's choice), split (always split,
     with ``split``), each executor alone (once over all sets), bsp; ``budgeted``: the plan belongs to a
     --budgeted set only."""

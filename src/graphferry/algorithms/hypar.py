@@ -279,16 +279,17 @@ def _calibration_key(app: "Application", executors: list[Executor]) -> tuple:
 def calibrate(graph: Graph, app: "str | Application", executors: list[Executor], *, seed: int = 0,
               split_runs: bool = True, **settings) -> Calibration:
     """HyPar's sampled runs (Section 4.1): on three induced subgraphs of 5%, 7.5% and 10% of the
-    vertices of prepared graph ``graph``, the application alone on each executor, in turn (the
-    ratio of their speeds gives the shares), then, with ``split_runs``, by HyPar over all of them
-    split in that ratio (what the merge, recursion and post-processing add). Each run is the same
-    code as a real call's, timed whole; :class:`Rate` fits turn them into predictions for any size.
+    vertices of ``graph`` (as the application prepares it), the application alone on each
+    executor, in turn (the ratio of their speeds gives the shares), then, with ``split_runs``, by
+    HyPar over all of them split in that ratio (what the merge, recursion and post-processing
+    add). Each run is the same code as a real call's, timed whole; :class:`Rate` fits turn them
+    into predictions for any size.
     Each time is the least of :data:`SAMPLE_REPEATS` runs. ``settings``: the call's
     ``threshold_edges`` and ``max_levels`` for the split runs.
 
     Example (two CPU executors, one with a small simulated device arena):
         >>> from graphferry.generators import kronecker_graph
-        >>> g = simple_graph(kronecker_graph(9, seed=1), undirected=True)
+        >>> g = kronecker_graph(9, seed=1)
         >>> two = [Executor("cpu"), Executor("cpu", engine="compaction", budget=1 << 16, partition_bytes=256)]
         >>> c = calibrate(g, "components", two)
         >>> len(c.shares), round(sum(c.shares), 6), len(c.alone), c.split is not None, len(c.sizes)
@@ -296,6 +297,7 @@ def calibrate(graph: Graph, app: "str | Application", executors: list[Executor],
     """
     app = _application(app)
     t0 = time.perf_counter()
+    graph = app.prepare(graph)            # the prepared graph itself when given one (the views are cached)
     rng = np.random.default_rng(seed)
     k = len(executors)
     sizes: list[tuple[int, int]] = []
