@@ -350,6 +350,7 @@ def test_planner_runs_the_faster_executor_alone_when_the_split_is_not_predicted_
     assert slow_split.predicted == {TWO[0].label: 3.0 * (g.n + g.m), TWO[1].label: 1.5 * (g.n + g.m),
                                     "split": 2.0 * (g.n + g.m)}
     assert plan_for(g, calibration_saying(1.5, 1.5, 3.0), TWO).alone == 0      # a tie is no gain
+    assert plan_for(g, calibration_saying(1.4, 1.5, 3.0), TWO).alone == 0      # nor 7% (within the fits' error)
     fast_split = plan_for(g, calibration_saying(1.0, 1.5, 3.0), TWO)
     assert fast_split.alone is None and "is below" in fast_split.why
 
