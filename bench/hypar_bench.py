@@ -2,15 +2,25 @@
 
 For each graph (Kronecker ``--scales``, and every ``.el`` file of ``--datasets``,
 taken as its undirected simple view) and each application (components,
-triangles, coloring, communities, mst): HyPar over the ``--executors``, each
-executor alone (CPU-only, GPU-only: the same code with one executor), and the
-BSP baseline over the same executors and blocks (every executor computes one
+triangles, coloring, communities, mst): HyPar over the ``--executors`` as the
+library runs it (``hypar``: the planner splits when the sampled rates predict the
+split faster than the best executor alone, else runs that executor alone; each
+run records ``plan``: what ran, why, the predicted seconds), the paper's HyPar
+that always splits (``split``; ``--no-split`` leaves it out), each executor alone
+(``only:X``: CPU-only, GPU-only, the same code with one executor), and the BSP
+baseline over the same executors and blocks (every executor computes one
 superstep, a round of the algorithm's outer loop, on its block, then the state
 is exchanged; ``levels`` is then the number of supersteps). ``--budgeted SPEC``
 repeats the plans with the main set's last executor replaced by SPEC, e.g.
 ``cuda:budget=0.25``: a GPU whose device budget is a quarter of each graph's edge
 bytes, so every graph is larger than the GPU budget (runs ``hypar@SPEC``,
-``bsp@SPEC``, ``only:SPEC``).
+``split@SPEC``, ``bsp@SPEC``, ``only:SPEC``).
+
+HyPar's calibration (three sampled subgraphs run alone on every executor and split
+over them, :func:`graphferry.algorithms.hypar.calibrate`) is made by the first call
+of an application on a graph size and kept for the process (the paper measures its
+ratio once): the warm-up call pays it (``first_seconds``, ``calibration_seconds``
+of every HyPar and BSP run); on a graph run without warm-up, the timed call does.
 
 Beside them, on all host cores (``--threads``), when given: GAPBS ``cc`` and
 ``tc`` (``--gapbs-bin``; ``-a``, so they print their component count and
@@ -23,8 +33,9 @@ for properness; communities' reported modularity against a numpy formula here.
 Medians of ``--repeat`` runs after one warm-up (none on graphs above
 ``--no-warmup-above`` arcs: their runs say ``warm_up: false``); results in the BENCH_RESULTS.md
 format, every run tagged with its ``graph``. Per graph and application a summary
-line gives HyPar against the best single executor and against BSP; at the end,
-per application, the geometric means over the graphs.
+line gives HyPar (and the always-split HyPar) against the best single executor and
+against BSP; at the end, per application, the geometric means over the graphs (in
+the file too, ``geomeans``).
 
 ``--deadline-s`` skips what is left (noted in the file, ``skipped``) once fewer than
 ``--margin-s`` seconds remain, and skips a plan whose time on an earlier graph of at
@@ -37,30 +48,25 @@ plays "two devices" without a GPU), and ``BACKEND:budget=F[:engine=E][:partition
 a budget of F times the graph's edge bytes (engine ``hybrid`` unless named;
 partitions of P times the budget, default the engine's).
 
-Here (2 shared cores, no GPU):
+Here (2 shared cores, no GPU), about 5.5 minutes with a load of 6 from other jobs (BSP's
+runs took 186 s of the 240 s timed):
 
-    python bench/hypar_bench.py --scales 10 11 --datasets ../shared/datasets --executors cpu cpu:sim \\
-        --budgeted cpu:budget=0.25:engine=compaction:partition=0.125 --gapbs-bin GAPBS_BIN --out /tmp/h.json
+    python bench/hypar_bench.py --scales 16 17 18 --executors cpu cpu:sim --threads 1 --repeat 1 \
+        --gapbs-bin GAPBS_BIN --out /tmp/h.json
 
-On the device (16 cores, one H200), about 2.5 minutes:
+On the device (16 cores, one GPU), with a warm-up on every graph, so that the programs are
+compiled and HyPar's calibration made before the timed call (``--no-warmup-above`` would put
+both into it), and the deadline cutting what does not fit:
 
-    python bench/hypar_bench.py --datasets DATASETS --scales 20 22 --executors cpu cuda \\
-        --budgeted cuda:budget=0.25 --budgeted-on wormnet_v3 metis_4elt kron20 --threads 16 --repeat 1 \\
-        --no-warmup-above 10000000 --gapbs-bin GAPBS_BIN --deadline-s 150 \\
-        --out bench/results/hypar-h200.json
+    python bench/hypar_bench.py --datasets DATASETS --scales 20 22 --executors cpu cuda \
+        --budgeted cuda:budget=0.25 --budgeted-on wormnet_v3 metis_4elt kron20 --threads 16 --repeat 1 \
+        --gapbs-bin GAPBS_BIN --deadline-s 540 --out bench/results/hypar-h200.json
 
-Estimate for that line: kron18 timed here (``--scales 18 --executors cpu cpu:sim
---budgeted cpu:budget=0.25 --repeat 1 --no-warmup-above 0``, 2 cores shared with other
-jobs, load average 4-6): 409 s of wall time but 182 s of CPU time; the timed calls split
-components 4%, triangles 23%, coloring 3%, communities 19% (BSP's 100 PLP supersteps 15%),
-mst 51%. Scaled by arcs (kron20/kron18 = 4.1x) and divided by 5 for 16 cores (a third of
-the work is numpy on one core), the GPU executor taken no faster than 16 cores: kron20
-about 150 s cold, plus 10 s of references and peers; the six datasets about 20 s
-(overheads: thread pools, sampling). So the deadline cuts kron20's last plans (mst) and
-skips kron22 (its plans are skipped when kron20's times, scaled by arcs, exceed what is
-left). kron22 alone with the four main plans and ``--apps components triangles coloring
-communities`` is about 160 s by the same reckoning, all five applications about 330 s:
-Kronecker 22-25 with every plan needs several device calls, one or more per scale.
+The earlier estimate for kron18 (the GPU executor taken no faster than 16 cores): the timed
+calls split components 4%, triangles 23%, coloring 3%, communities 19% (BSP's 100 PLP
+supersteps 15%), mst 51%; BSP's supersteps dominate the time of every application but
+triangles. Kronecker 22-25 with every plan needs several device calls, one or more per scale
+(``--apps`` and ``--no-split`` narrow a call).
 """
 
 from __future__ import annotations
@@ -86,6 +92,7 @@ from algorithms_bench import Deadline, gapbs, gapbs_count, modularity, to_networ
 from peers_bench import write_gapbs  # noqa: E402  (GAPBS's .sg writer)
 
 APPS = ("components", "triangles", "coloring", "communities", "mst")
+PHASES = ("prepare", "partition", "independent_wall", "merge", "post_process", "finish")   # HyPar's, in each run
 #: --deadline-s: a plan is skipped when its time on an earlier graph of at least this many arcs,
 #: scaled by arcs, would run past the deadline
 ESTIMATE_FROM_ARCS = 1_000_000
@@ -132,12 +139,16 @@ class ExecutorSpec:
         return Executor(self.backend, engine=self.engine, budget=budget, partition_bytes=part, name=self.text)
 
 
-def plans_for(sets: list[tuple[str, list[ExecutorSpec]]]) -> list[tuple[str, str, list[ExecutorSpec], bool]]:
-    """(label, kind, executors, budgeted) for every set: hypar, each executor alone (once over all sets), bsp;
-    ``budgeted``: the plan belongs to a --budgeted set only."""
+def plans_for(sets: list[tuple[str, list[ExecutorSpec]]],
+              split: bool = True) -> list[tuple[str, str, list[ExecutorSpec], bool]]:
+    """(label, kind, executors, budgeted) for every set: hypar (the planner's choice), split (always split,
+    with ``split``), each executor alone (once over all sets), bsp; ``budgeted``: the plan belongs to a
+    --budgeted set only."""
     out, alone = [], set()
     for tag, specs in sets:
         out.append((f"hypar{tag}", "hypar", specs, bool(tag)))
+        if split and len(specs) > 1:
+            out.append((f"split{tag}", "split", specs, bool(tag)))
         for s in specs:
             if s.text not in alone:
                 alone.add(s.text)
@@ -184,6 +195,7 @@ def main() -> None:
     ap.add_argument("--budgeted-on", nargs="*", default=None, metavar="GRAPH",
                     help="run the --budgeted sets only on these graphs (kron20, metis_4elt, ...); default every graph")
     ap.add_argument("--apps", nargs="+", default=list(APPS), choices=APPS)
+    ap.add_argument("--no-split", action="store_true", help="leave out the always-split HyPar (split)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-warmup-above", type=int, default=None, metavar="ARCS",
                     help="no warm-up call on graphs of more arcs (the programs were compiled on the smaller "
@@ -211,7 +223,7 @@ def main() -> None:
 
     main_set = [ExecutorSpec(e) for e in args.executors]
     sets = [("", main_set)] + [(f"@{b}", main_set[:-1] + [ExecutorSpec(b)]) for b in args.budgeted]
-    plans = plans_for(sets)
+    plans = plans_for(sets, split=not args.no_split)
     notes = []
     if any(s.backend == "cuda" for _, specs in sets for s in specs):
         from graphferry.backends import cuda_available
@@ -253,6 +265,7 @@ def main() -> None:
     from graphferry import Graph
     from graphferry.algorithms import registry
     from graphferry.algorithms.hypar import bsp, hypar
+    from graphferry.transforms import symmetrize
 
     runs: list[dict] = []
     graphs: list[dict] = []
@@ -268,9 +281,11 @@ def main() -> None:
     commit = os.environ.get("GRAPHFERRY_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()  # the device copy has no current .git
     doc = {"schema": "graphferry-bench/1", "command": " ".join(sys.argv), "commit": commit,
            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "machine": machine,
-           "notes": "seconds are whole calls: HyPar's and BSP's partitioning (sampled runs on every executor) "
-                    "included, and HyPar's merges, BSP's exchanges; a budgeted executor's budget is its fraction of "
-                    "each graph's edge bytes (budget_bytes per run)"
+           "notes": "seconds are whole calls, HyPar's merges and BSP's exchanges included; HyPar's calibration "
+                    "(sampled runs on every executor) is made by the first call on a graph size and kept, so "
+                    "warmed-up runs exclude it (first_seconds and calibration_seconds say what it cost); hypar is "
+                    "the planner's choice (plan: what ran and why), split the paper's always-split HyPar; a budgeted "
+                    "executor's budget is its fraction of each graph's edge bytes (budget_bytes per run)"
                     + ("" if any(s.backend == "cuda" for _, _, specs, _ in plans for s in specs) else
                        "; no GPU: the CPU backend plays both sides (cpu:sim reads its edges through a simulated "
                        "device arena), so the figures compare schedules, not devices")}
@@ -284,14 +299,21 @@ def main() -> None:
             Path(args.out).write_text(json.dumps(doc, indent=1, default=float))
 
     def timed(call, big=False):
+        """Median seconds, the last result, and the first call's seconds and result (the warm-up's, else
+        the first timed call's)."""
+        first = first_result = None
         if not big:
-            call()                                                                 # warm-up
-        times, r = [], None
+            t = time.perf_counter()
+            first_result = call()                                                  # warm-up
+            first = time.perf_counter() - t
+        times, results = [], []
         for _ in range(args.repeat):
             t = time.perf_counter()
-            r = call()
+            results.append(call())
             times.append(time.perf_counter() - t)
-        return statistics.median(times), r
+        if first is None:
+            first, first_result = times[0], results[0]
+        return statistics.median(times), results[-1], first, first_result
 
     def expect(app, label, m, cold):
         """Seconds this plan should take, from the largest graph of at least ESTIMATE_FROM_ARCS arcs run
@@ -312,7 +334,9 @@ def main() -> None:
         src, dst = g.edges()
         keep = src < dst
         w = np.random.default_rng(0).integers(1, 1000, int(keep.sum())).astype(np.float32)
-        weighted = Graph.from_edges(src[keep], dst[keep], w, n=g.n, directed=False)
+        # the symmetric weighted view every plan's mst reads, built here (cached on the graph): else the
+        # first plan timed (HyPar's, when cold) would pay for it alone (2.6 s at kron18)
+        weighted = symmetrize(Graph.from_edges(src[keep], dst[keep], w, n=g.n, directed=False))
         cold = args.no_warmup_above is not None and g.m > args.no_warmup_above
         info = {"name": name, "n": g.n, "m": g.m, "directed": False, "edge_bytes": g.edge_bytes,
                 "build_seconds": round(time.perf_counter() - t, 2), "warm_up": not cold}
@@ -386,7 +410,7 @@ def main() -> None:
                     p = nk.community.PLP(NG)
                     p.run()
                     return np.asarray(p.getPartition().getVector())
-                secs, labels = timed(plp, cold)
+                secs, labels, _, _ = timed(plp, cold)
                 q = modularity(g, labels)
                 runs.append({"graph": name, "m": g.m, "algorithm": app, "engine": "peer:networkit-plp",
                              "seconds": round(secs, 6),
@@ -402,22 +426,29 @@ def main() -> None:
                 if not clock.allows(f"{name} {app} {label}", expect(app, label, g.m, cold)):
                     continue
                 exs = [s.build(graph) for s in specs]
-                call = ((lambda: hypar(graph, app, exs, threshold_edges=args.threshold_edges)) if kind == "hypar"
+                call = ((lambda: hypar(graph, app, exs, threshold_edges=args.threshold_edges,
+                                       plan="split" if kind == "split" else "auto")) if kind != "bsp"
                         else (lambda: bsp(graph, app, exs)))
-                secs, r = timed(call, cold)
+                secs, r, first, first_r = timed(call, cold)
                 ok, how = check(app, r)
                 run = {"graph": name, "m": g.m, "algorithm": app, "engine": label, "seconds": round(secs, 6),
                        "bytes_h2d": 0, "floor_seconds": 0.0, "verified": ok, "verified_how": how,
                        "scalars": dict(r.scalars), "levels": r.levels, "cut": r.cut,
                        "sample_seconds": r.timings["sample_seconds"],
-                       "budget_bytes": [e.budget for e in exs], "warm_up": not cold}
+                       "budget_bytes": [e.budget for e in exs], "warm_up": not cold,
+                       "first_seconds": round(first, 6),
+                       "calibration_seconds": first_r.timings.get("calibration_seconds")}
                 if kind == "bsp":
                     run.update(supersteps=r.timings["supersteps"], executor_seconds=r.timings["executor_seconds"])
                 else:
                     run["independent_seconds"] = r.timings["independent"]
+                    run["phases"] = {p: round(float(np.sum(r.timings[p])), 6) for p in PHASES}
+                    if len(specs) > 1:
+                        run["plan"] = r.timings["plan"]
                 runs.append(run)
+                chose = f" plan={run['plan']['chosen']}" if "plan" in run else ""
                 print(f"{name:<14} {app:<12} {label:<34} {secs * 1e3:10.1f} ms  verified={ok} "
-                      f"levels={r.levels} cut={r.cut} {run['scalars']}", flush=True)
+                      f"levels={r.levels} cut={r.cut}{chose} {run['scalars']}", flush=True)
                 save()
             for line in summary(runs, name, app, sets):
                 print(line, flush=True)
@@ -426,17 +457,25 @@ def main() -> None:
         del g, weighted, src, dst
 
     print("== per application, geometric mean over the graphs (above 1: HyPar faster)", flush=True)
+    geomeans = []
     for app in args.apps:
         for tag, specs in sets:
-            vs_best, vs_bsp = [], []
-            for info in graphs:
-                s = pick(runs, info["name"], app, tag, specs)
-                if s["hypar"]:
-                    vs_best.append(s["best"] / s["hypar"] if s["best"] else None)
-                    vs_bsp.append(s["bsp"] / s["hypar"] if s["bsp"] else None)
-            gb, gs = geomean(vs_best), geomean(vs_bsp)
-            print(f"{app:<12} hypar{tag:<24} best single / hypar {gb and round(gb, 3)}  "
-                  f"bsp / hypar {gs and round(gs, 3)}  over {len([x for x in vs_best if x])} graphs", flush=True)
+            for way in ("hypar", "split"):
+                vs_best, vs_bsp = [], []
+                for info in graphs:
+                    s = pick(runs, info["name"], app, tag, specs)
+                    if s[way]:
+                        vs_best.append(s["best"] / s[way] if s["best"] else None)
+                        vs_bsp.append(s["bsp"] / s[way] if s["bsp"] else None)
+                if not vs_best:
+                    continue
+                gb, gs = geomean(vs_best), geomean(vs_bsp)
+                over = len([x for x in vs_best if x])
+                geomeans.append({"algorithm": app, "engine": f"{way}{tag}", "best_single_over": gb,
+                                 "bsp_over": gs, "graphs": over})
+                print(f"{app:<12} {way + tag:<29} best single / {way} {gb and round(gb, 3)}  "
+                      f"bsp / {way} {gs and round(gs, 3)}  over {over} graphs", flush=True)
+    doc["geomeans"] = geomeans
     if clock.skipped:
         print(f"skipped for the deadline: {len(clock.skipped)}: {', '.join(clock.skipped)}", flush=True)
     save()
@@ -451,8 +490,8 @@ def pick(runs, graph, app, tag, specs) -> dict:
     alone = {s.text: secs.get(f"only:{s.text}") for s in specs}
     alone = {k: v for k, v in alone.items() if v}
     best = min(alone, key=alone.get) if alone else None
-    return {"hypar": secs.get(f"hypar{tag}"), "best": alone.get(best), "best_label": best,
-            "bsp": secs.get(f"bsp{tag}")}
+    return {"hypar": secs.get(f"hypar{tag}"), "split": secs.get(f"split{tag}"), "best": alone.get(best),
+            "best_label": best, "bsp": secs.get(f"bsp{tag}")}
 
 
 def summary(runs, graph, app, sets) -> list[str]:
@@ -462,9 +501,12 @@ def summary(runs, graph, app, sets) -> list[str]:
         if not s["hypar"]:
             continue
         parts = [f"hypar{tag} {s['hypar'] * 1e3:.1f} ms"]
+        if s["split"]:
+            parts.append(f"split{tag} {s['split'] * 1e3:.1f} ms")
         if s["best"]:
             parts.append(f"best alone only:{s['best_label']} {s['best'] * 1e3:.1f} ms "
-                         f"(best/hypar {s['best'] / s['hypar']:.2f})")
+                         f"(best/hypar {s['best'] / s['hypar']:.2f}"
+                         + (f", best/split {s['best'] / s['split']:.2f})" if s["split"] else ")"))
         if s["bsp"]:
             parts.append(f"bsp {s['bsp'] * 1e3:.1f} ms (bsp/hypar {s['bsp'] / s['hypar']:.2f})")
         lines.append(f"  summary {graph} {app}: " + ", ".join(parts))

@@ -1,7 +1,10 @@
 #!/usr/bin/env python
-"""Where HyPar's time goes: each application by HyPar over two executors and over one, beside the
-plain algorithm, with HyPar's phases (partition: the sampled runs; independent: the parts' runs,
-summed over the executors; merge; post-process) and, with ``--profile``, cProfile's top functions.
+"""Where HyPar's time goes: each application by HyPar over two executors (``split``: always split,
+the paper's HyPar; ``two``: the planner's choice) and over one, beside the plain algorithm, with
+HyPar's phases in ms and as shares of the call (prepare: the simple view; partition: calibration
+and planning, the sampled runs when not kept from an earlier call; independent: the parts' runs,
+wall time; merge; post-process; finish) and, with ``--profile``, cProfile's top functions.
+``--fresh`` samples on every call (no kept calibration: the cost of HyPar's partGraph each time).
 
 Executors as in CI and ``bench/hypar_bench.py``: ``cpu`` and ``cpu:sim`` (the CPU backend with a
 64 MiB simulated device arena and the ``compaction`` engine). Medians of ``--repeat`` runs after one
@@ -10,7 +13,7 @@ the undirected simple view of a Kronecker graph (weighted for ``mst``); ``--thre
 in the bench (0: recurse while the graph shrinks).
 
     OMP_NUM_THREADS=1 python dev/hypar_phases.py --scale 17 --apps components triangles
-    python dev/hypar_phases.py --scale 16 --apps mst --profile two
+    python dev/hypar_phases.py --scale 16 --apps mst --profile split
 """
 
 from __future__ import annotations
@@ -33,12 +36,12 @@ from graphferry.transforms import simple_graph  # noqa: E402
 
 DIRECT = {"components": "wcc", "triangles": "triangle_count", "coloring": "coloring", "communities": "communities",
           "mst": "mst"}
-PHASES = ("partition", "independent", "merge", "post_process")
+PHASES = ("prepare", "partition", "independent", "merge", "post_process", "finish")
 
 
 def phase_ms(timings: dict, phase: str) -> float:
-    value = timings[phase]
-    return 1e3 * (sum(map(sum, value)) if phase == "independent" else value)
+    value = timings["independent_wall"] if phase == "independent" else timings[phase]
+    return 1e3 * (sum(value) if isinstance(value, list) else value)
 
 
 def main() -> None:
@@ -47,21 +50,26 @@ def main() -> None:
     ap.add_argument("--apps", nargs="+", default=list(APPLICATIONS), choices=list(APPLICATIONS))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--threshold-edges", type=int, default=0)
-    ap.add_argument("--profile", choices=("direct", "one", "two"), default=None,
+    ap.add_argument("--fresh", action="store_true", help="sample on every call (calibration='fresh')")
+    ap.add_argument("--profile", choices=("direct", "one", "split", "two"), default=None,
                     help="print cProfile's top functions of one more run of this way")
     args = ap.parse_args()
 
     cpu = Executor("cpu")
     sim = Executor("cpu", engine="compaction", budget=64 << 20, partition_bytes=1 << 20, name="cpu:sim")
+    calibration = "fresh" if args.fresh else "cached"
     plain = simple_graph(kronecker_graph(args.scale, seed=1), undirected=True)
     weighted = kronecker_graph(args.scale, seed=1, weighted=True)
     for app in args.apps:
         g = weighted if app == "mst" else plain
         ways = {"direct": lambda: registry.get(DIRECT[app]).function(g, backend="cpu"),
                 "one": lambda: hypar(g, app, [cpu], threshold_edges=args.threshold_edges),
-                "two": lambda: hypar(g, app, [cpu, sim], threshold_edges=args.threshold_edges)}
+                "split": lambda: hypar(g, app, [cpu, sim], threshold_edges=args.threshold_edges, plan="split",
+                                       calibration=calibration),
+                "two": lambda: hypar(g, app, [cpu, sim], threshold_edges=args.threshold_edges,
+                                     calibration=calibration)}
         seconds = {way: [] for way in ways}
-        timings = {"one": [], "two": []}
+        timings = {"one": [], "split": [], "two": []}
         for run in ways.values():
             run()
         for _ in range(args.repeat):
@@ -72,11 +80,14 @@ def main() -> None:
                 if way in timings:
                     timings[way].append(result.timings)
         med = {way: 1e3 * statistics.median(s) for way, s in seconds.items()}
-        print(f"kron{args.scale} (m={g.m}) {app}: direct {med['direct']:.1f} ms, one {med['one']:.1f} ms "
-              f"({med['one'] / med['direct']:.2f}x), two {med['two']:.1f} ms ({med['two'] / med['direct']:.2f}x)")
-        for way in ("one", "two"):
-            parts = ", ".join(f"{p} {statistics.median(phase_ms(t, p) for t in timings[way]):.1f}" for p in PHASES)
-            print(f"    {way}: {parts} (ms)")
+        print(f"kron{args.scale} (m={g.m}) {app}: direct {med['direct']:.1f} ms, "
+              + ", ".join(f"{way} {med[way]:.1f} ms ({med[way] / med['direct']:.2f}x)" for way in timings))
+        for way in timings:
+            ms = {p: statistics.median(phase_ms(t, p) for t in timings[way]) for p in PHASES}
+            total = statistics.median(1e3 * t["total"] for t in timings[way])
+            parts = ", ".join(f"{p} {ms[p]:.1f} ({100 * ms[p] / total:.0f}%)" for p in PHASES)
+            plan = timings[way][-1]["plan"]
+            print(f"    {way}: {parts} ms; plan {plan['chosen']} ({plan['why']}; calibration {plan['calibration']})")
         if args.profile:
             prof = cProfile.Profile()
             prof.enable()

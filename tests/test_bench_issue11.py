@@ -100,7 +100,18 @@ def test_hypar_bench_runs_every_plan_verified(tmp_path, monkeypatch, capsys):
                                               if not r["verified"]]
     budgeted = {r["graph"] for r in runs if "budget=" in r["engine"]}
     assert budgeted == {"kron8"}
-    assert "summary kron8 mst" in capsys.readouterr().out
+    # HyPar as the planner runs it (what ran and why), the always-split HyPar, each executor alone, BSP
+    ways = {(r["graph"], r["algorithm"], r["engine"]) for r in runs}
+    for graph in ("kron7", "kron8"):
+        for app in hypar_bench.APPS:
+            assert {(graph, app, e) for e in ("hypar", "split", "only:cpu", "only:cpu:sim", "bsp")} <= ways
+    planned = [r for r in runs if r["engine"] == "hypar"]
+    assert all(r["plan"]["chosen"] in ("split", "cpu", "cpu:sim") and r["plan"]["why"] for r in planned)
+    assert all(r["first_seconds"] > 0 and set(r["phases"]) == set(hypar_bench.PHASES) for r in planned)
+    assert {(g["algorithm"], g["engine"]) for g in doc["geomeans"]} >= {(a, w) for a in hypar_bench.APPS
+                                                                      for w in ("hypar", "split")}
+    out = capsys.readouterr().out
+    assert "summary kron8 mst" in out and "best single / hypar" in out and "best single / split" in out
     _argv(monkeypatch, "hypar_bench.py", "--scales", "22", "--executors", "cpu", "cuda", "--budgeted",
           "cuda:budget=0.25", "--dry-run")
     hypar_bench.main()

@@ -46,7 +46,7 @@ def nx_simple(g: Graph) -> nx.Graph:
 @settings(max_examples=30, deadline=None)
 @given(g=graphs(), executors=st.sampled_from([ONE, TWO]), threshold=st.sampled_from([0, 10**9]))
 def test_components_equal_scipy(g, executors, threshold):
-    r = hypar(g, "components", executors, threshold_edges=threshold)
+    r = hypar(g, "components", executors, threshold_edges=threshold, plan="split")
     assert np.array_equal(r.values["labels"], scipy_labels(g))
     assert r.scalars["components"] == len(set(scipy_labels(g).tolist()))
 
@@ -54,7 +54,7 @@ def test_components_equal_scipy(g, executors, threshold):
 @settings(max_examples=30, deadline=None)
 @given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
 def test_triangles_with_ghost_edges_equal_networkx(g, executors):
-    assert_triangles_equal_networkx(g, hypar(g, "triangles", executors))
+    assert_triangles_equal_networkx(g, hypar(g, "triangles", executors, plan="split"))
 
 
 def assert_triangles_equal_networkx(g: Graph, r) -> None:
@@ -66,7 +66,7 @@ def assert_triangles_equal_networkx(g: Graph, r) -> None:
 @settings(max_examples=30, deadline=None)
 @given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
 def test_coloring_is_proper(g, executors):
-    assert_proper_coloring(g, hypar(g, "coloring", executors))
+    assert_proper_coloring(g, hypar(g, "coloring", executors, plan="split"))
 
 
 def assert_proper_coloring(g: Graph, r) -> None:
@@ -146,7 +146,7 @@ def assert_modularity_near_networkx(G: nx.Graph, r, want: float | None = None, w
 
 def test_two_executors_really_split_and_recurse():
     g = kronecker_graph(10, seed=2)
-    r = hypar(g, "components", TWO, threshold_edges=0)
+    r = hypar(g, "components", TWO, threshold_edges=0, plan="split")
     assert 0 < r.cut < g.n and r.levels >= 1
     assert len(r.timings["independent"][0]) == 2
     assert np.array_equal(r.values["labels"], scipy_labels(g))
@@ -177,7 +177,7 @@ def test_cpu_and_gpu_executors_and_gpu_only(app):
     g = kronecker_graph(12, seed=4)
     cpu = hypar(g, app, ONE)
     runs = [run(g, app, executors) for executors in ([Executor("cpu"), Executor("cuda")], [Executor("cuda")])
-            for run in (lambda *a: hypar(*a, threshold_edges=0), bsp)]      # HyPar and the BSP baseline
+            for run in (lambda *a: hypar(*a, threshold_edges=0, plan="split"), bsp)]      # HyPar and the BSP baseline
     for r in runs:
         if app in ("components", "triangles"):
             assert all(np.array_equal(r.values[k], cpu.values[k]) for k in r.values)
@@ -197,7 +197,7 @@ def test_cpu_and_gpu_executors_and_gpu_only(app):
        weights=st.sampled_from(["none", "few", "many"]))
 def test_spanning_forest_weight_equals_scipy(g, executors, threshold, weights):
     g = with_weights(g, weights)
-    assert_spanning_forest_equals_scipy(g, hypar(g, "mst", executors, threshold_edges=threshold))
+    assert_spanning_forest_equals_scipy(g, hypar(g, "mst", executors, threshold_edges=threshold, plan="split"))
 
 
 def with_weights(g: Graph, weights: str) -> Graph:
@@ -240,7 +240,7 @@ def test_spanning_forest_on_a_split_kronecker_graph():
     keep = src < dst
     w = np.random.default_rng(0).integers(1, 100, int(keep.sum())).astype(np.float32)
     g = Graph.from_edges(src[keep], dst[keep], w, n=k.n, directed=False, drop_duplicates=True)
-    r = hypar(g, "mst", TWO, threshold_edges=0)
+    r = hypar(g, "mst", TWO, threshold_edges=0, plan="split")
     assert 0 < r.cut < g.n
     want = minimum_spanning_tree(sp.triu(g.to_scipy(), 1)).sum()
     assert np.isclose(r.scalars["total_weight"], want)
@@ -268,7 +268,7 @@ def test_stop_rules_end_the_algorithms_early_and_hypar_still_finishes():
     assert minimum_spanning_forest(wg, stop_when=always, backend="cpu").rounds == 1
     for app in ("coloring", "communities", "mst"):
         for trend in (True, False):
-            r = hypar(wg, app, TWO, threshold_edges=0, stop_on_trend=trend)
+            r = hypar(wg, app, TWO, threshold_edges=0, stop_on_trend=trend, plan="split")
             if app == "coloring":
                 c = r.values["colors"]
                 assert c.min() >= 0 and not np.any(c[src[src != dst]] == c[dst[src != dst]])
@@ -331,3 +331,92 @@ def test_bsp_splits_the_graph_and_exchanges_every_superstep():
     k = kronecker_graph(10, seed=7)
     assert_triangles_equal_networkx(k, bsp(k, "triangles", TWO))
     assert np.array_equal(bsp(k, "components", TWO).values["labels"], scipy_labels(k))
+
+
+# ------------------------------------------------------------------ the planner
+def calibration_saying(split: float, first: float, second: float):
+    """A calibration whose rates predict ``split``, ``first`` and ``second`` seconds per item (n + m)."""
+    from graphferry.algorithms.hypar import Calibration, Rate
+
+    return Calibration([0.5, 0.5], [Rate(0.0, first), Rate(0.0, second)], Rate(0.0, split), [1.0, 1.0], [(1, 1)])
+
+
+def test_planner_runs_the_faster_executor_alone_when_the_split_is_not_predicted_faster():
+    from graphferry.algorithms.hypar import plan_for
+
+    g = kronecker_graph(8, seed=1)
+    slow_split = plan_for(g, calibration_saying(2.0, 3.0, 1.5), TWO)
+    assert slow_split.alone == 1 and "not below" in slow_split.why
+    assert slow_split.predicted == {TWO[0].label: 3.0 * (g.n + g.m), TWO[1].label: 1.5 * (g.n + g.m),
+                                    "split": 2.0 * (g.n + g.m)}
+    assert plan_for(g, calibration_saying(1.5, 1.5, 3.0), TWO).alone == 0      # a tie is no gain
+    assert plan_for(g, calibration_saying(1.4, 1.5, 3.0), TWO).alone == 0      # nor 7% (within the fits' error)
+    fast_split = plan_for(g, calibration_saying(1.0, 1.5, 3.0), TWO)
+    assert fast_split.alone is None and "is below" in fast_split.why
+
+
+@pytest.mark.parametrize("app", sorted(APPLICATIONS))
+def test_planner_fallback_and_split_both_give_correct_answers(app):
+    k = kronecker_graph(9, seed=8)
+    src, dst = k.edges()
+    keep = src < dst
+    w = np.random.default_rng(3).integers(1, 50, int(keep.sum())).astype(np.float32)
+    g = Graph.from_edges(src[keep], dst[keep], w, n=k.n, directed=False)
+    alone = hypar(g, app, TWO, threshold_edges=0, calibration=calibration_saying(2.0, 3.0, 1.5))
+    split = hypar(g, app, TWO, threshold_edges=0, calibration=calibration_saying(1.0, 3.0, 1.5))
+    plan = alone.timings["plan"]
+    assert plan["chosen"] == TWO[1].label and "not below" in plan["why"] and plan["calibration"] == "given"
+    assert alone.cut == g.n and alone.levels == 1 and len(alone.timings["independent"][0]) == 1
+    assert split.timings["plan"]["chosen"] == "split" and 0 < split.cut < g.n
+    assert len(split.timings["independent"][0]) == 2
+    for r in (alone, split):
+        if app == "components":
+            assert np.array_equal(r.values["labels"], scipy_labels(g))
+        elif app == "triangles":
+            assert_triangles_equal_networkx(g, r)
+        elif app == "coloring":
+            assert_proper_coloring(g, r)
+        elif app == "mst":
+            assert_spanning_forest_equals_scipy(g, r)
+        else:
+            assert_modularity_near_networkx(nx_simple(g), r)
+
+
+def test_calibration_is_kept_per_application_and_executors_and_resampled_for_a_larger_graph():
+    from graphferry.algorithms.hypar import REUSE_UP_TO, clear_calibrations
+
+    clear_calibrations()
+    small, large = kronecker_graph(8, seed=9), kronecker_graph(11, seed=9)
+    assert large.n + large.m > REUSE_UP_TO * (small.n + small.m)
+    first = hypar(small, "components", TWO)
+    assert first.timings["plan"]["calibration"] == "sampled" and first.timings["calibration_seconds"] > 0
+    assert set(first.timings["plan"]["predicted_seconds"]) == {TWO[0].label, TWO[1].label, "split"}
+    again = hypar(small, "components", TWO)
+    assert again.timings["plan"]["calibration"] == "cached" and again.timings["calibration_seconds"] == 0
+    assert hypar(small, "coloring", TWO).timings["plan"]["calibration"] == "sampled"      # another application
+    assert hypar(small, "components", TWO, calibration="fresh").timings["plan"]["calibration"] == "sampled"
+    assert hypar(large, "components", TWO).timings["plan"]["calibration"] == "sampled"    # too far to extrapolate
+    assert hypar(small, "components", ONE).timings["plan"]["chosen"] == TWO[0].label      # one executor: no plan
+    with pytest.raises(ValueError, match="plan"):
+        hypar(small, "components", TWO, plan="fastest")
+    with pytest.raises(ValueError, match="calibration"):
+        hypar(small, "components", TWO, calibration="stale")
+
+
+def test_fit_rate_keeps_both_terms_non_negative():
+    from graphferry.algorithms.hypar import fit_rate
+
+    line = fit_rate([100, 200, 400], [0.2, 0.3, 0.5])
+    assert np.isclose(line.fixed, 0.1) and np.isclose(line.per_item, 0.001)
+    falling = fit_rate([100, 200, 400], [0.5, 0.3, 0.2])    # noise: no negative slope
+    assert falling.fixed == 0 and falling.per_item > 0
+    steep = fit_rate([100, 200, 400], [0.1, 0.3, 0.7])      # a negative fixed part: through 0
+    assert steep.fixed == 0 and steep.per_item > 0
+
+
+@settings(max_examples=20, deadline=None)
+@given(g=graphs())
+def test_the_planners_choice_gives_correct_answers_whichever_it_makes(g):
+    assert np.array_equal(hypar(g, "components", TWO).values["labels"], scipy_labels(g))
+    assert_triangles_equal_networkx(g, hypar(g, "triangles", TWO))
+    assert_proper_coloring(g, hypar(g, "coloring", TWO))

@@ -5,8 +5,8 @@ Banerjee, Kothapalli and Sarkar's HyPar (JPDC 2019), Section 3's API:
 * :func:`part_graph`: split the vertices into one contiguous block per
   executor (1-D block partitioning, by edges), in the ratio of the executors'
   speeds measured by running the application on three sampled induced
-  subgraphs of 5-10% of the vertices on each (Section 4.1), bounded by each
-  executor's device-memory budget;
+  subgraphs of 5-10% of the vertices on each (Section 4.1, :func:`calibrate`),
+  bounded by each executor's device-memory budget;
 * :func:`independent_compute`: every executor computes on its own part at
   once (threads; the kernels release the GIL), with no communication, under
   the application's border exception (Sections 6.1-6.4);
@@ -16,6 +16,27 @@ Banerjee, Kothapalli and Sarkar's HyPar (JPDC 2019), Section 3's API:
 * recursion while the reduced graph has more than ``threshold_edges`` edges
   (Section 4.4) and the last level removed at least a tenth of the vertices,
   then ``post_process`` on the executor that was faster.
+
+Where this departs from the paper: **a planner** (:func:`plan_for`). The
+paper splits whenever it has two devices. Here the sampled runs also run the
+split itself (independent computation, merges, post-processing) and each
+executor alone on the same samples; lines fitted through those times
+(``fixed + per_item * work``, :class:`Rate`; the work is ``n + m``, or what
+the application's cost grows with: :meth:`Application.work`) predict every
+plan on the whole graph, and when the predicted split is not below the best
+executor alone (by a margin, :data:`SPLIT_MARGIN`: the fits extrapolate
+samples of about 1% of the arcs), that executor runs the application alone,
+through the same code (``timings["plan"]`` records what ran, why, and the predictions;
+``plan="split"`` always splits, as the paper does). And the calibration is
+made once per application and executor list and kept for graphs up to
+:data:`REUSE_UP_TO` times the sampled one (the paper samples on every run;
+at Kronecker 18 on one thread a calibration took 50-420 ms, against 10-35 ms
+for components or colouring run alone). An executor alone runs the
+application's algorithm to its end (:meth:`Application.alone`): no stop rule,
+merge or post-processing, which cost more than they save with no other part
+to wait for; except the spanning forest, whose contraction after the rounds
+stop getting faster saves later rounds' scans of arcs inside the trees (1.5x
+faster alone at Kronecker 17-18).
 
 An **executor** is a place to run: a backend and its options (engine, device
 budget, partition size). ``[Executor("cpu"), Executor("cuda")]`` is HyPar's
@@ -79,11 +100,14 @@ Example:
     >>> from graphferry.algorithms.hypar import Executor, hypar
     >>> g = Graph.from_edges([0, 1, 2, 4, 5, 7], [1, 2, 3, 5, 6, 8], n=9, directed=False)
     >>> two = [Executor("cpu"), Executor("cpu", engine="compaction", budget=1 << 16, partition_bytes=256)]
-    >>> r = hypar(g, "components", two, threshold_edges=0)
+    >>> r = hypar(g, "components", two, threshold_edges=0, plan="split")
     >>> r.values["labels"].tolist()
     [0, 0, 0, 0, 4, 4, 4, 7, 7]
     >>> r.cut > 0, r.levels >= 1
     (True, True)
+    >>> auto = hypar(g, "components", two)               # the planner's choice, and why
+    >>> auto.values["labels"].tolist() == r.values["labels"].tolist(), sorted(auto.timings["plan"])
+    (True, ['calibration', 'chosen', 'predicted_seconds', 'why'])
 """
 
 from __future__ import annotations
@@ -92,7 +116,6 @@ import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -105,11 +128,14 @@ from . import registry
 
 log = logging.getLogger(__name__)
 
-SAMPLES = 3                  # HyPar 4.1: three sampled induced subgraphs
-SAMPLE_FRACTION = (0.05, 0.10)
+SAMPLE_FRACTIONS = (0.05, 0.075, 0.10)   # HyPar 4.1: three sampled induced subgraphs of 5-10% of the vertices
+SAMPLE_REPEATS = 2           # each sampled run's time is the least of this many
 MIN_SHRINK = 0.9            # recurse only while a level leaves at most this fraction of the vertices
 TINY_COMMUNITY = 1e-7        # HyPar 6.3: fewer internal edges than this fraction of m: dismantled
 CUT_THROUGH = 0.25           # border exception: a community with more cut arcs than this fraction of its internal arcs
+PLANS = ("auto", "split")
+REUSE_UP_TO = 2.0            # a kept calibration serves graphs up to this many times the size it was sampled from
+SPLIT_MARGIN = 0.8           # the split runs only when predicted at most this fraction of the best executor alone
 
 
 @dataclass(frozen=True)
@@ -150,7 +176,8 @@ class Split:
 
 @dataclass
 class HyparResult:
-    """Values per vertex of the input, scalars, and where the time went."""
+    """Values per vertex of the input, scalars, and where the time went (``timings``; its ``plan``
+    says which plan ran and why)."""
 
     graph: Graph
     values: dict[str, np.ndarray]
@@ -158,6 +185,193 @@ class HyparResult:
     timings: dict[str, Any]
     cut: int
     levels: int
+
+
+# ------------------------------------------------------------------ calibration and the planner
+@dataclass(frozen=True)
+class Rate:
+    """Seconds of one plan as ``fixed + per_item * work``, the work of the graph it runs on
+    (:meth:`Application.work`: ``n + m``, or what the application's cost grows with).
+
+    Example:
+        >>> r = fit_rate([1000, 2000, 3000], [0.011, 0.021, 0.031])
+        >>> round(r.fixed, 6), round(r.per_item * 1e6, 3)
+        (0.001, 10.0)
+        >>> round(r.predict(10000), 4)
+        0.101
+    """
+
+    fixed: float
+    per_item: float
+
+    def predict(self, work: float) -> float:
+        return self.fixed + self.per_item * work
+
+
+def fit_rate(works: list[float], seconds: list[float]) -> Rate:
+    """The least-squares line through (work, seconds) of the sampled runs, with both terms at
+    least 0: a negative slope (noise on a busy host) falls back to the median seconds per item and
+    no fixed part, a negative fixed part to the slope through the origin."""
+    x = np.array(works, np.float64)
+    t = np.array(seconds, np.float64)
+    if len(x) >= 2 and np.ptp(x) > 0:
+        slope, fixed = np.polyfit(x, t, 1)
+        if slope > 0 and fixed >= 0:
+            return Rate(float(fixed), float(slope))
+        if slope > 0:
+            return Rate(0.0, float((x * t).sum() / (x * x).sum()))
+    return Rate(0.0, float(np.median(t / np.maximum(x, 1.0))))
+
+
+@dataclass
+class Calibration:
+    """What the sampled runs measured for one application on one list of executors (HyPar 4.1).
+
+    ``shares``: each executor's share of the edges, in the ratio of its speed alone (the paper's
+    CPU/GPU ratio); ``alone``: each executor's :class:`Rate` running the whole application alone;
+    ``split``: the rate of HyPar over all of them (independent computation, merges, recursion and
+    post-processing: the whole call); ``sample_seconds``: each executor's seconds alone, summed over
+    the samples; ``sizes``: the samples' ``(n, m)`` and ``works`` their work; ``seconds``: what
+    calibrating cost.
+    Kept per application class and executors for graphs up to :data:`REUSE_UP_TO` times as large."""
+
+    shares: list[float]
+    alone: list[Rate]
+    split: Rate | None
+    sample_seconds: list[float]
+    sizes: list[tuple[int, int]]
+    works: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    graph_size: int = 0          # n + m of the graph sampled
+
+    def fits(self, graph: Graph) -> bool:
+        """Whether the rates may be kept for ``graph``: at most :data:`REUSE_UP_TO` times the size of
+        the graph they were sampled from (further out, a line fitted on small samples is not trusted)."""
+        return graph.n + graph.m <= REUSE_UP_TO * max(self.graph_size, 1)
+
+    def predict(self, work: float, executors: list[Executor]) -> dict[str, float]:
+        """Predicted seconds of every plan on a graph of this work: ``split`` and each executor
+        alone by its label."""
+        out = {ex.label: rate.predict(work) for ex, rate in zip(executors, self.alone)}
+        if self.split is not None:
+            out["split"] = self.split.predict(work)
+        return out
+
+
+@dataclass
+class Plan:
+    """The planner's choice: ``alone`` (an executor's index) or ``None`` for HyPar's split, and why."""
+
+    alone: int | None
+    why: str
+    predicted: dict[str, float] = field(default_factory=dict)
+
+
+#: calibrations kept for the process, per (application, executors): HyPar measures the ratio once
+_CALIBRATIONS: dict[tuple, Calibration] = {}
+_CALIBRATIONS_LOCK = threading.Lock()
+
+
+def clear_calibrations() -> None:
+    """Forget every kept calibration (the next call samples again)."""
+    with _CALIBRATIONS_LOCK:
+        _CALIBRATIONS.clear()
+
+
+def _calibration_key(app: "Application", executors: list[Executor]) -> tuple:
+    return (_hypar_class(app), app.stop_on_trend, tuple(executors))
+
+
+def calibrate(graph: Graph, app: "str | Application", executors: list[Executor], *, seed: int = 0,
+              split_runs: bool = True, **settings) -> Calibration:
+    """HyPar's sampled runs (Section 4.1): on three induced subgraphs of 5%, 7.5% and 10% of the
+    vertices of ``graph`` (as the application prepares it), the application alone on each
+    executor, in turn (the ratio of their speeds gives the shares), then, with ``split_runs``, by
+    HyPar over all of them split in that ratio (what the merge, recursion and post-processing
+    add). Each run is the same code as a real call's, timed whole; :class:`Rate` fits turn them
+    into predictions for any size.
+    Each time is the least of :data:`SAMPLE_REPEATS` runs. ``settings``: the call's
+    ``threshold_edges`` and ``max_levels`` for the split runs.
+
+    Example (two CPU executors, one with a small simulated device arena):
+        >>> from graphferry.generators import kronecker_graph
+        >>> g = kronecker_graph(9, seed=1)
+        >>> two = [Executor("cpu"), Executor("cpu", engine="compaction", budget=1 << 16, partition_bytes=256)]
+        >>> c = calibrate(g, "components", two)
+        >>> len(c.shares), round(sum(c.shares), 6), len(c.alone), c.split is not None, len(c.sizes)
+        (2, 1.0, 2, True, 3)
+    """
+    app = _application(app)
+    t0 = time.perf_counter()
+    graph = app.prepare(graph)            # the prepared graph itself when given one (the views are cached)
+    rng = np.random.default_rng(seed)
+    k = len(executors)
+    sizes: list[tuple[int, int]] = []
+    works: list[float] = []
+    alone = np.full((len(SAMPLE_FRACTIONS), k), np.inf)
+    split = np.full(len(SAMPLE_FRACTIONS), np.inf)
+    for s, fraction in enumerate(SAMPLE_FRACTIONS):
+        size = min(graph.n, max(1, int(round(graph.n * fraction))))
+        sample = induced_subgraph(graph, np.sort(rng.choice(graph.n, size=size, replace=False)))
+        sizes.append((sample.n, sample.m))
+        works.append(_fresh(app).work(sample))
+        # the least of SAMPLE_REPEATS runs of each, interleaved: a sampled run lasts milliseconds, as
+        # long as a busy host's preemption of one thread, and a line through such times extrapolates it
+        for _ in range(SAMPLE_REPEATS):
+            for i, ex in enumerate(executors):
+                t = time.perf_counter()
+                _run(sample, _fresh(app), [ex], Plan(0, "calibration"), None, None, **settings)
+                alone[s, i] = min(alone[s, i], time.perf_counter() - t)
+            if split_runs and k > 1:
+                speed = 1.0 / np.maximum(alone[s], 1e-9)
+                shares = (speed / speed.sum()).tolist()
+                t = time.perf_counter()
+                _run(sample, _fresh(app), executors, Plan(None, "calibration"),
+                     Split(cut_by_edges(sample, shares, [ex.budget for ex in executors]), shares), None, **settings)
+                split[s] = min(split[s], time.perf_counter() - t)
+    seconds = alone.sum(axis=0)
+    speed = 1.0 / np.maximum(seconds, 1e-9)
+    cal = Calibration(shares=(speed / speed.sum()).tolist(),
+                      alone=[fit_rate(works, alone[:, i].tolist()) for i in range(k)],
+                      split=fit_rate(works, split.tolist()) if split_runs and k > 1 else None,
+                      sample_seconds=seconds.tolist(), sizes=sizes, works=works, seconds=time.perf_counter() - t0,
+                      graph_size=graph.n + graph.m)
+    log.info("hypar %s: calibrated in %.3f s: sample seconds %s, shares %s", app.name, cal.seconds,
+             np.round(seconds, 4).tolist(), np.round(cal.shares, 3).tolist())
+    return cal
+
+
+def plan_for(graph: Graph, calibration: Calibration, executors: list[Executor], work: float | None = None) -> Plan:
+    """The planner: HyPar's split when its predicted seconds on ``graph`` (independent computation,
+    merges and post-processing, from the sampled rates) are below the best single executor's by
+    the margin :data:`SPLIT_MARGIN`; else that executor alone. ``work``: the graph's
+    (:meth:`Application.work`; default ``n + m``).
+
+    The margin: the predictions extrapolate lines fitted on samples of about 1% of the arcs, so
+    a split predicted a few percent faster is no predicted gain (at Kronecker 18 here a colouring
+    split predicted 10% faster than one executor alone took 8 times as long).
+
+    Example (the sampled rates say the split costs more than the first executor alone):
+        >>> g = Graph.from_edges([0, 1], [1, 2], n=3, directed=False)
+        >>> exs = [Executor("cpu", name="a"), Executor("cpu", name="b")]
+        >>> cal = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 2.0)], Rate(0.0, 1.5), [1.0, 2.0], [])
+        >>> p = plan_for(g, cal, exs)
+        >>> p.alone, p.predicted
+        (0, {'a': 7.0, 'b': 14.0, 'split': 10.5})
+        >>> p.why
+        'predicted split 10.5 s is not below 0.8 x a alone 7 s'
+    """
+    predicted = calibration.predict(graph.n + graph.m if work is None else work, executors)
+    best = int(np.argmin([predicted[ex.label] for ex in executors]))
+    label = executors[best].label
+    split = predicted.get("split")
+    if split is None:
+        return Plan(best, "no split rate measured", predicted)
+    if split <= SPLIT_MARGIN * predicted[label]:
+        return Plan(None, f"predicted split {split:.3g} s is below {SPLIT_MARGIN:g} x {label} alone "
+                          f"{predicted[label]:.3g} s", predicted)
+    return Plan(best, f"predicted split {split:.3g} s is not below {SPLIT_MARGIN:g} x {label} alone "
+                      f"{predicted[label]:.3g} s", predicted)
 
 
 # ------------------------------------------------------------------ the API
@@ -185,9 +399,31 @@ def cut_by_edges(graph: Graph, shares: list[float], budgets: list[int | None] | 
     return np.array(bounds, dtype=np.int64)
 
 
+def _calibration(graph: Graph, app: "Application", executors: list[Executor], calibration, seed: int,
+                 split_runs: bool = True, **settings) -> tuple[Calibration, str]:
+    """The calibration to use and where it came from: given, kept from an earlier call, or sampled now
+    (``split_runs``: with the split's rate, which the planner needs and the shares alone do not)."""
+    if isinstance(calibration, Calibration):
+        return calibration, "given"
+    if calibration not in ("cached", "fresh"):
+        raise ValueError(f"hypar: argument 'calibration' must be 'cached', 'fresh' or a Calibration, "
+                         f"got {calibration!r}")
+    key = _calibration_key(app, executors)
+    if calibration == "cached":
+        with _CALIBRATIONS_LOCK:
+            kept = _CALIBRATIONS.get(key)
+        if kept is not None and kept.fits(graph) and (kept.split is not None or not split_runs):
+            return kept, "cached"
+    cal = calibrate(graph, app, executors, seed=seed, split_runs=split_runs, **settings)
+    with _CALIBRATIONS_LOCK:
+        _CALIBRATIONS[key] = cal
+    return cal, "sampled"
+
+
 def part_graph(graph: Graph, app: "Application", executors: list[Executor], *, seed: int = 0,
-               shares: list[float] | None = None) -> Split:
-    """HyPar's partGraph: speeds from three sampled induced subgraphs, then edge-balanced blocks.
+               shares: list[float] | None = None, calibration: "str | Calibration" = "cached") -> Split:
+    """HyPar's partGraph: speeds from three sampled induced subgraphs (:func:`calibrate`, kept per
+    application and executors unless ``calibration="fresh"``), then edge-balanced blocks.
 
     ``shares`` (one per executor, summing to 1) gives the ratio instead of measuring it: a
     user who knows the machine, or a run that must split the same way every time."""
@@ -199,21 +435,14 @@ def part_graph(graph: Graph, app: "Application", executors: list[Executor], *, s
         if len(shares) != k or min(shares) < 0 or not np.isclose(sum(shares), 1.0):
             raise ValueError(f"hypar: argument 'shares' must give {k} non-negative shares summing to 1, got {shares!r}")
         return Split(cut_by_edges(graph, shares, [ex.budget for ex in executors]), shares)
-    rng = np.random.default_rng(seed)
-    seconds = np.zeros(k)
-    for _ in range(SAMPLES):
-        size = max(1, int(graph.n * rng.uniform(*SAMPLE_FRACTION)))
-        sample = induced_subgraph(graph, np.sort(rng.choice(graph.n, size=min(size, graph.n), replace=False)))
-        for i, ex in enumerate(executors):
-            t = time.perf_counter()
-            app.local(sample, np.arange(sample.n, dtype=np.int64), ex)
-            seconds[i] += time.perf_counter() - t
-    speed = 1.0 / np.maximum(seconds, 1e-9)
-    shares = (speed / speed.sum()).tolist()
-    bounds = cut_by_edges(graph, shares, [ex.budget for ex in executors])
-    log.info("hypar %s: sample seconds %s, shares %s, bounds %s", app.name, seconds.round(4).tolist(),
-             np.round(shares, 3).tolist(), bounds.tolist())
-    return Split(bounds, shares, seconds.tolist())
+    cal, _ = _calibration(graph, app, executors, calibration, seed, split_runs=False)
+    return _split_by(graph, cal, executors)
+
+
+def _split_by(graph: Graph, cal: Calibration, executors: list[Executor]) -> Split:
+    bounds = cut_by_edges(graph, cal.shares, [ex.budget for ex in executors])
+    log.info("hypar: shares %s, bounds %s", np.round(cal.shares, 3).tolist(), bounds.tolist())
+    return Split(bounds, list(cal.shares), list(cal.sample_seconds))
 
 
 def independent_compute(graph: Graph, split: Split, app: "Application", executors: list[Executor],
@@ -244,57 +473,153 @@ def merge_parts(graph: Graph, split: Split, results: list, app: "Application", s
     return app.merge(graph, split.blocks(), results, state)
 
 
+def _application(app: "str | Application") -> "Application":
+    if isinstance(app, str):
+        if app not in APPLICATIONS:
+            raise ValueError(f"hypar: unknown application {app!r}; choose one of {', '.join(APPLICATIONS)}")
+        return APPLICATIONS[app]()
+    return app
+
+
+def _hypar_class(app: "Application") -> type:
+    """``app``'s HyPar application class (a BSP application's is the one it extends)."""
+    return next(c for c in type(app).__mro__ if issubclass(c, Application) and not issubclass(c, BspApplication))
+
+
+def _fresh(app: "Application") -> "Application":
+    """A new HyPar instance of ``app``'s application with its settings (an instance may keep
+    per-run state; a BSP application is sampled as the HyPar application it extends)."""
+    other = _hypar_class(app)()
+    other.stop_on_trend = app.stop_on_trend
+    return other
+
+
 def hypar(graph: Graph, app: "str | Application", executors: list[Executor], *, threshold_edges: int = 100_000_000,
           max_levels: int = 8, seed: int = 0, stop_on_trend: bool = True,
-          shares: list[float] | None = None) -> HyparResult:
+          shares: list[float] | None = None, plan: str = "auto",
+          calibration: "str | Calibration" = "cached") -> HyparResult:
     """Run application ``app`` (a name from :data:`APPLICATIONS` or an :class:`Application`) by HyPar.
 
+    ``plan="auto"`` (the planner, :func:`plan_for`): HyPar's split over the executors when the
+    sampled rates predict it faster than the best executor alone (by :data:`SPLIT_MARGIN`), else
+    that executor alone, through the same code; ``plan="split"``: always split (the paper's
+    HyPar). The paper splits whenever it has two devices; here a split that the samples say
+    cannot pay for its merge and post-processing is not run, and the run's ``timings["plan"]``
+    records the choice, the predicted seconds of every plan and why. One executor, or given
+    ``shares``: no planning.
+
+    ``calibration``: ``"cached"`` (default) samples once per application class and executor list
+    and keeps the result for the process (HyPar measures its ratio once; the rates scale with
+    the graph's size), ``"fresh"`` samples this graph again, or a :class:`Calibration` to use.
     ``stop_on_trend``: iterative parts (coloring, communities, mst) end their
     independent computation when iteration times stop falling (HyPar 4.2);
     otherwise each part runs to its own convergence. ``shares``: the CPU/GPU ratio
     to split by instead of measuring it (:func:`part_graph`).
     """
-    if isinstance(app, str):
-        app = APPLICATIONS[app]()
+    app = _application(app)
     app.stop_on_trend = stop_on_trend
     if not executors:
         raise ValueError("hypar needs at least one executor")
+    if plan not in PLANS:
+        raise ValueError(f"hypar: argument 'plan' must be one of {', '.join(PLANS)}, got {plan!r}")
     t0 = time.perf_counter()
-    g = app.prepare(graph)
-    state = app.start(g)
-    timings: dict[str, Any] = {"partition": 0.0, "independent": [], "merge": 0.0, "post_process": 0.0}
+    timings: dict[str, Any] = {"prepare": 0.0, "partition": 0.0, "independent": [], "independent_wall": [],
+                               "merge": 0.0, "merge_levels": [], "post_process": 0.0, "finish": 0.0}
     t = time.perf_counter()
-    split = part_graph(g, app, executors, seed=seed, shares=shares)
+    g = app.prepare(graph)
+    timings["prepare"] = time.perf_counter() - t
+    settings = {"threshold_edges": threshold_edges, "max_levels": max_levels}
+    t = time.perf_counter()
+    split = None
+    how = None
+    if len(executors) == 1:
+        chosen = Plan(0, "one executor")
+    elif shares is not None:
+        split = part_graph(g, app, executors, shares=shares)
+        chosen = Plan(None, "shares given")
+    else:
+        cal, how = _calibration(g, app, executors, calibration, seed, split_runs=plan == "auto", **settings)
+        work = app.work(g)
+        chosen = plan_for(g, cal, executors, work) if plan == "auto" else Plan(None, "plan='split'",
+                                                                               cal.predict(work, executors))
+        split = _split_by(g, cal, executors) if chosen.alone is None else None
+        timings["calibration_seconds"] = cal.seconds if how == "sampled" else 0.0
     timings["partition"] = time.perf_counter() - t
-    first_cut = int(split.bounds[1]) if len(split.bounds) > 2 else g.n
-    levels = 0
-    reduced: Graph | None = g
-    per_executor = np.zeros(len(executors))
-    # one thread per executor, kept for every level (starting threads costs milliseconds on a busy host)
-    with ThreadPoolExecutor(max_workers=len(executors)) if len(executors) > 1 else nullcontext() as pool:
+    result = _run(g, app, executors, chosen, split, timings, graph=graph, **settings)
+    timings["total"] = time.perf_counter() - t0
+    timings["executors"] = [ex.label for ex in executors]
+    timings["sample_seconds"] = split.sample_seconds if split is not None else []
+    timings["plan"] = {"chosen": "split" if chosen.alone is None else executors[chosen.alone].label,
+                       "why": chosen.why, "predicted_seconds": chosen.predicted, "calibration": how}
+    if chosen.predicted:
+        log.info("hypar %s: plan %s (%s)", app.name, timings["plan"]["chosen"], chosen.why)
+    return result
+
+
+_POOLS = threading.local()
+
+
+def _pool(k: int) -> ThreadPoolExecutor:
+    """Threads to run ``k`` executors at once, kept per calling thread for the process: starting
+    threads took milliseconds a call on a busy host, as long as a small part's whole run."""
+    pool, size = getattr(_POOLS, "pool", None), getattr(_POOLS, "size", 0)
+    if pool is None or size < k:
+        if pool is not None:
+            pool.shutdown(wait=False)
+        pool = _POOLS.pool = ThreadPoolExecutor(max_workers=k, thread_name_prefix="hypar")
+        _POOLS.size = k
+    return pool
+
+
+def _run(g: Graph, app: "Application", executors: list[Executor], chosen: Plan, split: Split | None,
+         timings: dict | None, *, graph: Graph | None = None, threshold_edges: int = 100_000_000,
+         max_levels: int = 8) -> HyparResult:
+    """Run a chosen plan on prepared graph ``g`` (of input ``graph``, by default ``g`` itself, which
+    must then be prepared already): alone, the executor runs the application on the whole graph
+    (:meth:`Application.alone`); split, HyPar's levels of independent computation and merges,
+    then post-processing on the faster executor."""
+    graph = g if graph is None else graph
+    timings = {"independent": [], "independent_wall": [], "merge_levels": []} if timings is None else timings
+    state = app.start(g)
+    levels, first_cut = 0, g.n
+    if chosen.alone is not None:
+        t = time.perf_counter()
+        app.alone(g, state, executors[chosen.alone])
+        seconds = time.perf_counter() - t
+        timings["independent"].append([seconds])
+        timings["independent_wall"].append(seconds)
+        levels = 1
+    else:
+        first_cut = int(split.bounds[1])
+        reduced: Graph | None = g
+        per_executor = np.zeros(len(executors))
+        pool = _pool(len(executors))
         while reduced is not None and levels < max_levels:
             before = reduced.n
+            t = time.perf_counter()
             results, seconds = independent_compute(reduced, split, app, executors, pool)
+            timings["independent_wall"].append(time.perf_counter() - t)
             per_executor += seconds
             timings["independent"].append(seconds)
             t = time.perf_counter()
             reduced = merge_parts(reduced, split, results, app, state)
-            timings["merge"] += time.perf_counter() - t
+            timings["merge_levels"].append(time.perf_counter() - t)
             levels += 1
-            if (reduced is None or reduced.m <= threshold_edges or len(executors) == 1 or not app.recursive
+            if (reduced is None or reduced.m <= threshold_edges or not app.recursive
                     or reduced.n > MIN_SHRINK * before):   # little progress across the cut: post-process the rest
                 break
             # recursion: the same speed ratio on the reduced graph (HyPar 4.4)
-            split = Split(cut_by_edges(reduced, split.shares, [ex.budget for ex in executors]), split.shares)
-    if reduced is not None or app.post_process_always:
-        fastest = executors[int(np.argmin(per_executor))] if levels else executors[0]
-        t = time.perf_counter()
-        app.post_process(reduced, state, fastest)
-        timings["post_process"] = time.perf_counter() - t
+            split = Split(cut_by_edges(reduced, split.shares, [ex.budget for ex in executors]), split.shares,
+                          split.sample_seconds)
+        timings["merge"] = float(sum(timings["merge_levels"]))
+        if reduced is not None or app.post_process_always:
+            fastest = executors[int(np.argmin(per_executor))]
+            t = time.perf_counter()
+            app.post_process(reduced, state, fastest)
+            timings["post_process"] = time.perf_counter() - t
+    t = time.perf_counter()
     values, scalars = app.finish(graph, g, state)
-    timings["total"] = time.perf_counter() - t0
-    timings["executors"] = [ex.label for ex in executors]
-    timings["sample_seconds"] = split.sample_seconds
+    timings["finish"] = time.perf_counter() - t
     return HyparResult(graph, values, scalars, timings, first_cut, levels)
 
 
@@ -345,20 +670,46 @@ class Application:
     def post_process(self, reduced: Graph, state: dict, executor: Executor) -> None:
         raise NotImplementedError
 
+    def work(self, g: Graph) -> float:
+        """What the application's cost grows with on ``g``, the planner's measure of size (its
+        rates are seconds per unit): ``n + m`` unless the application knows better."""
+        return float(g.n + g.m)
+
+    def alone(self, g: Graph, state: dict, executor: Executor) -> None:
+        """The whole graph on one executor, the application's algorithm run to its end (CPU-only,
+        GPU-only, and the planner's fallback): by default the post-processing of the whole graph."""
+        self.post_process(g, state, executor)
+
     def finish(self, graph: Graph, g: Graph, state: dict) -> tuple[dict, dict]:
         raise NotImplementedError
 
 
 def _smallest_member(labels: np.ndarray) -> np.ndarray:
-    """Each vertex's label replaced by the smallest vertex id carrying the same label."""
+    """Each vertex's label replaced by the smallest vertex id carrying the same label.
+
+    Example:
+        >>> _smallest_member(np.array([7, 7, 3, 3, 7])).tolist()
+        [0, 0, 2, 2, 0]
+        >>> _smallest_member(np.array([0, 0, 2, 2, 0])).tolist()   # already so (wcc's labels): kept
+        [0, 0, 2, 2, 0]
+    """
     n = len(labels)
     if n and labels.min() >= 0 and labels.max() < n:          # labels are ids already: no sort needed
+        ids = np.arange(n)
+        # every label a vertex labelled by itself and no member below it: the smallest member already
+        if bool((labels <= ids).all()) and bool((labels[labels] == labels).all()):
+            return labels
         group = labels
     else:
         _, group = np.unique(labels, return_inverse=True)
     smallest = np.full(group.max() + 1 if n else 0, n, np.int64)
     np.minimum.at(smallest, group, np.arange(n))
     return smallest[group]
+
+
+def _count_groups(smallest: np.ndarray) -> int:
+    """The number of distinct labels of :func:`_smallest_member`'s labelling: its vertices labelled by themselves."""
+    return int(np.count_nonzero(smallest == np.arange(len(smallest))))
 
 
 class Components(Application):
@@ -382,7 +733,10 @@ class Components(Application):
         # an arc inside a block joins one of its part's components: only the arcs between blocks are read
         bounds = np.cumsum([0] + [len(block) for block in blocks])
         reduced, groups = contract(g, labels, bounds=bounds)
-        state["owner"] = np.searchsorted(groups, labels[state["owner"]])
+        # each label is its component's smallest vertex (wcc's), so a group's rank among the groups
+        # is a running count of those vertices: no search
+        rank = np.cumsum(labels == np.arange(g.n), dtype=np.int64) - 1
+        state["owner"] = rank[labels[state["owner"]]]
         return reduced if reduced.m else None
 
     def post_process(self, reduced, state, executor):
@@ -390,7 +744,7 @@ class Components(Application):
 
     def finish(self, graph, g, state):
         labels = _smallest_member(state["owner"])
-        return {"labels": labels}, {"components": int(len(np.unique(labels)))}
+        return {"labels": labels}, {"components": _count_groups(labels)}
 
 
 class Triangles(Application):
@@ -445,6 +799,21 @@ class Triangles(Application):
         counts = executor.run("triangle_count", part, counting_dag=part.meta["here"]).triangles
         return part.meta["ids"], counts
 
+    def work(self, g):
+        # counting merges each DAG row with the rows of its members: about the sum of the squared
+        # out-degrees, which grows faster than m (a 10% vertex sample of Kronecker 18 has 1% of the
+        # arcs and a far smaller share of this), so the planner measures sizes by it. The DAG is
+        # built here once and serves the run that follows (split parts or the whole graph)
+        out = np.diff(self.dag(g)[0]).astype(np.float64)
+        return float(g.n + g.m + (out * out).sum())
+
+    def alone(self, g, state, executor):
+        # the whole graph's DAG (built by :meth:`work` for the planner, else now), every vertex counting
+        offsets, indices, order, _ = self.dag(g)
+        dag = Graph(offsets, indices, None, directed=True, name=f"{g.name}-dag")
+        by_rank = executor.run("triangle_count", dag, counting_dag=np.ones(g.n, np.int8)).triangles
+        state["triangles"][order] = by_rank
+
     def merge(self, g, blocks, results, state):
         for block, result in zip(blocks, results):
             if isinstance(result, tuple):                       # a part's counts, to add
@@ -488,6 +857,9 @@ class Coloring(Application):
         # removed vertex still forbids its colour to its uncoloured neighbours)
         state["colors"] = registry.get("coloring").function(
             state["whole"], precolored=state["colors"], **executor.options()).colors
+
+    def alone(self, g, state, executor):
+        state["colors"] = executor.run("coloring", g).colors
 
     def finish(self, graph, g, state):
         colors = state["colors"]
@@ -567,10 +939,13 @@ class Communities(Application):
         state["labels"] = executor.run("communities", state["whole"], refine=False,
                                        labels=state["labels"]).community.astype(np.int64)
 
+    def alone(self, g, state, executor):
+        state["labels"] = executor.run("communities", g, refine=False).community.astype(np.int64)
+
     def finish(self, graph, g, state):
         labels = _smallest_member(state["labels"])
         return {"community": labels}, {"modularity": modularity(g, labels),
-                                       "num_communities": int(len(np.unique(labels))),
+                                       "num_communities": _count_groups(labels),
                                        "finalised": state.get("finalised", 0)}
 
 
@@ -655,6 +1030,16 @@ class SpanningForest(Application):
     def post_process(self, reduced, state, executor):
         r = registry.get("mst").function(reduced, **executor.options())
         self._record(reduced, state, r.edges["source"], r.edges["target"])
+
+    def alone(self, g, state, executor):
+        # HyPar's steps on one part: Boruvka while its rounds get faster, then the rest on the
+        # contracted graph. Every round scans every arc, and contraction drops the arcs inside the
+        # trees: at Kronecker 17 on one thread 83 ms, against 123 ms for Boruvka to its end
+        r = registry.get("mst").function(g, stop_when=self.stop_when(g), **executor.options())
+        block = np.arange(g.n, dtype=np.int64)
+        reduced = self.merge(g, [block], [(r.edges["source"], r.edges["target"], r.values["component"])], state)
+        if reduced is not None:
+            self.post_process(reduced, state, executor)
 
     def finish(self, graph, g, state):
         edges = np.concatenate(state["edges"]) if state["edges"] else np.zeros((0, 2), np.int64)
@@ -896,9 +1281,9 @@ def bsp(graph: Graph, app: "str | BspApplication", executors: list[Executor], *,
         >>> from graphferry import Graph
         >>> g = Graph.from_edges([0, 1, 2, 4, 5, 7], [1, 2, 3, 5, 6, 8], n=9, directed=False)
         >>> two = [Executor("cpu"), Executor("cpu", engine="compaction", budget=1 << 16, partition_bytes=256)]
-        >>> r = bsp(g, "coloring", two)
-        >>> r.values["colors"].tolist(), r.levels >= 1
-        ([0, 1, 0, 1, 0, 1, 0, 0, 1], True)
+        >>> r = bsp(g, "coloring", two, shares=[0.3, 0.7])     # blocks 0-2 and 3-8
+        >>> r.values["colors"].tolist(), r.cut, r.levels
+        ([0, 1, 0, 1, 0, 1, 0, 0, 1], 3, 2)
     """
     if isinstance(app, str):
         app = BSP_APPLICATIONS[app]()
@@ -919,13 +1304,13 @@ def bsp(graph: Graph, app: "str | BspApplication", executors: list[Executor], *,
         out = app.superstep(g, parts[i], blocks[i], executors[i], state)
         return out, time.perf_counter() - t
 
-    with ThreadPoolExecutor(max_workers=len(executors)) as pool:
-        while supersteps < limit:
-            supersteps += 1
-            outs = list(pool.map(step, range(len(executors))))
-            seconds += [s for _, s in outs]
-            if not app.exchange(g, blocks, [o for o, _ in outs], state):   # the exchange
-                break
+    pool = _pool(len(executors))
+    while supersteps < limit:
+        supersteps += 1
+        outs = list(pool.map(step, range(len(executors))))
+        seconds += [s for _, s in outs]
+        if not app.exchange(g, blocks, [o for o, _ in outs], state):   # the exchange
+            break
     values, scalars = app.finish(graph, g, state)
     timings = {"total": time.perf_counter() - t0, "supersteps": supersteps, "executor_seconds": seconds.tolist(),
                "executors": [ex.label for ex in executors], "sample_seconds": split.sample_seconds}
