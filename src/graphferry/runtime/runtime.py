@@ -475,6 +475,71 @@ class ProgramState:
             it.copy_seconds, it.kernel_seconds = device_times
         return self._finish_edge_map(out, it)
 
+    def edge_map_buckets(self, buckets) -> int:
+        """Edge_map the lowest bucket of ``buckets`` (:class:`~.buckets.PriorityBuckets` over this
+        state), file the vertices it changed, until every bucket is empty; returns the rounds.
+
+        This is ``while (b := buckets.pop()) is not None: buckets.add(self.edge_map(b))``,
+        and runs so where the work crosses partitions, engines or executors. Where one
+        backend call can run every round (the CPU backend on the ``host`` engine: one
+        side read in place, per-thread buckets, no frontier between rounds) it does, and
+        the record holds one edge_map step for all rounds (active vertices and edges are
+        the relaxations of every round; ``extra["bucket_rounds"]`` the rounds).
+
+        Example:
+            >>> import numpy as np
+            >>> from graphferry import Graph
+            >>> from graphferry.runtime import Program, Runtime
+            >>> from graphferry.runtime.buckets import PriorityBuckets
+            >>> from graphferry.algorithms.sssp import PROGRAM
+            >>> g = Graph.from_edges(np.array([0, 0, 1]), np.array([1, 2, 2]), np.array([5.0, 9.0, 1.0]), n=4)
+            >>> with Runtime(g, backend="cpu") as rt:
+            ...     st = rt.start(PROGRAM, arrays={"dist": np.inf})
+            ...     st.assign("dist", [0], 0.0)
+            ...     b = PriorityBuckets(st, "dist", delta=2.0)
+            ...     b.add(rt.frontier([0]))
+            ...     rounds = st.edge_map_buckets(b)
+            ...     st.host("dist").tolist()
+            [0.0, 5.0, 6.0, inf]
+        """
+        fused = self._fused_buckets(buckets)
+        if fused is not None:
+            return fused
+        rounds = 0
+        while (bucket := buckets.pop()) is not None:
+            rounds += 1
+            buckets.add(self.edge_map(bucket))
+        return rounds
+
+    def _fused_buckets(self, buckets) -> int | None:
+        """All rounds in one backend call (see :meth:`edge_map_buckets`), or None where it cannot."""
+        rt = self.rt
+        if (buckets.state is not self or buckets.dense or buckets.fill > 1 or rt.direction not in ("auto", "push")
+                or rt.loaded.distribution is not None or rt.engine_name != "host"
+                or not hasattr(self.kernels, "push_buckets") or not self.program.has_push):
+            return None
+        side, engine = rt.side("push", self.program.uses_weights)
+        if len(side.partitions) != 1:
+            return None
+        values = self.arrays[buckets.name]
+        if values.dtype not in (np.float32, np.float64):
+            return None
+        seeds = buckets.take_all()
+        it = rt.record.begin("edge_map", "push", active_vertices=len(seeds), active_edges=0)
+        loaded = engine.load(side.partitions[0], None)
+        t = time.perf_counter()
+        rounds, relaxed, edges = self.kernels.push_buckets(self._tables_now(), loaded.view, values,
+                                                           buckets.delta, seeds)
+        it.kernel_seconds += time.perf_counter() - t
+        it.active_vertices, it.active_edges, it.next_active = relaxed, edges, 0
+        it.add_partition(0, engine.name, loaded.bytes_h2d, relaxed)
+        engine.done(loaded)
+        rt.record.extra["bucket_rounds"] = rt.record.extra.get("bucket_rounds", 0) + rounds
+        rt.record.end(it)
+        if rt.progress is not None:
+            rt.progress("edge_map", it.index, rt.record)
+        return rounds
+
     def _finish_edge_map(self, out, it) -> Frontier:
         rt, g, b = self.rt, self.rt.graph, self.rt.backend
         nxt = Frontier(b, g.n, bits=out)

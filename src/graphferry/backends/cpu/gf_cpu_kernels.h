@@ -17,6 +17,7 @@
 //   that the neighbouring chunks' threads write too.
 #pragma once
 #include <omp.h>
+#include <vector>
 
 #define GF_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -90,6 +91,190 @@ GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
         for (eid_t j = b; j < e; ++j) relax(v, j);
     }
 }
+#endif
+
+#if GF_HAS_PUSH
+// Delta-stepping in one call (Meyer and Sanders 2003): vertex v lies in bucket
+// B[i] = {v : floor(prio[v] / delta) = i}; rounds relax the out-edges of the lowest
+// non-empty bucket with update_atomic, and every vertex whose value dropped is filed in
+// the bucket of its new value (the same bucket again through an edge lighter than delta).
+// Values only fall, so an entry filed earlier in a higher bucket is stale when its
+// bucket comes and is skipped (its vertex was relaxed where it fell to), and so is an
+// entry whose vertex was already relaxed at its present value (filed twice: seen[v]
+// holds the value v had when last relaxed).
+//
+// The buckets are per-thread vectors (no shared counter per relaxation). A round takes
+// two barriers: every thread votes for its lowest non-empty bucket; then every thread
+// moves its part of the winner aside, and all threads share the parts out in chunks
+// (read in place, no copy into one array). Bucket fusion (Zhang et al., "Optimizing
+// ordered graph algorithms with GraphIt", CGO 2020): after the shared pass a thread
+// keeps relaxing its own entries of the *current* bucket while they are few, without
+// the barriers of a round (vertices of one bucket may be relaxed in any order, so the
+// priority order holds). Per-thread buckets cover a window of keys [lo, lo +
+// GF_BUCKET_WINDOW); an entry beyond it waits in `far` and is filed when the window
+// moves up to it.
+#define GF_BUCKET_WINDOW 4096
+#define GF_FUSE_BELOW 1024   // a thread's own current-bucket entries it relaxes without a round
+#define GF_BUCKET_CHUNK 64   // entries per grab of the shared pass
+
+template <typename P>
+static inline int64_t gf_bucket_key(P value, double delta) {
+    const double k = std::floor((double)value / delta);   // delta = inf: every finite value in bucket 0
+    return k < 9.0e18 ? (int64_t)k : INT64_MAX;
+}
+
+struct GfThreadBuckets {
+    std::vector<std::vector<vid_t>> bins;   // bins[k - lo]
+    std::vector<vid_t> far;                 // keys >= lo + GF_BUCKET_WINDOW
+    std::vector<vid_t> current;             // this thread's part of the round's bucket (read by all)
+    std::vector<vid_t> work;                // the bin being fused
+    int64_t pops = 0, edges = 0;
+    inline void file(vid_t v, int64_t key, int64_t lo) {
+        const int64_t slot = key - lo;
+        if (slot >= GF_BUCKET_WINDOW) { far.push_back(v); return; }
+        if (slot >= (int64_t)bins.size()) bins.resize(slot + 1);
+        bins[slot].push_back(v);
+    }
+    // smallest key >= from with an entry in the window, or INT64_MAX
+    inline int64_t lowest(int64_t from, int64_t lo) const {
+        for (int64_t s = from - lo; s < (int64_t)bins.size(); ++s)
+            if (!bins[s].empty()) return lo + s;
+        return INT64_MAX;
+    }
+};
+
+// stats: [0] rounds, [1] vertices relaxed, [2] edges relaxed.
+template <typename P>
+static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_t* indices, const float* weights,
+                                int64_t n, const P* prio, double delta, const int64_t* seeds,
+                                int64_t nseeds, int64_t* stats) {
+    const int nt = omp_get_max_threads();
+    std::vector<GfThreadBuckets> local(nt);
+    std::vector<int64_t> vote(nt), far_vote(nt), sizes(nt);
+    P* seen = (P*)std::malloc(sizeof(P) * (size_t)(n > 0 ? n : 1));
+    int64_t first = INT64_MAX, rounds = 0;
+    for (int64_t i = 0; i < nseeds; ++i) {
+        const int64_t k = gf_bucket_key(prio[seeds[i]], delta);
+        first = k < first ? k : first;
+    }
+    for (int64_t i = 0; i < nseeds && first != INT64_MAX; ++i) {
+        const int64_t k = gf_bucket_key(prio[seeds[i]], delta);
+        if (k != INT64_MAX) local[0].file((vid_t)seeds[i], k, first);
+    }
+#pragma omp parallel num_threads(nt) if (first != INT64_MAX)
+    {
+        const int t = omp_get_thread_num(), team = omp_get_num_threads();
+        GfThreadBuckets& my = local[t];
+        int64_t lo = first, cur = first;   // the same in every thread
+        std::vector<int64_t> start(team + 1);
+        const auto relax = [&](vid_t u) {
+            const P now = gf_load(&prio[u]);
+            if (gf_bucket_key(now, delta) < cur || gf_load(&seen[u]) == now) return;   // stale or a repeat
+            __atomic_store(&seen[u], &now, __ATOMIC_RELAXED);
+            const eid_t b = offsets[u], e = offsets[u + 1];
+            my.pops += 1;
+            my.edges += e - b;
+            for (eid_t j = b; j < e; ++j) {
+                const vid_t d = indices[j];
+                if (j + 12 < e) __builtin_prefetch(&prio[indices[j + 12]]);
+                if (cond(S, d) && update_atomic(S, u, d, weights ? weights[j] : 1.0f)) {
+                    const int64_t k = gf_bucket_key(gf_load(&prio[d]), delta);
+                    my.file(d, k < cur ? cur : k, lo);   // never below the bucket being relaxed
+                }
+            }
+        };
+#pragma omp for schedule(static)
+        for (int64_t v = 0; v < n; ++v) seen[v] = std::numeric_limits<P>::infinity();
+        for (;;) {
+            // barrier 1: the next bucket is the lowest non-empty one of any thread
+            vote[t] = my.lowest(cur, lo);
+#pragma omp barrier
+            int64_t next = INT64_MAX;
+            for (int s = 0; s < team; ++s) next = vote[s] < next ? vote[s] : next;
+            if (next == INT64_MAX) {
+                // the window is spent: drop far entries that fell into it (stale), move it up to the rest
+                const int64_t hi = lo + GF_BUCKET_WINDOW;
+                int64_t low_far = INT64_MAX;
+                size_t kept = 0;
+                for (vid_t v : my.far) {
+                    const int64_t k = gf_bucket_key(gf_load(&prio[v]), delta);
+                    if (k < hi) continue;
+                    my.far[kept++] = v;
+                    low_far = k < low_far ? k : low_far;
+                }
+                my.far.resize(kept);
+                far_vote[t] = low_far;
+#pragma omp barrier
+                int64_t new_lo = INT64_MAX;
+                for (int s = 0; s < team; ++s) new_lo = far_vote[s] < new_lo ? far_vote[s] : new_lo;
+                if (new_lo == INT64_MAX) break;   // every bucket is empty: done (all threads agree)
+                lo = cur = new_lo;
+                my.bins.clear();
+                std::vector<vid_t> far;
+                far.swap(my.far);
+                for (vid_t v : far) my.file(v, gf_bucket_key(gf_load(&prio[v]), delta), lo);
+                continue;   // vote again in the new window
+            }
+            // barrier 2: each thread sets its part of bucket `next` aside (everyone finished the
+            // last round's parts before barrier 1, so `current` is free)
+            cur = next;
+            if ((int64_t)my.bins.size() <= next - lo) my.bins.resize(next - lo + 1);
+            my.current.clear();
+            my.current.swap(my.bins[next - lo]);
+            sizes[t] = (int64_t)my.current.size();
+#pragma omp barrier
+            if (t == 0) ++rounds;
+            start[0] = 0;
+            for (int s = 0; s < team; ++s) start[s + 1] = start[s] + sizes[s];
+            const int64_t chunks = (start[team] + GF_BUCKET_CHUNK - 1) / GF_BUCKET_CHUNK;
+#pragma omp for schedule(dynamic, 1) nowait
+            for (int64_t c = 0; c < chunks; ++c) {
+                const int64_t i0 = c * GF_BUCKET_CHUNK;
+                const int64_t i1 = i0 + GF_BUCKET_CHUNK < start[team] ? i0 + GF_BUCKET_CHUNK : start[team];
+                int s = 0;
+                while (start[s + 1] <= i0) ++s;
+                for (int64_t i = i0; i < i1; ++i) {
+                    while (start[s + 1] <= i) ++s;
+                    const vid_t* part = local[s].current.data() - start[s];   // part[i] for i in its range
+                    // the bucket's rows lie anywhere: fetch a row's offsets, then its edges, ahead of use
+                    if (i + 16 < start[s + 1]) __builtin_prefetch(&offsets[part[i + 16]]);
+                    if (i + 8 < start[s + 1]) {
+                        const vid_t a = part[i + 8];
+                        const eid_t r = offsets[a];
+                        __builtin_prefetch(&indices[r]);
+                        if (weights) __builtin_prefetch(&weights[r]);
+                        __builtin_prefetch(&prio[a]);
+                        __builtin_prefetch(&seen[a]);
+                    }
+                    relax(part[i]);
+                }
+            }
+            // bucket fusion: this thread's own entries of the current bucket, while few
+            while ((int64_t)my.bins.size() > cur - lo && !my.bins[cur - lo].empty() &&
+                   my.bins[cur - lo].size() < GF_FUSE_BELOW) {
+                my.work.clear();
+                my.work.swap(my.bins[cur - lo]);
+                for (vid_t u : my.work) relax(u);
+            }
+        }
+    }
+    std::free(seen);
+    stats[0] = rounds;
+    stats[1] = stats[2] = 0;
+    for (const auto& l : local) { stats[1] += l.pops; stats[2] += l.edges; }
+}
+
+#define GF_PUSH_BUCKETS(SUFFIX, P)                                                                     \
+    GF_EXPORT void gf_push_buckets_##SUFFIX(void* const* A, const double* F, const int64_t* I,        \
+                                            const eid_t* offsets, const vid_t* indices,               \
+                                            const float* weights, int64_t n, const P* prio,           \
+                                            double delta,                                             \
+                                            const int64_t* seeds, int64_t nseeds, int64_t* stats) {   \
+        gf_push_buckets_run<P>(gf_state(A, F, I), offsets, indices, weights, n, prio, delta, seeds,   \
+                               nseeds, stats);                                                        \
+    }
+GF_PUSH_BUCKETS(f32, float)
+GF_PUSH_BUCKETS(f64, double)
 #endif
 
 #if GF_HAS_PULL
