@@ -116,8 +116,9 @@ GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
 // the bucket of its new value (the same bucket again through an edge lighter than delta).
 // Values only fall, so an entry filed earlier in a higher bucket is stale when its
 // bucket comes and is skipped (its vertex was relaxed where it fell to), and so is an
-// entry whose vertex was already relaxed at its present value (filed twice: seen[v]
-// holds the value v had when last relaxed).
+// entry whose vertex was already relaxed at its present value (filed twice in one
+// bucket): bit v of `done` is set when v is relaxed and cleared when its value drops
+// (after the drop, before v is filed again), a bitmap of n bits, not a value per vertex.
 //
 // The buckets are per-thread vectors (no shared counter per relaxation). A round takes
 // two barriers: every thread votes for its lowest non-empty bucket; then every thread
@@ -167,14 +168,14 @@ static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_
     const int nt = omp_get_max_threads();
     std::vector<GfThreadBuckets> local(nt);
     std::vector<int64_t> vote(nt), far_vote(nt), sizes(nt);
-    P* seen = (P*)std::malloc(sizeof(P) * (size_t)(n > 0 ? n : 1));
+    uint32_t* done = (uint32_t*)std::calloc((size_t)(n + 31) / 32 + 1, sizeof(uint32_t));
     int64_t first = INT64_MAX, rounds = 0;
     for (int64_t i = 0; i < nseeds; ++i) {
         const int64_t k = gf_bucket_key(prio[seeds[i]], delta);
         first = k < first ? k : first;
     }
     if (first == INT64_MAX) {   // nothing to relax
-        std::free(seen);
+        std::free(done);
         stats[0] = stats[1] = stats[2] = 0;
         return;
     }
@@ -190,9 +191,11 @@ static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_
         std::vector<int64_t> start(team + 1);
         int64_t pops = 0, edges = 0;   // this thread's counts (registers, not shared lines)
         const auto relax = [&](vid_t u) {
-            const P now = gf_load(&prio[u]);
-            if (gf_bucket_key(now, delta) < cur || gf_load(&seen[u]) == now) return;   // stale or a repeat
-            __atomic_store(&seen[u], &now, __ATOMIC_RELAXED);
+            if (gf_bucket_key(gf_load(&prio[u]), delta) < cur) return;   // stale: relaxed in a lower bucket
+            const uint32_t bit = 1u << (u & 31);
+            if ((__atomic_load_n(&done[u >> 5], __ATOMIC_RELAXED) & bit) ||
+                (__atomic_fetch_or(&done[u >> 5], bit, __ATOMIC_ACQ_REL) & bit))
+                return;   // a repeat: relaxed since its value last dropped
             const eid_t b = offsets[u], e = offsets[u + 1];
             pops += 1;
             edges += e - b;
@@ -200,13 +203,15 @@ static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_
                 const vid_t d = indices[j];
                 if (j + 12 < e) __builtin_prefetch(&prio[indices[j + 12]]);
                 if (cond(S, d) && update_atomic(S, u, d, weights ? weights[j] : 1.0f)) {
+                    // relax d again. A read-modify-write, not a test first: a thread that sets the
+                    // bit after this clear reads d's new value (the release orders the update before
+                    // it), and one that set it before has its bit cleared here
+                    __atomic_fetch_and(&done[d >> 5], ~(1u << (d & 31)), __ATOMIC_ACQ_REL);
                     const int64_t k = gf_bucket_key(gf_load(&prio[d]), delta);
                     my.file(d, k < cur ? cur : k, lo);   // never below the bucket being relaxed
                 }
             }
         };
-#pragma omp for schedule(static)
-        for (int64_t v = 0; v < n; ++v) seen[v] = std::numeric_limits<P>::infinity();
         for (;;) {
             // barrier 1: the next bucket is the lowest non-empty one of any thread
             vote[t] = my.lowest(cur, lo);
@@ -266,7 +271,6 @@ static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_
                         __builtin_prefetch(&indices[r]);
                         if (weights) __builtin_prefetch(&weights[r]);
                         __builtin_prefetch(&prio[a]);
-                        __builtin_prefetch(&seen[a]);
                     }
                     relax(part[i]);
                 }
@@ -282,7 +286,7 @@ static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_
         my.pops = pops;
         my.edges = edges;
     }
-    std::free(seen);
+    std::free(done);
     stats[0] = rounds;
     stats[1] = stats[2] = 0;
     for (const auto& l : local) { stats[1] += l.pops; stats[2] += l.edges; }
