@@ -18,8 +18,9 @@ algorithm reads a backend array:
 * frontiers: ``a | b``, ``a & b``, ``a - b`` (:class:`~.frontier.Frontier`);
 * state: ``assign`` (scatter), ``gather``, ``reduce`` (sum / min / max over a
   frontier or every vertex), ``select`` (the vertices whose value lies in a range);
-* :class:`~.buckets.PriorityBuckets` (delta-stepping's buckets);
-* initial values: a scalar, :data:`VERTEX_IDS`, or a host array;
+* :class:`~.buckets.PriorityBuckets` (delta-stepping's buckets) and
+  ``edge_map_buckets`` (their rounds, in one backend call where it can);
+* initial values: a scalar, :data:`VERTEX_IDS`, :data:`UNSET` (written before read), or a host array;
 * results: ``result`` hands a state array to the algorithm's result where it
   lives (:class:`~.deferred.DeferredArray` on a GPU: read on the host on first use).
 
