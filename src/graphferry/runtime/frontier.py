@@ -85,7 +85,7 @@ class Frontier:
             self._host_ids = self.backend.to_host(self.ids)
         return self._host_ids
 
-    def ids_would_cost(self) -> bool:
+    def prefers_bitmap(self) -> bool:
         """True when the frontier is a bitmap only (its ids not built) and dense enough (at least
         one vertex per 32, one per bitmap word) that a kernel filtering every row by the
         bitmap costs no more than building and reading an id list."""

@@ -581,7 +581,7 @@ class ProgramState:
             if p.num_edges:
                 yield p, frontier.ids
             return
-        if len(side.partitions) == 1 and getattr(engine, "bitmap_rows", False) and frontier.ids_would_cost():
+        if len(side.partitions) == 1 and getattr(engine, "bitmap_rows", False) and frontier.prefers_bitmap():
             p = side.partitions[0]   # the kernel visits every row and skips those not in the bitmap
             if p.num_edges:
                 yield p, None
