@@ -8,7 +8,9 @@ out-edges of the lowest non-empty bucket, and the vertices whose distance
 dropped go back into the buckets of their new distances (the same bucket
 again for light edges, as in GAPBS). Push takes an atomic min at the head,
 pull lets each vertex take the minimum over its active in-neighbours; the
-runtime chooses. A vertex whose distance drops is always relaxed again, so
+runtime chooses, and runs the rounds (``ProgramState.edge_map_buckets``): on
+the CPU backend's host engine all of them in one backend call (per-thread
+buckets, pushes only), elsewhere round by round. A vertex whose distance drops is always relaxed again, so
 the result does not depend on the order in which partitions are processed: a
 vertex first reached by a longer path, or through a neighbour in a partition
 not yet loaded, is simply relaxed again.
