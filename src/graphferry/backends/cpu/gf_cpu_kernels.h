@@ -17,6 +17,7 @@
 //   that the neighbouring chunks' threads write too.
 #pragma once
 #include <omp.h>
+#include <type_traits>
 #include <vector>
 
 #define GF_EXPORT extern "C" __attribute__((visibility("default")))
@@ -119,8 +120,12 @@ GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
 // Values only fall, so an entry filed earlier in a higher bucket is stale when its
 // bucket comes and is skipped (its vertex was relaxed where it fell to), and so is an
 // entry whose vertex was already relaxed at its present value (filed twice in one
-// bucket): bit v of `done` is set when v is relaxed and cleared when its value drops
-// (after the drop, before v is filed again), a bitmap of n bits, not a value per vertex.
+// bucket): relaxed[v] holds the bits of the value v was last relaxed at, inverted, so
+// that calloc's zero pages (touched only where a vertex is relaxed, no fill pass) never
+// match a distance. Plain loads and stores: a thread that finds its own value there
+// skips, since whoever wrote it relaxes v at that value or lower; no locked
+// instruction, which would wait for every load in flight (a road graph relaxes
+// about one edge per vertex popped).
 //
 // The buckets are per-thread vectors (no shared counter per relaxation). A round takes
 // two barriers: every thread votes for its lowest non-empty bucket; then every thread
@@ -170,14 +175,16 @@ static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_
     const int nt = omp_get_max_threads();
     std::vector<GfThreadBuckets> local(nt);
     std::vector<int64_t> vote(nt), far_vote(nt), sizes(nt);
-    uint32_t* done = (uint32_t*)std::calloc((size_t)(n + 31) / 32 + 1, sizeof(uint32_t));
+    typedef typename std::conditional<sizeof(P) == 4, uint32_t, uint64_t>::type Bits;
+    Bits* relaxed = (Bits*)std::calloc((size_t)(n > 0 ? n : 1), sizeof(Bits));
+    const auto inverted = [](P value) { Bits b; std::memcpy(&b, &value, sizeof(P)); return (Bits)~b; };
     int64_t first = INT64_MAX, rounds = 0;
     for (int64_t i = 0; i < nseeds; ++i) {
         const int64_t k = gf_bucket_key(prio[seeds[i]], delta);
         first = k < first ? k : first;
     }
     if (first == INT64_MAX) {   // nothing to relax
-        std::free(done);
+        std::free(relaxed);
         stats[0] = stats[1] = stats[2] = 0;
         return;
     }
@@ -193,11 +200,11 @@ static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_
         std::vector<int64_t> start(team + 1);
         int64_t pops = 0, edges = 0;   // this thread's counts (registers, not shared lines)
         const auto relax = [&](vid_t u) {
-            if (gf_bucket_key(gf_load(&prio[u]), delta) < cur) return;   // stale: relaxed in a lower bucket
-            const uint32_t bit = 1u << (u & 31);
-            if ((__atomic_load_n(&done[u >> 5], __ATOMIC_RELAXED) & bit) ||
-                (__atomic_fetch_or(&done[u >> 5], bit, __ATOMIC_ACQ_REL) & bit))
-                return;   // a repeat: relaxed since its value last dropped
+            const P now = gf_load(&prio[u]);
+            if (gf_bucket_key(now, delta) < cur) return;   // stale: relaxed in a lower bucket
+            const Bits mark = inverted(now);
+            if (__atomic_load_n(&relaxed[u], __ATOMIC_RELAXED) == mark) return;   // a repeat
+            __atomic_store_n(&relaxed[u], mark, __ATOMIC_RELAXED);
             const eid_t b = offsets[u], e = offsets[u + 1];
             pops += 1;
             edges += e - b;
@@ -205,10 +212,6 @@ static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_
                 const vid_t d = indices[j];
                 if (j + 12 < e) __builtin_prefetch(&prio[indices[j + 12]]);
                 if (cond(S, d) && update_atomic(S, u, d, weights ? weights[j] : 1.0f)) {
-                    // relax d again. A read-modify-write, not a test first: a thread that sets the
-                    // bit after this clear reads d's new value (the release orders the update before
-                    // it), and one that set it before has its bit cleared here
-                    __atomic_fetch_and(&done[d >> 5], ~(1u << (d & 31)), __ATOMIC_ACQ_REL);
                     const int64_t k = gf_bucket_key(gf_load(&prio[d]), delta);
                     my.file(d, k < cur ? cur : k, lo);   // never below the bucket being relaxed
                 }
@@ -273,6 +276,7 @@ static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_
                         __builtin_prefetch(&indices[r]);
                         if (weights) __builtin_prefetch(&weights[r]);
                         __builtin_prefetch(&prio[a]);
+                        __builtin_prefetch(&relaxed[a]);
                     }
                     relax(part[i]);
                 }
@@ -288,7 +292,7 @@ static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_
         my.pops = pops;
         my.edges = edges;
     }
-    std::free(done);
+    std::free(relaxed);
     stats[0] = rounds;
     stats[1] = stats[2] = 0;
     for (const auto& l : local) { stats[1] += l.pops; stats[2] += l.edges; }
