@@ -15,7 +15,9 @@ the smallest vertex of its tree:
 3. **finish**: only the vertices whose label is not ``c`` link along all their
    edges (an ``edge_map`` over that frontier, forward and, for a directed graph,
    reversed: an edge from the giant component to another vertex is seen from
-   the other end), and a last compression sets every label to its root.
+   the other end), and a last compression writes every vertex's root into the
+   result (int64, allocated unfilled: this pass is its first touch) and keeps
+   the roots as its output frontier, whose size is the number of components.
 
 An edge is skipped in step 3 only when its tail already sits in ``c``'s tree,
 and then its head either does too or links from its own side, so at the end
@@ -40,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Graph
-from ..runtime import VERTEX_IDS, Program, RunOptions
+from ..runtime import UNSET, VERTEX_IDS, Program, RunOptions
 from . import registry
 from ._common import Result, runtime_for
 
@@ -49,9 +51,10 @@ SAMPLE_VERTICES = 1024  # GAPBS's SampleFrequentElement
 
 PROGRAM = Program(
     "wcc_afforest",
-    arrays={"label": "vid"},
+    arrays={"label": "vid", "component": "int64"},
     scalars={"sample_round": "int64"},
-    vertex_functions=("compress", "is_root"),
+    vertex_functions=("compress", "finish"),
+    edge_writes=("label",),   # links write labels only; the result is written by `finish`
     neighbor_functions=("sample",),
     source=r"""
 GF_FN bool cond(const State& S, vid_t d) { return true; }
@@ -62,14 +65,22 @@ GF_FN bool sample(const State& S, const GfGraph& G, const GfGraph& GT, vid_t u) 
     if (G.degree(u) > S.sample_round) gf_link(S.label, u, G.indices[G.begin(u) + S.sample_round]);
     return false;
 }
-// path compression: point v at its root
+// path compression: point v at its root (stored only when it moved: a vertex already at its
+// root leaves its cache line clean, and most are after the first pass)
 GF_FN bool compress(const State& S, vid_t v) {
-    vid_t l = gf_load(&S.label[v]);
+    const vid_t first = gf_load(&S.label[v]);
+    vid_t l = first;
     for (vid_t up = gf_load(&S.label[l]); up != l; up = gf_load(&S.label[l])) l = up;
-    S.label[v] = l;
+    if (l != first) S.label[v] = l;
     return false;
 }
-GF_FN bool is_root(const State& S, vid_t v) { return S.label[v] == v; }
+// the last pass: v's root into the result; true (v stays in the output) when v is a root
+GF_FN bool finish(const State& S, vid_t v) {
+    vid_t l = gf_load(&S.label[v]);
+    for (vid_t up = gf_load(&S.label[l]); up != l; up = gf_load(&S.label[l])) l = up;
+    S.component[v] = (int64_t)l;
+    return l == v;
+}
 """,
 )
 
@@ -83,8 +94,8 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
     """
     n = graph.n
     with runtime_for(graph, "wcc", options, kwargs) as rt:
-        st = rt.start(PROGRAM, arrays={"label": VERTEX_IDS})
-        rounds = 0
+        st = rt.start(PROGRAM, arrays={"label": VERTEX_IDS, "component": UNSET})
+        rounds = components = 0
         if n:
             for r in range(SAMPLE_ROUNDS):
                 st.scalars["sample_round"] = r
@@ -101,10 +112,9 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
                 st.edge_map(rest)
                 if graph.directed:
                     st.edge_map(rest, reverse=True)
-            st.vertex_map("compress")
+            components = len(st.vertex_map("finish"))   # one root per component
             rounds += 1
-        components = len(st.vertex_map("is_root"))   # one root per component
-        labels = st.result("label", np.int64)
+        labels = st.result("component")
     return Result(graph, {"labels": labels}, rt.record, {"components": components, "rounds": rounds},
                   vertex_ids=registry.get("wcc").vertex_ids)
 

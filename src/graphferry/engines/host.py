@@ -13,6 +13,7 @@ from .base import Engine, Loaded
 class HostEngine(Engine):
     name = "host"
     splits_partitions = False
+    bitmap_rows = True   # a dense frontier may come as its bitmap alone (runtime._work): nothing to copy
 
     def __init__(self, side, backend, arena):
         if backend.is_device:

@@ -6,7 +6,7 @@ from .frontier import Frontier
 from .loaded import LoadedGraph, LoadedGraphClosedError, load
 from .program import Program
 from .record import RunRecord
-from .runtime import VERTEX_IDS, ProgramState, RunOptions, Runtime
+from .runtime import UNSET, VERTEX_IDS, ProgramState, RunOptions, Runtime
 
 __all__ = ["DeferredArray", "PriorityBuckets", "Frontier", "LoadedGraph", "LoadedGraphClosedError", "load", "Program", "ProgramState",
-           "RunOptions", "RunRecord", "Runtime", "VERTEX_IDS"]
+           "RunOptions", "RunRecord", "Runtime", "UNSET", "VERTEX_IDS"]

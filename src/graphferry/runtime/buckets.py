@@ -21,6 +21,13 @@ result exact, as a vertex whose value later drops is relaxed again (the
 label-correcting argument of Meyer and Sanders); it trades the extra edge work of
 Bellman-Ford for fewer rounds only where rounds are what costs.
 
+An algorithm runs the rounds with
+:meth:`ProgramState.edge_map_buckets <graphferry.runtime.runtime.ProgramState.edge_map_buckets>`
+(pop, edge_map, add until empty). Where one backend call can run them all (the CPU
+backend on the ``host`` engine: ``gf_push_buckets`` keeps per-thread buckets and
+needs no frontier between rounds), that call takes over this object's entries
+(:meth:`~PriorityBuckets.take_all`); otherwise the rounds use the layouts below.
+
 Two layouts, chosen by the backend (``Backend.dense_buckets``):
 
 * sparse (the CPU): every added vertex is filed under its bucket (a counting
@@ -113,6 +120,18 @@ class PriorityBuckets:
         # buckets hold distinct vertices (a vertex lies in one bucket): sorting keeps them distinct
         ids = taken[0] if len(taken) == 1 else self.backend.sorted_unique(xp.concatenate(taken), self.n)
         return Frontier(self.backend, self.n, ids=ids)
+
+    def take_all(self):
+        """Every pending entry's vertex id (backend array, unsorted, stale entries and repeats
+        included), leaving the buckets empty: for a backend that runs the rounds itself
+        (:meth:`ProgramState.edge_map_buckets <graphferry.runtime.runtime.ProgramState.edge_map_buckets>`)."""
+        xp = self.backend.xp
+        if self.dense:
+            pending, self._pending = self._pending, None
+            return pending.ids if pending is not None else xp.zeros(0, xp.int64)
+        parts = [a for k in self._heap for a in self._entries[k]]
+        self._entries, self._heap = {}, []
+        return xp.concatenate(parts) if parts else xp.zeros(0, xp.int64)
 
     #: widest run of buckets one histogram covers; farther keys count as the last
     HISTOGRAM_SPAN = 1 << 16

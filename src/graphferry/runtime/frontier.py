@@ -85,6 +85,13 @@ class Frontier:
             self._host_ids = self.backend.to_host(self.ids)
         return self._host_ids
 
+    def prefers_bitmap(self) -> bool:
+        """True when the frontier is a bitmap only (its ids not built) and dense enough (at least
+        one vertex per 32, one per bitmap word) that a kernel filtering every row by the
+        bitmap costs no more than building and reading an id list."""
+        return (not self.is_all and self._ids is None and self._bits is not None
+                and 32 * len(self) >= self.n)
+
     def __len__(self) -> int:
         if self._count is None:
             self._count = self.backend.popcount(self._bits)
@@ -119,6 +126,11 @@ class Frontier:
         self._check(other)
         if other.is_all:
             return Frontier.empty(self.backend, self.n)
+        if self.is_all:  # the complement: one pass, the words past n cleared
+            bits = ~other.bits
+            if self.n % 32:
+                bits[-1] &= (1 << (self.n % 32)) - 1
+            return Frontier(self.backend, self.n, bits=bits)
         return Frontier(self.backend, self.n, bits=self.bits & ~other.bits)
 
     def degree_sum(self, offsets: np.ndarray) -> int:

@@ -66,6 +66,25 @@ class CpuProgram(CompiledProgram):
     def pull(self, tables, view, row_list, in_bits, out_bits):
         self._edge("gf_pull", tables, view, row_list, in_bits, out_bits)
 
+    def push_buckets(self, tables, view: PartitionView, values, delta: float, seeds) -> tuple[int, int, int] | None:
+        """Delta-stepping in one call: relax the lowest bucket of ``floor(values[v] / delta)`` with
+        the program's push, file the vertices it changed, until every bucket is empty
+        (``gf_push_buckets`` in gf_cpu_kernels.h). ``view`` is a whole side (rows are vertex ids).
+        Returns (rounds, vertices relaxed, edges relaxed), or None where the program cannot
+        (no push, or values that are not float32/float64)."""
+        if not self.program.has_push or values.dtype not in (np.float32, np.float64):
+            return None
+        if view.vertex_ids is not None or view.lo != 0 or view.edge_base != 0:
+            raise ValueError("push_buckets needs a whole side (a range view from vertex 0)")
+        A, F, I = tables
+        seeds = np.ascontiguousarray(seeds, dtype=np.int64)
+        stats = np.zeros(3, np.int64)
+        fn = self._fn(f"gf_push_buckets_{'f32' if values.dtype == np.float32 else 'f64'}",
+                      [_P, _P, _P, _P, _P, _P, _I, _P, ctypes.c_double, _P, _I, _P])
+        fn(_ptr(A), _ptr(F), _ptr(I), _ptr(view.offsets), _ptr(view.indices), _ptr(view.weights),
+           view.rows, _ptr(values), float(delta), _ptr(seeds), len(seeds), _ptr(stats))
+        return int(stats[0]), int(stats[1]), int(stats[2])
+
     def vertex_map(self, fn, tables, lo, hi, ids, in_bits, out_bits):
         A, F, I = tables
         nids = 0 if ids is None else len(ids)

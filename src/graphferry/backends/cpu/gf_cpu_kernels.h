@@ -17,6 +17,8 @@
 //   that the neighbouring chunks' threads write too.
 #pragma once
 #include <omp.h>
+#include <type_traits>
+#include <vector>
 
 #define GF_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -33,9 +35,11 @@ struct GfBitWriter {
     int64_t word = -1;
     uint32_t mask = 0;
     explicit GfBitWriter(uint32_t* b) : bits(b) {}
-    inline void set(int64_t v) {
+    // bit v := on, without a branch on `on` (a vertex function's answer is often a coin toss:
+    // WCC's is-a-root, 40% of Kronecker's vertices, mispredicted as a branch)
+    inline void put(int64_t v, bool on) {
         if ((v >> 5) != word) { flush(); word = v >> 5; }
-        mask |= 1u << (v & 31);
+        mask |= (uint32_t)on << (v & 31);
     }
     inline void flush() {
         if (mask) __atomic_fetch_or(&bits[word], mask, __ATOMIC_RELAXED);
@@ -81,6 +85,22 @@ GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
         }
         return;
     }
+    if (!row_list && in_bits && !vertex_ids) {
+        // rows filtered by the bitmap: visit its set bits a word at a time (a test per row
+        // mispredicts on a frontier that is neither sparse nor full)
+        const int64_t w_lo = lo >> 5, w_hi = (lo + rows + 31) >> 5;
+        const int64_t chunk_words = chunk / 32 > 0 ? chunk / 32 : 1;
+#pragma omp parallel for schedule(dynamic, chunk_words)
+        for (int64_t w = w_lo; w < w_hi; ++w) {
+            for (uint32_t m = in_bits[w]; m; m &= m - 1) {
+                const int64_t v = (w << 5) + __builtin_ctz(m);
+                if (v < lo || v >= lo + rows) continue;
+                const eid_t b = offsets[v - lo] - edge_base, e = offsets[v - lo + 1] - edge_base;
+                for (eid_t j = b; j < e; ++j) relax((vid_t)v, j);
+            }
+        }
+        return;
+    }
 #pragma omp parallel for schedule(dynamic, chunk)
     for (int64_t k = 0; k < count; ++k) {
         const int64_t r = row_list ? row_list[k] : k;
@@ -90,6 +110,205 @@ GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
         for (eid_t j = b; j < e; ++j) relax(v, j);
     }
 }
+#endif
+
+#if GF_HAS_PUSH
+// Delta-stepping in one call (Meyer and Sanders 2003): vertex v lies in bucket
+// B[i] = {v : floor(prio[v] / delta) = i}; rounds relax the out-edges of the lowest
+// non-empty bucket with update_atomic, and every vertex whose value dropped is filed in
+// the bucket of its new value (the same bucket again through an edge lighter than delta).
+// Values only fall, so an entry filed earlier in a higher bucket is stale when its
+// bucket comes and is skipped (its vertex was relaxed where it fell to), and so is an
+// entry whose vertex was already relaxed at its present value (filed twice in one
+// bucket): relaxed[v] holds the bits of the value v was last relaxed at, inverted, so
+// that calloc's zero pages (touched only where a vertex is relaxed, no fill pass) never
+// match a distance. Plain loads and stores: a thread that finds its own value there
+// skips, since whoever wrote it relaxes v at that value or lower; no locked
+// instruction, which would wait for every load in flight (a road graph relaxes
+// about one edge per vertex popped).
+//
+// The buckets are per-thread vectors (no shared counter per relaxation). A round takes
+// two barriers: every thread votes for its lowest non-empty bucket; then every thread
+// moves its part of the winner aside, and all threads share the parts out in chunks
+// (read in place, no copy into one array). Bucket fusion (Zhang et al., "Optimizing
+// ordered graph algorithms with GraphIt", CGO 2020): after the shared pass a thread
+// keeps relaxing its own entries of the *current* bucket while they are few, without
+// the barriers of a round (vertices of one bucket may be relaxed in any order, so the
+// priority order holds). Per-thread buckets cover a window of keys [lo, lo +
+// GF_BUCKET_WINDOW); an entry beyond it waits in `far` and is filed when the window
+// moves up to it.
+#define GF_BUCKET_WINDOW 4096
+#define GF_FUSE_BELOW 1024   // a thread's own current-bucket entries it relaxes without a round
+#define GF_BUCKET_CHUNK 64   // entries per grab of the shared pass
+
+template <typename P>
+static inline int64_t gf_bucket_key(P value, double delta) {
+    const double k = std::floor((double)value / delta);   // delta = inf: every finite value in bucket 0
+    return k < 9.0e18 ? (int64_t)k : INT64_MAX;
+}
+
+struct alignas(64) GfThreadBuckets {   // one thread's own lines: no false sharing of the vectors' ends
+    std::vector<std::vector<vid_t>> bins;   // bins[k - lo]
+    std::vector<vid_t> far;                 // keys >= lo + GF_BUCKET_WINDOW
+    std::vector<vid_t> current;             // this thread's part of the round's bucket (read by all)
+    std::vector<vid_t> work;                // the bin being fused
+    int64_t pops = 0, edges = 0;
+    inline void file(vid_t v, int64_t key, int64_t lo) {
+        const int64_t slot = key - lo;
+        if (slot >= GF_BUCKET_WINDOW) { far.push_back(v); return; }
+        if (slot >= (int64_t)bins.size()) bins.resize(slot + 1);
+        bins[slot].push_back(v);
+    }
+    // smallest key >= from with an entry in the window, or INT64_MAX
+    inline int64_t lowest(int64_t from, int64_t lo) const {
+        for (int64_t s = from - lo; s < (int64_t)bins.size(); ++s)
+            if (!bins[s].empty()) return lo + s;
+        return INT64_MAX;
+    }
+};
+
+// stats: [0] rounds, [1] vertices relaxed, [2] edges relaxed.
+template <typename P>
+static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_t* indices, const float* weights,
+                                int64_t n, const P* prio, double delta, const int64_t* seeds,
+                                int64_t nseeds, int64_t* stats) {
+    const int nt = omp_get_max_threads();
+    std::vector<GfThreadBuckets> local(nt);
+    std::vector<int64_t> vote(nt), far_vote(nt), sizes(nt);
+    typedef typename std::conditional<sizeof(P) == 4, uint32_t, uint64_t>::type Bits;
+    Bits* relaxed = (Bits*)std::calloc((size_t)(n > 0 ? n : 1), sizeof(Bits));
+    const auto inverted = [](P value) { Bits b; std::memcpy(&b, &value, sizeof(P)); return (Bits)~b; };
+    int64_t first = INT64_MAX, rounds = 0;
+    for (int64_t i = 0; i < nseeds; ++i) {
+        const int64_t k = gf_bucket_key(prio[seeds[i]], delta);
+        first = k < first ? k : first;
+    }
+    if (first == INT64_MAX) {   // nothing to relax
+        std::free(relaxed);
+        stats[0] = stats[1] = stats[2] = 0;
+        return;
+    }
+    for (int64_t i = 0; i < nseeds; ++i) {
+        const int64_t k = gf_bucket_key(prio[seeds[i]], delta);
+        if (k != INT64_MAX) local[0].file((vid_t)seeds[i], k, first);
+    }
+#pragma omp parallel num_threads(nt)
+    {
+        const int t = omp_get_thread_num(), team = omp_get_num_threads();
+        GfThreadBuckets& my = local[t];
+        int64_t lo = first, cur = first;   // the same in every thread
+        std::vector<int64_t> start(team + 1);
+        int64_t pops = 0, edges = 0;   // this thread's counts (registers, not shared lines)
+        const auto relax = [&](vid_t u) {
+            const P now = gf_load(&prio[u]);
+            if (gf_bucket_key(now, delta) < cur) return;   // stale: relaxed in a lower bucket
+            const Bits mark = inverted(now);
+            if (__atomic_load_n(&relaxed[u], __ATOMIC_RELAXED) == mark) return;   // a repeat
+            __atomic_store_n(&relaxed[u], mark, __ATOMIC_RELAXED);
+            const eid_t b = offsets[u], e = offsets[u + 1];
+            pops += 1;
+            edges += e - b;
+            for (eid_t j = b; j < e; ++j) {
+                const vid_t d = indices[j];
+                if (j + 12 < e) __builtin_prefetch(&prio[indices[j + 12]]);
+                if (cond(S, d) && update_atomic(S, u, d, weights ? weights[j] : 1.0f)) {
+                    const int64_t k = gf_bucket_key(gf_load(&prio[d]), delta);
+                    my.file(d, k < cur ? cur : k, lo);   // never below the bucket being relaxed
+                }
+            }
+        };
+        for (;;) {
+            // barrier 1: the next bucket is the lowest non-empty one of any thread
+            vote[t] = my.lowest(cur, lo);
+#pragma omp barrier
+            int64_t next = INT64_MAX;
+            for (int s = 0; s < team; ++s) next = vote[s] < next ? vote[s] : next;
+            if (next == INT64_MAX) {
+                // the window is spent: drop far entries that fell into it (stale), move it up to the rest
+                const int64_t hi = lo + GF_BUCKET_WINDOW;
+                int64_t low_far = INT64_MAX;
+                size_t kept = 0;
+                for (vid_t v : my.far) {
+                    const int64_t k = gf_bucket_key(gf_load(&prio[v]), delta);
+                    if (k < hi) continue;
+                    my.far[kept++] = v;
+                    low_far = k < low_far ? k : low_far;
+                }
+                my.far.resize(kept);
+                far_vote[t] = low_far;
+#pragma omp barrier
+                int64_t new_lo = INT64_MAX;
+                for (int s = 0; s < team; ++s) new_lo = far_vote[s] < new_lo ? far_vote[s] : new_lo;
+                if (new_lo == INT64_MAX) break;   // every bucket is empty: done (all threads agree)
+                lo = cur = new_lo;
+                my.bins.clear();
+                std::vector<vid_t> far;
+                far.swap(my.far);
+                for (vid_t v : far) my.file(v, gf_bucket_key(gf_load(&prio[v]), delta), lo);
+                continue;   // vote again in the new window
+            }
+            // barrier 2: each thread sets its part of bucket `next` aside (everyone finished the
+            // last round's parts before barrier 1, so `current` is free)
+            cur = next;
+            if ((int64_t)my.bins.size() <= next - lo) my.bins.resize(next - lo + 1);
+            my.current.clear();
+            my.current.swap(my.bins[next - lo]);
+            sizes[t] = (int64_t)my.current.size();
+#pragma omp barrier
+            if (t == 0) ++rounds;
+            start[0] = 0;
+            for (int s = 0; s < team; ++s) start[s + 1] = start[s] + sizes[s];
+            const int64_t chunks = (start[team] + GF_BUCKET_CHUNK - 1) / GF_BUCKET_CHUNK;
+#pragma omp for schedule(dynamic, 1) nowait
+            for (int64_t c = 0; c < chunks; ++c) {
+                const int64_t i0 = c * GF_BUCKET_CHUNK;
+                const int64_t i1 = i0 + GF_BUCKET_CHUNK < start[team] ? i0 + GF_BUCKET_CHUNK : start[team];
+                int s = 0;
+                while (start[s + 1] <= i0) ++s;
+                for (int64_t i = i0; i < i1; ++i) {
+                    while (start[s + 1] <= i) ++s;
+                    const vid_t* part = local[s].current.data() - start[s];   // part[i] for i in its range
+                    // the bucket's rows lie anywhere: fetch a row's offsets, then its edges, ahead of use
+                    if (i + 16 < start[s + 1]) __builtin_prefetch(&offsets[part[i + 16]]);
+                    if (i + 8 < start[s + 1]) {
+                        const vid_t a = part[i + 8];
+                        const eid_t r = offsets[a];
+                        __builtin_prefetch(&indices[r]);
+                        if (weights) __builtin_prefetch(&weights[r]);
+                        __builtin_prefetch(&prio[a]);
+                        __builtin_prefetch(&relaxed[a]);
+                    }
+                    relax(part[i]);
+                }
+            }
+            // bucket fusion: this thread's own entries of the current bucket, while few
+            while ((int64_t)my.bins.size() > cur - lo && !my.bins[cur - lo].empty() &&
+                   my.bins[cur - lo].size() < GF_FUSE_BELOW) {
+                my.work.clear();
+                my.work.swap(my.bins[cur - lo]);
+                for (vid_t u : my.work) relax(u);
+            }
+        }
+        my.pops = pops;
+        my.edges = edges;
+    }
+    std::free(relaxed);
+    stats[0] = rounds;
+    stats[1] = stats[2] = 0;
+    for (const auto& l : local) { stats[1] += l.pops; stats[2] += l.edges; }
+}
+
+#define GF_PUSH_BUCKETS(SUFFIX, P)                                                                     \
+    GF_EXPORT void gf_push_buckets_##SUFFIX(void* const* A, const double* F, const int64_t* I,        \
+                                            const eid_t* offsets, const vid_t* indices,               \
+                                            const float* weights, int64_t n, const P* prio,           \
+                                            double delta,                                             \
+                                            const int64_t* seeds, int64_t nseeds, int64_t* stats) {   \
+        gf_push_buckets_run<P>(gf_state(A, F, I), offsets, indices, weights, n, prio, delta, seeds,   \
+                               nseeds, stats);                                                        \
+    }
+GF_PUSH_BUCKETS(f32, float)
+GF_PUSH_BUCKETS(f64, double)
 #endif
 
 #if GF_HAS_PULL
@@ -143,7 +362,7 @@ GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
                 if (!cond(S, d)) break;
             }
     #endif
-            if (changed && out_bits) out.set(d);   // rows are consecutive ids in a range view
+            if (out_bits) out.put(d, changed);   // rows are consecutive ids in a range view
         }
         if (out_bits) out.flush();
     }
@@ -166,7 +385,8 @@ GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
             for (int64_t k = c * chunk; k < k_end; ++k) {                               \
                 const int64_t v = ids ? ids[k] : lo + k;                                \
                 if (!ids && in_bits && !gf_bit(in_bits, v)) continue;                  \
-                if (fn(S, (vid_t)v) && out_bits) out.set(v);                            \
+                const bool keep = fn(S, (vid_t)v);                                      \
+                if (out_bits) out.put(v, keep);                                         \
             }                                                                           \
             if (out_bits) out.flush();                                                  \
         }                                                                               \
@@ -210,8 +430,10 @@ static inline int64_t gf_weighted_split(const eid_t* offsets, int64_t lo, int64_
         for (int64_t c = 0; c < chunks; ++c) {                                           \
             GfBitWriter out(out_bits);                                                   \
             const int64_t v_end = gf_weighted_split(go, lo, hi, c + 1, chunks);          \
-            for (int64_t v = gf_weighted_split(go, lo, hi, c, chunks); v < v_end; ++v)   \
-                if (fn(S, G, GT, (vid_t)v) && out_bits) out.set(v);                      \
+            for (int64_t v = gf_weighted_split(go, lo, hi, c, chunks); v < v_end; ++v) { \
+                const bool keep = fn(S, G, GT, (vid_t)v);                                \
+                if (out_bits) out.put(v, keep);                                          \
+            }                                                                            \
             if (out_bits) out.flush();                                                   \
         }                                                                                \
     }
