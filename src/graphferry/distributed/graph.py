@@ -404,9 +404,13 @@ class DistributedGraph(LoadedGraph):
     #: 1: compute everything, then exchange. None: measured where the collectives run beside the
     #: compute (NCCL on a side stream), 1 where they block (MPI on host buffers)
     PIPELINE_CHUNKS: int | None = None
-    #: what the measured choice tries, and its pulls per candidate (the first of each warms up)
+    #: what the measured choice tries, and its pulls per candidate (the first of each warms up: a
+    #: chunk count's first pull measures its gathers' two ways), after PIPELINE_WARMUP pulls of
+    #: the split that count for none (the first uploads the edges and compiles: on 4 H200s a
+    #: candidate timed on the second pull of a split measured 29.5 ms for a 9.5 ms pull)
     PIPELINE_CANDIDATES = (1, 4)
-    PIPELINE_TRIALS = 2
+    PIPELINE_TRIALS = 3
+    PIPELINE_WARMUP = 2
     #: measure on host collectives too (tests: the choice's bookkeeping without a GPU)
     PIPELINE_TUNE_ON_HOST = False
 
@@ -420,9 +424,12 @@ class DistributedGraph(LoadedGraph):
             return 1
         tune = self._pipeline_tuning.get((csr, tuple(int(x) for x in self.splits)))
         if tune is None:
-            tune = self._pipeline_tuning[(csr, tuple(int(x) for x in self.splits))] = {"seconds": {}, "chosen": None}
+            tune = self._pipeline_tuning[(csr, tuple(int(x) for x in self.splits))] = {
+                "seconds": {}, "chosen": None, "warmup": self.PIPELINE_WARMUP}
         if tune["chosen"] is not None:
             return tune["chosen"]
+        if tune["warmup"] > 0:
+            return self.PIPELINE_CANDIDATES[0]
         for k in self.PIPELINE_CANDIDATES:
             if len(tune["seconds"].get(k, [])) < self.PIPELINE_TRIALS:
                 return k
@@ -433,6 +440,9 @@ class DistributedGraph(LoadedGraph):
         whose slowest rank was fastest (the same on all: the times are gathered)."""
         tune = self._pipeline_tuning.get((csr, tuple(int(x) for x in self.splits)))
         if tune is None or tune["chosen"] is not None:
+            return
+        if tune["warmup"] > 0:
+            tune["warmup"] -= 1
             return
         tune["seconds"].setdefault(chunks, []).append(seconds)
         if any(len(tune["seconds"].get(k, [])) < self.PIPELINE_TRIALS for k in self.PIPELINE_CANDIDATES):
