@@ -12,28 +12,16 @@ import ctypes.util
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
-from scipy.sparse.csgraph import dijkstra
 
 from graphferry import Graph
 from graphferry.algorithms.sssp import PROGRAMS
 from graphferry.runtime import PriorityBuckets, Runtime
 
-from conftest import tiny_budget_options
+from conftest import dijkstra_distances, tiny_budget_options
 
 
-def oracle(g: Graph, sources) -> np.ndarray:
-    """scipy's Dijkstra from the nearest of ``sources``, parallel arcs reduced to their lightest
-    (scipy would add them up; explicit zero weights stay arcs)."""
-    src, dst = g.edges()
-    w = np.ones(g.m) if g.weights is None else g.weights.astype(np.float64)
-    order = np.lexsort((w, dst, src))
-    src, dst, w = src[order], dst[order], w[order]
-    first = np.ones(len(src), bool)
-    first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
-    a = sp.csr_array((w[first], (src[first], dst[first])), shape=(g.n, g.n))
-    return dijkstra(a, directed=True, indices=list(sources), min_only=True)
+oracle = dijkstra_distances  # scipy's, from the nearest source
 
 
 def run_buckets(g: Graph, sources, delta: float, precision: str = "float64", **options):

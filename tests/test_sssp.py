@@ -3,27 +3,18 @@
 import networkx as nx
 import numpy as np
 import pytest
-import scipy.sparse as sp
-import scipy.sparse.csgraph as csgraph
 from hypothesis import given, settings, strategies as st
 
 from graphferry import Graph
 from graphferry.algorithms.sssp import sssp, verify_sssp
 
-from conftest import ENGINES, small_budget_options, tiny_budget_options
+from conftest import ENGINES, dijkstra_distances, small_budget_options, tiny_budget_options
 from shapes import shape_edges, shaped_graphs
 
 
 def oracle(g: Graph, s: int) -> np.ndarray:
     """scipy Dijkstra on the graph with parallel arcs reduced to their lightest."""
-    src, dst = g.edges()
-    w = np.ones(g.m) if g.weights is None else g.weights.astype(np.float64)
-    order = np.lexsort((w, dst, src))
-    src, dst, w = src[order], dst[order], w[order]
-    first = np.ones(len(src), bool)
-    first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
-    a = sp.csr_array((w[first], (src[first], dst[first])), shape=(g.n, g.n))
-    return csgraph.dijkstra(a, directed=True, indices=s)
+    return dijkstra_distances(g, [s])
 
 
 @st.composite
