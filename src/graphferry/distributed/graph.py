@@ -97,6 +97,9 @@ class DistributedGraph(LoadedGraph):
         self.log: list[dict] = []             # one entry per distributed map (identical on every rank)
         self.sparse_exchanges = 0             # push exchanges that sent the update set only
         self.packed_exchanges = 0             # pull exchanges that sent the rows with edges only
+        self._packed: tuple = (None, None)             # (side, splits) and the rows a pull can write
+        self._packed_host: np.ndarray | None = None    # those rows on the host (the chunks' cuts)
+        self._chunks: tuple = (None, None)             # (side, splits, count) and the chunks
         self._pipeline_tuning: dict[tuple, dict] = {}  # (side, splits) -> chunk counts' times, the choice
         self.pipeline_choices: list[dict] = []          # what the measured choices chose
         t = time.perf_counter()
@@ -264,10 +267,10 @@ class DistributedGraph(LoadedGraph):
                     snapshot = {k: st.arrays[k][self.lo : self.hi].copy() for k in written}
                 elif direction == "push" and prog.combine == "sum":  # the increments are summed
                     snapshot = {k: st.arrays[k].copy() for k in written}
-            rows_packed = self._pull_rows(csr) if direction == "pull" and self.world.size > 1 else None
-            chunks = 1
-            if rows_packed is not None and prog.edge_writes is not None and rows is None and view.rows:
-                chunks = self._chunks_for(csr)
+            # a whole pull whose written rows are packed may run in chunks (measured against one)
+            chunkable = (direction == "pull" and self.world.size > 1 and prog.edge_writes is not None
+                         and rows is None and bool(view.rows) and self._pull_rows(csr) is not None)
+            chunks = self._chunks_for(csr) if chunkable else 1
             if chunks > 1:
                 # compute a chunk of rows, gather its packed rows while the next chunk computes
                 seconds, exchange = self._pull_pipelined(st, view, kernel, in_bits, out, csr, chunks)
@@ -281,7 +284,7 @@ class DistributedGraph(LoadedGraph):
                 t = time.perf_counter()
                 self._exchange(st, out if output else None, direction, snapshot, csr)
                 exchange = time.perf_counter() - t
-            if rows_packed is not None and prog.edge_writes is not None and rows is None and view.rows:
+            if chunkable:
                 self._tried_chunks(csr, chunks, seconds + exchange)
             mode = direction
         active_rows = view.rows if rows is None else len(rows)
@@ -376,10 +379,9 @@ class DistributedGraph(LoadedGraph):
         a half of their vertices isolated: Lux's update set (eq. 9) is then
         smaller than the ranges, and so is what crosses the links.
         """
-        offsets = self.in_offsets if csr == "in" and self.graph.directed else self.graph.offsets
-        key = (csr if self.graph.directed else "out", tuple(int(x) for x in self.splits))
-        if getattr(self, "_packed", (None,))[0] != key:
-            rows = np.flatnonzero(np.diff(np.asarray(offsets)))
+        key = (csr if self.graph.directed else "out", self._splits_key())
+        if self._packed[0] != key:
+            rows = np.flatnonzero(np.diff(np.asarray(self.degree_offsets(csr == "in"))))
             if len(rows) > self.PACKED_SHARE * self.graph.n:
                 self._packed = (key, None)
             else:
@@ -388,6 +390,10 @@ class DistributedGraph(LoadedGraph):
                 self._packed_host = rows
                 self._packed = (key, (self.backend.asarray(rows) if self.backend.is_device else rows, splits))
         return self._packed[1]
+
+    def _splits_key(self) -> tuple:
+        """The split points as a key: what the packed rows, chunks and chunk choice were made for."""
+        return tuple(int(x) for x in self.splits)
 
     def _allgather_rows(self, arr, rows, splits) -> None:
         """Every rank's written ``rows`` of ``arr`` to every rank: packed, gathered, scattered back."""
@@ -422,10 +428,8 @@ class DistributedGraph(LoadedGraph):
             return int(self.PIPELINE_CHUNKS)
         if not (getattr(self.collectives, "overlaps", False) or self.PIPELINE_TUNE_ON_HOST):
             return 1
-        tune = self._pipeline_tuning.get((csr, tuple(int(x) for x in self.splits)))
-        if tune is None:
-            tune = self._pipeline_tuning[(csr, tuple(int(x) for x in self.splits))] = {
-                "seconds": {}, "chosen": None, "warmup": self.PIPELINE_WARMUP}
+        tune = self._pipeline_tuning.setdefault((csr, self._splits_key()), {
+            "seconds": {}, "chosen": None, "warmup": self.PIPELINE_WARMUP})
         if tune["chosen"] is not None:
             return tune["chosen"]
         if tune["warmup"] > 0:
@@ -438,7 +442,7 @@ class DistributedGraph(LoadedGraph):
     def _tried_chunks(self, csr: str, chunks: int, seconds: float) -> None:
         """Note a measured pull; once every candidate ran its trials, every rank takes the candidate
         whose slowest rank was fastest (the same on all: the times are gathered)."""
-        tune = self._pipeline_tuning.get((csr, tuple(int(x) for x in self.splits)))
+        tune = self._pipeline_tuning.get((csr, self._splits_key()))
         if tune is None or tune["chosen"] is not None:
             return
         if tune["warmup"] > 0:
@@ -458,12 +462,11 @@ class DistributedGraph(LoadedGraph):
     def _pull_chunks(self, view, csr: str, k: int):
         """Per chunk: this rank's sub-view, every rank's packed rows of that chunk (rank order, on the
         device) and their split points; the same cuts on every rank (from the global offsets)."""
-        key = (csr, tuple(int(x) for x in self.splits), k)
-        cached = getattr(self, "_chunks", (None, None))
-        if cached[0] == key:
-            return cached[1]
+        key = (csr, self._splits_key(), k)
+        if self._chunks[0] == key:
+            return self._chunks[1]
         r = self.world.rank
-        offsets = np.asarray(self.in_offsets if csr == "in" and self.graph.directed else self.graph.offsets)
+        offsets = np.asarray(self.degree_offsets(csr == "in"))
         rows_host = self._packed_host
         cuts = []  # per rank q: k + 1 vertex ids cutting [lo_q, hi_q) at equal edges
         for q in range(self.world.size):

@@ -293,7 +293,7 @@ class DeviceCollectives:
         on = self.stream if stream is None else stream.ptr
         if stream is None:
             self._done()
-        row = int(arr.size // arr.shape[0]) if arr.ndim > 1 and arr.shape[0] else 1  # a vector property: a row each
+        row = _row_items(arr)
         self.nccl.groupStart()
         for q in range(self.world.size):
             lo, hi = int(splits[q]), int(splits[q + 1])
@@ -305,7 +305,7 @@ class DeviceCollectives:
 
     def _gather_by_allgather(self, arr, splits, stream=None) -> None:
         # every range padded to the longest: one allgather, in place in a staging buffer
-        row = int(arr.size // arr.shape[0]) if arr.ndim > 1 and arr.shape[0] else 1
+        row = _row_items(arr)
         flat = arr.reshape(-1)
         counts = np.diff(np.asarray(splits, dtype=np.int64)) * row
         chunk, r = int(counts.max()), self.world.rank
@@ -345,6 +345,11 @@ class DeviceCollectives:
         self._done()
         self.comm.bcast(arr.data.ptr, arr.size, self._t(arr), root, self.stream)
         self._done()
+
+
+def _row_items(arr) -> int:
+    """Items per vertex of a state array: 1, or a vector property's row length."""
+    return int(arr.size // arr.shape[0]) if arr.ndim > 1 and arr.shape[0] else 1
 
 
 def use_local_device(world: World) -> int | None:
