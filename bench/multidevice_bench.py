@@ -79,6 +79,8 @@ def worker(args) -> None:
         dg = DistributedGraph(open_rank_store(args.store), world, backend=args.backend)
         load = time.perf_counter() - t0
         source = highest_degree(dg.graph)
+        # Lux eqs. 7-9 per rank, for the model: of the in-edge split, which every case starts from
+        sets = world.allgather(dg.neighbour_sets())
         for name in names:
             if name == HYBRID_CASE[0]:
                 run_hybrid_case(args, world, source)
@@ -102,7 +104,6 @@ def worker(args) -> None:
             final_splits = [int(x) for x in dg.splits]
             if repartition:  # the next case starts from the in-edge split again
                 dg.move_to(in_edge_splits(dg, world.size))
-            sets = world.allgather(dg.neighbour_sets())  # Lux eqs. 7-9 per rank, for the model
             if world.rank == 0:
                 # the fastest trial: the first moves each rank's edges to its GPU and sets NCCL up
                 # (seconds in its first iterations), which a median of two trials would pick
