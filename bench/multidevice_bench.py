@@ -46,9 +46,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 #: (case name, algorithm, parameters, forced direction, repartition)
 CASES = [
-    ("pagerank-pull", "pagerank_ldbc", {"damping": 0.85, "iterations": 10}, "pull", False),
-    ("pagerank-push", "pagerank_ldbc", {"damping": 0.85, "iterations": 10}, "push", False),
-    ("pagerank-pull-repartition", "pagerank_ldbc", {"damping": 0.85, "iterations": 10}, "pull", True),
+    ("pagerank-pull", "pagerank_ldbc", {"damping": 0.85, "iterations": 20}, "pull", False),
+    ("pagerank-push", "pagerank_ldbc", {"damping": 0.85, "iterations": 20}, "push", False),
+    ("pagerank-pull-repartition", "pagerank_ldbc", {"damping": 0.85, "iterations": 20}, "pull", True),
     ("bfs", "bfs", {}, "auto", False),
     ("sssp", "sssp", {}, "auto", False),
     ("wcc", "wcc", {}, "auto", False),
@@ -58,7 +58,7 @@ CASES = [
 #: one device with the hybrid engine under a budget of ``--hybrid-budget`` of the edge bytes (the
 #: single-GPU run that several GPUs are measured against when the graph exceeds one GPU's budget):
 #: not a split graph, so run on one rank only
-HYBRID_CASE = ("pagerank-hybrid", "pagerank_ldbc", {"damping": 0.85, "iterations": 10}, "pull", False)
+HYBRID_CASE = ("pagerank-hybrid", "pagerank_ldbc", {"damping": 0.85, "iterations": 20}, "pull", False)
 
 
 def case_named(name: str):
@@ -120,6 +120,24 @@ def worker(args) -> None:
         fail_all(world, e)
 
 
+def pagerank_speedups(runs: list[dict]) -> dict[str, dict[str, float]]:
+    """PageRank pull's speed-up from one device to each count: per whole round (the edge_map, the
+    vertex maps, the sinks' sum: what an iteration costs a user) and per edge_map step alone.
+
+    >>> runs = [{"case": "pagerank-pull", "devices": d, "median_round_seconds": 0.3 / d,
+    ...          "median_iteration_seconds": 0.2 / d} for d in (1, 2)]
+    >>> pagerank_speedups(runs)
+    {'rounds': {'2': 2.0}, 'edge_map steps': {'2': 2.0}}
+    """
+    pulls = {int(r["devices"]): r for r in runs if r.get("case") == "pagerank-pull"}
+    out = {}
+    for what, key in (("rounds", "median_round_seconds"), ("edge_map steps", "median_iteration_seconds")):
+        one = pulls.get(1, {}).get(key)
+        if one:
+            out[what] = {str(d): round(one / r[key], 3) for d, r in sorted(pulls.items()) if d > 1 and r.get(key)}
+    return out
+
+
 def in_edge_splits(dg, parts: int):
     from graphferry.distributed.placement import balanced_splits, work_prefix
 
@@ -135,6 +153,8 @@ def write_case(out_dir, name, result, seconds, trials, load, log, sets, history,
            "all_seconds": [round(t[0], 6) for t in trials], "load_seconds": round(load, 4),
            "iterations": len(steps),
            "iteration_seconds": [round(s.seconds, 6) for s in steps],
+           # whole rounds: an edge_map and the vertex maps, reductions and driver work up to the next
+           "round_seconds": [round(x, 6) for x in result.record.round_seconds()],
            "directions": [s.direction for s in steps],
            "active_edges": [int(s.active_edges) for s in steps],
            "engines": sorted({p.engine for s in steps for p in getattr(s, "partitions", [])}),
@@ -382,11 +402,13 @@ def main() -> None:
                    "devices": res["devices"], "seconds": res["seconds"], "iterations": res["iterations"],
                    "bytes_h2d": 0, "floor_seconds": 0.0, "verified": res["verified"] is True,
                    "verified_how": how,
-                   **{k: res[k] for k in ("all_seconds", "direction", "repartition", "iteration_seconds",
+                   **{k: res[k] for k in ("all_seconds", "direction", "repartition", "iteration_seconds", "round_seconds",
                                           "directions", "active_edges", "final_splits", "repartitions",
                                           "load_seconds", "process_wall_seconds", "neighbour_sets", "engines")},
                    **{k: res[k] for k in ("budget_bytes", "budget_fraction", "gathers", "pipeline_choices")
                       if k in res}}
+            run["median_iteration_seconds"] = statistics.median(res["iteration_seconds"]) if res["iteration_seconds"] else None
+            run["median_round_seconds"] = statistics.median(res["round_seconds"]) if res["round_seconds"] else None
             run["rank_compute_seconds"] = [e["compute_seconds"] for e in res["log"]]
             run["rank_exchange_seconds"] = [e["exchange_seconds"] for e in res["log"]]
             run["rank_frontier_exchange_seconds"] = [e.get("frontier_exchange_seconds") for e in res["log"]]
@@ -408,6 +430,10 @@ def main() -> None:
     candidates = {(r["direction"], r["ranks"]): statistics.median(r["iteration_seconds"]) for r in runs
                   if r["case"] in ("pagerank-pull", "pagerank-push")}
     choice = model_choice(model, candidates, g, vertex_bytes, args.ranks, log) if model and candidates else None
+    speedups = pagerank_speedups(runs)
+    for what, ratios in speedups.items():
+        log(f"PageRank pull speed-up over one device ({what}): "
+            + ", ".join(f"{k} devices {v:.2f}x" for k, v in ratios.items()))
 
     # ---- GAPBS on all host cores, same graph
     if args.gapbs_bin and Path(args.gapbs_bin).is_dir():
@@ -433,6 +459,7 @@ def main() -> None:
         "model": model and model.to_dict(),
         "model_fit_observations": fit_obs,
         "model_choice": choice,
+        "pagerank_speedups": speedups,
         "runs": runs,
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -121,7 +121,7 @@ def devices_table(path: Path, doc: dict) -> str:
     cell = {}
     runs = [r for r in runs if r.get("case")]  # graphferry's cases (peers have no case)
     for r in runs:
-        its = r.get("median_iteration_seconds") or (
+        its = r.get("median_round_seconds") or r.get("median_iteration_seconds") or (
             float(np.median(r["iteration_seconds"])) if r.get("iteration_seconds") else None)
         per_it = r["algorithm"].startswith("pagerank") and its
         ms = (its if per_it else r["seconds"]) * 1e3

@@ -208,6 +208,31 @@ class Backend(ABC):
     def host_wait(self, token: Any) -> None:
         """Block the host until ``token`` (from :meth:`record` or ``copy_h2d``) is reached."""
 
+    def lanes(self, count: int) -> list:
+        """Up to ``count`` context managers, each making its own stream current: kernels launched
+        in different lanes may run at once (each lane keeps its own order), so one kernel's tail
+        overlaps the next one's start. Work in a lane first waits for what the compute stream
+        issued before (:meth:`record` then :meth:`wait_for` inside it); :meth:`join_lanes` makes the
+        compute stream wait for every lane. Where kernels are synchronous: one lane, no new stream.
+
+        Example:
+            >>> from graphferry.backends.cpu.backend import CpuBackend
+            >>> b = CpuBackend()
+            >>> [lane] = b.lanes(2)
+            >>> with lane:
+            ...     b.wait_for(b.record())
+            >>> b.join_lanes([lane])
+        """
+        import contextlib
+
+        return [contextlib.nullcontext()]
+
+    def wait_for(self, token: Any) -> None:
+        """The current stream waits for ``token`` (from :meth:`record`) before its later work."""
+
+    def join_lanes(self, lanes: list) -> None:
+        """The compute stream waits for everything issued in ``lanes``."""
+
     def take_device_times(self) -> tuple[float, float] | None:
         """(copy seconds, kernel seconds) measured on the device since the last call, after
         :meth:`synchronize`; None when the backend has no device clock (the runtime's

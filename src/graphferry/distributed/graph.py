@@ -95,6 +95,7 @@ class DistributedGraph(LoadedGraph):
         self.slowdown = dict(slowdown or {})
         self._slices: dict[tuple, PartitionView] = {}
         self.log: list[dict] = []             # one entry per distributed map (identical on every rank)
+        self._unshared: list[tuple] = []      # maps whose ranks' times are not gathered yet (share_log)
         self.sparse_exchanges = 0             # push exchanges that sent the update set only
         self.packed_exchanges = 0             # pull exchanges that sent the rows with edges only
         self._packed: tuple = (None, None)             # (side, splits) and the rows a pull can write
@@ -414,7 +415,9 @@ class DistributedGraph(LoadedGraph):
     #: chunk count's first pull measures its gathers' two ways), after PIPELINE_WARMUP pulls of
     #: the split that count for none (the first uploads the edges and compiles: on 4 H200s a
     #: candidate timed on the second pull of a split measured 29.5 ms for a 9.5 ms pull)
-    PIPELINE_CANDIDATES = (1, 4)
+    PIPELINE_CANDIDATES = (1, 2, 4)
+    #: streams the chunks alternate between (see _pull_pipelined)
+    PIPELINE_LANES = 2
     PIPELINE_TRIALS = 3
     PIPELINE_WARMUP = 2
     #: measure on host collectives too (tests: the choice's bookkeeping without a GPU)
@@ -498,10 +501,18 @@ class DistributedGraph(LoadedGraph):
         names = st.program.written_arrays
         pending = []
         t = time.perf_counter()
-        for sub, ids, splits in self._pull_chunks(view, csr, chunks):
-            if sub.rows:
-                kernel(tables, sub, None, in_bits, out)
-            after = b.record()  # this chunk's rows are final
+        # chunks alternate between two lanes (streams): a chunk's kernels start while the previous
+        # chunk's last blocks still run, instead of idling SMs at every chunk's tail. Chunks write
+        # disjoint rows and read only what no chunk writes (the sources' values), so running two
+        # at once computes what one after the other does.
+        lanes = b.lanes(self.PIPELINE_LANES)
+        start = b.record()
+        for j, (sub, ids, splits) in enumerate(self._pull_chunks(view, csr, chunks)):
+            with lanes[j % len(lanes)]:
+                b.wait_for(start)
+                if sub.rows:
+                    kernel(tables, sub, None, in_bits, out)
+                after = b.record()  # this chunk's rows are final
             lo, hi = int(splits[r]), int(splits[r + 1])
             for name in names:
                 arr = st.arrays[name]
@@ -509,6 +520,7 @@ class DistributedGraph(LoadedGraph):
                 c.gather_after(after, arr, ids[lo:hi], buf, splits)
                 pending.append((arr, ids, buf))
             self.packed_exchanges += 1
+        b.join_lanes(lanes)
         computed = b.record()
         b.host_wait(computed)
         self._slow(int(view.offsets[-1] - view.offsets[0]) if len(view.offsets) else 0)
@@ -569,22 +581,34 @@ class DistributedGraph(LoadedGraph):
     # ------------------------------------------------------------ observation and repartitioning
     def _after(self, it, op: str, direction: str, seconds: float, exchange: float, edges: int,
                repartition: bool = True) -> None:
-        times = self.world.allgather((seconds, exchange, edges, getattr(self, "_frontier_seconds", 0.0)))
+        mine = (seconds, exchange, edges, getattr(self, "_frontier_seconds", 0.0))
         self._frontier_seconds = 0.0
         it.kernel_seconds = seconds
         entry = {"op": op, "direction": direction, "active_edges": int(it.active_edges),
-                 "compute_seconds": [t[0] for t in times],
-                 "exchange_seconds": [t[1] for t in times], "edges": [t[2] for t in times],
-                 "frontier_exchange_seconds": [t[3] for t in times],
                  "splits": [int(s) for s in self.splits]}
-        it.device_seconds = {f"rank{r}": t[0] for r, t in enumerate(times)}
-        it.device_seconds["state_exchange"] = max(t[1] for t in times)
         self.log.append(entry)
+        self._unshared.append((it, entry, mine))
         if repartition and self.repartition and self.world.size > 1:
+            self.share_log()  # the repartitioner weighs every rank's time now
             proposal = self.repartitioner.observe(self.in_offsets, self.splits, entry["compute_seconds"])
             if proposal is not None:
                 self.move_to(proposal)
                 entry["repartitioned"] = self.repartitioner.history[-1]
+
+    def share_log(self) -> None:
+        """Every rank's times of the maps since the last call, into the log and the run record: one
+        gather for them all (every rank calls it: at each run's end, and after each map while
+        repartitioning, which needs them at once), rather than one host round trip per map."""
+        if not self._unshared:
+            return
+        everyone = self.world.allgather([m for _, _, m in self._unshared])
+        for j, (it, entry, _) in enumerate(self._unshared):
+            times = [ranks_times[j] for ranks_times in everyone]
+            entry.update({"compute_seconds": [t[0] for t in times], "exchange_seconds": [t[1] for t in times],
+                          "edges": [t[2] for t in times], "frontier_exchange_seconds": [t[3] for t in times]})
+            it.device_seconds = {f"rank{r}": t[0] for r, t in enumerate(times)}
+            it.device_seconds["state_exchange"] = max(t[1] for t in times)
+        self._unshared.clear()
 
     def move_to(self, splits: np.ndarray) -> None:
         """Take new split points: edges are read again from the store and exchanged (migration)."""
@@ -598,6 +622,7 @@ class DistributedGraph(LoadedGraph):
                  self.splits.tolist(), moved_edges(self.in_offsets, old, self.splits))
 
     def record_extra(self) -> dict:
+        self.share_log()
         return {"ranks": self.world.size, "devices": self.devices, "nodes": self.world.nodes,
                 "splits": [int(s) for s in self.splits], "repartitions": len(self.repartitioner.history)}
 

@@ -41,6 +41,7 @@ class IterationRecord:
     floor_bytes: int | None = None  # edge bytes that had to cross (hybrid: device-placed, not resident)
     state_bytes: int | None = None  # hybrid: vertex-state bytes that crossed between executors
     partitions: list[PartitionStep] = field(default_factory=list)
+    started: float = 0.0  # seconds from the record's creation to this step's start
     _t0: float = 0.0
 
     def add_partition(self, partition: int, engine: str, bytes_h2d: int, rows: int, device: str = "") -> None:
@@ -60,10 +61,12 @@ class RunRecord:
     setup_seconds: float = 0.0
     total_seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    _origin: float = field(default_factory=time.perf_counter, repr=False)
 
     def begin(self, op: str, direction: str, *, active_vertices: int, active_edges: int) -> IterationRecord:
         it = IterationRecord(len(self.steps), op, direction, active_vertices, active_edges)
         it._t0 = time.perf_counter()
+        it.started = it._t0 - self._origin
         return it
 
     def end(self, it: IterationRecord) -> None:
@@ -73,6 +76,30 @@ class RunRecord:
     @property
     def edge_steps(self) -> list[IterationRecord]:
         return [s for s in self.steps if s.op == "edge_map"]
+
+    def round_seconds(self) -> list[float]:
+        """Wall seconds of each round, a round being an edge_map and every step and line of the
+        algorithm up to the next edge_map (vertex maps, reductions, the driver's own work): from one
+        edge_map's start to the next one's, the last to the end of the last step after it. What a
+        user waits per iteration, where an edge_map step's own seconds leave out the rest.
+
+        Example:
+            >>> r = RunRecord(algorithm="pr", backend="cpu", engine="host")
+            >>> for op in ("edge_map", "vertex_map", "edge_map", "vertex_map"):
+            ...     r.end(r.begin(op, "-", active_vertices=1, active_edges=1))
+            >>> rounds = r.round_seconds()
+            >>> len(rounds), all(s >= 0 for s in rounds)
+            (2, True)
+        """
+        starts = [i for i, s in enumerate(self.steps) if s.op == "edge_map"]
+        out = []
+        for k, i in enumerate(starts):
+            if k + 1 < len(starts):
+                out.append(self.steps[starts[k + 1]].started - self.steps[i].started)
+            else:
+                last = self.steps[-1]
+                out.append(last.started + last.seconds - self.steps[i].started)
+        return out
 
     @property
     def iterations(self) -> int:
@@ -84,6 +111,7 @@ class RunRecord:
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        d.pop("_origin", None)
         for s in d["steps"]:
             s.pop("_t0", None)
         return d

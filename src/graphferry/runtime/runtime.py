@@ -281,7 +281,8 @@ class Runtime:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.finish()
+        if exc[0] is None:  # a failed call's record is never read (and on ranks: no collective after a failure)
+            self.finish()
         self.close()
 
 

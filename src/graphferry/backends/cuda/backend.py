@@ -203,8 +203,8 @@ class CudaBackend(Backend):
         self._ring: SlotRing | None = None
         self._staging: Staging | None = None
         self._programs: dict[tuple, CudaProgram] = {}
-        self._huge_list = None
-        self._huge_count = None
+        self._huge: dict[int, tuple] = {}  # stream -> the huge-row queue of kernels on it
+        self._lanes: list = []
         self._bitmap_module = None
         self._popcount = None
         self.timing = True
@@ -241,6 +241,25 @@ class CudaBackend(Backend):
         if token is not None:
             token.synchronize()
 
+    def lanes(self, count: int) -> list:
+        """``count`` non-blocking streams (kept for the next call), used as ``with lane:``."""
+        while len(self._lanes) < count:
+            self._lanes.append(cupy.cuda.Stream(non_blocking=True))
+        return self._lanes[:count]
+
+    @staticmethod
+    def wait_for(token) -> None:
+        if token is not None:
+            cupy.cuda.get_current_stream().wait_event(token)
+
+    def join_lanes(self, lanes: list) -> None:
+        main = self.compute_stream()
+        for lane in lanes:
+            if lane is not main:
+                ev = cupy.cuda.Event(disable_timing=True)
+                ev.record(lane)
+                main.wait_event(ev)
+
     def kernel_begin(self, stream):
         if not self.timing:
             return None
@@ -274,12 +293,16 @@ class CudaBackend(Backend):
         self.compute_stream().synchronize()
 
     def huge_queue(self, capacity: int):
-        """The grid-wide kernel's work queue: (row, chunk) pairs and [count, blocks done]."""
-        if self._huge_count is None:
-            self._huge_count = cupy.zeros(2, dtype=cupy.uint64)
-        if self._huge_list is None or self._huge_list.size < 2 * capacity:
-            self._huge_list = cupy.empty(2 * max(capacity, 1024), dtype=cupy.int64)
-        return self._huge_list, self._huge_count
+        """The grid-wide kernel's work queue: (row, chunk) pairs and [count, blocks done]; one per
+        stream, so that kernels of two lanes running at once never share one."""
+        key = self.compute_stream().ptr
+        queue, count = self._huge.get(key, (None, None))
+        if count is None:
+            count = cupy.zeros(2, dtype=cupy.uint64)
+        if queue is None or queue.size < 2 * capacity:
+            queue = cupy.empty(2 * max(capacity, 1024), dtype=cupy.int64)
+        self._huge[key] = (queue, count)
+        return queue, count
 
     # ------------------------------------------------------------ memory
     def free_device_bytes(self) -> int:
