@@ -104,15 +104,30 @@ def test_gpu_ranks_give_one_process_results(stores, tmp_path, kind):
 @pytest.mark.parametrize("ranks,kind,chunks", [(2, "directed", 3), (4, "undirected", 4), (3, "undirected", 64)])
 def test_pulls_in_chunks_give_one_process_results(stores, tmp_path, ranks, kind, chunks):
     # each chunk of rows computed, then its packed rows gathered (on GPUs: beside the next chunk's
-    # compute); more chunks than some ranks have rows leaves empty chunks
+    # compute); more chunks than some ranks have rows leaves empty chunks; SSSP after PageRank pulls
+    # the same rows with weights (the unweighted sub-views must not serve it)
     out = tmp_path / "report.json"
-    done = mpiexec(ranks, "rank_compare.py", out, stores[kind], "pagerank,pagerank_ldbc,cdlp,bfs",
+    done = mpiexec(ranks, "rank_compare.py", out, stores[kind], "pagerank,pagerank_ldbc,sssp,cdlp,bfs",
                    GF_PIPELINE_CHUNKS=str(chunks))
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(out.read_text())
     for name, entry in report.items():
         assert entry["differences"] == [], (name, entry)
     assert report["pagerank_ldbc"]["packed_exchanges"] == 10 * chunks  # each chunk of its 10 pulls
+
+
+@needs_mpi
+def test_weighted_pulls_in_chunks_after_unweighted_ones(stores, tmp_path):
+    # PageRank's pulls cut the rows into chunks of its (unweighted) view; SSSP's pulls on the same
+    # rows need their own, weighted, sub-views (on 4 H200s the reused ones made distances wrong)
+    out = tmp_path / "report.json"
+    done = mpiexec(2, "rank_compare.py", out, stores["undirected"], "pagerank_ldbc,sssp",
+                   GF_PIPELINE_CHUNKS="3", GF_DIRECTION="pull")
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    for name, entry in report.items():
+        assert entry["differences"] == [], (name, entry)
+    assert report["sssp"]["packed_exchanges"] > 0  # its pulls did run in chunks
 
 
 @needs_mpi

@@ -61,6 +61,8 @@ def main() -> None:
         for name in names:
             spec = registry.get(name)
             kwargs = arguments(spec, world.size)
+            if os.environ.get("GF_DIRECTION"):  # every edge_map of the split run in this direction
+                kwargs["direction"] = os.environ["GF_DIRECTION"]
             before, packed_before = dg.sparse_exchanges, dg.packed_exchanges
             results[name] = spec.run(dg, **kwargs)
             sparse[name] = dg.sparse_exchanges - before

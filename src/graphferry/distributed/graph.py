@@ -465,7 +465,9 @@ class DistributedGraph(LoadedGraph):
     def _pull_chunks(self, view, csr: str, k: int):
         """Per chunk: this rank's sub-view, every rank's packed rows of that chunk (rank order, on the
         device) and their split points; the same cuts on every rank (from the global offsets)."""
-        key = (csr, self._splits_key(), k)
+        # the view's arrays in the key: a weighted program's pull (SSSP) must not take the sub-views
+        # cut from an unweighted one's (PageRank) on the same rows, whose weights are None
+        key = (csr, self._splits_key(), k, id(view.indices), id(view.weights))
         if self._chunks[0] == key:
             return self._chunks[1]
         r = self.world.rank
@@ -503,8 +505,9 @@ class DistributedGraph(LoadedGraph):
         t = time.perf_counter()
         # chunks alternate between two lanes (streams): a chunk's kernels start while the previous
         # chunk's last blocks still run, instead of idling SMs at every chunk's tail. Chunks write
-        # disjoint rows and read only what no chunk writes (the sources' values), so running two
-        # at once computes what one after the other does.
+        # disjoint rows; a source row one chunk reads while another writes it is read old or new,
+        # as between the threads of one unchunked kernel (PageRank reads only what no pull writes;
+        # a min-relaxation is right with either value)
         lanes = b.lanes(self.PIPELINE_LANES)
         start = b.record()
         for j, (sub, ids, splits) in enumerate(self._pull_chunks(view, csr, chunks)):
