@@ -480,9 +480,12 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
             try:
                 run = time_ours(name, lg, source, engine, args.reps, checker, pinned_gbps, log)
             except Exception as e:  # noqa: BLE001 - one failing run must not lose the others
-                log(f"  {engine} {name}: FAILED {type(e).__name__}: {e}")
+                import traceback
+
+                where = traceback.format_exc(limit=-8)
+                log(f"  {engine} {name}: FAILED {type(e).__name__}: {e}\n{where}")
                 runs.append({"algorithm": name, "engine": engine, "error": f"{type(e).__name__}: {e}",
-                             "verified": False})
+                             "traceback": where, "verified": False})
                 continue
             runs.append(run)
             if engine in ("host", "resident"):

@@ -311,6 +311,9 @@ def test_bitmaps_match_cpu():
         assert np.array_equal(cuda.to_host(bits), cpu.bits_from_ids(ids, n))
         assert np.array_equal(cuda.to_host(cuda.ids_from_bits(bits, n)), ids)
         assert cuda.popcount(bits) == len(ids)
+        for dtype in (np.int64, np.int32):  # a frontier's size and edges straight from its bitmap
+            deg = rng.integers(0, 1 << 20, n).astype(dtype)
+            assert cuda.bits_degree_sum(bits, cuda.asarray(deg), n) == (len(ids), int(deg[ids].sum()))
 
 
 @gpu

@@ -256,3 +256,15 @@ def test_select_bits_matches_numpy(n):
         bits = host_ops.select_bits(arr, -2, 3.5)
         assert len(bits) == (n + 31) // 32
         assert np.array_equal(host_ops.bits_to_ids(bits), np.flatnonzero((arr >= -2) & (arr < 3.5)))
+
+
+def test_bits_degree_sum_counts_a_bitmaps_vertices_and_their_degrees():
+    # the generic form (ids listed, degrees gathered) that a device backend replaces with one kernel
+    from graphferry.backends import get_backend
+
+    b = get_backend("cpu")
+    rng = np.random.default_rng(5)
+    for n in (1, 32, 33, 1000):
+        ids = np.unique(rng.integers(0, n, max(1, n // 4)))
+        deg = rng.integers(0, 50, n)
+        assert b.bits_degree_sum(b.bits_from_ids(ids, n), deg, n) == (len(ids), int(deg[ids].sum()))

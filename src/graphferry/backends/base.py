@@ -261,6 +261,12 @@ class Backend(ABC):
     def popcount(self, bits: Any) -> int:
         return int(np.bitwise_count(bits).sum())
 
+    def bits_degree_sum(self, bits: Any, degrees: Any, n: int) -> tuple[int, int]:
+        """(number of set bits, sum of ``degrees[v]`` over the set bits ``v``) of an ``n``-bit bitmap,
+        both arrays where the backend keeps them."""
+        ids = self.ids_from_bits(bits, n)
+        return int(len(ids)), int(degrees[ids].sum()) if len(ids) else 0
+
     def degree_sum(self, offsets: np.ndarray, *, ids: Any = None, bits: Any = None) -> int:
         """Sum of ``offsets[v + 1] - offsets[v]`` (host offsets) over ``ids`` or a bitmap's set bits."""
         if ids is None:

@@ -243,7 +243,14 @@ class Runtime:
             return self.loaded.degree_sum(reverse)
         if not self.backend.is_device:  # one C++/OpenMP pass over the frontier's words
             return frontier.degree_sum(self.loaded.degree_offsets(reverse))
-        return int(self.loaded.device_degrees(reverse)[frontier.ids].sum())
+        degrees = self.loaded.device_degrees(reverse)
+        if frontier.has_ids:
+            return int(degrees[frontier.ids].sum())
+        # a bitmap only (an edge_map's output): its size and edges from the bitmap, ids not listed
+        # (a pull round never needs them; a push round lists them then)
+        count, edges = self.backend.bits_degree_sum(frontier.bits, degrees, self.graph.n)
+        frontier.know_count(count)
+        return edges
 
     def frontier(self, ids) -> Frontier:
         return Frontier.from_ids(self.backend, self.graph.n, ids)
@@ -394,7 +401,9 @@ class ProgramState:
         """
         b = self.rt.backend
         idx = np.asarray(ids, dtype=np.int64).reshape(-1)
-        if len(idx):
+        if len(idx) == 1 and np.isscalar(values):  # one entry (a source's): no index array to upload
+            self.arrays[name][int(idx[0])] = values
+        elif len(idx):
             self.arrays[name][b.asarray(idx)] = values if np.isscalar(values) else b.asarray(np.asarray(values))
 
     def gather(self, name: str, ids) -> np.ndarray:

@@ -91,6 +91,41 @@ extern "C" __global__ void gf_scatter_ids(const unsigned int* bits, long long nw
         out[pos++] = i * 32 + b;
     }
 }
+// per word: its set bits (masked to n) and the sum of their vertices' degrees, reduced per warp
+// and added to out[0] (count) and out[1] (degree sum): a frontier's size and edges in one pass
+// over its bitmap, without listing its ids
+template <typename D>
+__device__ void gf_bits_degrees(const unsigned int* bits, long long nwords, long long n, const D* deg,
+                                unsigned long long* out) {
+    unsigned long long count = 0, edges = 0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < nwords;
+         i += (long long)gridDim.x * blockDim.x) {
+        unsigned int w = bits[i];
+        if (i == nwords - 1 && (n & 31)) w &= (1u << (n & 31)) - 1u;
+        count += __popc(w);
+        while (w) {
+            const int b = __ffs(w) - 1;
+            w &= w - 1u;
+            edges += (unsigned long long)deg[i * 32 + b];
+        }
+    }
+    for (int off = 16; off; off >>= 1) {
+        count += __shfl_down_sync(0xffffffffu, count, off);
+        edges += __shfl_down_sync(0xffffffffu, edges, off);
+    }
+    if ((threadIdx.x & 31) == 0 && (count || edges)) {
+        atomicAdd(&out[0], count);
+        atomicAdd(&out[1], edges);
+    }
+}
+extern "C" __global__ void gf_bits_degrees_i64(const unsigned int* bits, long long nwords, long long n,
+                                               const long long* deg, unsigned long long* out) {
+    gf_bits_degrees<long long>(bits, nwords, n, deg, out);
+}
+extern "C" __global__ void gf_bits_degrees_i32(const unsigned int* bits, long long nwords, long long n,
+                                               const int* deg, unsigned long long* out) {
+    gf_bits_degrees<int>(bits, nwords, n, deg, out);
+}
 extern "C" __global__ void gf_set_ids(const long long* ids, long long k, unsigned int* bits) {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= k) return;
@@ -455,6 +490,24 @@ class CudaBackend(Backend):
         if k:
             self._bitmap_fn("gf_set_ids")(((k + BLOCK - 1) // BLOCK,), (BLOCK,), (ids, _I64(k), bits))
         return bits
+
+    def bits_degree_sum(self, bits, degrees, n: int) -> tuple[int, int]:
+        """(set bits, sum of ``degrees`` over them) of a bitmap: one kernel, one 16-byte read back.
+
+        BFS's direction choice needs the frontier's edges each round; listing the ids to gather
+        their degrees wrote and read 8 bytes per active vertex (about 0.27 ms a round at
+        Kronecker 25 on an H200), where a pull round never needs the ids."""
+        nwords = int(bits.size)
+        if nwords == 0 or n == 0:
+            return 0, 0
+        kind = {np.dtype(np.int64): "i64", np.dtype(np.int32): "i32"}.get(np.dtype(degrees.dtype))
+        if kind is None:
+            return super().bits_degree_sum(bits, degrees, n)
+        out = cupy.zeros(2, dtype=cupy.uint64)
+        grid = (max(1, min((nwords + BLOCK - 1) // BLOCK, self.num_sms * 8)),)
+        self._bitmap_fn(f"gf_bits_degrees_{kind}")(grid, (BLOCK,), (bits, _I64(nwords), _I64(n), degrees, out))
+        count, edges = (int(x) for x in out.get())
+        return count, edges
 
     def popcount(self, bits) -> int:
         if self._popcount is None:
