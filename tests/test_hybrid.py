@@ -632,3 +632,24 @@ def test_light_unmergeable_neighbor_map_stays_on_the_device():
     assert np.array_equal(r.labels, wcc(g, backend="cpu").labels)
     steps = _neighbor_steps(r)
     assert steps and all(p.device == "dev0" for s in steps for p in s.partitions)
+
+
+@pytest.mark.parametrize("changed", [3, 600])  # a few vertices (ids + values), most of them (whole copy)
+def test_executor_copy_refresh_moves_what_changed(changed):
+    # the CPU executor's copy of the state follows the primary's, whichever way the changes cross
+    from graphferry.backends import get_backend
+    from graphferry.runtime import Program
+    from graphferry.scheduler.executors import Executor, ExecutorState
+
+    b = get_backend("cpu")
+    n = 1000
+    prog = Program("copy_refresh", arrays={"x": "int64"}, source="")
+    primary = {"x": np.arange(n, dtype=np.int64)}
+    copy = ExecutorState(Executor("cpu", b, False), prog, primary, b, {}, np.int32, n)
+    rng = np.random.default_rng(changed)
+    ids = rng.choice(n, changed, replace=False)
+    primary["x"][ids] = -1 - primary["x"][ids]
+    copy.refresh(primary, {})
+    assert np.array_equal(copy.arrays["x"], primary["x"])
+    per_id = 2 * 8  # an id and a value
+    assert copy.moved_bytes == (n * 8 if changed > ExecutorState.WHOLE_SHARE * n else changed * per_id)
