@@ -162,4 +162,5 @@ def iteration_line(name: str, record: Any) -> str:
     placed = dict.fromkeys(f"{p.engine}@{p.device}" if p.device else p.engine for p in step.partitions)
     where = f"; {' '.join(placed)}" if placed else ""
     return (f"{name}: iteration {record.iterations} ({step.direction}), {step.active_vertices:,} active vertices, "
-            f"{step.active_edges:,} edges{where}; {record.bytes_h2d / 1e9:.2f} GB moved; {step.seconds * 1e3:.1f} ms")
+            + (f"{step.active_edges:,} edges" if step.active_edges >= 0 else "edges not counted")
+            + f"{where}; {record.bytes_h2d / 1e9:.2f} GB moved; {step.seconds * 1e3:.1f} ms")
