@@ -54,6 +54,20 @@ static inline int64_t gf_chunk(int64_t count) {
 }
 
 #if GF_HAS_PUSH
+// Edges [b, e) of row v, pushed with update_atomic. By value, as gf_pull_rows: the state's
+// pointers and the view stay in registers across the compare-and-swaps, which the
+// compiler treats as barriers (shared variables are loaded again after each).
+static inline void gf_push_edges(const State S, const vid_t* indices, const float* weights, uint32_t* out_bits,
+                                 vid_t v, eid_t b, eid_t e) {
+    for (eid_t j = b; j < e; ++j) {
+        const vid_t d = indices[j];
+        const float w = weights ? weights[j] : 1.0f;
+        if (cond(S, d) && update_atomic(S, v, d, w)) {
+            if (out_bits) gf_set_bit(out_bits, d);   // heads are scattered: one bit each
+        }
+    }
+}
+
 // Push: every active row scatters along its out-edges with update_atomic.
 // row_list (optional) names the active rows; otherwise all rows, filtered by
 // in_bits when given. Heavy rows are fine with dynamic scheduling on a CPU.
@@ -65,23 +79,18 @@ GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
     const State S = gf_state(A, F, I);
     const int64_t count = row_list ? nlist : rows;
     const int64_t chunk = gf_chunk(count);
-    const auto relax = [&](vid_t v, eid_t j) {
-        const vid_t d = indices[j];
-        const float w = weights ? weights[j] : 1.0f;
-        if (cond(S, d) && update_atomic(S, v, d, w)) {
-            if (out_bits) gf_set_bit(out_bits, d);   // heads are scattered: one bit each
-        }
-    };
     if (count <= chunk) {
         // one chunk would go to one thread: a team pays off only inside a long row (a
         // traversal's first step from a hub: hundreds of thousands of edges)
+        const eid_t block = 1024;
         for (int64_t k = 0; k < count; ++k) {
             const int64_t r = row_list ? row_list[k] : k;
             const vid_t v = vertex_ids ? vertex_ids[r] : (vid_t)(lo + r);
             if (!row_list && in_bits && !gf_bit(in_bits, v)) continue;
             const eid_t b = offsets[r] - edge_base, e = offsets[r + 1] - edge_base;
-#pragma omp parallel for schedule(dynamic, 1024) if (e - b > 8192)
-            for (eid_t j = b; j < e; ++j) relax(v, j);
+#pragma omp parallel for schedule(dynamic, 1) if (e - b > 8192)
+            for (eid_t jb = b; jb < e; jb += block)
+                gf_push_edges(S, indices, weights, out_bits, v, jb, jb + block < e ? jb + block : e);
         }
         return;
     }
@@ -95,8 +104,8 @@ GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
             for (uint32_t m = in_bits[w]; m; m &= m - 1) {
                 const int64_t v = (w << 5) + __builtin_ctz(m);
                 if (v < lo || v >= lo + rows) continue;
-                const eid_t b = offsets[v - lo] - edge_base, e = offsets[v - lo + 1] - edge_base;
-                for (eid_t j = b; j < e; ++j) relax((vid_t)v, j);
+                gf_push_edges(S, indices, weights, out_bits, (vid_t)v, offsets[v - lo] - edge_base,
+                              offsets[v - lo + 1] - edge_base);
             }
         }
         return;
@@ -106,8 +115,7 @@ GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
         const int64_t r = row_list ? row_list[k] : k;
         const vid_t v = vertex_ids ? vertex_ids[r] : (vid_t)(lo + r);
         if (!row_list && in_bits && !gf_bit(in_bits, v)) continue;
-        const eid_t b = offsets[r] - edge_base, e = offsets[r + 1] - edge_base;
-        for (eid_t j = b; j < e; ++j) relax(v, j);
+        gf_push_edges(S, indices, weights, out_bits, v, offsets[r] - edge_base, offsets[r + 1] - edge_base);
     }
 }
 #endif
