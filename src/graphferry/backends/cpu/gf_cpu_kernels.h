@@ -331,10 +331,10 @@ static inline void gf_pull_rows(const State S, const eid_t* offsets, const vid_t
                                 const vid_t* vertex_ids, int64_t lo, int64_t edge_base, const int64_t* row_list,
                                 const uint32_t* in_bits, uint32_t* out_bits, int64_t k_begin, int64_t k_end) {
     GfBitWriter out(out_bits);
-    for (int64_t k = k_begin; k < k_end; ++k) {
-        const int64_t r = RANGE ? k : (row_list ? row_list[k] : k);
-        const vid_t d = RANGE ? (vid_t)(lo + k) : (vertex_ids ? vertex_ids[r] : (vid_t)(lo + r));
-        if (!cond(S, d)) continue;
+    // row r is vertex d; a range view counts in vertex ids (vid_t, whose overflow is undefined:
+    // the compiler keeps one 64-bit index instead of sign-extending lo + k every row)
+    const auto row = [&](const int64_t r, const vid_t d) __attribute__((always_inline)) {
+        if (!cond(S, d)) return;
         bool changed = false;
         const eid_t b = offsets[r] - edge_base, e = offsets[r + 1] - edge_base;
     #if GF_HAS_PULL_FOLD
@@ -368,6 +368,15 @@ static inline void gf_pull_rows(const State S, const eid_t* offsets, const vid_t
         }
     #endif
         if (out_bits && changed) out.put(d, true);   // rows are consecutive ids in a range view
+    };
+    if (RANGE) {
+        const vid_t d_begin = (vid_t)(lo + k_begin), d_end = (vid_t)(lo + k_end);
+        for (vid_t d = d_begin; d < d_end; ++d) row((int64_t)d - lo, d);
+    } else {
+        for (int64_t k = k_begin; k < k_end; ++k) {
+            const int64_t r = row_list ? row_list[k] : k;
+            row(r, vertex_ids ? vertex_ids[r] : (vid_t)(lo + r));
+        }
     }
     if (out_bits) out.flush();
 }
