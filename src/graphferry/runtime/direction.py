@@ -13,7 +13,10 @@ alpha = 15, beta = 18), and it needs the previous step, so a
   ``scout_count > edges_to_check / alpha``);
 * while pulling, switch back to push when the frontier shrinks and holds at
   most ``n / beta`` vertices (GAPBS: ``awake_count < old_awake_count`` and
-  ``awake_count <= n / beta``), and keep pulling otherwise.
+  ``awake_count <= n / beta``), and keep pulling otherwise. The push that
+  follows a pull is charged no edges (GAPBS sets ``scout_count = 1`` there
+  and does not count the converted frontier's degrees), so neither a pull nor
+  that push needs the frontier's edges: only pushes after pushes count them.
 
 That rule prices a pull below ``m`` because a pull stops at a row's first
 useful in-edge (BFS). A program whose ``cond`` is the constant ``true``
@@ -108,5 +111,6 @@ def choose_direction(program, frontier_size: int, frontier_edges: "int | Callabl
         shrinking = frontier_size < history.last_size
         d = "push" if shrinking and frontier_size * BETA <= (history.n if n is None else n) else "pull"
     if history is not None:
-        history.note(d, frontier_size, edges() if d == "push" else 0)  # a pull leaves unscanned as it is
+        # a pull leaves unscanned as it is; so does the push after a pull (GAPBS's scout_count = 1)
+        history.note(d, frontier_size, edges() if d == "push" and history.last != "pull" else 0)
     return d
