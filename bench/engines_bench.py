@@ -587,7 +587,7 @@ def record_summary(rec, bytes_per_edge: int, pinned_bps: float) -> dict:
     for s in rec.steps:
         row = {"op": s.op, "dir": s.direction, "seconds": round(s.seconds, 6)}
         if s.op == "edge_map":
-            need = s.active_edges * bytes_per_edge
+            need = max(s.active_edges, 0) * bytes_per_edge  # -1: not counted (a CPU pull)
             fl = need / pinned_bps
             floor += fl
             row.update(active_vertices=s.active_vertices, active_edges=s.active_edges,

@@ -141,7 +141,8 @@ def run(alg: str, graph, params: dict[str, Any], **options) -> dict[int, int | f
         raise ModuleNotFoundError(f"graphferry.algorithms has no module for {alg} yet")
     if alg == "BFS":
         r = mod.bfs(graph, params["bfs.source-vertex"], **options)
-        values = np.where(r.levels < 0, BFS_UNREACHABLE, r.levels).astype(np.int64)
+        levels = r.levels.astype(np.int64)  # widened first: levels come in vertex ids' width (int32)
+        values = np.where(levels < 0, BFS_UNREACHABLE, levels)
     elif alg == "CDLP":
         values = mod.cdlp(graph, max_iterations=int(params["cdlp.max-iterations"]), **options).labels
     elif alg == "LCC":

@@ -52,7 +52,7 @@ def test_run_gives_the_declared_columns_and_verifies(name, directed):
     assert set(spec.vertex_ids) <= set(result.values) | set(result.scalars)
     for column in spec.columns:
         values = np.asarray(result.values[column.name])
-        assert values.dtype == np.dtype(column.dtype), column.name
+        assert values.dtype == column.numpy_dtype(g), column.name
         if column.ids == "internal":
             assert values.min() >= -1 and values.max() < g.n
     spec.verify(g, result, **params)

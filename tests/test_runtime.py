@@ -90,6 +90,47 @@ def test_direction_choice_and_forcing():
         choose_direction(Both(), 1, 1, 10, force="sideways")
 
 
+@given(st.lists(st.tuples(st.integers(0, 2_000), st.integers(0, 20_000)), min_size=1, max_size=12))
+@settings(max_examples=200, deadline=None)
+def test_direction_rule_counts_edges_only_where_it_reads_them(steps):
+    """A counting function gives the choices a count gives, and runs only for a step judged by
+    its edges or a push after a push (never after a pull: GAPBS's rule reads sizes there)."""
+    from graphferry.runtime.direction import DirectionHistory
+
+    class Both:
+        has_push = has_pull = True
+        name = "both"
+
+    given_counts, lazy = DirectionHistory(m=10_000, n=2_000), DirectionHistory(m=10_000, n=2_000)
+    for size, edges in steps:
+        calls = []
+        before = lazy.last
+        want = choose_direction(Both(), size, edges, 10_000, history=given_counts)
+        got = choose_direction(Both(), size, lambda: calls.append(1) or edges, 10_000, history=lazy)
+        assert got == want and lazy == given_counts
+        assert len(calls) <= 1
+        if before == "pull":   # pulling on, or the push after a pull: sizes alone
+            assert not calls
+
+
+def test_bfs_on_the_cpu_counts_no_edges_while_it_pulls():
+    from graphferry.algorithms.bfs import bfs
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(10, 16, seed=3)
+    source = int(np.argmax(np.diff(g.offsets)))
+    steps = bfs(g, source, backend="cpu").record.edge_steps
+    dirs = [s.direction for s in steps]
+    assert "pull" in dirs
+    deg = np.diff(g.offsets)
+    for prev, s in zip([None] + dirs, steps):
+        if prev == "pull":
+            assert s.active_edges == -1   # runtime.NOT_COUNTED: a pull, or the push after one
+        elif s.direction == "push":
+            assert s.active_edges >= 0
+    assert steps[0].active_edges == int(deg[source])
+
+
 def test_vertex_map_and_record():
     g = Graph.from_edges(np.array([0, 1, 2]), np.array([1, 2, 3]), n=5)
     with Runtime(g, backend="cpu", partition_bytes=4) as rt:

@@ -28,18 +28,20 @@ PROGRAM = Program(
     combine="max",  # executors' parents/levels: -1 (unreached) loses to any id or depth
     signals_changes=True,  # a vertex's state changes only where its compare-and-swap succeeds
     edge_writes=("parent", "level"),
-    # int64, the result's dtype: the state arrays are returned as they are, no conversion pass
-    arrays={"parent": "int64", "level": "int64"},
+    # the graph's vertex-id width (int32 when n < 2^31, as GAPBS's NodeID): the pull's scan of
+    # every row's parent and the fills at the start read and write half the bytes of int64, and
+    # the state arrays are the result as they are (no pass to widen them)
+    arrays={"parent": "vid", "level": "vid"},
     scalars={"depth": "int64"},
     source=r"""
 GF_FN bool cond(const State& S, vid_t d) { return S.parent[d] < 0; }
 // pull: one thread owns d; the first visited in-neighbour wins
 GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
-    S.parent[d] = s; S.level[d] = S.depth; return true;
+    S.parent[d] = s; S.level[d] = (vid_t)S.depth; return true;
 }
 // push: sources race for d; exactly one compare-and-swap succeeds
 GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
-    if (gf_cas(&S.parent[d], (int64_t)-1, (int64_t)s)) { S.level[d] = S.depth; return true; }
+    if (gf_cas(&S.parent[d], (vid_t)-1, s)) { S.level[d] = (vid_t)S.depth; return true; }
     return false;
 }
 """,
@@ -50,6 +52,8 @@ def bfs(graph: Graph, source, *, options: RunOptions | None = None, **kwargs) ->
     """Levels (``-1`` unreachable) and parents (``-1`` unreachable; the source is its own parent).
 
     ``source`` is an id of the input (an original id when the input was renumbered).
+    Both arrays have the graph's vertex-id dtype (``graph.indices.dtype``: int32 when
+    ``n < 2**31``, else int64).
     """
     s = graph.to_internal_id(source)
     with runtime_for(graph, "bfs", options, kwargs) as rt:

@@ -89,6 +89,16 @@ class Column:
     ``vertex`` (a vertex id, -1 none). ``ids`` says which ids it holds:
     ``"internal"`` (0..n-1, map them with ``graph.to_original_ids``),
     ``"original"`` (already the input's ids) or None (not vertex ids).
+    ``dtype`` is a numpy dtype name, or ``"vid"``: the graph's vertex-id dtype
+    (int32 when n < 2^31, else int64; :meth:`numpy_dtype` resolves it), for a
+    column whose state is kept in vertex ids' width so that no pass widens it.
+
+    Example:
+        >>> import numpy as np
+        >>> from graphferry import Graph
+        >>> g = Graph.from_edges(np.array([0]), np.array([1]), n=2)
+        >>> Column("parents", "vid", "vertex", "").numpy_dtype(g), Column("hops", "int64", "level", "").numpy_dtype(g)
+        (dtype('int32'), dtype('int64'))
     """
 
     name: str
@@ -96,6 +106,12 @@ class Column:
     kind: str
     help: str
     ids: str | None = None
+
+    def numpy_dtype(self, graph) -> "np.dtype":
+        """The column's numpy dtype for results on ``graph`` (``"vid"``: ``graph.indices.dtype``)."""
+        import numpy as np
+
+        return np.dtype(graph.indices.dtype) if self.dtype == "vid" else np.dtype(self.dtype)
 
 
 @dataclass(frozen=True)
@@ -242,11 +258,11 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
     AlgorithmSpec(
         "bfs", "bfs",
         "Breadth-first search: hop count and parent of every vertex reachable from a source.",
-        columns=(Column("levels", "int64", "level", "hops from the source, -1 when unreachable"),
-                 Column("parents", "int64", "vertex", "BFS-tree parent, -1 when unreachable; the source is its own",
+        columns=(Column("levels", "vid", "level", "hops from the source, -1 when unreachable"),
+                 Column("parents", "vid", "vertex", "BFS-tree parent, -1 when unreachable; the source is its own",
                         ids="internal")),
         takes_source=True, scalars=("source",), verifier="verify_bfs", verify_call=_verify_with_source,
-        memory=(64, 0),  # parents, levels (+ int64 copies), frontier ids and bitmaps
+        memory=(64, 0),  # parents, levels (vertex ids' width), frontier ids and bitmaps
         pulls=True),
     AlgorithmSpec(
         "sssp", "sssp",

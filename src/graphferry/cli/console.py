@@ -157,9 +157,13 @@ def iteration_line(name: str, record: Any) -> str:
         >>> rec.steps.append(step)
         >>> iteration_line("bfs", rec)
         'bfs: iteration 1 (push), 1,200 active vertices, 45,000 edges; filter@gpu0 host@cpu; 0.30 GB moved; 2.1 ms'
+        >>> rec.steps.append(IterationRecord(1, "edge_map", "pull", 9000, -1, seconds=0.004))  # not counted
+        >>> iteration_line("bfs", rec)
+        'bfs: iteration 2 (pull), 9,000 active vertices, edges not counted; 0.30 GB moved; 4.0 ms'
     """
     step = record.steps[-1]
     placed = dict.fromkeys(f"{p.engine}@{p.device}" if p.device else p.engine for p in step.partitions)
     where = f"; {' '.join(placed)}" if placed else ""
     return (f"{name}: iteration {record.iterations} ({step.direction}), {step.active_vertices:,} active vertices, "
-            f"{step.active_edges:,} edges{where}; {record.bytes_h2d / 1e9:.2f} GB moved; {step.seconds * 1e3:.1f} ms")
+            + (f"{step.active_edges:,} edges" if step.active_edges >= 0 else "edges not counted")
+            + f"{where}; {record.bytes_h2d / 1e9:.2f} GB moved; {step.seconds * 1e3:.1f} ms")

@@ -13,7 +13,10 @@ alpha = 15, beta = 18), and it needs the previous step, so a
   ``scout_count > edges_to_check / alpha``);
 * while pulling, switch back to push when the frontier shrinks and holds at
   most ``n / beta`` vertices (GAPBS: ``awake_count < old_awake_count`` and
-  ``awake_count <= n / beta``), and keep pulling otherwise.
+  ``awake_count <= n / beta``), and keep pulling otherwise. The push that
+  follows a pull is charged no edges (GAPBS sets ``scout_count = 1`` there
+  and does not count the converted frontier's degrees), so neither a pull nor
+  that push needs the frontier's edges: only pushes after pushes count them.
 
 That rule prices a pull below ``m`` because a pull stops at a row's first
 useful in-edge (BFS). A program whose ``cond`` is the constant ``true``
@@ -29,6 +32,7 @@ once it would drop below zero. Algorithms never choose; a caller may force a dir
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 ALPHA = 15
 BETA = 18
@@ -60,13 +64,16 @@ class DirectionHistory:
         self.last, self.last_size = direction, frontier_size
 
 
-def choose_direction(program, frontier_size: int, frontier_edges: int, m: int, *,
+def choose_direction(program, frontier_size: int, frontier_edges: "int | Callable[[], int]", m: int, *,
                      force: str = "auto", pull_fraction: float = DEFAULT_PULL_FRACTION,
                      history: DirectionHistory | None = None, n: int | None = None) -> str:
     """``"push"`` or ``"pull"`` for one edge_map call (and noted in ``history`` when given).
 
     Without history the step is judged as a first step (push unless its edges
-    exceed ``pull_fraction * m``).
+    exceed ``pull_fraction * m``). ``frontier_edges`` may be a function that
+    counts them: it is called only where the rule reads the count (not while a
+    traversal keeps pulling: that choice needs the frontier's size alone, as
+    GAPBS's bottom-up loop counts no edges).
 
     Example:
         >>> class P: has_push = has_pull = True
@@ -79,6 +86,13 @@ def choose_direction(program, frontier_size: int, frontier_edges: int, m: int, *
     """
     if force not in ("auto", "push", "pull"):
         raise ValueError(f"direction must be auto, push or pull, got {force!r}")
+    counted: list[int] = []
+
+    def edges() -> int:
+        if not counted:
+            counted.append(int(frontier_edges() if callable(frontier_edges) else frontier_edges))
+        return counted[0]
+
     if force == "push" or (force == "auto" and not program.has_pull):
         if not program.has_push:
             raise ValueError(f"program {program.name} has no push form (update_atomic)")
@@ -88,14 +102,15 @@ def choose_direction(program, frontier_size: int, frontier_edges: int, m: int, *
             raise ValueError(f"program {program.name} has no pull form (update)")
         d = "pull"
     elif not getattr(program, "pull_stops_early", True):
-        d = "pull" if frontier_size + frontier_edges > FULL_PULL_FRACTION * m else "push"
+        d = "pull" if frontier_size + edges() > FULL_PULL_FRACTION * m else "push"
     elif history is None or history.last is None or history.last == "push":
         unscanned = m if history is None else history.unscanned
         # (the frontier's size counts too, as in Ligra: an edgeless frontier of every vertex pulls)
-        d = "pull" if frontier_size + frontier_edges > pull_fraction * unscanned else "push"
+        d = "pull" if frontier_size + edges() > pull_fraction * unscanned else "push"
     else:
         shrinking = frontier_size < history.last_size
         d = "push" if shrinking and frontier_size * BETA <= (history.n if n is None else n) else "pull"
     if history is not None:
-        history.note(d, frontier_size, frontier_edges)
+        # a pull leaves unscanned as it is; so does the push after a pull (GAPBS's scout_count = 1)
+        history.note(d, frontier_size, edges() if d == "push" and history.last != "pull" else 0)
     return d

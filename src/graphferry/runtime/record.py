@@ -31,7 +31,7 @@ class IterationRecord:
     op: str
     direction: str
     active_vertices: int
-    active_edges: int
+    active_edges: int  # the frontier's edges along the map; -1: not counted (runtime.NOT_COUNTED)
     seconds: float = 0.0
     compact_seconds: float = 0.0
     copy_seconds: float = 0.0

@@ -54,6 +54,20 @@ static inline int64_t gf_chunk(int64_t count) {
 }
 
 #if GF_HAS_PUSH
+// Edges [b, e) of row v, pushed with update_atomic. By value, as gf_pull_rows: the state's
+// pointers and the view stay in registers across the compare-and-swaps, which the
+// compiler treats as barriers (shared variables are loaded again after each).
+static inline void gf_push_edges(const State S, const vid_t* indices, const float* weights, uint32_t* out_bits,
+                                 vid_t v, eid_t b, eid_t e) {
+    for (eid_t j = b; j < e; ++j) {
+        const vid_t d = indices[j];
+        const float w = weights ? weights[j] : 1.0f;
+        if (cond(S, d) && update_atomic(S, v, d, w)) {
+            if (out_bits) gf_set_bit(out_bits, d);   // heads are scattered: one bit each
+        }
+    }
+}
+
 // Push: every active row scatters along its out-edges with update_atomic.
 // row_list (optional) names the active rows; otherwise all rows, filtered by
 // in_bits when given. Heavy rows are fine with dynamic scheduling on a CPU.
@@ -65,23 +79,18 @@ GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
     const State S = gf_state(A, F, I);
     const int64_t count = row_list ? nlist : rows;
     const int64_t chunk = gf_chunk(count);
-    const auto relax = [&](vid_t v, eid_t j) {
-        const vid_t d = indices[j];
-        const float w = weights ? weights[j] : 1.0f;
-        if (cond(S, d) && update_atomic(S, v, d, w)) {
-            if (out_bits) gf_set_bit(out_bits, d);   // heads are scattered: one bit each
-        }
-    };
     if (count <= chunk) {
         // one chunk would go to one thread: a team pays off only inside a long row (a
         // traversal's first step from a hub: hundreds of thousands of edges)
+        const eid_t block = 1024;
         for (int64_t k = 0; k < count; ++k) {
             const int64_t r = row_list ? row_list[k] : k;
             const vid_t v = vertex_ids ? vertex_ids[r] : (vid_t)(lo + r);
             if (!row_list && in_bits && !gf_bit(in_bits, v)) continue;
             const eid_t b = offsets[r] - edge_base, e = offsets[r + 1] - edge_base;
-#pragma omp parallel for schedule(dynamic, 1024) if (e - b > 8192)
-            for (eid_t j = b; j < e; ++j) relax(v, j);
+#pragma omp parallel for schedule(dynamic, 1) if (e - b > 8192)
+            for (eid_t jb = b; jb < e; jb += block)
+                gf_push_edges(S, indices, weights, out_bits, v, jb, jb + block < e ? jb + block : e);
         }
         return;
     }
@@ -95,8 +104,8 @@ GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
             for (uint32_t m = in_bits[w]; m; m &= m - 1) {
                 const int64_t v = (w << 5) + __builtin_ctz(m);
                 if (v < lo || v >= lo + rows) continue;
-                const eid_t b = offsets[v - lo] - edge_base, e = offsets[v - lo + 1] - edge_base;
-                for (eid_t j = b; j < e; ++j) relax((vid_t)v, j);
+                gf_push_edges(S, indices, weights, out_bits, (vid_t)v, offsets[v - lo] - edge_base,
+                              offsets[v - lo + 1] - edge_base);
             }
         }
         return;
@@ -106,8 +115,7 @@ GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
         const int64_t r = row_list ? row_list[k] : k;
         const vid_t v = vertex_ids ? vertex_ids[r] : (vid_t)(lo + r);
         if (!row_list && in_bits && !gf_bit(in_bits, v)) continue;
-        const eid_t b = offsets[r] - edge_base, e = offsets[r + 1] - edge_base;
-        for (eid_t j = b; j < e; ++j) relax(v, j);
+        gf_push_edges(S, indices, weights, out_bits, v, offsets[r] - edge_base, offsets[r + 1] - edge_base);
     }
 }
 #endif
@@ -312,6 +320,67 @@ GF_PUSH_BUCKETS(f64, double)
 #endif
 
 #if GF_HAS_PULL
+// One chunk of pull rows [k_begin, k_end). Everything arrives by value, so the state's
+// pointers, the view and the output word live in registers: read through the caller's
+// shared variables they were loaded again after every store a row made (BFS's bottom-up
+// step at Kronecker 22 on one thread: 65 ms this way, against 56 ms in registers, on the
+// same arrays). RANGE: a range view (row k is vertex lo + k, no row list): a loop with no
+// per-row test of the view's form.
+template <bool RANGE>
+static inline void gf_pull_rows(const State S, const eid_t* offsets, const vid_t* indices, const float* weights,
+                                const vid_t* vertex_ids, int64_t lo, int64_t edge_base, const int64_t* row_list,
+                                const uint32_t* in_bits, uint32_t* out_bits, int64_t k_begin, int64_t k_end) {
+    GfBitWriter out(out_bits);
+    // row r is vertex d; a range view counts in vertex ids (vid_t, whose overflow is undefined:
+    // the compiler keeps one 64-bit index instead of sign-extending lo + k every row)
+    const auto row = [&](const int64_t r, const vid_t d) __attribute__((always_inline)) {
+        if (!cond(S, d)) return;
+        bool changed = false;
+        const eid_t b = offsets[r] - edge_base, e = offsets[r + 1] - edge_base;
+    #if GF_HAS_PULL_FOLD
+        // the program's fold: the row's value stays in a register, one store per row
+        // (pull_end only for rows that folded at least one edge, as update is called only for edges)
+        auto acc = pull_begin(S, d);
+        bool folded = false;
+        if (in_bits) {
+            for (eid_t j = b; j < e; ++j) {
+                const vid_t s = indices[j];
+                if (!gf_bit(in_bits, s)) continue;
+                pull_fold(S, acc, s, d, weights ? weights[j] : 1.0f);
+                folded = true;
+            }
+        } else {
+            folded = e > b;
+            if (weights) {
+                for (eid_t j = b; j < e; ++j) pull_fold(S, acc, indices[j], d, weights[j]);
+            } else {
+                for (eid_t j = b; j < e; ++j) pull_fold(S, acc, indices[j], d, 1.0f);
+            }
+        }
+        changed = folded && pull_end(S, d, acc);
+    #else
+        for (eid_t j = b; j < e; ++j) {
+            const vid_t s = indices[j];
+            if (in_bits && !gf_bit(in_bits, s)) continue;
+            const float w = weights ? weights[j] : 1.0f;
+            if (update(S, s, d, w)) changed = true;
+            if (!cond(S, d)) break;
+        }
+    #endif
+        if (out_bits && changed) out.put(d, true);   // rows are consecutive ids in a range view
+    };
+    if (RANGE) {
+        const vid_t d_begin = (vid_t)(lo + k_begin), d_end = (vid_t)(lo + k_end);
+        for (vid_t d = d_begin; d < d_end; ++d) row((int64_t)d - lo, d);
+    } else {
+        for (int64_t k = k_begin; k < k_end; ++k) {
+            const int64_t r = row_list ? row_list[k] : k;
+            row(r, vertex_ids ? vertex_ids[r] : (vid_t)(lo + r));
+        }
+    }
+    if (out_bits) out.flush();
+}
+
 // Pull: rows are destinations (in-edge view); one thread owns each row, so
 // update needs no atomics; stop early once cond(d) turns false (Ligra).
 GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
@@ -322,49 +391,16 @@ GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
     const State S = gf_state(A, F, I);
     const int64_t count = row_list ? nlist : rows;
     const int64_t chunk = gf_chunk(count), chunks = (count + chunk - 1) / chunk;
+    const bool range = !row_list && !vertex_ids;
 #pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
     for (int64_t c = 0; c < chunks; ++c) {
-        GfBitWriter out(out_bits);
-        const int64_t k_end = c * chunk + chunk < count ? c * chunk + chunk : count;
-        for (int64_t k = c * chunk; k < k_end; ++k) {
-            const int64_t r = row_list ? row_list[k] : k;
-            const vid_t d = vertex_ids ? vertex_ids[r] : (vid_t)(lo + r);
-            if (!cond(S, d)) continue;
-            bool changed = false;
-            const eid_t b = offsets[r] - edge_base, e = offsets[r + 1] - edge_base;
-    #if GF_HAS_PULL_FOLD
-            // the program's fold: the row's value stays in a register, one store per row
-            // (pull_end only for rows that folded at least one edge, as update is called only for edges)
-            auto acc = pull_begin(S, d);
-            bool folded = false;
-            if (in_bits) {
-                for (eid_t j = b; j < e; ++j) {
-                    const vid_t s = indices[j];
-                    if (!gf_bit(in_bits, s)) continue;
-                    pull_fold(S, acc, s, d, weights ? weights[j] : 1.0f);
-                    folded = true;
-                }
-            } else {
-                folded = e > b;
-                if (weights) {
-                    for (eid_t j = b; j < e; ++j) pull_fold(S, acc, indices[j], d, weights[j]);
-                } else {
-                    for (eid_t j = b; j < e; ++j) pull_fold(S, acc, indices[j], d, 1.0f);
-                }
-            }
-            changed = folded && pull_end(S, d, acc);
-    #else
-            for (eid_t j = b; j < e; ++j) {
-                const vid_t s = indices[j];
-                if (in_bits && !gf_bit(in_bits, s)) continue;
-                const float w = weights ? weights[j] : 1.0f;
-                if (update(S, s, d, w)) changed = true;
-                if (!cond(S, d)) break;
-            }
-    #endif
-            if (out_bits) out.put(d, changed);   // rows are consecutive ids in a range view
-        }
-        if (out_bits) out.flush();
+        const int64_t k_begin = c * chunk, k_end = c * chunk + chunk < count ? c * chunk + chunk : count;
+        if (range)
+            gf_pull_rows<true>(S, offsets, indices, weights, vertex_ids, lo, edge_base, row_list, in_bits, out_bits,
+                               k_begin, k_end);
+        else
+            gf_pull_rows<false>(S, offsets, indices, weights, vertex_ids, lo, edge_base, row_list, in_bits, out_bits,
+                                k_begin, k_end);
     }
 }
 #endif
