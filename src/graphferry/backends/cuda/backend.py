@@ -44,7 +44,12 @@ INCLUDE_DIR = CUDA_DIR.parent / "include"   # gf_prelude.h (same as runtime.prog
 BLOCK = 256                 # must match GF_BLOCK in gf_cuda_kernels.cuh
 HUGE_MIN = 2048             # must match GF_HUGE_MIN: rows this heavy go to the grid-wide kernel
 CHUNK = 4 * BLOCK           # GF_CHUNK: edges per grid-wide work item
-REGISTER_MIN_BYTES = 1 << 20  # smaller arrays are copied into pinned memory instead of registered
+# smaller arrays are copied into pinned memory instead of registered. cudaHostRegister pins whole
+# pages, and a heap array's first and last pages hold other allocations: a later copy from such a
+# neighbour that starts inside the pinned pages and ends past them fails with cudaErrorInvalidValue
+# (the hybrid engine's SSSP at Kronecker 25 on an H200, copying a changed-id list). Arrays this
+# large are mmap'd by the C allocator (its threshold tops out at 32 MiB), so their pages are their own.
+REGISTER_MIN_BYTES = 64 << 20
 PINNED_RESULT_MIN_BYTES = 1 << 20  # results at least this large come back into pinned memory
 _NVRTC_OPTIONS = ("-std=c++17", f"-I{INCLUDE_DIR}", f"-I{CUDA_DIR}")
 
@@ -353,7 +358,15 @@ class CudaBackend(Backend):
             if self._ring is None:
                 self._ring = SlotRing()
             if not self._ring.upload(host, out, self.compute_stream()):
-                out.set(host)
+                try:
+                    out.set(host)
+                except cupy.cuda.runtime.CUDARuntimeError:
+                    # host memory the driver half-knows as pinned (see REGISTER_MIN_BYTES): through a
+                    # pinned copy of our own
+                    staged = pinned_empty(host.size, host.dtype).reshape(host.shape)
+                    staged[...] = host
+                    out.set(staged)
+                    self.compute_stream().synchronize()  # before the staged buffer can be freed
         return out
 
     def to_host(self, arr) -> np.ndarray:
