@@ -135,3 +135,56 @@ def test_cpp_dag_equals_the_edge_list_dag(n, m, directed, seed):
         assert np.array_equal(np.diff(to), g.in_degree)
         got = sorted(zip(np.repeat(np.arange(n), np.diff(to)).tolist(), ti.tolist()))
         assert got == sorted(zip(g.indices.tolist(), np.repeat(np.arange(n), g.out_degree).tolist()))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 80), st.integers(0, 400), st.integers(0, 2**31))
+def test_cpp_dag_reads_simple_rows_in_place(n, m, seed):
+    # simple=True (rows read in place, degrees from the offsets) gives the DAG of the
+    # general path, and the numpy edge-list one's
+    from graphferry.backends.cpu import host_ops
+    from graphferry.transforms import is_simple
+
+    rng = np.random.default_rng(seed)
+    g = simple_graph(Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n), undirected=True)
+    assert is_simple(g, undirected=True)
+    want, want_order, want_degree = degree_ordered_dag(g)
+    got = host_ops.degree_ordered_dag(g.offsets, g.indices, simple=True)
+    for a, b in zip(got, (want.offsets, want.indices, want_order, want_degree)):
+        assert np.array_equal(a, b)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from([1, 7, 1000, 40_000, 100_000]), st.integers(0, 2**31), st.sampled_from([3, 300, 10**6]))
+def test_degree_order_is_a_stable_argsort(n, seed, top):
+    # the parallel counting sort (threads above 32 K vertices; degrees from 4096 up
+    # sorted apart) against numpy's stable argsort, on skewed degrees
+    from graphferry.backends.cpu import host_ops
+
+    rng = np.random.default_rng(seed)
+    degree = np.minimum(rng.zipf(1.5, n), top).astype(np.int64) - 1
+    order, rank = host_ops.degree_order(degree)
+    assert np.array_equal(order, np.argsort(degree, kind="stable"))
+    assert np.array_equal(rank[order], np.arange(n))
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 40_000, 300_001])
+def test_prefix_sum_equals_numpy(n):
+    from graphferry.backends.cpu import host_ops
+
+    counts = np.random.default_rng(n).integers(0, 1000, n)
+    assert np.array_equal(host_ops.prefix_sum(counts), np.concatenate([[0], np.cumsum(counts)]))
+
+
+def test_a_dag_row_past_16_bit_marks():
+    # a DAG row of 70 000 vertices (past the CPU kernel's 16-bit marks: its 32-bit path),
+    # counted through the counting_dag hook: 0 -> 1..70000 and 1 -> 2..70000 close
+    # 69 999 triangles {0, 1, w}
+    k = 70_000
+    src = np.concatenate([np.zeros(k, np.int64), np.ones(k - 1, np.int64)])
+    dst = np.concatenate([np.arange(1, k + 1), np.arange(2, k + 1)])
+    dag = Graph.from_edges(src, dst, n=k + 1, directed=True)
+    r = triangle_count(dag, backend="cpu", counting_dag=np.ones(k + 1, np.int8))
+    want = np.ones(k + 1, np.int64)
+    want[:2] = k - 1
+    assert r.total == k - 1 and np.array_equal(r.triangles, want)
