@@ -188,3 +188,14 @@ def test_a_dag_row_past_16_bit_marks():
     want = np.ones(k + 1, np.int64)
     want[:2] = k - 1
     assert r.total == k - 1 and np.array_equal(r.triangles, want)
+
+
+@pytest.mark.parametrize("n", [0, 3, 50_000])
+def test_unpermute_inverts_a_permutation(n):
+    from graphferry.backends.cpu import host_ops
+
+    rng = np.random.default_rng(n)
+    order, values = rng.permutation(n), rng.integers(-5, 5, n)
+    want = np.empty(n, np.int64)
+    want[order] = values
+    assert np.array_equal(host_ops.unpermute(values, order), want)

@@ -178,13 +178,10 @@ def triangle_count(graph: Graph, *, options: RunOptions | None = None, **kwargs)
     with runtime_for(dag, "triangles", options, kwargs) as rt:
         st = rt.start(PROGRAM, arrays={"here": 1 if here is None else np.asarray(here, np.int8)})
         st.neighbor_map("count_triangles", in_edges=False)  # reads the DAG only
-        by_rank = st.host("tri").astype(np.int64)
-    if order is None:
-        tri = by_rank
-    else:
-        tri = np.empty(graph.n, np.int64)
-        tri[order] = by_rank
-    total = int(tri.sum()) // 3
+        by_rank = st.host("tri")
+    # back to the input's ids, and the sum, in parallel passes (numpy's are serial)
+    tri = by_rank if order is None else host_ops.unpermute(by_rank, order)
+    total = int(host_ops.reduce(tri, "sum")) // 3
     return Result(graph, {"triangles": tri}, rt.record, {"total": total})
 
 

@@ -211,6 +211,13 @@ GF_EXPORT void gf_prefix_sum(const int64_t* in, int64_t n, int64_t* out) {
     }
 }
 
+// out[order[i]] = values[i] for i < n (order a permutation of [0, n)): a relabelled
+// graph's per-vertex values back in the input's ids, in one parallel pass.
+GF_EXPORT void gf_unpermute_i64(const int64_t* values, const int64_t* order, int64_t n, int64_t* out) {
+#pragma omp parallel for schedule(static) if (n >= GF_SERIAL_WORDS)
+    for (int64_t i = 0; i < n; ++i) out[order[i]] = values[i];
+}
+
 // Vertices in order of (degree, id): order[r] = the r-th, rank[order[r]] = r. A stable
 // counting sort in parallel (GAPBS sorts (degree, id) pairs on one thread): each thread
 // counts the degrees of a contiguous block of ids, buckets are laid out degree by degree

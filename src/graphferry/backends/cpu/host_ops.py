@@ -65,6 +65,7 @@ def _lib():
         f.argtypes, f.restype = [ctypes.c_int, ctypes.c_int, _I, _P, _P, _P, _P, _P, _P, _P, _P], None
     lib.gf_prefix_sum.argtypes, lib.gf_prefix_sum.restype = [_P, _I, _P], None
     lib.gf_degree_order.argtypes, lib.gf_degree_order.restype = [_I, _P, _P, _P], None
+    lib.gf_unpermute_i64.argtypes, lib.gf_unpermute_i64.restype = [_P, _P, _I, _P], None
     for t in ("i32", "i64"):
         for name, args, res in (("gf_subgraph", [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P, _P, _P, _P], None),
                                 ("gf_arcs_where", [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P], _I),
@@ -248,6 +249,22 @@ def degree_order(degree: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rank = np.empty(len(degree), np.int64)
     _lib().gf_degree_order(len(degree), _p(degree), _p(order), _p(rank))
     return order, rank
+
+
+def unpermute(values: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``out[order[i]] = values[i]`` (int64; ``order`` a permutation of ``range(len(values))``), in parallel.
+
+    Example:
+        >>> unpermute(np.array([10, 20, 30]), np.array([2, 0, 1])).tolist()
+        [20, 30, 10]
+    """
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    order = np.ascontiguousarray(order, dtype=np.int64)
+    if len(order) != len(values):
+        raise ValueError(f"unpermute: {len(values)} values for an order of {len(order)}")
+    out = np.empty(len(values), np.int64)
+    _lib().gf_unpermute_i64(_p(values), _p(order), len(values), _p(out))
+    return out
 
 
 def degree_ordered_dag(offsets, indices, t_offsets=None, t_indices=None, *, simple: bool = False):
