@@ -41,14 +41,15 @@ def median(xs):
     return xs[len(xs) // 2] if len(xs) % 2 else 0.5 * (xs[len(xs) // 2 - 1] + xs[len(xs) // 2])
 
 
-def graph_for(scale: int):
-    from graphferry.generators import kronecker_graph
+def graph_for(scale: int, generator: str = "kron"):
+    from graphferry.generators import kronecker_graph, uniform_graph
     from graphferry.transforms import simple_graph
 
-    return simple_graph(kronecker_graph(scale, seed=1), undirected=True)
+    make = kronecker_graph if generator == "kron" else uniform_graph
+    return simple_graph(make(scale, seed=1), undirected=True)
 
 
-def child(scale: int, repeat: int, dag_steps: bool) -> dict:
+def child(scale: int, repeat: int, dag_steps: bool, generator: str) -> dict:
     """Runs in the child process (threads fixed by its environment): our phases."""
     import logging
 
@@ -60,7 +61,7 @@ def child(scale: int, repeat: int, dag_steps: bool) -> dict:
     from graphferry.transforms import is_simple
     from graphferry.algorithms._common import runtime_for
 
-    g = graph_for(scale)
+    g = graph_for(scale, generator)
     lg = gf.load(g, backend="cpu")
     simple = is_simple(g, undirected=True)
     out: dict = {"n": g.n, "arcs": g.m}
@@ -90,7 +91,12 @@ def child(scale: int, repeat: int, dag_steps: bool) -> dict:
         log.addHandler(Steps())
     import inspect
 
-    dag_kwargs = {"simple": simple} if "simple" in inspect.signature(host_ops.degree_ordered_dag).parameters else {}
+    known = inspect.signature(host_ops.degree_ordered_dag).parameters   # as triangle_count calls it
+    dag_kwargs = {"simple": simple} if "simple" in known else {}
+    if "by_degree" in known:
+        from graphferry.algorithms.triangles import _relabelling_pays
+
+        dag_kwargs["by_degree"] = out["by_degree"] = _relabelling_pays(g.offsets, None)
     out["dag"], _ = timed(lambda: host_ops.degree_ordered_dag(g.offsets, g.indices, **dag_kwargs))
     out["dag_steps"] = {k: median(v[1:]) for k, v in steps.items()}
     if dag_steps:
@@ -116,12 +122,14 @@ def main() -> None:
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--gapbs-bin", default=None, help="directory holding GAPBS's tc (skipped when absent)")
+    ap.add_argument("--generator", choices=("kron", "uniform"), default="kron",
+                    help="Kronecker (skewed: relabelled by degree) or uniform (GAPBS -u: oriented by id)")
     ap.add_argument("--dag-steps", action="store_true", help="time the DAG's steps too (DEBUG log)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child is not None:
-        print(json.dumps(child(args.child, args.repeat, args.dag_steps)))
+        print(json.dumps(child(args.child, args.repeat, args.dag_steps, args.generator)))
         return
     from peers_bench import write_gapbs
 
@@ -131,14 +139,14 @@ def main() -> None:
         tmp = Path(tempfile.mkdtemp(prefix="gf-tcprof-"))
         sg = None
         if tc is not None and tc.exists():
-            sg = write_gapbs(graph_for(scale), tmp / "g")[".sg"]
+            sg = write_gapbs(graph_for(scale, args.generator), tmp / "g")[".sg"]
         for threads in args.threads:
             env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY="passive",
                        PYTHONPATH=str(ROOT / "src"))
-            cmd = [sys.executable, __file__, "--child", str(scale), "--repeat", str(args.repeat)]
+            cmd = [sys.executable, __file__, "--child", str(scale), "--repeat", str(args.repeat), "--generator", args.generator]
             ours = json.loads(subprocess.run(cmd + (["--dag-steps"] if args.dag_steps else []), env=env,
                                              check=True, capture_output=True, text=True).stdout.splitlines()[-1])
-            row = {"scale": scale, "threads": threads, **ours}
+            row = {"generator": args.generator, "scale": scale, "threads": threads, **ours}
             if sg is not None:
                 text = subprocess.run([str(tc), "-f", str(sg), "-n", str(args.repeat), "-a"], env=env,
                                       check=True, capture_output=True, text=True).stdout
@@ -150,7 +158,7 @@ def main() -> None:
                 row["ratio_min"] = round(row["call_min"] / row["gapbs_min"], 3)
             results.append(row)
             steps = " ".join(f"{k} {v * 1e3:.0f}" for k, v in row["dag_steps"].items())
-            print(f"kron{scale} {threads} thr: call {row['call'] * 1e3:.0f} ms = dag {row['dag'] * 1e3:.0f}"
+            print(f"{args.generator}{scale} {threads} thr: call {row['call'] * 1e3:.0f} ms = dag {row['dag'] * 1e3:.0f}"
                   f"{f' [{steps}]' if steps else ''} + count {row['count'] * 1e3:.0f} + scatter "
                   f"{row['scatter'] * 1e3:.0f}; GAPBS tc {row.get('gapbs', 0) * 1e3:.0f} ms (relabel "
                   f"{row.get('gapbs_relabel', 0) * 1e3:.0f}); ratio {row.get('ratio')} (of minima {row.get('ratio_min')}); totals {row['total']} "

@@ -140,7 +140,8 @@ static void gf_simple_row(int64_t u, const int64_t* o1, const V* i1, const int64
 // phase 2: dag row rank[u] (at dag_off[rank[u]]) = those ranks, sorted. simple: the rows
 // of G are known strictly increasing without self-loops and there is no GT (an undirected
 // simple graph: transforms.is_simple), so each pass reads them in place, and phase 0 is
-// the offsets' differences.
+// the offsets' differences. rank null: the identity (vertices oriented by id): each
+// row's part above u, already sorted, so phase 2 copies it and sorts nothing.
 template <typename V, typename R>
 static void gf_dag_pass(int phase, int simple, int64_t n, const int64_t* o1, const V* i1,
                         const int64_t* o2, const V* i2, const int64_t* rank, int64_t* out,
@@ -161,6 +162,12 @@ static void gf_dag_pass(int phase, int simple, int64_t n, const int64_t* o1, con
                 len = (int64_t)buf.size();
             }
             if (phase == 0) { out[u] = len; continue; }
+            if (!rank) {   // by id: the sorted row's entries above u
+                const int64_t above = (int64_t)(nb + len - std::upper_bound(nb, nb + len, (V)u));
+                if (phase == 1) out[u] = above;
+                else std::copy(nb + len - above, nb + len, dag_idx + dag_off[u]);
+                continue;
+            }
             const int64_t ru = rank[u];
             if (phase == 1) {
                 int64_t c = 0;

@@ -267,7 +267,8 @@ def unpermute(values: np.ndarray, order: np.ndarray) -> np.ndarray:
     return out
 
 
-def degree_ordered_dag(offsets, indices, t_offsets=None, t_indices=None, *, simple: bool = False):
+def degree_ordered_dag(offsets, indices, t_offsets=None, t_indices=None, *, simple: bool = False,
+                       by_degree: bool = True):
     """The undirected simple view relabelled by ``(degree, id)`` and oriented upwards, in C++.
 
     ``offsets``/``indices``: a CSR; ``t_offsets``/``t_indices``: its transpose
@@ -276,9 +277,12 @@ def degree_ordered_dag(offsets, indices, t_offsets=None, t_indices=None, *, simp
     rows are strictly increasing without self-loops (``transforms.is_simple``):
     the passes then read the rows in place. Returns ``(dag_offsets, dag_indices,
     order, degree)``: row ``r`` of the DAG holds the sorted labels above ``r`` of
-    the neighbours of vertex ``order[r]``; ``degree[v] = |N(v)|``. Memory: the
-    DAG and a few n-sized arrays; no edge list. Every step is a parallel pass;
-    each one's seconds are logged at DEBUG (``dag <step> <seconds> s``).
+    the neighbours of vertex ``order[r]``; ``degree[v] = |N(v)|``. With
+    ``by_degree=False`` the labels are the ids (``order`` is the identity): each
+    row is its simple row's part above the vertex, no relabelling and no sort
+    (where degrees are even, as GAPBS ``tc`` decides). Memory: the DAG and a few
+    n-sized arrays; no edge list. Every step is a parallel pass; each one's
+    seconds are logged at DEBUG (``dag <step> <seconds> s``).
 
     Example:
         >>> off = np.array([0, 2, 4, 6, 6], np.int64)        # triangle 0-1-2, vertex 3 alone
@@ -289,6 +293,9 @@ def degree_ordered_dag(offsets, indices, t_offsets=None, t_indices=None, *, simp
         >>> [a.tolist() for a in degree_ordered_dag(off, idx, simple=True)] == [o.tolist(), i.tolist(),
         ...                                                                   order.tolist(), deg.tolist()]
         True
+        >>> o, i, order, _ = degree_ordered_dag(off, idx, by_degree=False)
+        >>> o.tolist(), i.tolist(), order.tolist()
+        ([0, 2, 3, 3, 3], [1, 2, 2], [0, 1, 2, 3])
     """
     lib = _lib()
     indices = np.ascontiguousarray(indices)
@@ -305,7 +312,10 @@ def degree_ordered_dag(offsets, indices, t_offsets=None, t_indices=None, *, simp
     degree = np.empty(n, np.int64)
     fn(0, *graph, None, _p(degree), None, None)
     clock.step("degree")
-    order, rank = degree_order(degree)                  # by degree, then id
+    if by_degree:
+        order, rank = degree_order(degree)              # by degree, then id
+    else:
+        order, rank = vertex_ids(n, np.int64), None     # by id
     clock.step("order")
     counts = np.empty(n, np.int64)
     fn(1, *graph, _p(rank), _p(counts), None, None)
