@@ -137,41 +137,135 @@ static void gf_simple_row(int64_t u, const int64_t* o1, const V* i1, const int64
 }
 
 // phase 0: degree[u] = |N(u)|; phase 1: count[rank[u]] = |{v in N(u): rank[v] > rank[u]}|;
-// phase 2: dag row rank[u] (at dag_off[rank[u]]) = those ranks, sorted.
+// phase 2: dag row rank[u] (at dag_off[rank[u]]) = those ranks, sorted. simple: the rows
+// of G are known strictly increasing without self-loops and there is no GT (an undirected
+// simple graph: transforms.is_simple), so each pass reads them in place, and phase 0 is
+// the offsets' differences. rank null: the identity (vertices oriented by id): each
+// row's part above u, already sorted, so phase 2 copies it and sorts nothing.
 template <typename V, typename R>
-static void gf_dag_pass(int phase, int64_t n, const int64_t* o1, const V* i1, const int64_t* o2,
-                        const V* i2, const int64_t* rank, int64_t* out, const int64_t* dag_off,
-                        R* dag_idx) {
+static void gf_dag_pass(int phase, int simple, int64_t n, const int64_t* o1, const V* i1,
+                        const int64_t* o2, const V* i2, const int64_t* rank, int64_t* out,
+                        const int64_t* dag_off, R* dag_idx) {
 #pragma omp parallel
     {
         std::vector<V> buf;
 #pragma omp for schedule(dynamic, 256)
         for (int64_t u = 0; u < n; ++u) {
-            gf_simple_row(u, o1, i1, o2, i2, buf);
-            if (phase == 0) { out[u] = (int64_t)buf.size(); continue; }
+            const V* nb;
+            int64_t len;
+            if (simple) {
+                nb = i1 + o1[u];
+                len = o1[u + 1] - o1[u];
+            } else {
+                gf_simple_row(u, o1, i1, o2, i2, buf);
+                nb = buf.data();
+                len = (int64_t)buf.size();
+            }
+            if (phase == 0) { out[u] = len; continue; }
+            if (!rank) {   // by id: the sorted row's entries above u
+                const int64_t above = (int64_t)(nb + len - std::upper_bound(nb, nb + len, (V)u));
+                if (phase == 1) out[u] = above;
+                else std::copy(nb + len - above, nb + len, dag_idx + dag_off[u]);
+                continue;
+            }
             const int64_t ru = rank[u];
             if (phase == 1) {
                 int64_t c = 0;
-                for (V v : buf) c += rank[v] > ru;
+                for (int64_t k = 0; k < len; ++k) c += rank[nb[k]] > ru;
                 out[ru] = c;
                 continue;
             }
             R* row = dag_idx + dag_off[ru];
             int64_t k = 0;
-            for (V v : buf) if (rank[v] > ru) row[k++] = (R)rank[v];
+            for (int64_t j = 0; j < len; ++j) {
+                const int64_t rv = rank[nb[j]];
+                if (rv > ru) row[k++] = (R)rv;
+            }
             std::sort(row, row + k);
         }
     }
 }
 
 #define GF_DAG_EXPORT(SUFFIX, V)                                                                  \
-    GF_EXPORT void gf_dag_pass_##SUFFIX(int phase, int64_t n, const int64_t* o1, const V* i1,    \
-                                        const int64_t* o2, const V* i2, const int64_t* rank,     \
-                                        int64_t* out, const int64_t* dag_off, V* dag_idx) {      \
-        gf_dag_pass<V, V>(phase, n, o1, i1, o2, i2, rank, out, dag_off, dag_idx);                \
+    GF_EXPORT void gf_dag_pass_##SUFFIX(int phase, int simple, int64_t n, const int64_t* o1,     \
+                                        const V* i1, const int64_t* o2, const V* i2,              \
+                                        const int64_t* rank, int64_t* out, const int64_t* dag_off,\
+                                        V* dag_idx) {                                             \
+        gf_dag_pass<V, V>(phase, simple, n, o1, i1, o2, i2, rank, out, dag_off, dag_idx);         \
     }
 GF_DAG_EXPORT(i32, int32_t)
 GF_DAG_EXPORT(i64, int64_t)
+
+// out[0] = 0, out[i + 1] = in[0] + ... + in[i] (n + 1 entries; out may not alias in):
+// each thread sums a contiguous block, a serial scan over the block sums, then each
+// thread writes its block's prefix. Two parallel reads of in instead of numpy's serial cumsum.
+GF_EXPORT void gf_prefix_sum(const int64_t* in, int64_t n, int64_t* out) {
+    const int T = n < GF_SERIAL_WORDS ? 1 : omp_get_max_threads();
+    std::vector<int64_t> sums((size_t)T + 1, 0);
+#pragma omp parallel num_threads(T)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        const int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+        int64_t s = 0;
+        for (int64_t i = lo; i < hi; ++i) s += in[i];
+        sums[t + 1] = s;
+#pragma omp barrier
+#pragma omp single
+        for (int k = 0; k < nt; ++k) sums[k + 1] += sums[k];
+        s = sums[t];
+        if (t == 0) out[0] = 0;
+        for (int64_t i = lo; i < hi; ++i) out[i + 1] = (s += in[i]);
+    }
+}
+
+// out[order[i]] = values[i] for i < n (order a permutation of [0, n)): a relabelled
+// graph's per-vertex values back in the input's ids, in one parallel pass.
+GF_EXPORT void gf_unpermute_i64(const int64_t* values, const int64_t* order, int64_t n, int64_t* out) {
+#pragma omp parallel for schedule(static) if (n >= GF_SERIAL_WORDS)
+    for (int64_t i = 0; i < n; ++i) out[order[i]] = values[i];
+}
+
+// Vertices in order of (degree, id): order[r] = the r-th, rank[order[r]] = r. A stable
+// counting sort in parallel (GAPBS sorts (degree, id) pairs on one thread): each thread
+// counts the degrees of a contiguous block of ids, buckets are laid out degree by degree
+// and thread by thread, and each thread scatters its block in id order, so ties stay in
+// id order. Degrees from GF_ORDER_BUCKETS up share the last bucket, sorted afterwards
+// by (degree, id) (the few hubs of a skewed graph).
+#ifndef GF_ORDER_BUCKETS
+#define GF_ORDER_BUCKETS 4096
+#endif
+GF_EXPORT void gf_degree_order(int64_t n, const int64_t* degree, int64_t* order, int64_t* rank) {
+    const int64_t K = GF_ORDER_BUCKETS;
+    const int T = n < GF_SERIAL_WORDS ? 1 : omp_get_max_threads();
+    std::vector<int64_t> start((size_t)T * K, 0);   // [thread][bucket]: counts, then next slots
+    int64_t first_big = 0;                          // where the last bucket begins
+#pragma omp parallel num_threads(T)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        const int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+        int64_t* mine = start.data() + (size_t)t * K;
+        for (int64_t v = lo; v < hi; ++v) ++mine[degree[v] < K ? degree[v] : K - 1];
+#pragma omp barrier
+#pragma omp single
+        {
+            int64_t s = 0;
+            for (int64_t b = 0; b < K; ++b) {
+                if (b == K - 1) first_big = s;
+                for (int k = 0; k < nt; ++k) {
+                    const int64_t c = start[(size_t)k * K + b];
+                    start[(size_t)k * K + b] = s;
+                    s += c;
+                }
+            }
+        }
+        for (int64_t v = lo; v < hi; ++v) order[mine[degree[v] < K ? degree[v] : K - 1]++] = v;
+    }
+    std::sort(order + first_big, order + n, [&](int64_t a, int64_t b) {
+        return degree[a] != degree[b] ? degree[a] < degree[b] : a < b;
+    });
+#pragma omp parallel for schedule(static) if (n >= GF_SERIAL_WORDS)
+    for (int64_t r = 0; r < n; ++r) rank[order[r]] = r;
+}
 
 // The transpose's indices: pos (n entries) starts as the transpose's row offsets
 // and is consumed; rows come out in no particular order (the DAG passes sort them).

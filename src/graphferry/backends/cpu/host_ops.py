@@ -13,6 +13,8 @@ Example:
 from __future__ import annotations
 
 import ctypes
+import logging
+import time
 from functools import lru_cache
 
 import numpy as np
@@ -20,6 +22,7 @@ import numpy as np
 from .compiler import compile_library
 
 _P = ctypes.c_void_p
+log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=1)
@@ -59,7 +62,10 @@ def _lib():
         f.argtypes, f.restype = [_I, _P, _P], _I
     for name in ("gf_dag_pass_i32", "gf_dag_pass_i64"):
         f = getattr(lib, name)
-        f.argtypes, f.restype = [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P, _P, _P], None
+        f.argtypes, f.restype = [ctypes.c_int, ctypes.c_int, _I, _P, _P, _P, _P, _P, _P, _P, _P], None
+    lib.gf_prefix_sum.argtypes, lib.gf_prefix_sum.restype = [_P, _I, _P], None
+    lib.gf_degree_order.argtypes, lib.gf_degree_order.restype = [_I, _P, _P, _P], None
+    lib.gf_unpermute_i64.argtypes, lib.gf_unpermute_i64.restype = [_P, _P, _I, _P], None
     for t in ("i32", "i64"):
         for name, args, res in (("gf_subgraph", [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P, _P, _P, _P], None),
                                 ("gf_arcs_where", [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P], _I),
@@ -212,15 +218,71 @@ def unordered_transpose(offsets, indices):
     return t_offsets, t_indices
 
 
-def degree_ordered_dag(offsets, indices, t_offsets=None, t_indices=None):
+def prefix_sum(counts: np.ndarray) -> np.ndarray:
+    """CSR offsets of ``counts``: ``[0, c0, c0 + c1, ...]`` (int64, ``len(counts) + 1``), in parallel.
+
+    Example:
+        >>> prefix_sum(np.array([2, 0, 3], np.int64)).tolist()
+        [0, 2, 2, 5]
+    """
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    out = np.empty(len(counts) + 1, np.int64)
+    _lib().gf_prefix_sum(_p(counts), len(counts), _p(out))
+    return out
+
+
+def degree_order(degree: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, rank)``: vertices sorted by ``(degree, id)`` and each one's place in that order.
+
+    A parallel stable counting sort (``np.argsort(degree, kind="stable")`` on one
+    thread gives the same ``order``); ``rank[order[r]] = r``.
+
+    Example:
+        >>> order, rank = degree_order(np.array([3, 1, 3, 0, 1], np.int64))
+        >>> order.tolist(), rank.tolist()
+        ([3, 1, 4, 0, 2], [3, 1, 4, 0, 2])
+    """
+    degree = np.ascontiguousarray(degree, dtype=np.int64)
+    if len(degree) and degree.min() < 0:
+        raise ValueError("degree_order: degrees must be non-negative")
+    order = np.empty(len(degree), np.int64)
+    rank = np.empty(len(degree), np.int64)
+    _lib().gf_degree_order(len(degree), _p(degree), _p(order), _p(rank))
+    return order, rank
+
+
+def unpermute(values: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``out[order[i]] = values[i]`` (int64; ``order`` a permutation of ``range(len(values))``), in parallel.
+
+    Example:
+        >>> unpermute(np.array([10, 20, 30]), np.array([2, 0, 1])).tolist()
+        [20, 30, 10]
+    """
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    order = np.ascontiguousarray(order, dtype=np.int64)
+    if len(order) != len(values):
+        raise ValueError(f"unpermute: {len(values)} values for an order of {len(order)}")
+    out = np.empty(len(values), np.int64)
+    _lib().gf_unpermute_i64(_p(values), _p(order), len(values), _p(out))
+    return out
+
+
+def degree_ordered_dag(offsets, indices, t_offsets=None, t_indices=None, *, simple: bool = False,
+                       by_degree: bool = True):
     """The undirected simple view relabelled by ``(degree, id)`` and oriented upwards, in C++.
 
     ``offsets``/``indices``: a CSR; ``t_offsets``/``t_indices``: its transpose
     for a directed graph (None when the CSR is symmetric). Self-loops and
-    repeated edges are dropped. Returns ``(dag_offsets, dag_indices, order,
-    degree)``: row ``r`` of the DAG holds the sorted labels above ``r`` of the
-    neighbours of vertex ``order[r]``; ``degree[v] = |N(v)|``. Memory: the DAG
-    and a few n-sized arrays; no edge list.
+    repeated edges are dropped. ``simple=True`` promises a symmetric CSR whose
+    rows are strictly increasing without self-loops (``transforms.is_simple``):
+    the passes then read the rows in place. Returns ``(dag_offsets, dag_indices,
+    order, degree)``: row ``r`` of the DAG holds the sorted labels above ``r`` of
+    the neighbours of vertex ``order[r]``; ``degree[v] = |N(v)|``. With
+    ``by_degree=False`` the labels are the ids (``order`` is the identity): each
+    row is its simple row's part above the vertex, no relabelling and no sort
+    (where degrees are even, as GAPBS ``tc`` decides). Memory: the DAG and a few
+    n-sized arrays; no edge list. Every step is a parallel pass; each one's
+    seconds are logged at DEBUG (``dag <step> <seconds> s``).
 
     Example:
         >>> off = np.array([0, 2, 4, 6, 6], np.int64)        # triangle 0-1-2, vertex 3 alone
@@ -228,30 +290,58 @@ def degree_ordered_dag(offsets, indices, t_offsets=None, t_indices=None):
         >>> o, i, order, deg = degree_ordered_dag(off, idx)
         >>> o.tolist(), i.tolist(), order.tolist(), deg.tolist()
         ([0, 0, 2, 3, 3], [2, 3, 3], [3, 0, 1, 2], [2, 2, 2, 0])
+        >>> [a.tolist() for a in degree_ordered_dag(off, idx, simple=True)] == [o.tolist(), i.tolist(),
+        ...                                                                   order.tolist(), deg.tolist()]
+        True
+        >>> o, i, order, _ = degree_ordered_dag(off, idx, by_degree=False)
+        >>> o.tolist(), i.tolist(), order.tolist()
+        ([0, 2, 3, 3, 3], [1, 2, 2], [0, 1, 2, 3])
     """
     lib = _lib()
     indices = np.ascontiguousarray(indices)
     fn = lib.gf_dag_pass_i32 if indices.dtype == np.int32 else lib.gf_dag_pass_i64
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     if t_indices is not None:
+        if simple:
+            raise ValueError("degree_ordered_dag: simple=True promises a symmetric CSR, but a transpose was given")
         t_offsets = np.ascontiguousarray(t_offsets, dtype=np.int64)
         t_indices = np.ascontiguousarray(t_indices, dtype=indices.dtype)
     n = len(offsets) - 1
+    graph = (int(simple), n, _p(offsets), _p(indices), _p(t_offsets), _p(t_indices))
+    clock = _StepClock("dag")
     degree = np.empty(n, np.int64)
-    fn(0, n, _p(offsets), _p(indices), _p(t_offsets), _p(t_indices), None, _p(degree), None, None)
-    order = np.argsort(degree, kind="stable")           # by degree, then id
-    rank = np.empty(n, np.int64)
-    rank[order] = np.arange(n)
+    fn(0, *graph, None, _p(degree), None, None)
+    clock.step("degree")
+    if by_degree:
+        order, rank = degree_order(degree)              # by degree, then id
+    else:
+        order, rank = vertex_ids(n, np.int64), None     # by id
+    clock.step("order")
     counts = np.empty(n, np.int64)
-    fn(1, n, _p(offsets), _p(indices), _p(t_offsets), _p(t_indices), _p(rank), _p(counts), None, None)
-    dag_offsets = np.empty(n + 1, np.int64)
-    dag_offsets[0] = 0
-    np.cumsum(counts, out=dag_offsets[1:])
+    fn(1, *graph, _p(rank), _p(counts), None, None)
+    clock.step("count")
+    dag_offsets = prefix_sum(counts)
     del counts
+    clock.step("offsets")
     dag_indices = np.empty(int(dag_offsets[-1]), indices.dtype)
-    fn(2, n, _p(offsets), _p(indices), _p(t_offsets), _p(t_indices), _p(rank), None,
-       _p(dag_offsets), _p(dag_indices))
+    fn(2, *graph, _p(rank), None, _p(dag_offsets), _p(dag_indices))
+    clock.step("fill")
     return dag_offsets, dag_indices, order, degree
+
+
+class _StepClock:
+    """Logs each step's seconds at DEBUG (``<what> <step> <seconds> s``); nothing when DEBUG is off."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self.on = log.isEnabledFor(logging.DEBUG)
+        self.t = time.perf_counter() if self.on else 0.0
+
+    def step(self, name: str) -> None:
+        if self.on:
+            now = time.perf_counter()
+            log.debug("%s %s %.6f s", self.what, name, now - self.t)
+            self.t = now
 
 
 # ------------------------------------------------------------------ subgraphs and contraction
