@@ -481,6 +481,31 @@ def test_cpu_executor_is_priced_by_the_bytes_its_exchange_moves():
     assert moved[0] >= state_bytes and all(b < state_bytes / 2 for b in moved[1:]) and moved[-1] < state_bytes / 4
 
 
+def test_cpu_executor_is_priced_at_the_speed_its_exchanges_ran(monkeypatch):
+    # the same machine as above, where the kept copy makes the CPU pay; but its exchanges ran
+    # 100x slower than the calibration's copy (finding the changed vertices,
+    # scattering them, copying ranges back): once one exchange has run at that speed, the CPU
+    # gets nothing more
+    from graphferry.scheduler.policy import ExchangeSpeed
+
+    rng = np.random.default_rng(11)
+    n, m = 3000, 24000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=False)
+    cal = Calibration.from_json(NOMINAL.to_json())
+    cal.device_edge_rate = {k: 1e6 for k in cal.device_edge_rate}
+    cal.host_edge_rate = {k: 1e7 for k in cal.host_edge_rate}
+    cal.copy_bandwidth, cal.gather_bandwidth, cal.launch_seconds = 1e15, 1e15, 0.0
+    cal.zerocopy_bandwidth = {32: 1e15, 4096: 1e15}
+    cal.state_bandwidth = n * 56 / (0.7 * (g.m / 1e6))
+    options = dict(backend="cpu", engine="hybrid", budget=g.m * 2, partition_bytes=g.m // 2)
+    monkeypatch.setattr(ExchangeSpeed, "scale", lambda self: 100.0)
+    labels, rec = _propagate_labels(g, policy=Policy(calibration=cal), **options)
+    assert np.array_equal(labels, _propagate_labels(g, backend="cpu", engine="host")[0])
+    steps = rec.edge_steps
+    assert len(steps) >= 3 and any(p.device == "cpu" for p in steps[0].partitions)
+    assert not any(p.device == "cpu" for s in steps[1:] for p in s.partitions)
+
+
 # ---------------------------------------------------------------- neighbourhood functions
 NEIGHBOR_POLICIES = {**{f"mix-{k}": (lambda v=v: Policy(mix=v)) for k, v in MIXES.items()},
                      "cost-calibrated": lambda: Policy(calibration=NOMINAL),

@@ -73,7 +73,7 @@ from ..backends.base import PartitionView
 from ..backends.cpu.host_ops import gather_rows
 from ..engines.registry import register
 from .executors import ExecutorState, owned_ranges
-from .policy import Decision, ExchangeEstimate, NeighborDecision, Policy
+from .policy import Decision, ExchangeEstimate, ExchangeSpeed, NeighborDecision, Policy
 from .stats import LINE_BYTES, neighbor_work, partition_stats
 
 log = logging.getLogger(__name__)
@@ -100,6 +100,7 @@ class HybridEngine:
         self._threads: ThreadPoolExecutor | None = None
         self._states: dict[int, ExecutorState] = {}  # per other executor: its copy of the running state
         self._exchange: dict[int, ExchangeEstimate] = {}  # per other executor: bytes its exchanges move
+        self._exchange_speed: dict[int, ExchangeSpeed] = {}  # per other executor: measured / calibrated time
         self._host_view = None
         backend.register_host(side.indices)  # explicit copies at the bus's pinned speed
         if side.weights is not None:
@@ -171,7 +172,7 @@ class HybridEngine:
         futures = []
         t_sync = time.perf_counter()
         fresh = {ex for ex in by_exec if not self._mirrored(ex, st)}  # these copy the whole state first
-        states = {ex: self._executor_state(ex, st, n) for ex in by_exec}
+        states, exchanged = self._executor_states(by_exec, st, n)
         sync_seconds = time.perf_counter() - t_sync
         if by_exec:
             if self._threads is None:
@@ -224,22 +225,23 @@ class HybridEngine:
         if device_times is not None:
             it.copy_seconds, it.kernel_seconds = device_times
 
-        # ---- merge the other executors' states into the device's
-        t_merge = time.perf_counter()
+        # ---- merge the other executors' states into the device's (the wait for them is not exchange)
         for f in futures:
             f.result()
+        t_merge = time.perf_counter()
         exec_seconds = {}
         for ex, es in states.items():
+            t = time.perf_counter()
             written = {k: st.arrays[k] for k in st.program.written_arrays}  # the rest is as it was
             es.merge_into(written, direction, owned_ranges(parts, by_exec[ex]))
             out |= b.asarray(es.out)
+            b.synchronize()
             exec_seconds[self.executors[ex].name] = es.seconds
-            self._exchange.setdefault(ex, ExchangeEstimate()).observe(
-                es.moved_bytes, first_copy=state_bytes if ex in fresh else 0)
+            self._observe_exchange(ex, es, exchanged[ex] + time.perf_counter() - t,
+                                   first_copy=state_bytes if ex in fresh else 0, model=model)
             for i in by_exec[ex]:
                 it.add_partition(i, "host", 0, self._rows(stats, i, dense), device=self.executors[ex].name)
         if states:
-            b.synchronize()
             sync_seconds += time.perf_counter() - t_merge
         self.pool.busy = set()
         it.floor_bytes = floor
@@ -290,7 +292,7 @@ class HybridEngine:
         # ---- other executors: refresh their copies, then compute beside the device
         t_sync = time.perf_counter()
         fresh = {ex for ex in by_exec if not self._mirrored(ex, st)}
-        states = {ex: self._executor_state(ex, st, n) for ex in by_exec}
+        states, exchanged = self._executor_states(by_exec, st, n)
         sync_seconds = time.perf_counter() - t_sync
         futures = []
         if by_exec:
@@ -334,12 +336,13 @@ class HybridEngine:
             else:  # the edges it reads across the bus (an upper bound: a line holds several)
                 it.add_partition(i, "zerocopy", int(ctx.work[i]) * s.bytes_per_edge, p.num_vertices, device=name0)
 
-        # ---- merge the other executors' copies into the device's state
-        t_merge = time.perf_counter()
+        # ---- merge the other executors' copies into the device's state (the wait is not exchange)
         exec_seconds = {}
         for ex, f in futures:
             f.result()
+        t_merge = time.perf_counter()
         for ex, es in states.items():
+            t = time.perf_counter()
             ranges = owned_ranges(parts, by_exec[ex])
             writes = prog.neighbor_writes
             if writes in (None, "own"):  # its own rows (or, alone, every row): copied back by ranges
@@ -347,13 +350,13 @@ class HybridEngine:
             else:
                 es.merge_into(dict(st.arrays), "push", ranges, combine=writes, signalled=False)
             out |= b.asarray(es.out)
+            b.synchronize()
             exec_seconds[self.executors[ex].name] = es.seconds
-            self._exchange.setdefault(ex, ExchangeEstimate()).observe(
-                es.moved_bytes, first_copy=state_bytes if ex in fresh else 0)
+            self._observe_exchange(ex, es, exchanged[ex] + time.perf_counter() - t,
+                                   first_copy=state_bytes if ex in fresh else 0, model=model)
             for i in by_exec[ex]:
                 it.add_partition(i, "host", 0, parts[i].num_vertices, device=self.executors[ex].name)
         if states:
-            b.synchronize()
             sync_seconds += time.perf_counter() - t_merge
         self.pool.busy = set()
         it.device_seconds = {"state_exchange": sync_seconds, **exec_seconds} if states else None
@@ -411,8 +414,27 @@ class HybridEngine:
                 if es is not None and es.program is not st.program:
                     self._exchange.pop(k, None)  # another program's exchanges say nothing of this one's
                 est = self._exchange.setdefault(k, ExchangeEstimate())
-                out[k] = est.predict(self._mirrored(k, st), state_bytes)
+                # priced at the speed its exchanges ran, in bytes at the calibrated bandwidth
+                speed = self._exchange_speed.get(k)
+                out[k] = est.predict(self._mirrored(k, st), state_bytes) * (speed.scale() if speed else 1.0)
         return out
+
+    def _executor_states(self, by_exec: dict, st, n: int) -> tuple[dict, dict]:
+        """Each other executor's copy of the state, brought up to date, and the seconds that took."""
+        states, seconds = {}, {}
+        for ex in by_exec:
+            t = time.perf_counter()
+            states[ex] = self._executor_state(ex, st, n)
+            seconds[ex] = time.perf_counter() - t
+        return states, seconds
+
+    def _observe_exchange(self, ex: int, es, seconds: float, *, first_copy: int, model) -> None:
+        """Learn the bytes executor ``ex``'s exchanges move and how fast they ran (both ways, this
+        iteration: the refresh or first copy before, the merge after)."""
+        self._exchange.setdefault(ex, ExchangeEstimate()).observe(es.moved_bytes, first_copy=first_copy)
+        if model is not None:
+            self._exchange_speed.setdefault(ex, ExchangeSpeed()).observe(
+                es.moved_bytes, seconds, model.calibration.state_bandwidth)
 
     def _mirrored(self, ex: int, st) -> bool:
         es = self._states.get(ex)
