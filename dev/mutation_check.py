@@ -51,12 +51,12 @@ class Mutant:
 MUTANTS = [
     # ------------------------------------------------------------------ BFS
     Mutant("bfs-wrong-level-at-depth", "push records level depth + 1 below depth 5", f"{ALG}/bfs.py",
-           "if (gf_cas(&S.parent[d], (int64_t)-1, (int64_t)s)) { S.level[d] = S.depth; return true; }",
-           "if (gf_cas(&S.parent[d], (int64_t)-1, (int64_t)s)) { S.level[d] = S.depth + (S.depth > 5); return true; }",
+           "if (gf_cas(&S.parent[d], (vid_t)-1, s)) { S.level[d] = (vid_t)S.depth; return true; }",
+           "if (gf_cas(&S.parent[d], (vid_t)-1, s)) { S.level[d] = (vid_t)(S.depth + (S.depth > 5)); return true; }",
            ("tests/test_engines_bfs.py",)),
     Mutant("bfs-pull-wrong-level-at-depth", "pull records level depth + 1 below depth 5", f"{ALG}/bfs.py",
-           "S.parent[d] = s; S.level[d] = S.depth; return true;",
-           "S.parent[d] = s; S.level[d] = S.depth + (S.depth > 5); return true;",
+           "S.parent[d] = s; S.level[d] = (vid_t)S.depth; return true;",
+           "S.parent[d] = s; S.level[d] = (vid_t)(S.depth + (S.depth > 5)); return true;",
            ("tests/test_engines_bfs.py",)),
     Mutant("bfs-loop-capped", "BFS stops after 40 levels", f"{ALG}/bfs.py",
            "        while frontier:\n            depth += 1\n",
@@ -111,8 +111,8 @@ MUTANTS = [
            ("tests/test_pagerank.py",)),
     # ------------------------------------------------------------------ triangles, LCC, CDLP
     Mutant("triangles-one-missing", "vertex 3's own count misses one triangle", f"{ALG}/triangles.py",
-           "    if (mine) gf_atomic_add(&S.tri[u], mine);\n",
-           "    if (mine) gf_atomic_add(&S.tri[u], mine - (u == 3 ? 1 : 0));\n",
+           "    }\n    if (mine) gf_atomic_add(&S.tri[u], mine);\n}",  # the CPU kernel's (gf_count_row)
+           "    }\n    if (mine) gf_atomic_add(&S.tri[u], mine - (u == 3 ? 1 : 0));\n}",
            ("tests/test_triangles.py",)),
     Mutant("lcc-degree-two-is-zero", "LCC is 0 for vertices with two neighbours", f"{ALG}/lcc.py",
            "S.lcc[v] = d < 2 ? 0.0 :", "S.lcc[v] = d < 3 ? 0.0 :", ("tests/test_lcc.py",)),
