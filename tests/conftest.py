@@ -59,7 +59,8 @@ def read_dataset(path: Path):
     """
     import numpy as np
 
-    header = path.open().readline()
+    with path.open() as f:
+        header = f.readline()
     directed = "| directed" in header
     e = np.loadtxt(path, comments="#", ndmin=2)
     n = int(header.split("n=")[1].split()[0].strip("|")) if "n=" in header else int(e[:, :2].max()) + 1
