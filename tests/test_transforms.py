@@ -50,6 +50,30 @@ def test_simple_and_symmetrized_match_networkx(e):
         assert _edge_set(dg) == want
 
 
+@settings(max_examples=50, deadline=None)
+@given(e=weighted_edges())
+def test_simple_weighted_view_keeps_each_arcs_least_weight(e):
+    # both directions of the C++ row pass: a directed graph kept directed, and any graph made
+    # undirected; rows sorted and distinct, as a CSR's consumers (merges, binary searches) expect
+    from graphferry.transforms import simple_weighted_graph
+
+    n, src, dst, w, directed = e
+    g = Graph.from_edges(src, dst, w, n=n, directed=directed)
+    for undirected in (False, True):
+        ref = nx.DiGraph() if directed and not undirected else nx.Graph()
+        ref.add_nodes_from(range(n))
+        for a, b, x in zip(src.tolist(), dst.tolist(), w.tolist()):
+            if a != b and (not ref.has_edge(a, b) or ref[a][b]["weight"] > x):
+                ref.add_edge(a, b, weight=x)
+        sv = simple_weighted_graph(g, undirected=undirected)
+        s, d = sv.edges()
+        got = {(a, b): x for a, b, x in zip(s.tolist(), d.tolist(), sv.weights.tolist())}
+        want = {(a, b): x["weight"] for a, b, x in (ref.edges(data=True) if ref.is_directed()
+                                                    else ref.to_directed().edges(data=True))}
+        assert got == want and len(got) == sv.m
+        assert all(np.all(np.diff(sv.indices[sv.offsets[u]:sv.offsets[u + 1]]) > 0) for u in range(n))
+
+
 @settings(max_examples=40, deadline=None)
 @given(e=weighted_edges())
 def test_degree_ordered_dag_orients_every_edge_once(e):

@@ -196,6 +196,48 @@ static void gf_dag_pass(int phase, int simple, int64_t n, const int64_t* o1, con
 GF_DAG_EXPORT(i32, int32_t)
 GF_DAG_EXPORT(i64, int64_t)
 
+// The simple view keeping weights: row u of G (and of GT when given: a directed graph's
+// undirected view) as (neighbour, weight) pairs sorted by neighbour then weight, each
+// neighbour once with its least weight, u itself dropped. phase 0: count[u] = the row's
+// length; phase 1: the row written at out_off[u]. Parallel over rows, a thread-local buffer.
+template <typename V>
+static void gf_simple_weighted_pass(int phase, int64_t n, const int64_t* o1, const V* i1, const float* w1,
+                                    const int64_t* o2, const V* i2, const float* w2, int64_t* count,
+                                    const int64_t* out_off, V* out_idx, float* out_w) {
+#pragma omp parallel
+    {
+        std::vector<std::pair<V, float>> buf;
+#pragma omp for schedule(dynamic, 256)
+        for (int64_t u = 0; u < n; ++u) {
+            buf.clear();
+            for (int64_t e = o1[u]; e < o1[u + 1]; ++e) buf.emplace_back(i1[e], w1[e]);
+            if (o2)
+                for (int64_t e = o2[u]; e < o2[u + 1]; ++e) buf.emplace_back(i2[e], w2[e]);
+            std::sort(buf.begin(), buf.end());
+            int64_t k = 0;
+            for (size_t j = 0; j < buf.size(); ++j) {
+                if (buf[j].first == (V)u || (j && buf[j].first == buf[j - 1].first)) continue;
+                if (phase == 1) {
+                    out_idx[out_off[u] + k] = buf[j].first;
+                    out_w[out_off[u] + k] = buf[j].second;
+                }
+                ++k;
+            }
+            if (phase == 0) count[u] = k;
+        }
+    }
+}
+
+#define GF_SIMPLE_WEIGHTED_EXPORT(SUFFIX, V)                                                      \
+    GF_EXPORT void gf_simple_weighted_##SUFFIX(int phase, int64_t n, const int64_t* o1, const V* i1, \
+                                               const float* w1, const int64_t* o2, const V* i2,    \
+                                               const float* w2, int64_t* count,                    \
+                                               const int64_t* out_off, V* out_idx, float* out_w) { \
+        gf_simple_weighted_pass<V>(phase, n, o1, i1, w1, o2, i2, w2, count, out_off, out_idx, out_w); \
+    }
+GF_SIMPLE_WEIGHTED_EXPORT(i32, int32_t)
+GF_SIMPLE_WEIGHTED_EXPORT(i64, int64_t)
+
 // out[0] = 0, out[i + 1] = in[0] + ... + in[i] (n + 1 entries; out may not alias in):
 // each thread sums a contiguous block, a serial scan over the block sums, then each
 // thread writes its block's prefix. Two parallel reads of in instead of numpy's serial cumsum.

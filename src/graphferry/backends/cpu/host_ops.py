@@ -69,6 +69,7 @@ def _lib():
     for t in ("i32", "i64"):
         for name, args, res in (("gf_subgraph", [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P, _P, _P, _P], None),
                                 ("gf_arcs_where", [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P], _I),
+                                ("gf_simple_weighted", [ctypes.c_int, _I] + [_P] * 10, None),
                                 ("gf_find_arcs", [_P, _P, _P, _P, _I, _P], None),
                                 ("gf_label_arcs", [_I, _P, _P, _P, _P, _P, _P], None),
                                 ("gf_top_label", [_I, _P, _P, _P, _P, _P], None),
@@ -389,6 +390,39 @@ def subgraph(offsets, indices, weights, rows, new_id, flags=None):
     out_weights = None if weights is None else np.empty(total, np.float32)
     fn(1, k, _p(rows), _p(offsets), _p(indices), _p(weights), _p(new_id), _p(flags), _p(out_offsets),
        _p(out_indices), _p(out_weights))
+    return out_offsets, out_indices, out_weights
+
+
+def simple_weighted(offsets, indices, weights, t_offsets=None, t_indices=None, t_weights=None):
+    """The simple view of a weighted CSR, rows merged with the transpose's when it is given (a
+    directed graph's undirected view): each row's neighbours sorted and distinct, each with the
+    least weight of the arcs it stands for, self-loops dropped. Returns ``(offsets, indices,
+    weights)`` (indices of the input's dtype, float32 weights); two parallel passes over the rows
+    (count, fill), no edge list.
+
+    Example (a repeated edge, a self-loop, unsorted rows):
+        >>> off = np.array([0, 3, 5, 6], np.int64); idx = np.array([2, 1, 1, 1, 0, 0], np.int32)
+        >>> w = np.array([5, 4, 2, 7, 2, 5], np.float32)
+        >>> o, i, ww = simple_weighted(off, idx, w)
+        >>> o.tolist(), i.tolist(), ww.tolist()
+        ([0, 2, 3, 4], [1, 2, 0, 0], [2.0, 5.0, 2.0, 5.0])
+    """
+    offsets, indices = _csr_parts(offsets, indices)
+    weights = np.ascontiguousarray(weights, dtype=np.float32)
+    if t_offsets is not None:
+        t_offsets = np.ascontiguousarray(t_offsets, dtype=np.int64)
+        t_indices = np.ascontiguousarray(t_indices, dtype=indices.dtype)
+        t_weights = np.ascontiguousarray(t_weights, dtype=np.float32)
+    fn = getattr(_lib(), f"gf_simple_weighted_{_index_suffix(indices)}")
+    n = len(offsets) - 1
+    counts = np.empty(n, np.int64)
+    args = (n, _p(offsets), _p(indices), _p(weights), _p(t_offsets), _p(t_indices), _p(t_weights))
+    fn(0, *args, _p(counts), None, None, None)
+    out_offsets = prefix_sum(counts)
+    total = int(out_offsets[-1])
+    out_indices = np.empty(total, indices.dtype)
+    out_weights = np.empty(total, np.float32)
+    fn(1, *args, None, _p(out_offsets), _p(out_indices), _p(out_weights))
     return out_offsets, out_indices, out_weights
 
 
