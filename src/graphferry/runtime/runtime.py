@@ -488,8 +488,15 @@ class ProgramState:
         ptrs = tuple(b.pointer(self.arrays[a]) for a in self.program.arrays)
         f, i = self.program.pack_scalars(self.scalars)
         key = (ptrs, f.tobytes(), i.tobytes())
-        if key != self._tables_key:
-            self._tables = (b.asarray(np.array(ptrs + (0,), dtype=np.uint64)), b.asarray(f), b.asarray(i))
+        old = self._tables_key or (None, None, None)
+        if key != old:
+            # each table uploaded only when it changed: a round that moves BFS's depth on sends
+            # the integer scalars alone (on a GPU: one small copy instead of three)
+            A, F, I = self._tables or (None, None, None)
+            A = b.asarray(np.array(ptrs + (0,), dtype=np.uint64)) if key[0] != old[0] else A
+            F = b.asarray(f) if key[1] != old[1] else F
+            I = b.asarray(i) if key[2] != old[2] else I
+            self._tables = (A, F, I)
             self._tables_key = key
         return self._tables
 
