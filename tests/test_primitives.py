@@ -87,6 +87,38 @@ def test_state_reductions_gathers_scatters_and_selection():
         assert sub.ids.tolist() == [v for v in (3, 50, 199) if 0.2 <= x[v] < 0.6]
 
 
+VISIT = Program("vmap_visit_test", arrays={"k": "int32"}, vertex_functions=("visit",), source="""
+GF_FN bool cond(const State& S, vid_t d) { return true; }
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { return false; }
+GF_FN bool visit(const State& S, vid_t v) { S.k[v] += 1; return v % 3 == 0; }
+""")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 20000), st.floats(0, 1), st.integers(0, 2**31), st.sampled_from(["bits", "ids"]))
+def test_vertex_map_visits_exactly_its_frontier(n, p, seed, form):
+    """A frontier given as a bitmap only (read in place by the kernel when dense, listed when
+    sparse) or as ids: every vertex in it is visited once, none outside, and the output is
+    the visited vertices the function kept."""
+    rng = np.random.default_rng(seed)
+    ids = np.flatnonzero(rng.random(n) < p)
+    g = Graph.from_edges(np.array([0]), np.array([0]), n=n)
+    with Runtime(g, backend="cpu") as rt:
+        st_ = rt.start(VISIT, arrays={"k": 0})
+        if form == "bits":
+            f = Frontier(rt.backend, n, bits=host_ops.ids_to_bits(ids, (n + 31) // 32))
+        else:
+            f = rt.frontier(ids)
+        kept = st_.vertex_map("visit", f)
+        want = np.zeros(n, np.int32)
+        want[ids] = 1
+        assert np.array_equal(st_.gather("k", np.arange(n)), want)
+        assert kept.ids.tolist() == ids[ids % 3 == 0].tolist()
+        everyone = st_.vertex_map("visit")
+        assert np.array_equal(st_.gather("k", np.arange(n)), want + 1)
+        assert everyone.ids.tolist() == list(range(0, n, 3))
+
+
 def test_vector_properties_one_row_per_vertex():
     n = 10
     g = Graph.from_edges(np.array([0]), np.array([1]), n=n)

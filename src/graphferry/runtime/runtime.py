@@ -684,8 +684,15 @@ class ProgramState:
         out = b.new_bitmap(n)
         it = rt.record.begin("vertex_map", "-", active_vertices=n if frontier is None else len(frontier),
                              active_edges=0)
-        ids = None if frontier is None or frontier.is_all else frontier.ids
-        self.kernels.vertex_map(fn, self._tables_now(), 0, n, ids, None, out)
+        ids = in_bits = None
+        if frontier is not None and not frontier.is_all:
+            # a dense bitmap is read in place (the kernels visit its set bits a word at a
+            # time) rather than listed first: listing is a pass over n and an id array
+            if frontier.prefers_bitmap():
+                in_bits = frontier.bits
+            else:
+                ids = frontier.ids
+        self.kernels.vertex_map(fn, self._tables_now(), 0, n, ids, in_bits, out)
         b.synchronize()
         nxt = Frontier(b, n, bits=out)
         rt.record.end(it)

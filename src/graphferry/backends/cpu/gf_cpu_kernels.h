@@ -407,25 +407,50 @@ GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
 
 // vertex_map over ids (if given) or [lo, hi) filtered by in_bits; true sets out bit.
 // Static blocks of consecutive vertices: their output bits are gathered per word.
-#define GF_VERTEX_KERNEL(fn)                                                            \
-    GF_EXPORT void gf_vmap_##fn(void* const* A, const double* F, const int64_t* I,      \
-                                int64_t lo, int64_t hi, const int64_t* ids, int64_t nids, \
-                                const uint32_t* in_bits, uint32_t* out_bits) {          \
-        const State S = gf_state(A, F, I);                                              \
-        const int64_t count = ids ? nids : hi - lo;                                     \
-        const int64_t chunk = gf_chunk(count), chunks = (count + chunk - 1) / chunk;    \
-        _Pragma("omp parallel for schedule(static) if (count > 4096)")                  \
-        for (int64_t c = 0; c < chunks; ++c) {                                          \
-            GfBitWriter out(out_bits);                                                  \
-            const int64_t k_end = c * chunk + chunk < count ? c * chunk + chunk : count; \
-            for (int64_t k = c * chunk; k < k_end; ++k) {                               \
-                const int64_t v = ids ? ids[k] : lo + k;                                \
-                if (!ids && in_bits && !gf_bit(in_bits, v)) continue;                  \
-                const bool keep = fn(S, (vid_t)v);                                      \
-                if (out_bits) out.put(v, keep);                                         \
-            }                                                                           \
-            if (out_bits) out.flush();                                                  \
-        }                                                                               \
+// A block runs in its own function that takes the state and the view by value, as
+// gf_pull_rows: read through the outlined loop's shared variables, the state's pointers
+// were loaded again after every store the vertex function made (-fno-strict-aliasing:
+// any store may alias them), and the view's form (ids, in_bits, out_bits) was tested per
+// vertex. A bitmap-filtered block visits its set bits a word at a time.
+#define GF_VERTEX_KERNEL(fn)                                                                   \
+    static inline void gf_vmap_block_##fn(const State S, int64_t lo, const int64_t* ids,      \
+                                          const uint32_t* in_bits, uint32_t* out_bits,        \
+                                          int64_t k_begin, int64_t k_end) {                   \
+        GfBitWriter out(out_bits);                                                             \
+        if (ids) {                                                                             \
+            for (int64_t k = k_begin; k < k_end; ++k) {                                        \
+                const bool keep = fn(S, (vid_t)ids[k]);                                        \
+                if (out_bits) out.put(ids[k], keep);                                           \
+            }                                                                                  \
+        } else if (in_bits) {                                                                  \
+            const int64_t a = lo + k_begin, b = lo + k_end;                                    \
+            for (int64_t w = a >> 5; w <= (b - 1) >> 5; ++w) {                                 \
+                uint32_t m = in_bits[w];                                                       \
+                if (w == a >> 5) m &= ~0u << (a & 31);                                         \
+                if (w == (b - 1) >> 5 && (b & 31)) m &= (1u << (b & 31)) - 1;                  \
+                for (; m; m &= m - 1) {                                                        \
+                    const int64_t v = (w << 5) + __builtin_ctz(m);                             \
+                    const bool keep = fn(S, (vid_t)v);                                         \
+                    if (out_bits) out.put(v, keep);                                            \
+                }                                                                              \
+            }                                                                                  \
+        } else if (out_bits) {                                                                 \
+            for (int64_t v = lo + k_begin; v < lo + k_end; ++v) out.put(v, fn(S, (vid_t)v));  \
+        } else {                                                                               \
+            for (int64_t v = lo + k_begin; v < lo + k_end; ++v) fn(S, (vid_t)v);              \
+        }                                                                                      \
+        if (out_bits) out.flush();                                                             \
+    }                                                                                          \
+    GF_EXPORT void gf_vmap_##fn(void* const* A, const double* F, const int64_t* I,             \
+                                int64_t lo, int64_t hi, const int64_t* ids, int64_t nids,      \
+                                const uint32_t* in_bits, uint32_t* out_bits) {                 \
+        const State S = gf_state(A, F, I);                                                     \
+        const int64_t count = ids ? nids : hi - lo;                                            \
+        const int64_t chunk = gf_chunk(count), chunks = (count + chunk - 1) / chunk;           \
+        _Pragma("omp parallel for schedule(static) if (count > 4096)")                         \
+        for (int64_t c = 0; c < chunks; ++c)                                                   \
+            gf_vmap_block_##fn(S, lo, ids, in_bits, out_bits, c * chunk,                       \
+                               c * chunk + chunk < count ? c * chunk + chunk : count);         \
     }
 
 // Chunks of a neighbour map split by edges and rows together, not by rows alone: a
@@ -453,23 +478,29 @@ static inline int64_t gf_weighted_split(const eid_t* offsets, int64_t lo, int64_
 }
 
 // neighbor_map over [lo, hi): the function may read the whole graph and its transpose.
-#define GF_NEIGHBOR_KERNEL(fn)                                                           \
-    GF_EXPORT void gf_nmap_##fn(void* const* A, const double* F, const int64_t* I,       \
-                                const eid_t* go, const vid_t* gi, const float* gw,       \
-                                const eid_t* to, const vid_t* ti, const float* tw,       \
-                                int64_t n, int64_t lo, int64_t hi, uint32_t* out_bits) { \
-        const State S = gf_state(A, F, I);                                               \
-        GfGraph G{go, gi, gw, n};                                                        \
-        GfGraph GT{to, ti, tw, n};                                                       \
-        const int64_t chunks = gf_weighted_chunks(hi - lo);                              \
-        _Pragma("omp parallel for schedule(dynamic, 1) if (chunks > 1)")                 \
-        for (int64_t c = 0; c < chunks; ++c) {                                           \
-            GfBitWriter out(out_bits);                                                   \
-            const int64_t v_end = gf_weighted_split(go, lo, hi, c + 1, chunks);          \
-            for (int64_t v = gf_weighted_split(go, lo, hi, c, chunks); v < v_end; ++v) { \
-                const bool keep = fn(S, G, GT, (vid_t)v);                                \
-                if (out_bits) out.put(v, keep);                                          \
-            }                                                                            \
-            if (out_bits) out.flush();                                                   \
-        }                                                                                \
+// A chunk's rows run in a function that takes the state and both graphs by value (as the
+// vertex map's blocks: registers, not shared variables reloaded after every store).
+#define GF_NEIGHBOR_KERNEL(fn)                                                                 \
+    static inline void gf_nmap_rows_##fn(const State S, const GfGraph G, const GfGraph GT,    \
+                                         int64_t v_begin, int64_t v_end, uint32_t* out_bits) { \
+        GfBitWriter out(out_bits);                                                             \
+        if (out_bits) {                                                                        \
+            for (int64_t v = v_begin; v < v_end; ++v) out.put(v, fn(S, G, GT, (vid_t)v));      \
+            out.flush();                                                                       \
+        } else {                                                                               \
+            for (int64_t v = v_begin; v < v_end; ++v) fn(S, G, GT, (vid_t)v);                 \
+        }                                                                                      \
+    }                                                                                          \
+    GF_EXPORT void gf_nmap_##fn(void* const* A, const double* F, const int64_t* I,             \
+                                const eid_t* go, const vid_t* gi, const float* gw,             \
+                                const eid_t* to, const vid_t* ti, const float* tw,             \
+                                int64_t n, int64_t lo, int64_t hi, uint32_t* out_bits) {       \
+        const State S = gf_state(A, F, I);                                                     \
+        const GfGraph G{go, gi, gw, n};                                                        \
+        const GfGraph GT{to, ti, tw, n};                                                       \
+        const int64_t chunks = gf_weighted_chunks(hi - lo);                                    \
+        _Pragma("omp parallel for schedule(dynamic, 1) if (chunks > 1)")                       \
+        for (int64_t c = 0; c < chunks; ++c)                                                   \
+            gf_nmap_rows_##fn(S, G, GT, gf_weighted_split(go, lo, hi, c, chunks),              \
+                              gf_weighted_split(go, lo, hi, c + 1, chunks), out_bits);         \
     }
