@@ -228,21 +228,12 @@ class HybridEngine:
         # ---- merge the other executors' states into the device's (the wait for them is not exchange)
         for f in futures:
             f.result()
-        t_merge = time.perf_counter()
-        exec_seconds = {}
-        for ex, es in states.items():
-            t = time.perf_counter()
-            written = {k: st.arrays[k] for k in st.program.written_arrays}  # the rest is as it was
-            es.merge_into(written, direction, owned_ranges(parts, by_exec[ex]))
-            out |= b.asarray(es.out)
-            b.synchronize()
-            exec_seconds[self.executors[ex].name] = es.seconds
-            self._observe_exchange(ex, es, exchanged[ex] + time.perf_counter() - t,
-                                   first_copy=state_bytes if ex in fresh else 0, model=model)
-            for i in by_exec[ex]:
-                it.add_partition(i, "host", 0, self._rows(stats, i, dense), device=self.executors[ex].name)
-        if states:
-            sync_seconds += time.perf_counter() - t_merge
+        written = {k: st.arrays[k] for k in st.program.written_arrays}  # the rest is as it was
+        exec_seconds, merge_seconds = self._merge_others(
+            states, by_exec, out, it, lambda es, ranges: es.merge_into(written, direction, ranges),
+            lambda i: self._rows(stats, i, dense), parts=parts, fresh=fresh, exchanged=exchanged,
+            state_bytes=state_bytes, model=model)
+        sync_seconds += merge_seconds
         self.pool.busy = set()
         it.floor_bytes = floor
         it.device_seconds = {"state_exchange": sync_seconds, **exec_seconds} if states else None
@@ -337,27 +328,20 @@ class HybridEngine:
                 it.add_partition(i, "zerocopy", int(ctx.work[i]) * s.bytes_per_edge, p.num_vertices, device=name0)
 
         # ---- merge the other executors' copies into the device's state (the wait is not exchange)
-        exec_seconds = {}
         for ex, f in futures:
             f.result()
-        t_merge = time.perf_counter()
-        for ex, es in states.items():
-            t = time.perf_counter()
-            ranges = owned_ranges(parts, by_exec[ex])
-            writes = prog.neighbor_writes
+        writes = prog.neighbor_writes
+
+        def merge(es, ranges):
             if writes in (None, "own"):  # its own rows (or, alone, every row): copied back by ranges
                 es.merge_into(dict(st.arrays), "pull", ranges, signalled=False)
             else:
                 es.merge_into(dict(st.arrays), "push", ranges, combine=writes, signalled=False)
-            out |= b.asarray(es.out)
-            b.synchronize()
-            exec_seconds[self.executors[ex].name] = es.seconds
-            self._observe_exchange(ex, es, exchanged[ex] + time.perf_counter() - t,
-                                   first_copy=state_bytes if ex in fresh else 0, model=model)
-            for i in by_exec[ex]:
-                it.add_partition(i, "host", 0, parts[i].num_vertices, device=self.executors[ex].name)
-        if states:
-            sync_seconds += time.perf_counter() - t_merge
+
+        exec_seconds, merge_seconds = self._merge_others(
+            states, by_exec, out, it, merge, lambda i: parts[i].num_vertices, parts=parts, fresh=fresh,
+            exchanged=exchanged, state_bytes=state_bytes, model=model)
+        sync_seconds += merge_seconds
         self.pool.busy = set()
         it.device_seconds = {"state_exchange": sync_seconds, **exec_seconds} if states else None
         it.state_bytes = sum(es.moved_bytes for es in states.values()) if states else None
@@ -428,13 +412,31 @@ class HybridEngine:
             seconds[ex] = time.perf_counter() - t
         return states, seconds
 
-    def _observe_exchange(self, ex: int, es, seconds: float, *, first_copy: int, model) -> None:
-        """Learn the bytes executor ``ex``'s exchanges move and how fast they ran (both ways, this
-        iteration: the refresh or first copy before, the merge after)."""
-        self._exchange.setdefault(ex, ExchangeEstimate()).observe(es.moved_bytes, first_copy=first_copy)
-        if model is not None:
-            self._exchange_speed.setdefault(ex, ExchangeSpeed()).observe(
-                es.moved_bytes, seconds, model.calibration.state_bandwidth)
+    def _merge_others(self, states: dict, by_exec: dict, out, it, merge, rows, *, parts, fresh: set,
+                      exchanged: dict, state_bytes: int, model) -> tuple[dict, float]:
+        """Merge each other executor's copy into the device's state (``merge(es, owned_ranges)``),
+        add its output frontier to ``out`` and its partitions (``rows(i)`` rows each) to the record,
+        and learn the bytes its exchange moved and how fast it ran, both ways this iteration (the
+        refresh or first copy before: ``exchanged[ex]`` seconds; the merge now). Returns the
+        executors' compute seconds by name and the merges' seconds."""
+        b = self.backend
+        exec_seconds: dict[str, float] = {}
+        t_merge = time.perf_counter()
+        for ex, es in states.items():
+            t = time.perf_counter()
+            merge(es, owned_ranges(parts, by_exec[ex]))
+            out |= b.asarray(es.out)
+            b.synchronize()
+            name = self.executors[ex].name
+            exec_seconds[name] = es.seconds
+            self._exchange.setdefault(ex, ExchangeEstimate()).observe(
+                es.moved_bytes, first_copy=state_bytes if ex in fresh else 0)
+            if model is not None:
+                self._exchange_speed.setdefault(ex, ExchangeSpeed()).observe(
+                    es.moved_bytes, exchanged[ex] + time.perf_counter() - t, model.calibration.state_bandwidth)
+            for i in by_exec[ex]:
+                it.add_partition(i, "host", 0, rows(i), device=name)
+        return exec_seconds, time.perf_counter() - t_merge if states else 0.0
 
     def _mirrored(self, ex: int, st) -> bool:
         es = self._states.get(ex)
