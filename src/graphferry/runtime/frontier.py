@@ -67,11 +67,6 @@ class Frontier:
             self._count = len(self._ids)
         return self._ids
 
-    @property
-    def has_ids(self) -> bool:
-        """Whether the id list exists already (reading :attr:`ids` may have to build it)."""
-        return self._ids is not None or self.is_all
-
     def know_count(self, count: int) -> None:
         """Take the number of active vertices from a pass that counted them (no popcount later)."""
         self._count = int(count)

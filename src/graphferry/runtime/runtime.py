@@ -236,10 +236,6 @@ class Runtime:
         return self.loaded.constant(key, build)
 
     # ------------------------------------------------------------ frontiers
-    #: a bitmap-only frontier of fewer than n / LIST_IDS_BELOW vertices has its ids listed to count
-    #: its edges (a push follows, which needs them); a larger one is counted from the bitmap
-    LIST_IDS_BELOW = 32
-
     def frontier_edges(self, frontier: Frontier, reverse: bool = False) -> int:
         """Sum of the active vertices' degrees along the map's edges (for the push/pull choice).
 
@@ -251,10 +247,10 @@ class Runtime:
         if not self.backend.is_device:  # one C++/OpenMP pass over the frontier's words
             return frontier.degree_sum(self.loaded.degree_offsets(reverse))
         degrees = self.loaded.device_degrees(reverse)
-        if frontier.has_ids or len(frontier) * self.LIST_IDS_BELOW < self.graph.n:
-            # a small frontier will be pushed: its ids, listed here, serve the push too
+        if not frontier.prefers_bitmap():
+            # ids at hand, or a small frontier that will be pushed: its ids, listed here, serve the push
             return int(degrees[frontier.ids].sum())
-        # a large bitmap (an edge_map's output): its size and edges from the bitmap, ids not listed
+        # a dense bitmap (an edge_map's output): its size and edges from the bitmap, ids not listed
         # (a pull round never needs them; a push round lists them then)
         count, edges = self.backend.bits_degree_sum(frontier.bits, degrees, self.graph.n)
         frontier.know_count(count)
