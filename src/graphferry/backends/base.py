@@ -9,6 +9,7 @@ without a GPU.
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -223,8 +224,6 @@ class Backend(ABC):
             ...     b.wait_for(b.record())
             >>> b.join_lanes([lane])
         """
-        import contextlib
-
         return [contextlib.nullcontext()]
 
     def wait_for(self, token: Any) -> None:
