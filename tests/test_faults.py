@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -392,6 +393,57 @@ def test_signal_during_convert_leaves_nothing(big_edge_list, tmp_path, sig, code
     assert [ln for ln in err.splitlines() if ln.strip()] == [f"error: {word}"]
     assert not out.exists()
     assert _leftovers(out.parent, tmpdir) == []
+
+
+@pytest.mark.parametrize("where", ["after mkdir", "writer made", "spill mkdir"])
+@pytest.mark.parametrize("sig, code, word", [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")])
+def test_signal_at_the_worst_instant_leaves_nothing(tmp_path, monkeypatch, where, sig, code, word):
+    """The instants a real signal can hit (the race the test above catches only sometimes):
+    right after a work directory's mkdir, and after the writer is made but before the ``try`` that owns it."""
+    import signal
+
+    import graphferry.store as store
+    from graphferry.cli.exits import Stopped
+    from graphferry.io import builder
+
+    signum = getattr(signal, sig)
+    real_mkdir = os.mkdir
+
+    def mkdir_then_signal(path, *args, **kwargs):
+        real_mkdir(path, *args, **kwargs)
+        name = os.path.basename(path)
+        if (where == "after mkdir" and ".tmp-" in name) or (where == "spill mkdir" and "graphferry-build-" in name):
+            raise Stopped(signum)
+
+    real_init = store.StoreWriter.__init__
+
+    def init_then_signal(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        raise Stopped(signum)
+
+    monkeypatch.setattr(os, "mkdir", mkdir_then_signal)
+    if where == "writer made":
+        monkeypatch.setattr(store.StoreWriter, "__init__", init_then_signal)
+    if where == "spill mkdir":  # every chunk spills to a work directory under TMPDIR
+        builder_init = builder.CSRBuilder.__init__
+
+        def init_spilling(self, *args, **kwargs):
+            builder_init(self, *args, **kwargs)
+            self.memory_bytes = 0
+
+        monkeypatch.setattr(builder.CSRBuilder, "__init__", init_spilling)
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmpdir))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    src = tmp_path / "g.el"
+    src.write_text("".join(f"{i} {i + 1}\n" for i in range(200)))
+    out = tmp_path / "out" / "g.store"
+    out.parent.mkdir()
+    result = _cli("convert", str(src), str(out))
+    assert _cli_error(result, code) == f"error: {word}"
+    assert not out.exists() and _leftovers(out.parent, tmpdir) == []
+    assert store._UNFINISHED == set()
 
 
 def test_next_convert_removes_what_a_killed_one_left(big_edge_list, tmp_path):

@@ -44,6 +44,7 @@ Example:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import hashlib
@@ -51,6 +52,7 @@ import json
 import logging
 import os
 import re
+import secrets
 import shutil
 import socket
 import tempfile
@@ -225,6 +227,69 @@ def owner_is_alive(name: str, prefix: str) -> bool:
     return not (start and now and now != start)  # a different start time: the pid was reused
 
 
+# Work directories this process made and has not finished with. A name is
+# recorded *before* its directory is made, so a signal that lands anywhere
+# between mkdir and the owner's ``with``/``finally`` (inside mkdtemp, before
+# ``__enter__``) still leaves a name that :func:`remove_unfinished_work` finds.
+_UNFINISHED: set[Path] = set()
+
+
+def make_work_dir(parent: str | os.PathLike, prefix: str) -> Path:
+    """A new private directory ``parent/<prefix><owner_tag()>-<random>``, recorded as unfinished.
+
+    Like :func:`tempfile.mkdtemp`, but the name is known before the directory
+    exists, so an interruption cannot orphan it. Call :func:`finish_work_dir`
+    once it is renamed into place or removed.
+
+    Example:
+        >>> import tempfile
+        >>> d = make_work_dir(tempfile.mkdtemp(), ".g.tmp-")
+        >>> d.is_dir(), d.name.startswith(".g.tmp-" + owner_tag())
+        (True, True)
+        >>> remove_unfinished_work(); d.exists()
+        False
+    """
+    for _ in range(100):
+        path = Path(parent) / f"{prefix}{owner_tag()}-{secrets.token_hex(8)}"
+        _UNFINISHED.add(path)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:  # not ours (64 random bits make this all but impossible)
+            _UNFINISHED.discard(path)
+            continue
+        except BaseException:
+            # A signal's exception can surface here after mkdir succeeded: keep
+            # such a name recorded; forget it only when nothing was made.
+            if not os.path.lexists(path):
+                _UNFINISHED.discard(path)
+            raise
+        return path
+    raise FileExistsError(errno.EEXIST, "no free name for a work directory", str(Path(parent) / prefix))
+
+
+def finish_work_dir(path: str | os.PathLike, *, remove: bool = False) -> None:
+    """Forget ``path`` as unfinished (after renaming it into place), or remove it first."""
+    path = Path(path)
+    if remove:
+        shutil.rmtree(path, ignore_errors=True)
+    _UNFINISHED.discard(path)
+
+
+def remove_unfinished_work() -> list[Path]:
+    """Remove every work directory of this process that was not finished; returns them.
+
+    Runs at interpreter exit and when the CLI is stopped by a signal, so a
+    conversion interrupted at any instant leaves no temporary directory.
+    """
+    removed = sorted(_UNFINISHED)
+    for path in removed:
+        finish_work_dir(path, remove=True)
+    return removed
+
+
+atexit.register(remove_unfinished_work)
+
+
 def remove_stale_work(parent: str | os.PathLike, prefix: str) -> list[Path]:
     """Remove ``parent/prefix*`` directories (or files) whose owner process is dead; returns them.
 
@@ -330,8 +395,7 @@ class StoreWriter:
         self._check_target()
         remove_stale_work(self.path.parent, f".{self.path.name}.tmp-")
         # A sibling, so the final rename stays within one filesystem (atomic).
-        self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.tmp-{owner_tag()}-",
-                                         dir=self.path.parent))
+        self.tmp = make_work_dir(self.path.parent, f".{self.path.name}.tmp-")
         self._arrays: dict[str, tuple[np.dtype, int]] = {}
         self._maps: list[np.memmap] = []
         self._done = False
@@ -473,6 +537,7 @@ class StoreWriter:
             if old is not None:
                 os.rename(old, self.path)
             raise StoreError(f"{self.path}: could not move the new store into place ({e})") from e
+        finish_work_dir(self.tmp)  # after the rename: an interruption before it still removes tmp
         if self.durable:
             _fsync_path(self.path.parent, directory=True)
         if old is not None:
@@ -483,7 +548,7 @@ class StoreWriter:
         if self._done:
             return
         self._release_maps()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        finish_work_dir(self.tmp, remove=True)
         self._done = True
 
     def __enter__(self) -> "StoreWriter":

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from .. import __version__
+from ..store import remove_unfinished_work
 from . import console as _console
 from ._click import _cx
 from .exits import (
@@ -57,6 +58,7 @@ class _Group(typer.core.TyperGroup):
         except typer.Abort as exc:
             # click turns Ctrl-C into Abort (after printing a newline).
             if isinstance(exc.__context__, KeyboardInterrupt):
+                remove_unfinished_work()
                 _report("interrupted")
                 code = EXIT_INTERRUPTED
             elif isinstance(exc.__context__, EOFError):  # click turns EOFError into Abort too
@@ -66,11 +68,15 @@ class _Group(typer.core.TyperGroup):
                 _report("aborted")
                 code = EXIT_FAILURE
         except KeyboardInterrupt:
+            remove_unfinished_work()
             _report("interrupted")
             code = EXIT_INTERRUPTED
         except Stopped as exc:
             import signal
 
+            # A signal may land between a work directory's mkdir and the
+            # ``with`` that would remove it; the store module knows its names.
+            remove_unfinished_work()
             terminated = exc.signum == signal.SIGTERM
             _report("terminated" if terminated else "interrupted")
             code = EXIT_TERMINATED if terminated else EXIT_INTERRUPTED

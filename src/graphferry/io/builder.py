@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import tempfile
 import time
 import weakref
@@ -65,7 +64,7 @@ import numpy as np
 
 from ..errors import InputError, excerpt, writing
 from ..graph import Graph, index_dtype_for, offsets_from_degrees
-from ..store import owner_tag, remove_stale_work
+from ..store import finish_work_dir, make_work_dir, remove_stale_work
 
 log = logging.getLogger(__name__)
 
@@ -404,7 +403,7 @@ class _Segment:
 
 
 def _cleanup_dir(path: str) -> None:
-    shutil.rmtree(path, ignore_errors=True)
+    finish_work_dir(path, remove=True)
 
 
 # ------------------------------------------------------------------ builder
@@ -593,7 +592,7 @@ class CSRBuilder:
         if self._tmp is None:
             base = self._work_base()
             base.mkdir(parents=True, exist_ok=True)
-            self._tmp = Path(tempfile.mkdtemp(prefix=f"{BUILD_DIR_PREFIX}{owner_tag()}-", dir=base))
+            self._tmp = make_work_dir(base, BUILD_DIR_PREFIX)
             # Removed also if the builder is dropped without close().
             self._finalizer = weakref.finalize(self, _cleanup_dir, str(self._tmp))
             log.debug("spilling edge chunks to %s", self._tmp)
