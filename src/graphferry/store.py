@@ -246,7 +246,7 @@ def make_work_dir(parent: str | os.PathLike, prefix: str) -> Path:
         >>> d = make_work_dir(tempfile.mkdtemp(), ".g.tmp-")
         >>> d.is_dir(), d.name.startswith(".g.tmp-" + owner_tag())
         (True, True)
-        >>> remove_unfinished_work(); d.exists()
+        >>> finish_work_dir(d, remove=True); d.exists()
         False
     """
     for _ in range(100):
