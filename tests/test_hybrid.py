@@ -678,3 +678,59 @@ def test_executor_copy_refresh_moves_what_changed(changed):
     assert np.array_equal(copy.arrays["x"], primary["x"])
     per_id = 2 * 8  # an id and a value
     assert copy.moved_bytes == (n * 8 if changed > ExecutorState.WHOLE_SHARE * n else changed * per_id)
+
+
+def test_executor_copy_refresh_within_ranges():
+    # before a pull into [100, 300) and [500, 520), arrays the pull reads only at its destinations
+    # move there alone; an array it reads at sources moves wherever it changed; a later refresh
+    # without ranges still brings every stale vertex over (what was sent is tracked per vertex)
+    from graphferry.backends import get_backend
+    from graphferry.runtime import Program
+    from graphferry.scheduler.executors import Executor, ExecutorState
+
+    b = get_backend("cpu")
+    n = 1000
+    prog = Program("ranged_refresh", arrays={"own": "int64", "read": "int64"}, source="")
+    primary = {"own": np.arange(n, dtype=np.int64), "read": np.arange(n, dtype=np.int64)}
+    copy = ExecutorState(Executor("cpu", b, False), prog, primary, b, {}, np.int32, n)
+    ranges = [(100, 300), (500, 520)]
+    inside = np.r_[100:300, 500:520]
+    changed = np.array([5, 150, 299, 300, 505, 519, 520, 999])   # 3 + 1 of them inside
+    for k in primary:
+        primary[k][changed] = -7
+    copy.refresh(primary, {}, ranges=ranges, everywhere=("read",))
+    assert np.array_equal(copy.arrays["read"], primary["read"])
+    assert np.array_equal(copy.arrays["own"][inside], primary["own"][inside])
+    outside = np.setdiff1d(changed, inside)
+    assert np.all(copy.arrays["own"][outside] == outside)                # stale there, as intended
+    assert copy.moved_bytes == 16 * len(changed) + 16 * 4                # ids + values of each
+    primary["own"][100:300] = 1                                          # most of a range: copied whole
+    copy.refresh(primary, {}, ranges=ranges, everywhere=())
+    assert copy.moved_bytes == 8 * 220 and np.array_equal(copy.arrays["own"][inside], primary["own"][inside])
+    copy.refresh(primary, {})
+    assert np.array_equal(copy.arrays["own"], primary["own"]) and copy.moved_bytes == 16 * len(outside)
+
+
+@pytest.mark.parametrize("reads", ["program", "unknown"])
+def test_cpu_executor_pulls_move_only_its_ranges(reads, monkeypatch):
+    # BFS's pull reads no other vertex's state: its CPU executor's copy is refreshed in the ranges
+    # it pulls into, and what it changed comes back by id; the levels equal the CPU backend's
+    from graphferry.generators import kronecker_graph
+    from graphferry.runtime.program import Program
+
+    if reads == "unknown":  # what a program whose text does not show what its pull reads gets
+        monkeypatch.setattr(Program, "pull_source_arrays", property(lambda self: None))
+    g = kronecker_graph(12, seed=2)
+    src = int(g.out_degree.argmax())
+    options = hybrid_options(g, Policy(mix=MIXES["filter+cpu"]), min_parts=16)
+    r = bfs(g, src, **options)
+    assert np.array_equal(r.levels, bfs(g, src, backend="cpu").levels)
+    check_record(r, options)
+    pulls = [s for s in r.record.edge_steps if s.direction == "pull" and any(p.device == "cpu" for p in s.partitions)]
+    assert len(pulls) >= 2
+    whole = 2 * g.n * g.indices.itemsize     # parent and level
+    later = [s.state_bytes for s in pulls[1:]]
+    if reads == "program":
+        assert all(b < 0.75 * whole for b in later), (later, whole)
+    else:
+        assert any(b >= whole for b in later), (later, whole)

@@ -55,6 +55,42 @@ def test_program_validation():
     assert TOUCH.has_push and not TOUCH.has_pull
 
 
+_ARRAYS = {"a": "int64", "b": "float64", "c": "int32"}
+_COND = "GF_FN bool cond(const State& S, vid_t d) { return S.a[d] < 0; }\n"
+
+
+@pytest.mark.parametrize("update, want", [
+    ("{ S.a[d] = s; S.c[ d ] = (int)S.k; return true; }", ()),                         # BFS-like
+    ("{ double x = S.b[s] + w; if (x < S.b[d]) { S.b[d] = x; return true; } return false; }", ("b",)),
+    ("{ S.a[d] = S.c[S.a[s]]; return true; }", ("a", "c")),                            # nested index
+    ("{ /* S.b[s] */ S.a[d] = 1; // S.c[s]\n return true; }", ()),                     # comments
+    ("{ gf_link(S.a, s, d); return false; }", None),                                   # a pointer handed on
+    ("{ return helper(S, s, d); }", None),                                             # the state handed on
+    ("{ int64_t* p = S.a; p[d] = 1; return true; }", None),
+    ("{ AT(a, d) = AT(c, s); return true; }", None),                                   # a macro's arguments
+])
+def test_pull_source_arrays_reads_the_pull_text(update, want):
+    # what a pull touches at vertices other than its destination, or None when the text cannot say
+    p = Program("t", arrays=_ARRAYS, scalars={"k": "int64"},
+                source=_COND + f"GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {update}\n")
+    assert p.pull_source_arrays == want
+
+
+def test_pull_source_arrays_reads_the_fold_and_its_own_parameter_names():
+    src = ("GF_FN bool cond(const State& T, vid_t v) { return true; }\n"
+           "GF_FN bool update(const State& T, vid_t u, vid_t v, float w) { T.a[v] += T.b[u]; return true; }\n"
+           "GF_FN double pull_begin(const State& T, vid_t v) { return T.b[v]; }\n"
+           "GF_FN void pull_fold(const State& T, double& acc, vid_t u, vid_t v, float w) { acc += T.c[u]; }\n"
+           "GF_FN bool pull_end(const State& T, vid_t v, double acc) { T.b[v] = acc; return true; }\n")
+    assert Program("t", arrays=_ARRAYS, source=src).pull_source_arrays == ("b", "c")
+    from graphferry.algorithms import bfs, sssp  # noqa: F401 - the registered programs
+    from graphferry.algorithms.bfs import PROGRAM as BFS
+
+    assert BFS.pull_source_arrays == ()
+    hidden = "#define LEVEL(x) T.a[x]\n" + src.replace("T.a[v] += T.b[u]", "LEVEL(v) += 1")
+    assert Program("t", arrays=_ARRAYS, source=hidden).pull_source_arrays is None   # a macro hides its index
+
+
 @settings(max_examples=50, deadline=None)
 @given(n=st.integers(1, 300), data=st.data())
 def test_frontier_ids_and_bits_round_trip(n, data):

@@ -78,6 +78,68 @@ def _cond_is_true(source: str) -> bool:
                      r"\{\s*return\s+true\s*;\s*\}", source) is not None
 
 
+# The functions a pull runs for destination d, and the position of d among their parameters.
+_PULL_FUNCTIONS = {"cond": 1, "update": 2, "pull_begin": 1, "pull_fold": 3, "pull_end": 1}
+
+
+def _function_body(source: str, name: str) -> tuple[list[str], str] | None:
+    """Parameter names and body text of ``name(const State& ...)`` in ``source`` (None: not found,
+    or braces that do not balance)."""
+    m = re.search(rf"\b{name}\s*\(\s*(const\s+State\s*&[^)]*)\)\s*\{{", source)
+    if m is None:
+        return None
+    params = [re.findall(r"\w+", p)[-1] if re.findall(r"\w+", p) else "" for p in m.group(1).split(",")]
+    depth, i = 1, m.end()
+    while i < len(source) and depth:
+        depth += {"{": 1, "}": -1}.get(source[i], 0)
+        i += 1
+    return (params, source[m.end():i - 1]) if depth == 0 else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _pull_source_arrays(source: str, arrays: tuple[str, ...], scalars: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The arrays that a pull's functions may read or write at a vertex other than the destination
+    ``d`` (see :attr:`Program.pull_source_arrays`); None when the text does not show it: the
+    state is handed on whole (``gf_link(S.label, ...)``, ``helper(S, ...)``), an array is used
+    other than indexed, or a function's text cannot be found."""
+    found: set[str] = set()
+    names = "|".join(re.escape(a) for a in arrays) or "(?!)"
+    for line in re.findall(r"^\s*#\s*define\b.*$", source, flags=re.M):
+        if re.search(rf"\b({names})\b", line):
+            return None  # a macro may index an array at any vertex: the text does not show which
+    for name, at in _PULL_FUNCTIONS.items():
+        if not _defines(source, name):
+            continue
+        parsed = _function_body(source, name)
+        if parsed is None or len(parsed[0]) <= at:
+            return None
+        params, body = parsed
+        state, dest = params[0], params[at]
+        body = re.sub(r"//[^\n]*|/\*.*?\*/", " ", body, flags=re.S)
+        bare = re.sub(rf"\b{re.escape(state)}\s*\.\s*\w+", " ", body)  # S.a gone: what names remain?
+        if re.search(rf"\b({names})\b", bare):
+            return None  # an array named outside ``S.a[...]`` (a macro's argument, a local of that name)
+        for m in re.finditer(rf"\b{re.escape(state)}\b", body):  # each use, nested ones too
+            use = re.match(r"\s*\.\s*(\w+)\s*(\[)?", body[m.end():])
+            if use is None:
+                return None  # the state itself handed on
+            field_name = use.group(1)
+            if field_name in scalars and not use.group(2):
+                continue
+            if field_name not in arrays or not use.group(2):
+                return None  # a pointer handed on, or something this reading does not know
+            start = m.end() + use.end()
+            depth, i = 1, start
+            while i < len(body) and depth:
+                depth += {"[": 1, "]": -1}.get(body[i], 0)
+                i += 1
+            if depth:
+                return None
+            if body[start:i - 1].strip() != dest:
+                found.add(field_name)
+    return tuple(a for a in arrays if a in found)
+
+
 @dataclass(frozen=True)
 class Program:
     """A vertex program (see module docstring)."""
@@ -94,9 +156,10 @@ class Program:
     #: executors owning disjoint destinations merge by copying them). None: the edge
     #: functions write elsewhere (e.g. union-find links): one executor runs each edge_map.
     combine: str | None = None
-    #: True promises that push's ``update_atomic`` returns true whenever it changes ``d``'s
-    #: state, so an edge_map's output frontier names every vertex it changed: ranks then
-    #: exchange only those vertices' values (Lux's update set) instead of whole arrays.
+    #: True promises that push's ``update_atomic`` and pull's ``update`` (or ``pull_end``) return
+    #: true whenever they change ``d``'s state, so an edge_map's output frontier names every
+    #: vertex it changed: ranks and executors then exchange only those vertices' values (Lux's
+    #: update set) instead of whole arrays.
     signals_changes: bool = False
     #: The arrays the edge functions (``update``, ``pull_end``, ``update_atomic``) write; None:
     #: any. Executors and ranks then merge and exchange these only, and need no snapshot of
@@ -139,6 +202,23 @@ class Program:
     def written_arrays(self) -> list[str]:
         """The arrays an edge_map may change (all of them unless ``edge_writes`` says which)."""
         return list(self.arrays) if self.edge_writes is None else [a for a in self.arrays if a in self.edge_writes]
+
+    @property
+    def pull_source_arrays(self) -> tuple[str, ...] | None:
+        """The arrays a pull may touch at vertices other than its destination (read from the
+        text of ``cond``, ``update`` and the fold: every ``S.a[x]`` with ``x`` not ``d``), or
+        None when the text does not show it. An executor that pulls a range of destinations
+        then needs the others' values of these arrays only, and of the rest its own range.
+
+        Example:
+            >>> p = Program("pr", arrays={"contrib": "float64", "acc": "float64"}, source=(
+            ...     "GF_FN bool cond(const State& S, vid_t d) { return true; }\\n"
+            ...     "GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {"
+            ...     " S.acc[d] += S.contrib[s]; return true; }"))
+            >>> p.pull_source_arrays
+            ('contrib',)
+        """
+        return _pull_source_arrays(self.source, tuple(self.arrays), tuple(self.scalars))
 
     @property
     def has_push(self) -> bool:

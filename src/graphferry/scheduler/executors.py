@@ -87,19 +87,37 @@ class ExecutorState:
         return (self.program is program and self.source.keys() == arrays.keys()
                 and all(self.source[k] is v for k, v in arrays.items()))
 
-    def refresh(self, arrays: dict[str, Any], scalars: dict[str, Any]) -> None:
-        """Bring the copy up to date: the vertices whose state differs from what was sent cross."""
+    def refresh(self, arrays: dict[str, Any], scalars: dict[str, Any], *,
+                ranges: list[tuple[int, int]] | None = None, everywhere: tuple[str, ...] | None = None) -> None:
+        """Bring the copy up to date: the vertices whose state differs from what was sent cross.
+
+        ``ranges`` (sorted, disjoint, not touching: :func:`owned_ranges`) with ``everywhere``: the
+        executor next pulls into these destination ranges and reads other vertices' values of the
+        arrays in ``everywhere`` only (``Program.pull_source_arrays``), so the other arrays are
+        brought up to date within the ranges alone. A BFS pull reads no other vertex's state:
+        the device's discoveries elsewhere (14.6 M vertices in one Kronecker-25 round) stay put.
+        """
         p, xp = self.primary, self.primary.xp
         self.moved_bytes = 0
+        limited = ranges is not None and everywhere is not None
+        if limited:
+            edges = np.array(ranges, dtype=np.int64).ravel()
+            assert np.all(np.diff(edges) > 0), "ranges must be sorted, disjoint and not touching"
+            span = int((edges[1::2] - edges[0::2]).sum())
+            edges_dev = xp.asarray(edges)
         for k, arr in arrays.items():  # each array its own changes: an array nobody wrote moves nothing
             ids = xp.flatnonzero(arr != self.sent[k])
-            if len(ids) > self.WHOLE_SHARE * self.n:
-                # most of it changed (a dense BFS round): one contiguous copy beats ids + values and a
-                # scatter of one thread over them (Kronecker 25, BFS's 14.6 M changed vertices on an
-                # H200 host: 238 ms of exchange in a 260 ms round)
-                self.arrays[k][...] = p.to_host(arr)
-                self.sent[k][...] = arr
-                self.moved_bytes += int(arr.nbytes)
+            within = limited and k not in everywhere
+            if within and len(ids):  # an id lies in a range where an odd number of edges is at or below it
+                ids = ids[xp.searchsorted(edges_dev, ids, side="right") % 2 == 1]
+            if len(ids) > self.WHOLE_SHARE * (span if within else self.n):
+                # most of it changed (a dense BFS round): one contiguous copy per range beats ids +
+                # values and a scatter of one thread over them (Kronecker 25, BFS's 14.6 M changed
+                # vertices on an H200 host: 238 ms of exchange in a 260 ms round)
+                for lo, hi in (ranges if within else [(0, self.n)]):
+                    self.arrays[k][lo:hi] = p.to_host(arr[lo:hi])
+                    self.sent[k][lo:hi] = arr[lo:hi]
+                    self.moved_bytes += int(arr[lo:hi].nbytes)
             elif len(ids):
                 at = self.backend.asarray(p.to_host(ids))
                 values = arr[ids]
@@ -141,6 +159,18 @@ class ExecutorState:
                     self.sent[k][at] = values
                     self.moved_bytes += int(values.nbytes) + int(ids.nbytes)
             return
+        if direction == "pull" and signalled:
+            # its output frontier names every destination it changed, all within its ranges
+            ids = b.to_host(b.ids_from_bits(self.out, self.n))
+            if len(ids) <= self.WHOLE_SHARE * sum(hi - lo for lo, hi in ranges):
+                at = p.asarray(ids)
+                for k, arr in mine.items():
+                    if len(ids):
+                        values = p.asarray(np.ascontiguousarray(b.to_host(self.arrays[k][b.asarray(ids)])))
+                        arr[at] = values
+                        self.sent[k][at] = values
+                        self.moved_bytes += int(values.nbytes) + int(ids.nbytes)
+                return
         theirs = {k: b.to_host(self.arrays[k]) for k in mine}
         merge_arrays(p, mine, theirs, self.snapshot, combine, direction, ranges)
         if direction == "push":  # whole arrays merged: the next edge_map copies the state again

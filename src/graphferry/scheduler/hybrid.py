@@ -172,7 +172,9 @@ class HybridEngine:
         futures = []
         t_sync = time.perf_counter()
         fresh = {ex for ex in by_exec if not self._mirrored(ex, st)}  # these copy the whole state first
-        states, exchanged = self._executor_states(by_exec, st, n)
+        # a pull's executor needs the others' values only of what the pull reads at its sources
+        everywhere = st.program.pull_source_arrays if direction == "pull" else None
+        states, exchanged = self._executor_states(by_exec, st, n, parts=parts, everywhere=everywhere)
         sync_seconds = time.perf_counter() - t_sync
         if by_exec:
             if self._threads is None:
@@ -403,12 +405,17 @@ class HybridEngine:
                 out[k] = est.predict(self._mirrored(k, st), state_bytes) * (speed.scale() if speed else 1.0)
         return out
 
-    def _executor_states(self, by_exec: dict, st, n: int) -> tuple[dict, dict]:
-        """Each other executor's copy of the state, brought up to date, and the seconds that took."""
+    def _executor_states(self, by_exec: dict, st, n: int, *, parts=None,
+                         everywhere: tuple[str, ...] | None = None) -> tuple[dict, dict]:
+        """Each other executor's copy of the state, brought up to date, and the seconds that took.
+
+        ``everywhere`` (with ``parts``): the executor pulls into its partitions' destinations and
+        reads other vertices' values of these arrays only; the rest is refreshed in its ranges."""
         states, seconds = {}, {}
-        for ex in by_exec:
+        for ex, idx in by_exec.items():
             t = time.perf_counter()
-            states[ex] = self._executor_state(ex, st, n)
+            ranges = owned_ranges(parts, idx) if everywhere is not None else None
+            states[ex] = self._executor_state(ex, st, n, ranges=ranges, everywhere=everywhere)
             seconds[ex] = time.perf_counter() - t
         return states, seconds
 
@@ -442,12 +449,13 @@ class HybridEngine:
         es = self._states.get(ex)
         return es is not None and es.mirrors(st.program, st.arrays)
 
-    def _executor_state(self, ex: int, st, n: int) -> ExecutorState:
+    def _executor_state(self, ex: int, st, n: int, *, ranges=None, everywhere=None) -> ExecutorState:
         """Executor ``ex``'s copy of ``st``'s state: the one kept from the last edge_map, refreshed
-        by difference, or a new whole copy when ``st`` is another program state."""
+        by difference (within ``ranges`` only for arrays not in ``everywhere``), or a new whole copy
+        when ``st`` is another program state."""
         es = self._states.get(ex)
         if es is not None and es.mirrors(st.program, st.arrays):
-            es.refresh(st.arrays, st.scalars)
+            es.refresh(st.arrays, st.scalars, ranges=ranges, everywhere=everywhere)
             return es
         es = self._states[ex] = ExecutorState(self.executors[ex], st.program, st.arrays, self.backend,
                                               st.scalars, self.side.indices.dtype, n)
