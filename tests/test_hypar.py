@@ -403,6 +403,20 @@ def test_calibration_is_kept_per_application_and_executors_and_resampled_for_a_l
         hypar(small, "components", TWO, calibration="stale")
 
 
+@pytest.mark.parametrize("min_seconds, want", [(0.0, [0.05, 0.075, 0.10]), (float("inf"), [0.2, 0.3, 0.4])])
+def test_calibration_samples_grow_until_they_run_long_enough(monkeypatch, min_seconds, want):
+    # HyPar's 5-10% samples where they run long enough to show a rate; doubled up to 40% otherwise
+    import graphferry.algorithms.hypar as H
+
+    monkeypatch.setattr(H, "MIN_SAMPLE_SECONDS", min_seconds)
+    g = kronecker_graph(9, seed=4)
+    fractions = H.sample_fractions(g, "components", TWO)
+    assert fractions == pytest.approx(want)
+    cal = H.calibrate(g, "components", TWO)
+    prepared = H.APPLICATIONS["components"]().prepare(g)
+    assert [n for n, _ in cal.sizes] == [round(prepared.n * f) for f in want]
+
+
 def test_fit_rate_keeps_both_terms_non_negative():
     from graphferry.algorithms.hypar import fit_rate
 
