@@ -443,7 +443,23 @@ def test_signal_at_the_worst_instant_leaves_nothing(tmp_path, monkeypatch, where
     result = _cli("convert", str(src), str(out))
     assert _cli_error(result, code) == f"error: {word}"
     assert not out.exists() and _leftovers(out.parent, tmpdir) == []
-    assert store._UNFINISHED == set()
+    assert not store._UNFINISHED
+
+
+def test_a_forked_child_leaves_its_parents_work_alone(tmp_path):
+    # a child forked while a store is being written exits (atexit runs) without removing it
+    import graphferry.store as store
+
+    work = store.make_work_dir(tmp_path, ".g.tmp-")
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: its exit runs remove_unfinished_work
+            os._exit(0 if store.remove_unfinished_work() == [] else 1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0 and work.is_dir()
+    finally:
+        store.finish_work_dir(work, remove=True)
+    assert not work.exists()
 
 
 def test_next_convert_removes_what_a_killed_one_left(big_edge_list, tmp_path):

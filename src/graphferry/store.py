@@ -231,7 +231,8 @@ def owner_is_alive(name: str, prefix: str) -> bool:
 # recorded *before* its directory is made, so a signal that lands anywhere
 # between mkdir and the owner's ``with``/``finally`` (inside mkdtemp, before
 # ``__enter__``) still leaves a name that :func:`remove_unfinished_work` finds.
-_UNFINISHED: set[Path] = set()
+# Each name maps to the pid that made it: a forked child exiting must not remove its parent's.
+_UNFINISHED: dict[Path, int] = {}
 
 
 def make_work_dir(parent: str | os.PathLike, prefix: str) -> Path:
@@ -251,17 +252,17 @@ def make_work_dir(parent: str | os.PathLike, prefix: str) -> Path:
     """
     for _ in range(100):
         path = Path(parent) / f"{prefix}{owner_tag()}-{secrets.token_hex(8)}"
-        _UNFINISHED.add(path)
+        _UNFINISHED[path] = os.getpid()
         try:
             os.mkdir(path, 0o700)
         except FileExistsError:  # not ours (64 random bits make this all but impossible)
-            _UNFINISHED.discard(path)
+            _UNFINISHED.pop(path, None)
             continue
         except BaseException:
             # A signal's exception can surface here after mkdir succeeded: keep
             # such a name recorded; forget it only when nothing was made.
             if not os.path.lexists(path):
-                _UNFINISHED.discard(path)
+                _UNFINISHED.pop(path, None)
             raise
         return path
     raise FileExistsError(errno.EEXIST, "no free name for a work directory", str(Path(parent) / prefix))
@@ -272,7 +273,7 @@ def finish_work_dir(path: str | os.PathLike, *, remove: bool = False) -> None:
     path = Path(path)
     if remove:
         shutil.rmtree(path, ignore_errors=True)
-    _UNFINISHED.discard(path)
+    _UNFINISHED.pop(path, None)
 
 
 def remove_unfinished_work() -> list[Path]:
@@ -281,7 +282,8 @@ def remove_unfinished_work() -> list[Path]:
     Runs at interpreter exit and when the CLI is stopped by a signal, so a
     conversion interrupted at any instant leaves no temporary directory.
     """
-    removed = sorted(_UNFINISHED)
+    me = os.getpid()
+    removed = sorted(path for path, pid in _UNFINISHED.items() if pid == me)
     for path in removed:
         finish_work_dir(path, remove=True)
     return removed
