@@ -10,14 +10,14 @@ mkdir -p "$OUT"
 export GRAPHFERRY_COMMIT=${GRAPHFERRY_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv | tee "$OUT/gpu.txt"
 # every GPU-marked test (339 at f6056fd: 64 s on an H200)
-timeout "${TEST_S:-220}" python -m pytest -q -m gpu -p no:cacheprovider tests \
-    --junitxml="$OUT/gpu-tests.xml" > "$OUT/gpu-tests.txt" 2>&1
+TESTS=(python -m pytest -q -m gpu -p no:cacheprovider tests --junitxml="$OUT/gpu-tests.xml")
+timeout "${TEST_S:-220}" "${TESTS[@]}" > "$OUT/gpu-tests.txt" 2>&1
 rc=$?
 echo "gpu tests rc=$rc"; tail -4 "$OUT/gpu-tests.txt"
 # The record the repository keeps: commit, device, passed/failed/skipped counts. Copy
 # $OUT/gpu-tests-<device>.json to bench/results/ and commit it after every change to the
 # runtime, the backends or the engines.
-python bench/gpu_tests_record.py "$OUT/gpu-tests.xml" "$rc" "$OUT"
+python bench/gpu_tests_record.py "$OUT/gpu-tests.xml" "$rc" "$OUT" "${TESTS[@]}"
 timeout 90 python -m graphferry demo --scale 20 > "$OUT/demo.txt" 2>&1
 echo "demo rc=$?"; tail -12 "$OUT/demo.txt"
 timeout "${BENCH_S:-230}" python bench/engines_bench.py --scales 24 --algorithms pagerank --tag pr-lib \

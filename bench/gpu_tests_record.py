@@ -1,11 +1,12 @@
 """Turn a pytest JUnit XML report of the GPU tests into the record kept in ``bench/results/``.
 
-    python bench/gpu_tests_record.py gpu-tests.xml <pytest exit code> <out dir>
+    python bench/gpu_tests_record.py gpu-tests.xml <pytest exit code> <out dir> [the pytest command]
 
 writes ``<out dir>/gpu-tests-<device>.json``: the commit (``GRAPHFERRY_COMMIT`` or
 ``git rev-parse``, ``-dirty`` when the tree has changes), the date, the device (from
 ``nvidia-smi``), pytest's exit code and the passed / failed / error / skipped counts, with the
-ids of the tests that failed. bench/gpu_session.sh calls it on the GPU machine; the lead copies
+ids of the tests that failed, and the command that ran them (the trailing arguments; when
+absent, ``GRAPHFERRY_TEST_COMMAND``, else "unknown"). bench/gpu_session.sh calls it on the GPU machine; the lead copies
 the file into ``bench/results/`` and commits it.
 
 Example (a report without a GPU):
@@ -51,8 +52,10 @@ def _run(cmd) -> str:
 
 
 def main(argv) -> int:
-    xml_path, rc, out_dir = argv[1], int(argv[2]), Path(argv[3])
     import os
+
+    xml_path, rc, out_dir = argv[1], int(argv[2]), Path(argv[3])
+    command = " ".join(argv[4:]) or os.environ.get("GRAPHFERRY_TEST_COMMAND") or "unknown"
 
     commit = os.environ.get("GRAPHFERRY_COMMIT") or _run(["git", "rev-parse", "HEAD"]) or "unknown"
     if _run(["git", "status", "--porcelain", "--untracked-files=no"]):
@@ -67,8 +70,7 @@ def main(argv) -> int:
         tally, bad = None, [f"no report: {e}"]
     doc = {"schema": "graphferry-gpu-tests/1", "commit": commit,
            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-           "device": name, "gpus": len(device), "command": "bash bench/gpu_session.sh",
-           "tests": "pytest -m gpu tests",
+           "device": name, "gpus": len(device), "command": command,
            "pytest_exit_code": rc, "counts": tally, "failed": bad}
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"gpu-tests-{slug}.json"
