@@ -446,6 +446,32 @@ def test_signal_at_the_worst_instant_leaves_nothing(tmp_path, monkeypatch, where
     assert not store._UNFINISHED
 
 
+@pytest.mark.parametrize("sig, code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_signal_between_the_renames_of_a_replacement_puts_the_old_store_back(tmp_path, monkeypatch, sig, code):
+    # convert --force moves the old store aside, then the new one in: a signal in between
+    # leaves the old store where it was, and nothing else
+    import signal
+
+    from graphferry.cli.exits import Stopped
+
+    out = tmp_path / "g.store"
+    write_store(_small_graph(), out)
+    src = tmp_path / "g.el"
+    src.write_text("0 1\n1 2\n")
+    real_rename = os.rename
+
+    def rename_then_signal(a, b, *args, **kwargs):
+        real_rename(a, b, *args, **kwargs)
+        if ".old-" in os.path.basename(b):
+            raise Stopped(getattr(signal, sig))
+
+    monkeypatch.setattr(os, "rename", rename_then_signal)
+    result = _cli("convert", str(src), str(out), "--force")
+    assert result.exit_code == code, result.stderr
+    assert open_store(out).n == _small_graph().n
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.el", "g.store"]
+
+
 def test_a_forked_child_leaves_its_parents_work_alone(tmp_path):
     # a child forked while a store is being written exits (atexit runs) without removing it
     import graphferry.store as store

@@ -526,19 +526,26 @@ class StoreWriter:
     def _install(self) -> None:
         self._check_target()  # again: something may have appeared meanwhile
         old = None
-        if self.path.exists():
-            # rename() cannot replace a non-empty directory: move the old store
-            # aside, put the new one in, then delete the old one.
-            old = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.old-{owner_tag()}-",
-                                        dir=self.path.parent))
-            os.rmdir(old)
-            os.rename(self.path, old)
+
+        def put_back() -> None:  # the old store, moved aside, goes back when the new one is not in place
+            if old is not None and old.exists() and not self.path.exists():
+                os.rename(old, self.path)
+
         try:
+            if self.path.exists():
+                # rename() cannot replace a non-empty directory: move the old store
+                # aside, put the new one in, then delete the old one.
+                old = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.old-{owner_tag()}-",
+                                            dir=self.path.parent))
+                os.rmdir(old)
+                os.rename(self.path, old)
             os.rename(self.tmp, self.path)
         except OSError as e:
-            if old is not None:
-                os.rename(old, self.path)
+            put_back()
             raise StoreError(f"{self.path}: could not move the new store into place ({e})") from e
+        except BaseException:  # a signal between the two renames
+            put_back()
+            raise
         finish_work_dir(self.tmp)  # after the rename: an interruption before it still removes tmp
         if self.durable:
             _fsync_path(self.path.parent, directory=True)
