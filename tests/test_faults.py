@@ -472,6 +472,33 @@ def test_signal_between_the_renames_of_a_replacement_puts_the_old_store_back(tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.el", "g.store"]
 
 
+@pytest.mark.parametrize("suffix", [".csv", ".npy", ".json"])
+def test_signal_right_after_an_output_file_is_made_leaves_nothing(clean_store, tmp_path, monkeypatch, suffix):
+    # `run --out` / `--record` write under a temporary name and rename: a signal the instant that
+    # name was made (before any try owns it) leaves neither it nor a half-written output
+    import signal
+
+    import graphferry.store as store
+    from graphferry.cli.exits import Stopped
+
+    real_open = os.open
+
+    def open_then_signal(path, flags, *args, **kwargs):
+        fd = real_open(path, flags, *args, **kwargs)
+        if flags & os.O_EXCL and os.path.basename(path).startswith(".out"):
+            os.close(fd)
+            raise Stopped(signal.SIGINT)
+        return fd
+
+    monkeypatch.setattr(os, "open", open_then_signal)
+    out = tmp_path / f"out{suffix}"
+    args = ["run", "wcc", str(clean_store), "--backend", "cpu"]
+    args += ["--record", str(out)] if suffix == ".json" else ["--out", str(out)]
+    result = _cli(*args)
+    assert result.exit_code == 130, (result.exit_code, result.stderr)
+    assert list(tmp_path.iterdir()) == [] and not store._UNFINISHED
+
+
 def test_a_forked_child_leaves_its_parents_work_alone(tmp_path):
     # a child forked while a store is being written exits (atexit runs) without removing it
     import graphferry.store as store
@@ -484,7 +511,7 @@ def test_a_forked_child_leaves_its_parents_work_alone(tmp_path):
         _, status = os.waitpid(pid, 0)
         assert os.waitstatus_to_exitcode(status) == 0 and work.is_dir()
     finally:
-        store.finish_work_dir(work, remove=True)
+        store.finish_work(work, remove=True)
     assert not work.exists()
 
 

@@ -27,12 +27,12 @@ Example:
 from __future__ import annotations
 
 import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from .errors import GraphferryError
+from .store import finish_work, make_work_file
 
 #: One colour per engine; devices are told apart by hatching.
 ENGINE_COLOURS = {"resident": "#2ca02c", "filter": "#1f77b4", "compaction": "#ff7f0e", "zerocopy": "#9467bd",
@@ -110,13 +110,11 @@ def plot_record(record: dict[str, Any], out: str | os.PathLike) -> Path:
     fig.tight_layout()
 
     out = Path(out)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".png", dir=out.parent if str(out.parent) else ".")
-    os.close(fd)
+    tmp = make_work_file(out.parent if str(out.parent) else ".", f".{out.name}.", ".png")
     try:
         fig.savefig(tmp, dpi=110, format="png")
         os.replace(tmp, out)  # whole or not at all
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        finish_work(tmp, remove=True)  # nothing there once renamed
     return out

@@ -239,7 +239,7 @@ def make_work_dir(parent: str | os.PathLike, prefix: str) -> Path:
     """A new private directory ``parent/<prefix><owner_tag()>-<random>``, recorded as unfinished.
 
     Like :func:`tempfile.mkdtemp`, but the name is known before the directory
-    exists, so an interruption cannot orphan it. Call :func:`finish_work_dir`
+    exists, so an interruption cannot orphan it. Call :func:`finish_work`
     once it is renamed into place or removed.
 
     Example:
@@ -247,7 +247,7 @@ def make_work_dir(parent: str | os.PathLike, prefix: str) -> Path:
         >>> d = make_work_dir(tempfile.mkdtemp(), ".g.tmp-")
         >>> d.is_dir(), d.name.startswith(".g.tmp-" + owner_tag())
         (True, True)
-        >>> finish_work_dir(d, remove=True); d.exists()
+        >>> finish_work(d, remove=True); d.exists()
         False
     """
     for _ in range(100):
@@ -268,16 +268,49 @@ def make_work_dir(parent: str | os.PathLike, prefix: str) -> Path:
     raise FileExistsError(errno.EEXIST, "no free name for a work directory", str(Path(parent) / prefix))
 
 
-def finish_work_dir(path: str | os.PathLike, *, remove: bool = False) -> None:
-    """Forget ``path`` as unfinished (after renaming it into place), or remove it first."""
+def make_work_file(parent: str | os.PathLike, prefix: str, suffix: str = "") -> Path:
+    """A new empty file ``parent/<prefix><random><suffix>``, recorded as unfinished like
+    :func:`make_work_dir`'s directories: an output written under it and renamed into place.
+
+    Example:
+        >>> import tempfile
+        >>> f = make_work_file(tempfile.mkdtemp(), ".out.csv.", ".csv")
+        >>> f.is_file(), f.name.endswith(".csv")
+        (True, True)
+        >>> finish_work(f, remove=True); f.exists()
+        False
+    """
+    for _ in range(100):
+        path = Path(parent) / f"{prefix}{secrets.token_hex(8)}{suffix}"
+        _UNFINISHED[path] = os.getpid()
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            _UNFINISHED.pop(path, None)
+            continue
+        except BaseException:
+            if not os.path.lexists(path):
+                _UNFINISHED.pop(path, None)
+            raise
+        return path
+    raise FileExistsError(errno.EEXIST, "no free name for a work file", str(Path(parent) / prefix))
+
+
+def finish_work(path: str | os.PathLike, *, remove: bool = False) -> None:
+    """Forget ``path`` (a work directory or file) as unfinished, after renaming it into place,
+    or remove it first."""
     path = Path(path)
     if remove:
-        shutil.rmtree(path, ignore_errors=True)
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
     _UNFINISHED.pop(path, None)
 
 
 def remove_unfinished_work() -> list[Path]:
-    """Remove every work directory of this process that was not finished; returns them.
+    """Remove every work directory and file of this process that was not finished; returns them.
 
     Runs at interpreter exit and when the CLI is stopped by a signal, so a
     conversion interrupted at any instant leaves no temporary directory.
@@ -285,7 +318,7 @@ def remove_unfinished_work() -> list[Path]:
     me = os.getpid()
     removed = sorted(path for path, pid in _UNFINISHED.items() if pid == me)
     for path in removed:
-        finish_work_dir(path, remove=True)
+        finish_work(path, remove=True)
     return removed
 
 
@@ -546,7 +579,7 @@ class StoreWriter:
         except BaseException:  # a signal between the two renames
             put_back()
             raise
-        finish_work_dir(self.tmp)  # after the rename: an interruption before it still removes tmp
+        finish_work(self.tmp)  # after the rename: an interruption before it still removes tmp
         if self.durable:
             _fsync_path(self.path.parent, directory=True)
         if old is not None:
@@ -557,7 +590,7 @@ class StoreWriter:
         if self._done:
             return
         self._release_maps()
-        finish_work_dir(self.tmp, remove=True)
+        finish_work(self.tmp, remove=True)
         self._done = True
 
     def __enter__(self) -> "StoreWriter":

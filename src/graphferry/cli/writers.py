@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import GraphferryError, writing
+from ..store import finish_work, make_work_file
 
 
 _TABLE_SUFFIXES = (".parquet", ".csv", ".npy")
@@ -40,15 +39,14 @@ def write_table(columns: dict[str, np.ndarray], out: Path) -> None:
     """
     suffix = _check_table_path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=suffix, dir=out.parent)
-    os.close(fd)
+    tmp = make_work_file(out.parent, f".{out.name}.", suffix)  # named before it exists: no orphan
     try:
         with writing(out):
-            _write_table_file(columns, suffix, tmp)
-        _publish(tmp, out)
+            _write_table_file(columns, suffix, str(tmp))
+        _publish(str(tmp), out)
+        finish_work(tmp)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        finish_work(tmp, remove=True)
         raise
 
 
@@ -76,12 +74,12 @@ def _write_table_file(columns: dict[str, np.ndarray], suffix: str, tmp: str) -> 
 
 
 def _write_json(path: Path, data: Any) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent if str(path.parent) else ".")
+    tmp = make_work_file(path.parent if str(path.parent) else ".", f".{path.name}.")
     try:
-        with writing(path), os.fdopen(fd, "w") as f:
+        with writing(path), open(tmp, "w") as f:
             json.dump(data, f, indent=1, default=float)
-        _publish(tmp, path)
+        _publish(str(tmp), path)
+        finish_work(tmp)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        finish_work(tmp, remove=True)
         raise

@@ -64,7 +64,7 @@ import numpy as np
 
 from ..errors import InputError, excerpt, writing
 from ..graph import Graph, index_dtype_for, offsets_from_degrees
-from ..store import finish_work_dir, make_work_dir, remove_stale_work
+from ..store import finish_work, make_work_dir, remove_stale_work
 
 log = logging.getLogger(__name__)
 
@@ -403,7 +403,7 @@ class _Segment:
 
 
 def _cleanup_dir(path: str) -> None:
-    finish_work_dir(path, remove=True)
+    finish_work(path, remove=True)
 
 
 # ------------------------------------------------------------------ builder
