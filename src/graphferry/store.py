@@ -227,12 +227,33 @@ def owner_is_alive(name: str, prefix: str) -> bool:
     return not (start and now and now != start)  # a different start time: the pid was reused
 
 
-# Work directories this process made and has not finished with. A name is
-# recorded *before* its directory is made, so a signal that lands anywhere
-# between mkdir and the owner's ``with``/``finally`` (inside mkdtemp, before
-# ``__enter__``) still leaves a name that :func:`remove_unfinished_work` finds.
+# Work directories and files this process made and has not finished with. A name is
+# recorded *before* it is made, so a signal that lands anywhere between mkdir (or open)
+# and the owner's ``with``/``finally`` (inside mkdtemp, before ``__enter__``) still
+# leaves a name that :func:`remove_unfinished_work` finds.
 # Each name maps to the pid that made it: a forked child exiting must not remove its parent's.
 _UNFINISHED: dict[Path, int] = {}
+
+
+def _claim(parent: str | os.PathLike, name, create, what: str) -> Path:
+    """``parent/name()`` made by ``create(path)``, its name recorded as unfinished first; a new
+    random name while one is taken (64 random bits: all but impossible)."""
+    for _ in range(100):
+        path = Path(parent) / name()
+        _UNFINISHED[path] = os.getpid()
+        try:
+            create(path)
+        except FileExistsError:  # not ours
+            _UNFINISHED.pop(path, None)
+            continue
+        except BaseException:
+            # A signal's exception can surface here after the path was made: keep
+            # such a name recorded; forget it only when nothing was made.
+            if not os.path.lexists(path):
+                _UNFINISHED.pop(path, None)
+            raise
+        return path
+    raise FileExistsError(errno.EEXIST, f"no free name for a work {what}", str(parent))
 
 
 def make_work_dir(parent: str | os.PathLike, prefix: str) -> Path:
@@ -250,22 +271,8 @@ def make_work_dir(parent: str | os.PathLike, prefix: str) -> Path:
         >>> finish_work(d, remove=True); d.exists()
         False
     """
-    for _ in range(100):
-        path = Path(parent) / f"{prefix}{owner_tag()}-{secrets.token_hex(8)}"
-        _UNFINISHED[path] = os.getpid()
-        try:
-            os.mkdir(path, 0o700)
-        except FileExistsError:  # not ours (64 random bits make this all but impossible)
-            _UNFINISHED.pop(path, None)
-            continue
-        except BaseException:
-            # A signal's exception can surface here after mkdir succeeded: keep
-            # such a name recorded; forget it only when nothing was made.
-            if not os.path.lexists(path):
-                _UNFINISHED.pop(path, None)
-            raise
-        return path
-    raise FileExistsError(errno.EEXIST, "no free name for a work directory", str(Path(parent) / prefix))
+    return _claim(parent, lambda: f"{prefix}{owner_tag()}-{secrets.token_hex(8)}",
+                  lambda path: os.mkdir(path, 0o700), "directory")
 
 
 def make_work_file(parent: str | os.PathLike, prefix: str, suffix: str = "") -> Path:
@@ -280,20 +287,8 @@ def make_work_file(parent: str | os.PathLike, prefix: str, suffix: str = "") -> 
         >>> finish_work(f, remove=True); f.exists()
         False
     """
-    for _ in range(100):
-        path = Path(parent) / f"{prefix}{secrets.token_hex(8)}{suffix}"
-        _UNFINISHED[path] = os.getpid()
-        try:
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        except FileExistsError:
-            _UNFINISHED.pop(path, None)
-            continue
-        except BaseException:
-            if not os.path.lexists(path):
-                _UNFINISHED.pop(path, None)
-            raise
-        return path
-    raise FileExistsError(errno.EEXIST, "no free name for a work file", str(Path(parent) / prefix))
+    return _claim(parent, lambda: f"{prefix}{secrets.token_hex(8)}{suffix}",
+                  lambda path: os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)), "file")
 
 
 def finish_work(path: str | os.PathLike, *, remove: bool = False) -> None:
