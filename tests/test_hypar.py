@@ -417,6 +417,18 @@ def test_calibration_samples_grow_until_they_run_long_enough(monkeypatch, min_se
     assert [n for n, _ in cal.sizes] == [round(prepared.n * f) for f in want]
 
 
+def test_identical_executors_are_named_apart_in_the_plan():
+    # two Executor("cpu"): the planner predicts each on its own (cpu, cpu#2) and the answer is right
+    g = kronecker_graph(9, seed=3)
+    twins = [Executor("cpu"), Executor("cpu")]
+    r = hypar(g, "components", twins, calibration="fresh")
+    assert r.timings["executors"] == ["cpu", "cpu#2"]
+    assert set(r.timings["plan"]["predicted_seconds"]) == {"cpu", "cpu#2", "split"}
+    want = connected_components(sp.csr_matrix((np.ones(g.m), g.indices, g.offsets), shape=(g.n, g.n)),
+                                directed=False)[0]
+    assert r.scalars["components"] == want
+
+
 def test_fit_rate_keeps_both_terms_non_negative():
     from graphferry.algorithms.hypar import fit_rate
 

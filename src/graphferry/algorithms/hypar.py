@@ -164,6 +164,23 @@ class Executor:
         return self.name or (self.backend if self.budget is None else f"{self.backend}[{self.engine}]")
 
 
+def labels(executors: list[Executor]) -> list[str]:
+    """The executors' labels, a repeated one numbered from its second use (``cpu``, ``cpu#2``): the
+    planner's predictions and a run's timings name each executor apart.
+
+    Example:
+        >>> labels([Executor("cpu"), Executor("cuda"), Executor("cpu")])
+        ['cpu', 'cuda', 'cpu#2']
+    """
+    out: list[str] = []
+    for ex in executors:
+        label, k = ex.label, 2
+        while label in out:
+            label, k = f"{ex.label}#{k}", k + 1
+        out.append(label)
+    return out
+
+
 @dataclass
 class Split:
     """Vertex blocks ``[bounds[i], bounds[i + 1])``, one per executor, and how they were chosen."""
@@ -254,7 +271,7 @@ class Calibration:
     def predict(self, work: float, executors: list[Executor]) -> dict[str, float]:
         """Predicted seconds of every plan on a graph of this work: ``split`` and each executor
         alone by its label."""
-        out = {ex.label: rate.predict(work) for ex, rate in zip(executors, self.alone)}
+        out = {label: rate.predict(work) for label, rate in zip(labels(executors), self.alone)}
         if self.split is not None:
             out["split"] = self.split.predict(work)
         return out
@@ -411,8 +428,9 @@ def plan_for(graph: Graph, calibration: Calibration, executors: list[Executor], 
         'predicted split 10.5 s is not below 0.8 x a alone 7 s'
     """
     predicted = calibration.predict(graph.n + graph.m if work is None else work, executors)
-    best = int(np.argmin([predicted[ex.label] for ex in executors]))
-    label = executors[best].label
+    names = labels(executors)
+    best = int(np.argmin([predicted[name] for name in names]))
+    label = names[best]
     split = predicted.get("split")
     if split is None:
         return Plan(best, "no split rate measured", predicted)
@@ -596,9 +614,9 @@ def hypar(graph: Graph, app: "str | Application", executors: list[Executor], *, 
     timings["partition"] = time.perf_counter() - t
     result = _run(g, app, executors, chosen, split, timings, graph=graph, **settings)
     timings["total"] = time.perf_counter() - t0
-    timings["executors"] = [ex.label for ex in executors]
+    timings["executors"] = labels(executors)
     timings["sample_seconds"] = split.sample_seconds if split is not None else []
-    timings["plan"] = {"chosen": "split" if chosen.alone is None else executors[chosen.alone].label,
+    timings["plan"] = {"chosen": "split" if chosen.alone is None else labels(executors)[chosen.alone],
                        "why": chosen.why, "predicted_seconds": chosen.predicted, "calibration": how}
     if chosen.predicted:
         log.info("hypar %s: plan %s (%s)", app.name, timings["plan"]["chosen"], chosen.why)
@@ -1362,7 +1380,7 @@ def bsp(graph: Graph, app: "str | BspApplication", executors: list[Executor], *,
             break
     values, scalars = app.finish(graph, g, state)
     timings = {"total": time.perf_counter() - t0, "supersteps": supersteps, "executor_seconds": seconds.tolist(),
-               "executors": [ex.label for ex in executors], "sample_seconds": split.sample_seconds}
+               "executors": labels(executors), "sample_seconds": split.sample_seconds}
     return HyparResult(graph, values, scalars, timings,
                        int(split.bounds[1]) if len(split.bounds) > 2 else g.n, supersteps)
 
