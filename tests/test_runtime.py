@@ -76,6 +76,13 @@ def test_pull_source_arrays_reads_the_pull_text(update, want):
     assert p.pull_source_arrays == want
 
 
+def test_again_names_vertex_functions_only():
+    src = "GF_FN bool emit(const State& S, vid_t v) { return true; }\n"
+    assert Program("a", arrays={"x": "int64"}, source=src, vertex_functions=("emit",), again=("emit",)).again
+    with pytest.raises(ValueError, match="again names functions"):
+        Program("a", arrays={"x": "int64"}, source=src, vertex_functions=("emit",), again=("settle",))
+
+
 def test_pull_source_arrays_reads_the_fold_and_its_own_parameter_names():
     src = ("GF_FN bool cond(const State& T, vid_t v) { return true; }\n"
            "GF_FN bool update(const State& T, vid_t u, vid_t v, float w) { T.a[v] += T.b[u]; return true; }\n"

@@ -107,6 +107,9 @@ def _delta_program(dtype: str) -> Program:
         vertex_functions=("emit", "active", "settle", "normalise"),
         combine="sum",  # executors' residual increments add up
         edge_writes=("resid",),  # the edge functions add into resid only
+        # asynchronous mode: a loaded partition's vertices whose residual grew past the threshold
+        # in this round pass it on at once, from the edges already on the device
+        again=("active", "emit"),
         source=_DELTA_SOURCE.replace("{T}", ctype),
     )
 

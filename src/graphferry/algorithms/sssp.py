@@ -71,6 +71,7 @@ def _program(dtype: str) -> Program:
                    combine="min",  # executors' distances merge by the shortest
                    signals_changes=True,  # gf_atomic_min is true exactly when it lowered dist[d]
                    edge_writes=("dist",),
+                   again=(),  # asynchronous mode: relax again from what this round lowered
                    source=_SOURCE.replace("{T}", {"float64": "double", "float32": "float"}[dtype]))
 
 

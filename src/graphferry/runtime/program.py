@@ -174,6 +174,14 @@ class Program:
     #: combine operator ("sum": it adds into any vertex's entries, merged as increments; "min",
     #: "max", "or" elementwise), or None (it writes elsewhere otherwise: one executor runs it).
     neighbor_writes: str | None = None
+    #: HyTGraph's asynchronous mode (sec. VI-A: a loaded partition is processed once more in the
+    #: same iteration): how a push prepares a partition's sources for a second pass. ``()``: push
+    #: again from the vertices the iteration has touched so far, as they are (a min-combining
+    #: program, whose fixpoint does not depend on the order of relaxations, like SSSP); a tuple of
+    #: vertex functions: each runs over the previous one's output, the first over the partition's
+    #: touched vertices, and the last one's output pushes again (delta PageRank: ``("active",
+    #: "emit")``); None: synchronous only. Used by the hybrid engine with ``Policy(asynchronous=True)``.
+    again: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.combine not in COMBINE_OPERATORS:
@@ -197,6 +205,9 @@ class Program:
         for f in self.vertex_functions + self.neighbor_functions:
             if not _defines(self.source, f):
                 raise ValueError(f"program {self.name}: function {f}(const State& ...) is not defined")
+        if self.again is not None and not set(self.again) <= set(self.vertex_functions):
+            raise ValueError(f"program {self.name}: again names functions that are not among its "
+                             f"vertex_functions: {sorted(set(self.again) - set(self.vertex_functions))}")
 
     @property
     def written_arrays(self) -> list[str]:

@@ -212,11 +212,11 @@ class HybridEngine:
                     keep.append(i)
             dev["filter"] = sorted(keep)
         # asynchronous mode (HyTGraph sec. VI-A): a loaded partition is processed once more, from
-        # the vertices this iteration has activated so far; only for min-combining push programs,
-        # whose fixpoint does not depend on the order of relaxations (SSSP): others stay synchronous
-        again = policy.asynchronous and direction == "push" and st.program.combine == "min"
-        launch = lambda view, rows, bits: self._launch(kernel, tables, view, rows, bits, out, it,  # noqa: E731
-                                                       again)
+        # the vertices this iteration has activated so far, as the program declares
+        # (Program.again); programs that declare nothing stay synchronous
+        again = st.program.again if policy.asynchronous and direction == "push" else None
+        launch = lambda view, rows, bits, loaded=False: self._launch(  # noqa: E731
+            kernel, tables, view, rows, bits, out, it, again, loaded, st.kernels.vertex_map)
         for i, admit in dev["resident"]:
             self._run_resident(i, admit, stats, launch, in_bits, direction, dense, it, shape)
         self._run_filter(dev["filter"], stats, launch, in_bits, direction, dense, it, shape, k)
@@ -531,11 +531,27 @@ class HybridEngine:
         ids = stats.ids[int(stats.cuts[first]) : int(stats.cuts[last + 1])]
         return ids - lo if lo else ids
 
-    def _launch(self, kernel, tables, view, rows, in_bits, out, it, again: bool = False) -> None:
+    def _launch(self, kernel, tables, view, rows, in_bits, out, it, again: tuple[str, ...] | None = None,
+                loaded: bool = False, vertex_map=None) -> None:
+        """One kernel over ``view``; with ``again`` (:attr:`Program.again`) a second pass over it.
+
+        ``again == ()``: the same edges, from the rows activated so far (the bitmap filters them).
+        Vertex functions: only on a ``loaded`` view (a range of partitions whose edges are on the
+        device: resident or copied whole), whose touched vertices the functions prepare in turn
+        before they push again; a view read in place or compacted holds other partitions' rows,
+        or lacks the newly activated rows' edges, and gets no second pass."""
         t = time.perf_counter()
         kernel(tables, view, rows, in_bits, out)
-        if again:  # the same edges, now from the rows activated so far (the bitmap filters them)
+        if again == ():
             kernel(tables, view, None, out, out)
+        elif again and loaded:
+            lo, hi = view.lo, view.lo + view.rows
+            ready = out
+            for fn in again:  # e.g. delta PageRank: those whose residual grew past the threshold emit it
+                nxt = self.backend.new_bitmap(self.side.n)
+                vertex_map(fn, tables, lo, hi, None, ready, nxt)
+                ready = nxt
+            kernel(tables, view, None, ready, out)
         it.kernel_seconds += time.perf_counter() - t
 
     def _bits_for(self, direction, rows, in_bits):
@@ -567,7 +583,7 @@ class HybridEngine:
         view = PartitionView(offs[p.lo : p.hi + 1], block.indices, block.weights, None, p.lo, p.num_vertices,
                              p.edge_lo)
         rows = self._device_rows(stats, i, i, p.lo)
-        launch(view, rows, self._bits_for(direction, rows, in_bits))
+        launch(view, rows, self._bits_for(direction, rows, in_bits), loaded=True)
         it.copy_seconds += secs
         it.add_partition(i, "resident", moved, self._rows(stats, i, dense), device=self.executors[0].name)
 
@@ -609,7 +625,7 @@ class HybridEngine:
                                  None if slot.weights is None else slot.weights[:e], None,
                                  first.lo, last.hi - first.lo, first.edge_lo)
             rows = self._device_rows(stats, g[0], g[-1], first.lo)
-            launch(view, rows, self._bits_for(direction, rows, in_bits))
+            launch(view, rows, self._bits_for(direction, rows, in_bits), loaded=True)
             slot.free_at = b.record()
             for i in g:
                 it.add_partition(i, "filter", self._partition_bytes(parts[i]), self._rows(stats, i, dense),

@@ -84,7 +84,7 @@ class Policy:
     mix: Sequence[tuple[str, str]] | None = None
     calibration: Calibration | None = None   # None: this machine's (cached, measured once)
     decay: float = 0.5                # weight of history in a partition's value
-    asynchronous: bool = False        # process each loaded partition once more (min-combining push only)
+    asynchronous: bool = False        # process each loaded partition once more, as the program says (Program.again)
     whole_side: bool = True           # one zero-copy launch over the side when that beats the per-partition plan
     _model: CostModel | None = field(default=None, init=False, repr=False)
 
