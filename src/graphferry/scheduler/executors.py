@@ -148,26 +148,18 @@ class ExecutorState:
         p, b = self.primary, self.backend
         combine = self.program.combine if combine is None else combine
         signalled = self.program.signals_changes if signalled is None else signalled
-        if direction == "push" and combine in ("min", "max", "or") and signalled:
+        if signalled and (direction == "pull" or combine in ("min", "max", "or")):
+            # its output frontier names every vertex it changed (a pull's: all within its ranges):
+            # those come back by id, a push's merged by the combine operator, a pull's as they are
+            # (unless most of its ranges changed: then they come back whole, below)
             ids = b.to_host(b.ids_from_bits(self.out, self.n))
-            if len(ids):
-                at = p.asarray(ids)
-                merge = elementwise_merge(p.xp, combine)
-                for k, arr in mine.items():
-                    values = p.asarray(np.ascontiguousarray(b.to_host(self.arrays[k][b.asarray(ids)])))
-                    arr[at] = merge(arr[at], values)
-                    self.sent[k][at] = values
-                    self.moved_bytes += int(values.nbytes) + int(ids.nbytes)
-            return
-        if direction == "pull" and signalled:
-            # its output frontier names every destination it changed, all within its ranges
-            ids = b.to_host(b.ids_from_bits(self.out, self.n))
-            if len(ids) <= self.WHOLE_SHARE * sum(hi - lo for lo, hi in ranges):
-                at = p.asarray(ids)
-                for k, arr in mine.items():
-                    if len(ids):
-                        values = p.asarray(np.ascontiguousarray(b.to_host(self.arrays[k][b.asarray(ids)])))
-                        arr[at] = values
+            if direction == "push" or len(ids) <= self.WHOLE_SHARE * sum(hi - lo for lo, hi in ranges):
+                if len(ids):
+                    at, here = p.asarray(ids), b.asarray(ids)  # in the primary, in this copy
+                    merge = elementwise_merge(p.xp, combine) if direction == "push" else None
+                    for k, arr in mine.items():
+                        values = p.asarray(np.ascontiguousarray(b.to_host(self.arrays[k][here])))
+                        arr[at] = values if merge is None else merge(arr[at], values)
                         self.sent[k][at] = values
                         self.moved_bytes += int(values.nbytes) + int(ids.nbytes)
                 return
