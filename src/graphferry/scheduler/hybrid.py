@@ -79,6 +79,18 @@ from .stats import LINE_BYTES, neighbor_work, partition_stats
 log = logging.getLogger(__name__)
 
 
+@dataclasses.dataclass
+class _Refresh:
+    """The other executors' copies of the state as brought up to date for one map: ``states`` per
+    executor, ``fresh`` those that copied the whole state (no copy of it before), ``seconds``
+    each one's refresh, ``total_seconds`` all of them."""
+
+    states: dict = dataclasses.field(default_factory=dict)
+    fresh: set = dataclasses.field(default_factory=set)
+    seconds: dict = dataclasses.field(default_factory=dict)
+    total_seconds: float = 0.0
+
+
 @register
 class HybridEngine:
     """The hybrid engine of one edge side (kept by a loaded graph with its pool and executors)."""
@@ -170,19 +182,14 @@ class HybridEngine:
         if by_exec and st.program.combine is None:
             raise AssertionError(f"program {st.program.name} declares no combine operator: one executor only")
         futures = []
-        t_sync = time.perf_counter()
-        fresh = {ex for ex in by_exec if not self._mirrored(ex, st)}  # these copy the whole state first
         # a pull's executor needs the others' values only of what the pull reads at its sources
         everywhere = st.program.pull_source_arrays if direction == "pull" else None
-        states, exchanged = self._executor_states(by_exec, st, n, parts=parts, everywhere=everywhere)
-        sync_seconds = time.perf_counter() - t_sync
+        refreshed = self._executor_states(by_exec, st, n, parts=parts, everywhere=everywhere)
         if by_exec:
-            if self._threads is None:
-                self._threads = ThreadPoolExecutor(max_workers=len(self.executors), thread_name_prefix="gf-exec")
             host_bits = None if in_bits is None else b.to_host(in_bits)
             for ex, idx in by_exec.items():
-                futures.append(self._threads.submit(self._run_other, states[ex], idx, stats, host_ids,
-                                                    direction, host_bits))
+                futures.append(self._exec_threads().submit(self._run_other, refreshed.states[ex], idx, stats,
+                                                           host_ids, direction, host_bits))
 
         # ---- the device executor
         dev = {"resident": [], "filter": [], "compaction": [], "zerocopy": []}
@@ -231,15 +238,10 @@ class HybridEngine:
         for f in futures:
             f.result()
         written = {k: st.arrays[k] for k in st.program.written_arrays}  # the rest is as it was
-        exec_seconds, merge_seconds = self._merge_others(
-            states, by_exec, out, it, lambda es, ranges: es.merge_into(written, direction, ranges),
-            lambda i: self._rows(stats, i, dense), parts=parts, fresh=fresh, exchanged=exchanged,
-            state_bytes=state_bytes, model=model)
-        sync_seconds += merge_seconds
+        self._merge_others(refreshed, by_exec, out, it, lambda es, ranges: es.merge_into(written, direction, ranges),
+                           lambda i: self._rows(stats, i, dense), parts=parts, state_bytes=state_bytes, model=model)
         self.pool.busy = set()
         it.floor_bytes = floor
-        it.device_seconds = {"state_exchange": sync_seconds, **exec_seconds} if states else None
-        it.state_bytes = sum(es.moved_bytes for es in states.values()) if states else None
         return out
 
     # ------------------------------------------------------------ one neighbor_map
@@ -283,17 +285,9 @@ class HybridEngine:
                 by_exec.setdefault(ex, []).append(i)
 
         # ---- other executors: refresh their copies, then compute beside the device
-        t_sync = time.perf_counter()
-        fresh = {ex for ex in by_exec if not self._mirrored(ex, st)}
-        states, exchanged = self._executor_states(by_exec, st, n)
-        sync_seconds = time.perf_counter() - t_sync
-        futures = []
-        if by_exec:
-            if self._threads is None:
-                self._threads = ThreadPoolExecutor(max_workers=len(self.executors), thread_name_prefix="gf-exec")
-            for ex, idx in by_exec.items():
-                futures.append((ex, self._threads.submit(self._run_neighbors_other, states[ex], fn, g_host, gt_host,
-                                                         owned_ranges(parts, idx))))
+        refreshed = self._executor_states(by_exec, st, n)
+        futures = [self._exec_threads().submit(self._run_neighbors_other, refreshed.states[ex], fn, g_host, gt_host,
+                                               owned_ranges(parts, idx)) for ex, idx in by_exec.items()]
 
         # ---- the device: a copy of the whole graph where placed so and admitted, else in place
         dev = sorted(i for i, (ex, _) in placed.items() if ex == 0)
@@ -330,7 +324,7 @@ class HybridEngine:
                 it.add_partition(i, "zerocopy", int(ctx.work[i]) * s.bytes_per_edge, p.num_vertices, device=name0)
 
         # ---- merge the other executors' copies into the device's state (the wait is not exchange)
-        for ex, f in futures:
+        for f in futures:
             f.result()
         writes = prog.neighbor_writes
 
@@ -340,13 +334,9 @@ class HybridEngine:
             else:
                 es.merge_into(dict(st.arrays), "push", ranges, combine=writes, signalled=False)
 
-        exec_seconds, merge_seconds = self._merge_others(
-            states, by_exec, out, it, merge, lambda i: parts[i].num_vertices, parts=parts, fresh=fresh,
-            exchanged=exchanged, state_bytes=state_bytes, model=model)
-        sync_seconds += merge_seconds
+        self._merge_others(refreshed, by_exec, out, it, merge, lambda i: parts[i].num_vertices, parts=parts,
+                           state_bytes=state_bytes, model=model)
         self.pool.busy = set()
-        it.device_seconds = {"state_exchange": sync_seconds, **exec_seconds} if states else None
-        it.state_bytes = sum(es.moved_bytes for es in states.values()) if states else None
         return out
 
     def _whole_block(self, key, block):
@@ -405,28 +395,36 @@ class HybridEngine:
                 out[k] = est.predict(self._mirrored(k, st), state_bytes) * (speed.scale() if speed else 1.0)
         return out
 
+    def _exec_threads(self) -> ThreadPoolExecutor:
+        """The threads the other executors compute on (one each), made on first use."""
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(max_workers=len(self.executors), thread_name_prefix="gf-exec")
+        return self._threads
+
     def _executor_states(self, by_exec: dict, st, n: int, *, parts=None,
-                         everywhere: tuple[str, ...] | None = None) -> tuple[dict, dict]:
-        """Each other executor's copy of the state, brought up to date, and the seconds that took.
+                         everywhere: tuple[str, ...] | None = None) -> "_Refresh":
+        """Each other executor's copy of the state, brought up to date (see :class:`_Refresh`).
 
         ``everywhere`` (with ``parts``): the executor pulls into its partitions' destinations and
         reads other vertices' values of these arrays only; the rest is refreshed in its ranges."""
-        states, seconds = {}, {}
+        t0 = time.perf_counter()
+        done = _Refresh(fresh={ex for ex in by_exec if not self._mirrored(ex, st)})  # whole copies first
         for ex, idx in by_exec.items():
             t = time.perf_counter()
             ranges = owned_ranges(parts, idx) if everywhere is not None else None
-            states[ex] = self._executor_state(ex, st, n, ranges=ranges, everywhere=everywhere)
-            seconds[ex] = time.perf_counter() - t
-        return states, seconds
+            done.states[ex] = self._executor_state(ex, st, n, ranges=ranges, everywhere=everywhere)
+            done.seconds[ex] = time.perf_counter() - t
+        done.total_seconds = time.perf_counter() - t0
+        return done
 
-    def _merge_others(self, states: dict, by_exec: dict, out, it, merge, rows, *, parts, fresh: set,
-                      exchanged: dict, state_bytes: int, model) -> tuple[dict, float]:
+    def _merge_others(self, refreshed: "_Refresh", by_exec: dict, out, it, merge, rows, *, parts,
+                      state_bytes: int, model) -> None:
         """Merge each other executor's copy into the device's state (``merge(es, owned_ranges)``),
         add its output frontier to ``out`` and its partitions (``rows(i)`` rows each) to the record,
-        and learn the bytes its exchange moved and how fast it ran, both ways this iteration (the
-        refresh or first copy before: ``exchanged[ex]`` seconds; the merge now). Returns the
-        executors' compute seconds by name and the merges' seconds."""
-        b = self.backend
+        learn the bytes its exchange moved and how fast it ran, both ways this iteration (the
+        refresh or first copy before, the merge now), and record the executors' compute seconds,
+        the exchange's seconds and bytes (``it.device_seconds``, ``it.state_bytes``)."""
+        b, states = self.backend, refreshed.states
         exec_seconds: dict[str, float] = {}
         t_merge = time.perf_counter()
         for ex, es in states.items():
@@ -437,13 +435,17 @@ class HybridEngine:
             name = self.executors[ex].name
             exec_seconds[name] = es.seconds
             self._exchange.setdefault(ex, ExchangeEstimate()).observe(
-                es.moved_bytes, first_copy=state_bytes if ex in fresh else 0)
+                es.moved_bytes, first_copy=state_bytes if ex in refreshed.fresh else 0)
             if model is not None:
                 self._exchange_speed.setdefault(ex, ExchangeSpeed()).observe(
-                    es.moved_bytes, exchanged[ex] + time.perf_counter() - t, model.calibration.state_bandwidth)
+                    es.moved_bytes, refreshed.seconds[ex] + time.perf_counter() - t,
+                    model.calibration.state_bandwidth)
             for i in by_exec[ex]:
                 it.add_partition(i, "host", 0, rows(i), device=name)
-        return exec_seconds, time.perf_counter() - t_merge if states else 0.0
+        if states:
+            exchange_seconds = refreshed.total_seconds + time.perf_counter() - t_merge
+            it.device_seconds = {"state_exchange": exchange_seconds, **exec_seconds}
+            it.state_bytes = sum(es.moved_bytes for es in states.values())
 
     def _mirrored(self, ex: int, st) -> bool:
         es = self._states.get(ex)
