@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import GraphferryError
-from .store import finish_work, make_work_file
+from .store import work_file
 
 #: One colour per engine; devices are told apart by hatching.
 ENGINE_COLOURS = {"resident": "#2ca02c", "filter": "#1f77b4", "compaction": "#ff7f0e", "zerocopy": "#9467bd",
@@ -110,11 +110,10 @@ def plot_record(record: dict[str, Any], out: str | os.PathLike) -> Path:
     fig.tight_layout()
 
     out = Path(out)
-    tmp = make_work_file(out.parent if str(out.parent) else ".", f".{out.name}.", ".png")
     try:
-        fig.savefig(tmp, dpi=110, format="png")
-        os.replace(tmp, out)  # whole or not at all
+        with work_file(out.parent if str(out.parent) else ".", f".{out.name}.", ".png") as tmp:
+            fig.savefig(tmp, dpi=110, format="png")
+            os.replace(tmp, out)  # whole or not at all
     finally:
         plt.close(fig)
-        finish_work(tmp, remove=True)  # nothing there once renamed
     return out

@@ -291,17 +291,43 @@ def make_work_file(parent: str | os.PathLike, prefix: str, suffix: str = "") -> 
                   lambda path: os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)), "file")
 
 
+def _remove(path: Path) -> None:
+    """Remove a directory tree or a file (a link itself, not what it points to); gone already is fine."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
 def finish_work(path: str | os.PathLike, *, remove: bool = False) -> None:
     """Forget ``path`` (a work directory or file) as unfinished, after renaming it into place,
     or remove it first."""
     path = Path(path)
     if remove:
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+        _remove(path)
     _UNFINISHED.pop(path, None)
+
+
+@contextlib.contextmanager
+def work_file(parent: str | os.PathLike, prefix: str, suffix: str = ""):
+    """A :func:`make_work_file` for the block, which writes it and renames it into place; whatever
+    the block leaves there (after an error, or a rename that did not happen) is removed.
+
+    Example:
+        >>> import tempfile
+        >>> d = Path(tempfile.mkdtemp())
+        >>> with work_file(d, ".out.txt.") as tmp:
+        ...     _ = tmp.write_text("done")
+        ...     os.replace(tmp, d / "out.txt")
+        >>> sorted(p.name for p in d.iterdir())
+        ['out.txt']
+    """
+    tmp = make_work_file(parent, prefix, suffix)
+    try:
+        yield tmp
+    finally:
+        finish_work(tmp, remove=True)  # renamed into place: nothing left to remove
 
 
 def remove_unfinished_work() -> list[Path]:
@@ -342,11 +368,7 @@ def remove_stale_work(parent: str | os.PathLike, prefix: str) -> list[Path]:
         if path.is_symlink() or owner_is_alive(path.name, prefix):
             continue
         log.warning("removing %s, left by a process that no longer runs", path)
-        if path.is_dir():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+        _remove(path)
         removed.append(path)
     return removed
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GraphferryError, writing
-from ..store import finish_work, make_work_file
+from ..store import work_file
 
 
 _TABLE_SUFFIXES = (".parquet", ".csv", ".npy")
@@ -39,15 +39,10 @@ def write_table(columns: dict[str, np.ndarray], out: Path) -> None:
     """
     suffix = _check_table_path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = make_work_file(out.parent, f".{out.name}.", suffix)  # named before it exists: no orphan
-    try:
+    with work_file(out.parent, f".{out.name}.", suffix) as tmp:  # named before it exists: no orphan
         with writing(out):
             _write_table_file(columns, suffix, str(tmp))
         _publish(str(tmp), out)
-        finish_work(tmp)
-    except BaseException:
-        finish_work(tmp, remove=True)
-        raise
 
 
 def _write_table_file(columns: dict[str, np.ndarray], suffix: str, tmp: str) -> None:
@@ -74,12 +69,7 @@ def _write_table_file(columns: dict[str, np.ndarray], suffix: str, tmp: str) -> 
 
 
 def _write_json(path: Path, data: Any) -> None:
-    tmp = make_work_file(path.parent if str(path.parent) else ".", f".{path.name}.")
-    try:
+    with work_file(path.parent if str(path.parent) else ".", f".{path.name}.") as tmp:
         with writing(path), open(tmp, "w") as f:
             json.dump(data, f, indent=1, default=float)
         _publish(str(tmp), path)
-        finish_work(tmp)
-    except BaseException:
-        finish_work(tmp, remove=True)
-        raise
