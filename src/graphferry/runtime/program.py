@@ -82,18 +82,25 @@ def _cond_is_true(source: str) -> bool:
 _PULL_FUNCTIONS = {"cond": 1, "update": 2, "pull_begin": 1, "pull_fold": 3, "pull_end": 1}
 
 
+def _closing(text: str, start: int, pair: str) -> int | None:
+    """The index of the bracket that closes the one opened just before ``start`` (``pair``: its
+    opening and closing characters, ``"{}"`` or ``"[]"``); None when it is never closed."""
+    depth, i = 1, start
+    while i < len(text) and depth:
+        depth += {pair[0]: 1, pair[1]: -1}.get(text[i], 0)
+        i += 1
+    return i - 1 if depth == 0 else None
+
+
 def _function_body(source: str, name: str) -> tuple[list[str], str] | None:
     """Parameter names and body text of ``name(const State& ...)`` in ``source`` (None: not found,
     or braces that do not balance)."""
     m = re.search(rf"\b{name}\s*\(\s*(const\s+State\s*&[^)]*)\)\s*\{{", source)
     if m is None:
         return None
-    params = [re.findall(r"\w+", p)[-1] if re.findall(r"\w+", p) else "" for p in m.group(1).split(",")]
-    depth, i = 1, m.end()
-    while i < len(source) and depth:
-        depth += {"{": 1, "}": -1}.get(source[i], 0)
-        i += 1
-    return (params, source[m.end():i - 1]) if depth == 0 else None
+    params = [(re.findall(r"\w+", p) or [""])[-1] for p in m.group(1).split(",")]
+    end = _closing(source, m.end(), "{}")
+    return None if end is None else (params, source[m.end():end])
 
 
 @functools.lru_cache(maxsize=1024)
@@ -129,13 +136,10 @@ def _pull_source_arrays(source: str, arrays: tuple[str, ...], scalars: tuple[str
             if field_name not in arrays or not use.group(2):
                 return None  # a pointer handed on, or something this reading does not know
             start = m.end() + use.end()
-            depth, i = 1, start
-            while i < len(body) and depth:
-                depth += {"[": 1, "]": -1}.get(body[i], 0)
-                i += 1
-            if depth:
+            end = _closing(body, start, "[]")
+            if end is None:
                 return None
-            if body[start:i - 1].strip() != dest:
+            if body[start:end].strip() != dest:
                 found.add(field_name)
     return tuple(a for a in arrays if a in found)
 
