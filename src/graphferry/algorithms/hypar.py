@@ -339,9 +339,7 @@ def calibrate(graph: Graph, app: "str | Application", executors: list[Executor],
         # long as a busy host's preemption of one thread, and a line through such times extrapolates it
         for _ in range(SAMPLE_REPEATS):
             for i, ex in enumerate(executors):
-                t = time.perf_counter()
-                _run(sample, _fresh(app), [ex], Plan(0, "calibration"), None, None, **settings)
-                alone[s, i] = min(alone[s, i], time.perf_counter() - t)
+                alone[s, i] = min(alone[s, i], _seconds_alone(sample, app, ex, settings))
             if split_runs and k > 1:
                 speed = 1.0 / np.maximum(alone[s], 1e-9)
                 shares = (speed / speed.sum()).tolist()
@@ -359,6 +357,13 @@ def calibrate(graph: Graph, app: "str | Application", executors: list[Executor],
     log.info("hypar %s: calibrated in %.3f s on %s of the vertices: sample seconds %s, shares %s", app.name,
              cal.seconds, [round(f, 3) for f in fractions], np.round(seconds, 4).tolist(), np.round(cal.shares, 3).tolist())
     return cal
+
+
+def _seconds_alone(sample: Graph, app: "Application", ex: Executor, settings: dict) -> float:
+    """Seconds of one sampled run of ``app`` on executor ``ex`` alone, the same code as a call's."""
+    t = time.perf_counter()
+    _run(sample, _fresh(app), [ex], Plan(0, "calibration"), None, None, **settings)
+    return time.perf_counter() - t
 
 
 def _sample(graph: Graph, fraction: float, rng: np.random.Generator) -> Graph:
@@ -398,9 +403,7 @@ def sample_fractions(graph: Graph, app: "str | Application", executors: list[Exe
         fastest = np.inf
         for ex in executors:
             for _ in range(SAMPLE_REPEATS):  # the least of two: the first run on an executor may compile
-                t = time.perf_counter()
-                _run(sample, _fresh(app), [ex], Plan(0, "calibration"), None, None, **settings)
-                fastest = min(fastest, time.perf_counter() - t)
+                fastest = min(fastest, _seconds_alone(sample, app, ex, settings))
         if fastest >= MIN_SAMPLE_SECONDS:
             break
         scale *= 2

@@ -623,19 +623,22 @@ class ProgramState:
         it.add_partition(0, engine.name, loaded.bytes_h2d, relaxed)
         engine.done(loaded)
         rt.record.extra["bucket_rounds"] = rt.record.extra.get("bucket_rounds", 0) + rounds
-        rt.record.end(it)
-        if rt.progress is not None:
-            rt.progress("edge_map", it.index, rt.record)
+        self._end_edge_map_step(it)
         return rounds
 
     def _finish_edge_map(self, out, it, output: bool = True) -> Frontier:
-        rt, g, b = self.rt, self.rt.graph, self.rt.backend
+        g, b = self.rt.graph, self.rt.backend
         nxt = Frontier(b, g.n, bits=out if output else b.new_bitmap(g.n))
         it.next_active = len(nxt)
+        self._end_edge_map_step(it)
+        return nxt
+
+    def _end_edge_map_step(self, it) -> None:
+        """Close an edge_map step in the record and report it to the run's progress callback."""
+        rt = self.rt
         rt.record.end(it)
         if rt.progress is not None:
             rt.progress("edge_map", it.index, rt.record)
-        return nxt
 
     @staticmethod
     def _work(side: EdgeSide, frontier: Frontier, direction: str, engine=None):
