@@ -288,15 +288,15 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log) -> dict
         run["floor_bytes"] = int(sum(s.floor_bytes or 0 for s in rec.edge_steps))
         run["copy_seconds"] = round(sum(s.copy_seconds for s in rec.edge_steps), 5)
         run["kernel_seconds"] = round(sum(s.kernel_seconds for s in rec.edge_steps), 5)
-        if RECORDS is not None:
-            (RECORDS / f"{engine}-{name}.json").write_text(json.dumps(rec.to_dict(), default=float))
+    if RECORDS is not None:  # every engine's: the hybrid's steps read beside the single engines'
+        (RECORDS / f"{run['engine']}-{name}.json").write_text(json.dumps(rec.to_dict(), default=float))
     log(f"  {run['engine']:>11} {name:<15} {wall * 1e3:9.1f} ms  {iters:3d} it  "
         f"outside {run['outside_fraction']:.0%}  to host {to_host * 1e3:.1f} ms "
         f"(outside with it {run['outside_fraction_with_to_host']:.0%})  {'ok' if ok else 'FAILED'} ({how})")
     return run
 
 
-RECORDS: Path | None = None  # --records: where the hybrid runs' run records are written (for graphferry plot)
+RECORDS: Path | None = None  # --records: where every run's run record is written (for graphferry plot)
 
 
 def _dense_iteration_seconds(rec, n):
@@ -604,7 +604,7 @@ def main(argv=None) -> int:
     ap.add_argument("--peer-verify", action="store_true")
     ap.add_argument("--peer-timeout", type=float, default=120)
     ap.add_argument("--cpu-only", action="store_true", help="graphferry's CPU backend only, even with a GPU")
-    ap.add_argument("--records", default=None, help="write the hybrid runs' run records (JSON) here")
+    ap.add_argument("--records", default=None, help="write every run's run record (JSON) here")
     ap.add_argument("--deadline-s", type=float, default=1e9, help="stop starting graphferry runs after this")
     ap.add_argument("--store-dir", default=None,
                     help="write the graph as a graphferry store here and load graphferry's runs from it "

@@ -63,9 +63,13 @@ class RunRecord:
     extra: dict[str, Any] = field(default_factory=dict)
     _origin: float = field(default_factory=time.perf_counter, repr=False)
 
-    def begin(self, op: str, direction: str, *, active_vertices: int, active_edges: int) -> IterationRecord:
+    def begin(self, op: str, direction: str, *, active_vertices: int, active_edges: int,
+              since: float | None = None) -> IterationRecord:
+        """Open a step; ``since`` (a ``time.perf_counter()`` reading) dates its start earlier, to
+        the work that belongs to it before its direction and sizes were known (the choice of
+        direction: GAPBS's per-step timers also cover the counts its rule reads)."""
         it = IterationRecord(len(self.steps), op, direction, active_vertices, active_edges)
-        it._t0 = time.perf_counter()
+        it._t0 = time.perf_counter() if since is None else since
         it.started = it._t0 - self._origin
         return it
 

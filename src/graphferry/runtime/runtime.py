@@ -509,6 +509,7 @@ class ProgramState:
         their frontiers.
         """
         rt, g, b = self.rt, self.rt.graph, self.rt.backend
+        since = time.perf_counter()  # the step begins with choosing its direction
         fsize = len(frontier)
         history = self._directions.get(reverse)
         if history is None:
@@ -530,12 +531,12 @@ class ProgramState:
                              pull_fraction=rt.pull_fraction, history=history)
         fedges = counted[0] if counted else NOT_COUNTED
         if rt.loaded.distribution is not None:  # several ranks: each computes its own vertices
-            it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)
+            it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges, since=since)
             out = rt.loaded.distribution.edge_map(self, frontier, d, reverse, it, output=output)
             return self._finish_edge_map(out, it, output)
         side, engine = rt.side(d, self.program.uses_weights, reverse)
         out = b.new_bitmap(g.n)
-        it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges)
+        it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges, since=since)
         if getattr(engine, "schedules", False):  # hybrid: the scheduler places every partition
             out = engine.edge_map(self, frontier, d, it, rt.policy)
             return self._finish_edge_map(out, it, output)
