@@ -41,6 +41,8 @@ class EdgeSide:
 
     def __post_init__(self):
         self.bounds = np.array([p.lo for p in self.partitions] + [len(self.offsets) - 1], dtype=np.int64)
+        #: each partition's edges, as one array (per-iteration costs read it whole, not partition by partition)
+        self.partition_edges = np.array([p.num_edges for p in self.partitions], dtype=np.int64)
         self._device_offsets: dict[int, Any] = {}
 
     def device_offsets(self, backend: Backend) -> Any:
@@ -69,7 +71,7 @@ class EdgeSide:
         return int(self.offsets[-1]) * self.bytes_per_edge
 
     def max_partition_edges(self) -> int:
-        return max((p.num_edges for p in self.partitions), default=0)
+        return int(self.partition_edges.max(initial=0))
 
 
 @dataclass
