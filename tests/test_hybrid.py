@@ -774,3 +774,59 @@ def test_cpu_executor_pulls_move_only_its_ranges(reads, monkeypatch):
         assert all(b < 0.75 * whole for b in later), (later, whole)
     else:
         assert any(b >= whole for b in later), (later, whole)
+
+
+def test_zerocopy_priced_at_the_useful_bytes_of_each_request():
+    """Formula (3), calibrated: the calibration times requests of ``size`` useful bytes and
+    reports useful bytes/s, so ``lines`` requests of ``request`` useful bytes each cost
+    ``lines * request / rate(request)`` (at least the smallest size measured), not 128 bytes each
+    at that rate, which overstated a 64-byte request twice and turned the rule to filter."""
+    from graphferry.scheduler.cost import CostModel
+
+    cal = Calibration.from_json(Calibration.nominal().to_json())
+    cal.zerocopy_bandwidth = {32: 16e9, 128: 48e9, 4096: 50e9}
+    cal.copy_bandwidth = 55e9
+    model = CostModel(cal)
+    # 1000 lines holding 64 useful bytes each: half-way (in log size) between 32 and 128 bytes
+    t = model.transfer_costs(part_edges=10**5, active_vertices=1000, active_edges=8000, lines=1000, bytes_per_edge=8)
+    assert float(t["zerocopy"]) == pytest.approx(1000 * 64 / 32e9)
+    # a request below the smallest measured size costs what that size did
+    t = model.transfer_costs(part_edges=10**5, active_vertices=1000, active_edges=1000, lines=1000, bytes_per_edge=4)
+    assert float(t["zerocopy"]) == pytest.approx(1000 * 32 / 16e9)
+    # Kronecker 25's SSSP round on the H200 (a third of the rows active, 28 edges each, 8-byte
+    # edges): one partition's zero-copy (about 0.35 ms) beats its whole copy (0.61 ms)
+    names, costs = model.transfer_engines(part_edges=4.2e6, active_vertices=46_000, active_edges=1.3e6,
+                                          lines=175_000, bytes_per_edge=8)
+    assert str(names) == "zerocopy" and float(costs) < 4.2e6 * 8 / 55e9
+
+
+
+def test_a_dense_round_keeps_a_span_that_later_rounds_and_calls_read_on_the_device():
+    """VDS in the room no block or slot holds: a round that reads every partition (BFS's pull)
+    copies the most valuable run of consecutive partitions that fits into one block; later
+    rounds, the whole-side plan's included, read those partitions there (recorded resident,
+    nothing moved), so a second call moves fewer bytes, with the same levels."""
+    from graphferry.generators import kronecker_graph
+    from graphferry.scheduler.hybrid import SPAN
+
+    g = kronecker_graph(13, seed=3)
+    budget = g.edge_bytes // 2
+    lg = gf.load(g, backend="cpu", budget=budget, partition_bytes=max(64, g.edge_bytes // 32))
+    src = int(np.argmax(np.diff(g.offsets)))
+    want = bfs(g, src, backend="cpu").levels
+    policy = Policy(use_cpu=False)
+    first = bfs(lg, src, engine="hybrid", policy=policy)
+    spans = [(k, blk) for k, blk in lg.pool.blocks.items() if k[1] == SPAN]
+    assert len(spans) == 1 and 0 < spans[0][1].nbytes <= budget
+    second = bfs(lg, src, engine="hybrid", policy=policy)
+    for r in (first, second):
+        assert np.array_equal(r.levels, want)
+    on_device = [p for s in second.record.edge_steps for p in s.partitions if p.engine == "resident"]
+    assert on_device and all(p.bytes_h2d == 0 for p in on_device)
+    assert any(s.direction == "push" and any(p.engine == "resident" for p in s.partitions)
+               for s in second.record.edge_steps)  # a sparse round's plan reads the span too
+    assert second.record.bytes_h2d < first.record.bytes_h2d
+    # a policy without residency keeps nothing, and moves what it moved before
+    lg2 = gf.load(g, backend="cpu", budget=budget, partition_bytes=max(64, g.edge_bytes // 32))
+    bfs(lg2, src, engine="hybrid", policy=Policy(use_cpu=False, residency=False))
+    assert not any(k[1] == SPAN for k in lg2.pool.blocks)

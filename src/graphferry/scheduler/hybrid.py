@@ -78,6 +78,8 @@ from .stats import LINE_BYTES, neighbor_work, partition_stats
 
 log = logging.getLogger(__name__)
 
+SPAN = "span"  # the pool key's second part for a side's span (partition indices are the others)
+
 
 @dataclasses.dataclass
 class _Refresh:
@@ -114,6 +116,8 @@ class HybridEngine:
         self._exchange: dict[int, ExchangeEstimate] = {}  # per other executor: bytes its exchanges move
         self._exchange_speed: dict[int, ExchangeSpeed] = {}  # per other executor: measured / calibrated time
         self._host_view = None
+        self._span: tuple[int, int] | None = None  # partitions a..b-1 held as one block (the span)
+        self._span_moved: dict[int, int] = {}      # span partitions copied this round: bytes, for the record
         backend.register_host(side.indices)  # explicit copies at the bus's pinned speed
         if side.weights is not None:
             backend.register_host(side.weights)
@@ -153,18 +157,22 @@ class HybridEngine:
         shape, k = self._slot_shape(policy.combine_k)
         if shape is not None:
             self.pool.reserve(shape, 2 * shape[3] * s.bytes_per_edge)
-        resident = {key[1] for key in self.pool.blocks if key[0] == self.key}
-        self.pool.busy = {(self.key, i) for i in resident}  # nothing read this iteration is dropped during it
+        resident_before = self._resident_set()
+        if dense and policy.residency and policy.mix is None and policy.mode != "paper":
+            self._admit_span()
+        resident = self._resident_set()
+        # nothing read this iteration is dropped during it
+        self.pool.busy = {key for key in self.pool.blocks if key[0] == self.key}
         state_bytes = sum(int(a.nbytes) for a in st.arrays.values())
         ctx = Decision(stats, parts, resident, self.executors, direction, st.program.combine,
                        s.bytes_per_edge, s.indices.itemsize, state_bytes, self.iterations,
-                       self._exchange_forecast(st, state_bytes))
+                       self._exchange_forecast(st, state_bytes), partition_edges=s.partition_edges)
         model = None if policy.mix is not None else policy.model(self.calibration_for)
         placed = policy.decide(ctx, model)
         self.iterations += 1
         if policy.whole_side and policy.mode != "paper" and policy.mix is None \
-                and self._whole_side_pays(placed, st.program, direction):
-            return self._run_whole_side(st, frontier, direction, it, stats, dense, placed, resident)
+                and self._whole_side_pays(placed, st.program, direction, self._span_block()):
+            return self._run_whole_side(st, frontier, direction, it, stats, dense, placed, resident_before)
 
         out = b.new_bitmap(n)
         tables = st._tables_now()
@@ -206,13 +214,17 @@ class HybridEngine:
                         continue
                 dev[engine].append((i, False) if engine == "resident" else i)
         # the floor: edge bytes that must cross (device-placed partitions not resident at the start)
-        floor = sum(self._active_bytes(stats, i, dense) for i, (ex, _) in placed.items()
-                    if ex == 0 and i not in resident)
+        floor = self._floor_bytes(stats, [i for i, (ex, _) in placed.items() if ex == 0 and i not in resident_before],
+                                  dense)
         # residency (VDS): filter partitions worth keeping go to a block of their own
         if policy.residency and dev["filter"]:
             keep = []
+            refused = np.inf  # the fewest edges a refused partition had: any later one as large is refused too
             for i in sorted(dev["filter"], key=lambda i: -self.value[i]):
-                block = self._admit(i)
+                # (later partitions are worth no more, so they could displace no more blocks)
+                block = self._admit(i) if s.partition_edges[i] < refused else None
+                if block is None:
+                    refused = min(refused, s.partition_edges[i])
                 if block is not None:
                     dev["resident"].append((i, block))  # admitted: copied in below
                 else:
@@ -472,43 +484,155 @@ class HybridEngine:
 
     # ------------------------------------------------------------ the whole-side plan
     @staticmethod
-    def _whole_side_pays(placed, program, direction: str) -> bool:
-        """True when one zero-copy launch over the side beats the per-partition plan (module doc)."""
+    def _whole_side_pays(placed, program, direction: str, span=None) -> bool:
+        """True when one zero-copy launch over the side (three with a ``span``) beats the
+        per-partition plan (module doc). Where every placed partition is resident, only when
+        they all lie in the span (read in one launch there, not one launch each)."""
         if not placed or any(ex for ex, _ in placed.values()):
             return False  # nothing to do, or a CPU executor takes part
         engines = {e for _, e in placed.values()}
+        in_span = span is not None and all(span[0] <= i < span[1] for i, (_, e) in placed.items() if e == "resident")
+        if engines == {"resident"} and not in_span:
+            return False
         if direction == "pull":
-            return program.pull_stops_early and engines != {"resident"}
-        return "filter" not in engines and engines != {"resident"}
+            return program.pull_stops_early
+        return "filter" not in engines
 
     def _run_whole_side(self, st, frontier, direction, it, stats, dense, placed, resident):
+        """One zero-copy launch over the side, or three where a span is on the device: the rows
+        before it and after it read in place, its own rows from its copy (``resident``: the
+        partitions on the device when the round began, for the floor)."""
         b, s = self.backend, self.side
         hidx, hw = self._mapped()
         out = b.new_bitmap(s.n)
-        view = PartitionView(s.device_offsets(b), hidx, hw, None, 0, s.n, 0)
-        rows = None if dense else frontier.ids          # where they are: no trip through the host
+        offs = s.device_offsets(b)
         in_bits = None if frontier.is_all else frontier.bits
         kernel = st.kernels.push if direction == "push" else st.kernels.pull
-        self._launch(kernel, st._tables_now(), view, rows, self._bits_for(direction, rows, in_bits), out, it)
+        tables = st._tables_now()
+        span = self._span_block()
+        parts = s.partitions
+        if span is None:
+            pieces = [(0, s.n, 0, len(parts))]
+        else:
+            a, z, _ = span
+            pieces = [(0, parts[a].lo, 0, a), (parts[a].lo, parts[z - 1].hi, a, z), (parts[z - 1].hi, s.n, z, len(parts))]
+        for lo, hi, first, stop in pieces:
+            if hi <= lo:
+                continue
+            if dense:
+                rows = None
+            else:  # the frontier's ids in these rows, where they are: no trip through the host
+                c0, c1 = int(stats.cuts[first]), int(stats.cuts[stop])
+                if c1 == c0:
+                    continue
+                rows = stats.ids[c0:c1] - lo if lo else stats.ids[c0:c1]
+            if span is not None and first == span[0]:
+                blk = span[2]
+                view = PartitionView(offs[lo : hi + 1], blk.indices, blk.weights, None, lo, hi - lo,
+                                     parts[first].edge_lo)
+            else:
+                view = PartitionView(offs[lo : hi + 1], hidx, hw, None, lo, hi - lo, 0)
+            self._launch(kernel, tables, view, rows, self._bits_for(direction, rows, in_bits), out, it)
         b.synchronize()
         device_times = b.take_device_times()
         if device_times is not None:
             it.copy_seconds, it.kernel_seconds = device_times
+        on_span = range(span[0], span[1]) if span is not None else range(0)
         for i in sorted(placed):
-            it.add_partition(i, "zerocopy", int(stats.lines[i]) * LINE_BYTES, self._rows(stats, i, dense),
-                             device=self.executors[0].name)
+            if i in on_span:
+                it.add_partition(i, "resident", self._span_moved.pop(i, 0), self._rows(stats, i, dense),
+                                 device=self.executors[0].name)
+            else:
+                it.add_partition(i, "zerocopy", int(stats.lines[i]) * LINE_BYTES, self._rows(stats, i, dense),
+                                 device=self.executors[0].name)
         # the floor as for any plan: the active bytes of partitions not resident when it began
-        it.floor_bytes = sum(self._active_bytes(stats, i, dense) for i in placed if i not in resident)
+        it.floor_bytes = self._floor_bytes(stats, [i for i in placed if i not in resident], dense)
         return out
+
+    # ------------------------------------------------------------ the span
+    def _span_block(self):
+        """``(a, z, block)``: partitions ``a..z-1`` on the device as one block, or None (none
+        admitted, or the pool dropped it for room)."""
+        if self._span is None:
+            return None
+        block = self.pool.blocks.get((self.key, SPAN))
+        if block is None:
+            self._span = None
+            return None
+        return (*self._span, block)
+
+    def _resident_set(self) -> set[int]:
+        """Partitions whose edges are on the device: their own blocks, and the span's."""
+        own = {key[1] for key in self.pool.blocks if key[0] == self.key and key[1] != SPAN}
+        span = self._span_block()
+        return own | set(range(span[0], span[1])) if span is not None else own
+
+    def _admit_span(self) -> None:
+        """In a round that reads every partition, copy the consecutive partitions that fit the
+        room no block or slot holds into one block (the span), the most valuable run first.
+
+        Copying a partition whole costs what reading all of it in place does, so in such a round
+        the copy is nearly free; kept, it is read at device speed by every later round and call.
+        One block, not one per partition, so that a plan over the whole side reads it in one
+        launch (a launch per resident partition costs more than a sparse round's kernels)."""
+        if self._span_block() is not None:
+            return
+        s = self.side
+        per_edge = s.bytes_per_edge
+        room_edges = self.pool.room_for_blocks() // per_edge
+        edges = s.partition_edges
+        if not len(edges) or room_edges < max(1, int(edges.min())):
+            return
+        own = {key[1] for key in self.pool.blocks if key[0] == self.key and key[1] != SPAN}
+        worth = np.where(np.isin(np.arange(len(edges)), list(own)), 0.0, (self.value + 1e-9) * edges)
+        best, a, z = 0.0, 0, 0
+        lo, held, total = 0, 0, 0.0
+        for hi in range(len(edges)):  # the best window [lo, hi] within the room (two pointers)
+            held += int(edges[hi])
+            total += worth[hi]
+            while held > room_edges:
+                held -= int(edges[lo])
+                total -= worth[lo]
+                lo += 1
+            if hi >= lo and total > best:
+                best, a, z = total, lo, hi + 1
+        if z <= a:
+            return
+        parts = s.partitions
+        e0, e1 = parts[a].edge_lo, parts[z - 1].edge_hi
+        block = self.pool.admit((self.key, SPAN), e1 - e0, s.indices.dtype,
+                                None if s.weights is None else np.float32, float(self.value[a:z].mean()))
+        if block is None:
+            return
+        b = self.backend
+        b.copy_h2d(block.indices, s.indices[e0:e1])
+        if block.weights is not None:
+            b.copy_h2d(block.weights, s.weights[e0:e1])
+        self._span = (a, z)
+        self._span_moved = {i: self._partition_bytes(parts[i]) for i in range(a, z)}
+        log.debug("hybrid: partitions %d..%d (%d bytes) kept on the device as one span", a, z - 1, block.nbytes)
+
+    def _device_copy(self, i: int):
+        """Partition ``i``'s edges on the device, ``(indices, weights)``: its own block's, or its
+        slice of the span's; None when it has none."""
+        block = self.pool.blocks.get((self.key, i))
+        if block is not None:
+            return block.indices, block.weights
+        span = self._span_block()
+        if span is None or not span[0] <= i < span[1]:
+            return None
+        parts, blk = self.side.partitions, span[2]
+        lo, hi = parts[i].edge_lo - parts[span[0]].edge_lo, parts[i].edge_hi - parts[span[0]].edge_lo
+        return blk.indices[lo:hi], None if blk.weights is None else blk.weights[lo:hi]
 
     # ------------------------------------------------------------ helpers
     def _update_values(self, stats, decay: float) -> None:
         """VDS value with history: the partition's share of active edges, decayed each iteration."""
-        edges = np.array([max(1, p.num_edges) for p in self.side.partitions], dtype=np.float64)
+        edges = np.maximum(self.side.partition_edges, 1)
         self.value = decay * self.value + stats.active_edges / edges
         for key, block in self.pool.blocks.items():
-            if key[0] == self.key:
-                block.value = float(self.value[key[1]])
+            if key[0] == self.key:  # the span is worth its partitions' mean
+                block.value = float(self.value[key[1]] if key[1] != SPAN else self.value[slice(*self._span)].mean())
             else:  # another side's partitions are not being read: their value fades the same way
                 block.value *= decay
 
@@ -518,9 +642,11 @@ class HybridEngine:
         return self.pool.admit((self.key, i), p.num_edges, s.indices.dtype,
                                None if s.weights is None else np.float32, float(self.value[i]))
 
-    def _active_bytes(self, stats, i: int, dense: bool) -> int:
-        edges = self.side.partitions[i].num_edges if dense else int(stats.active_edges[i])
-        return edges * self.side.bytes_per_edge
+    def _floor_bytes(self, stats, idx: list[int], dense: bool) -> int:
+        """Edge bytes of partitions ``idx`` that a round must bring to the device: all of each
+        partition's edges when every row counts (``dense``), else its active rows' edges."""
+        edges = self.side.partition_edges if dense else stats.active_edges
+        return int(edges[np.asarray(idx, dtype=np.int64)].sum()) * self.side.bytes_per_edge
 
     @staticmethod
     def _rows(stats, i: int, dense: bool) -> int:
@@ -567,6 +693,7 @@ class HybridEngine:
         moved, secs = 0, 0.0
         block = self.pool.blocks.get(key)
         fresh = admit is not True and admit is not False  # a block admitted by the caller, still empty
+        copy = None if block is not None or admit is not False else self._device_copy(i)  # in the span
         if block is None and admit is True:
             block = self._admit(i)
             if block is None:  # no room after all: serve it like filter does
@@ -581,9 +708,11 @@ class HybridEngine:
                 b.copy_h2d(block.weights, s.weights[p.edge_lo : p.edge_hi])
             secs = time.perf_counter() - t
             moved = self._partition_bytes(p)
+        if copy is not None:
+            moved = self._span_moved.pop(i, 0)
+        indices, weights = copy if copy is not None else (block.indices, block.weights)
         offs = s.device_offsets(b)
-        view = PartitionView(offs[p.lo : p.hi + 1], block.indices, block.weights, None, p.lo, p.num_vertices,
-                             p.edge_lo)
+        view = PartitionView(offs[p.lo : p.hi + 1], indices, weights, None, p.lo, p.num_vertices, p.edge_lo)
         rows = self._device_rows(stats, i, i, p.lo)
         launch(view, rows, self._bits_for(direction, rows, in_bits), loaded=True)
         it.copy_seconds += secs
