@@ -830,3 +830,25 @@ def test_a_dense_round_keeps_a_span_that_later_rounds_and_calls_read_on_the_devi
     lg2 = gf.load(g, backend="cpu", budget=budget, partition_bytes=max(64, g.edge_bytes // 32))
     bfs(lg2, src, engine="hybrid", policy=Policy(use_cpu=False, residency=False))
     assert not any(k[1] == SPAN for k in lg2.pool.blocks)
+
+
+def test_resident_kernels_go_between_the_filter_groups_copies():
+    """Kernels of partitions already on the device fill the compute stream while the copy
+    stream brings the next filter group: with a partition's kernel a third of a group's copy
+    (two partitions at the bus's speed), the record (in launch order) shows resident
+    partitions between filter groups, not all first; the ranks are the CPU's."""
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(13, seed=4)
+    fast = Calibration.from_json(Calibration.nominal().to_json())
+    fast.device_edge_rate = {k: 2e10 for k in fast.device_edge_rate}  # 4-byte edges, copies at 51 GB/s
+    lg = gf.load(g, backend="cpu", budget=g.edge_bytes // 2, partition_bytes=max(64, g.edge_bytes // 32))
+    policy = Policy(use_cpu=False, calibration=fast, combine_k=2)
+    want = pagerank_ldbc(g, damping=0.85, iterations=3, backend="cpu").ranks
+    for _ in range(2):  # the first call keeps a span; the second reads it
+        r = pagerank_ldbc(lg, damping=0.85, iterations=3, engine="hybrid", policy=policy)
+        assert np.allclose(r.ranks, want, rtol=1e-12, atol=1e-15)
+    order = [p.engine for p in r.record.edge_steps[-1].partitions]
+    assert "filter" in order and "resident" in order
+    first, last = order.index("filter"), len(order) - 1 - order[::-1].index("filter")
+    assert "resident" in order[first:last], order
