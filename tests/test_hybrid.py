@@ -852,3 +852,19 @@ def test_resident_kernels_go_between_the_filter_groups_copies():
     assert "filter" in order and "resident" in order
     first, last = order.index("filter"), len(order) - 1 - order[::-1].index("filter")
     assert "resident" in order[first:last], order
+
+
+def test_the_hybrid_learns_its_kernels_rate_from_the_device_clock(monkeypatch):
+    """Where the device times its kernels, the hybrid keeps each program's edges per second
+    (the next rounds' estimates for placing resident kernels between copies): every edge of a
+    PageRank pull round over the kernel seconds the clock gave, halved toward each new round."""
+    from graphferry.backends.cpu.backend import CpuBackend
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(11, seed=5)
+    monkeypatch.setattr(CpuBackend, "take_device_times", lambda self: (0.001, 0.002))
+    lg = gf.load(g, backend="cpu", budget=g.edge_bytes // 2, partition_bytes=max(64, g.edge_bytes // 8))
+    r = pagerank_ldbc(lg, damping=0.85, iterations=1, engine="hybrid", policy=Policy(use_cpu=False))
+    assert np.allclose(r.ranks, pagerank_ldbc(g, damping=0.85, iterations=1, backend="cpu").ranks)
+    engine = next(e for _, e in lg._engines.values() if e.name == "hybrid")
+    assert engine._kernel_rate[("pagerank_ldbc", "pull")] == pytest.approx(g.m / 0.002)
