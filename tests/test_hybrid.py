@@ -868,3 +868,18 @@ def test_the_hybrid_learns_its_kernels_rate_from_the_device_clock(monkeypatch):
     assert np.allclose(r.ranks, pagerank_ldbc(g, damping=0.85, iterations=1, backend="cpu").ranks)
     engine = next(e for _, e in lg._engines.values() if e.name == "hybrid")
     assert engine._kernel_rate[("pagerank_ldbc", "pull")] == pytest.approx(g.m / 0.002)
+
+
+def test_a_loaded_graph_reads_the_calibration_once(monkeypatch):
+    """Each hybrid call with a policy of its own asks for the machine's figures; a loaded graph
+    reads them once (the driver and the cached file cost 1-2 ms a call)."""
+    import graphferry.runtime.loaded as loaded_module
+    from graphferry.generators import kronecker_graph
+
+    asked = []
+    monkeypatch.setattr(loaded_module, "calibration_for", lambda backend: asked.append(1) or Calibration.nominal())
+    g = kronecker_graph(10, seed=6)
+    lg = gf.load(g, backend="cpu", budget=g.edge_bytes // 2, partition_bytes=max(64, g.edge_bytes // 8))
+    for _ in range(3):
+        bfs(lg, 0, engine="hybrid", policy=Policy(use_cpu=False))
+    assert len(asked) == 1

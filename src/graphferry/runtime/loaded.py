@@ -139,6 +139,7 @@ class LoadedGraph:
         self.graph = self._place(graph, pinned) if not temporary else graph
         self.arena = DeviceArena(self.backend, int(self._default_budget() if budget is None else budget))
         self._engines: OrderedDict[tuple, tuple[EdgeSide, Engine]] = OrderedDict()
+        self._cal = None  # the calibration, once read (see _calibration)
         self._sides: dict[tuple, EdgeSide] = {}
         self._transpose: Graph | None = None
         self._whole: dict[tuple, Any] = {}
@@ -259,7 +260,7 @@ class LoadedGraph:
             try:
                 eng = cls(side, self.backend, self.arena) if cls is not HybridEngine else \
                     HybridEngine(side, self.backend, self.arena, pool=self.pool, executors=self.executors,
-                                 key=skey, calibration_for=lambda: calibration_for(self.backend))
+                                 key=skey, calibration_for=self._calibration)
                 break
             except DeviceMemoryError:
                 self.arena.used_bytes = used  # buffers taken before the refusal are garbage now
@@ -367,6 +368,14 @@ class LoadedGraph:
         return self._whole[key]
 
     # ------------------------------------------------------------ life time
+    def _calibration(self):
+        """This machine's calibration for the backend, read once per loaded graph (a hybrid call
+        with a new policy asked for it each time: the device's name from the driver and the
+        cached file, 1-2 ms a call on the H200's host)."""
+        if self._cal is None:
+            self._cal = calibration_for(self.backend)
+        return self._cal
+
     def close(self) -> None:
         """Give back every engine's device buffers and the handle's device copies (idempotent)."""
         if self.closed:

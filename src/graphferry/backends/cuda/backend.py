@@ -230,6 +230,7 @@ class CudaBackend(Backend):
         # one backend per device; several devices come with the device lists (Lux)
         self.device.use()
         self.num_sms = int(cupy.cuda.runtime.getDeviceProperties(self.device_id)["multiProcessorCount"])
+        self._description: str | None = None
         self.huge_grid = 4 * self.num_sms
         # A delta-stepping round costs a GPU launches and host reads whatever its size, so
         # PriorityBuckets merges buckets up to bucket_fill vertices. Measured on an H200,
@@ -261,9 +262,10 @@ class CudaBackend(Backend):
         return self._programs[key]
 
     def device_description(self) -> str:
-        props = cupy.cuda.runtime.getDeviceProperties(self.device_id)
-        name = props["name"]
-        return name.decode() if isinstance(name, bytes) else str(name)
+        if self._description is None:  # asked per call by the calibration's cache key: the driver once
+            name = cupy.cuda.runtime.getDeviceProperties(self.device_id)["name"]
+            self._description = name.decode() if isinstance(name, bytes) else str(name)
+        return self._description
 
     # ------------------------------------------------------------ streams, events
     @staticmethod
