@@ -78,11 +78,15 @@ def table(path: Path, doc: dict, engines: list[str] | None = None, algorithms: l
 
 def render() -> str:
     parts = [BEGIN, ""]
-    peers = newest("peers-kron*.json", lambda d: any(r["engine"].startswith("peer:") for r in _runs(d)))
+    # the newest complete runs: the side-by-side with our CPU backend and resident engine beside the
+    # peers; the hybrid's with every one of the four algorithms (a run cut short by its deadline is not)
+    peers = newest("peers-kron*.json", lambda d: any(r["engine"].startswith("peer:") for r in _runs(d))
+                   and {"cpu", "resident"} <= {r["engine"] for r in _runs(d)})
     if peers:
         parts += ["Graphferry beside its peers (ms; PageRank ms per iteration; `*`: the peer's own timer, "
                   "not checked in that run):", "", table(*peers), ""]
-    hybrid = newest("peers-kron*.json", lambda d: any(r["engine"] == "hybrid" for r in _runs(d)))
+    hybrid = newest("peers-kron*.json", lambda d: {"bfs", "sssp", "pagerank", "wcc"}
+                    <= {r["algorithm"] for r in _runs(d) if r["engine"] == "hybrid"})
     if hybrid:
         parts += ["The hybrid engine beside the single engines under the same device-memory budget:", "",
                   table(*hybrid, engines=["filter", "compaction", "zerocopy", "hybrid", "hybrid-gpu",

@@ -12,7 +12,10 @@ Each edge_map (HyTGraph Algorithm 1 and sec. VI, VDS sec. III-C):
    a partition's value is its share of active edges, with history
    (``value <- decay * value + active_edges / edges``: partitions whose vertices
    have converged lose value and are displaced first); a resident partition moves
-   nothing;
+   nothing. Beside those blocks, a round that reads every partition (a pull, or all
+   vertices) keeps the most valuable run of consecutive partitions that fits the room
+   no block or slot holds as one block, the **span**: copying a partition whole costs
+   what reading all of it costs, and one block is read by one launch (below);
 4. **task combining** (HyTGraph sec. V-B): up to ``k`` consecutive ``filter``
    partitions are one copy into one slot and one kernel launch; every
    ``compaction`` partition's active rows are gathered into one staging buffer
@@ -22,8 +25,11 @@ Each edge_map (HyTGraph Algorithm 1 and sec. VI, VDS sec. III-C):
    (contribution first), then zero-copy and compaction; on a GPU the copies run
    on the copy stream and the kernels on the compute stream, each copy waiting
    only for the kernel that last read its slot, so the CPU's gather for the next
-   chunk, the copy of one task and the kernel of another overlap. CPU executors
-   compute their partitions at the same time in their own threads;
+   chunk, the copy of one task and the kernel of another overlap. Kernels of
+   partitions already resident go between the filter groups, as many as the next
+   group's copy leaves time for (priced at the rate this program's kernels ran in
+   earlier rounds on the device clock), so they never hold the kernel that frees a
+   slot. CPU executors compute their partitions at the same time in their own threads;
 6. the executors' states are **merged** into the device's (pull: owned ranges;
    push: the program's combine operator) and their frontiers OR-ed.
 
@@ -41,9 +47,10 @@ ids travel to the host and back) or its tail of small tasks. That is so when
   copy moves whole partitions, while zero-copy reads only the lines before each
   row stops (the filter-placed pull steps took 52 ms; read in place, 15-20 ms).
 
-Partitions resident on the device are then read across the bus like the rest;
-in such an iteration their share of bytes is small. A CPU executor's
-placements keep the per-partition plan.
+The span's rows are read from its device copy in a launch of their own and the
+rows before and after it in place (three launches); partitions in blocks of their
+own are then read across the bus like the rest. A CPU executor's placements keep
+the per-partition plan.
 
 Neighbourhood functions (``neighbor_map``: triangles, LCC, CDLP, ...) may read
 any row of the graph, so no transfer engine serves them: each partition of
