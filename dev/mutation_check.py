@@ -36,6 +36,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 ALG = "src/graphferry/algorithms"
+SCHED = "src/graphferry/scheduler"
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,15 @@ MUTANTS = [
            "    values = np.asarray(values, dtype=np.float64)\n", "    return\n", ("tests/test_verifiers.py",)),
     Mutant("verify_cdlp-accepts-anything", "verify_cdlp returns at once", f"{ALG}/cdlp.py",
            "    want = values[lab]\n", "    return\n", ("tests/test_verifiers.py",)),
+    # ------------------------------------------------------------------ the hybrid engine
+    Mutant("hybrid-span-rows-skipped", "the whole-side plan forgets the span's own rows", f"{SCHED}/hybrid.py",
+           "            pieces = [(0, parts[a].lo, 0, a), (parts[a].lo, parts[z - 1].hi, a, z), "
+           "(parts[z - 1].hi, s.n, z, len(parts))]",
+           "            pieces = [(0, parts[a].lo, 0, a), (parts[z - 1].hi, s.n, z, len(parts))]",
+           ("tests/test_hybrid.py",)),
+    Mutant("cost-zerocopy-whole-lines", "zero-copy priced as whole 128-byte lines again", f"{SCHED}/cost.py",
+           "        tiz = lines * request / c.zerocopy_rate(request)",
+           "        tiz = lines * LINE_BYTES / c.zerocopy_rate(request)", ("tests/test_hybrid.py",)),
 ]
 
 
