@@ -11,6 +11,7 @@ executor for the CPU side.
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -883,3 +884,54 @@ def test_a_loaded_graph_reads_the_calibration_once(monkeypatch):
     for _ in range(3):
         bfs(lg, 0, engine="hybrid", policy=Policy(use_cpu=False))
     assert len(asked) == 1
+
+
+@settings(max_examples=int(os.environ.get("GF_HYBRID_CALLS_EXAMPLES", 25)), deadline=None)
+@given(g=graphs(weighted=True), data=st.data())
+def test_a_loaded_graph_keeps_answers_across_calls_whatever_it_keeps_resident(g, data):
+    """One loaded graph, several algorithms in turn, as a user runs them: whatever the hybrid
+    keeps on the device between calls (blocks, the span of either side, slots), at any budget
+    and partitioning, each answer is the CPU backend's and the budget holds."""
+    per_edge = g.indices.itemsize + 4
+    budget = max(64, int(g.m * per_edge * data.draw(st.sampled_from([0.1, 0.25, 0.5, 1.0]))))
+    parts = data.draw(st.integers(1, 24))
+    lg = gf.load(g, backend="cpu", budget=budget, partition_bytes=max(per_edge, g.m * per_edge // parts))
+    policy = Policy(calibration=NOMINAL, use_cpu=data.draw(st.booleans()))
+    for _ in range(data.draw(st.integers(2, 4))):
+        what = data.draw(st.sampled_from(["bfs", "sssp", "pagerank"]))
+        s = data.draw(st.integers(0, g.n - 1))
+        direction = data.draw(st.sampled_from(["auto", "push", "pull"]))
+        if what == "bfs":
+            r = bfs(lg, s, direction=direction, engine="hybrid", policy=policy)
+            assert np.array_equal(r.levels, bfs(g, s, backend="cpu", engine="host").levels)
+        elif what == "sssp":
+            r = sssp(lg, s, direction=direction, engine="hybrid", policy=policy)
+            assert np.array_equal(r.distances, sssp(g, s, backend="cpu", engine="host").distances)
+        else:
+            r = pagerank_ldbc(lg, damping=0.85, iterations=3, direction=direction, engine="hybrid", policy=policy)
+            want = pagerank_ldbc(g, damping=0.85, iterations=3, backend="cpu", engine="host").ranks
+            assert np.allclose(r.ranks, want, rtol=1e-9, atol=1e-15)
+        assert r.record.extra["peak_device_edge_bytes"] <= budget
+    lg.close()
+
+
+def test_the_pool_drops_blocks_of_equal_value_whatever_their_keys():
+    """Blocks of one value (a side's partition, its span, the neighbourhood functions' whole copy)
+    are dropped least valuable first and, at equal value, oldest first; their keys, an index
+    and a name, are never compared with each other."""
+    from graphferry.backends.base import DeviceArena
+    from graphferry.backends.cpu.backend import CpuBackend
+    from graphferry.scheduler.hybrid import SPAN
+    from graphferry.scheduler.pool import BufferPool
+
+    arena = DeviceArena(CpuBackend(), 1200)
+    pool = BufferPool(arena)
+    for key in [(("side",), 3), (("side",), SPAN), ((("neighbors",), "side"), "whole")]:
+        assert pool.admit(key, 100, np.int32, None, value=0.5) is not None
+    pool.busy = set()  # a new iteration: nothing is being read
+    # a more valuable partition displaces the equally cheap ones, oldest first
+    assert pool.admit((("side",), 4), 200, np.int32, None, value=0.9) is not None
+    assert list(pool.blocks) == [((("neighbors",), "side"), "whole"), (("side",), 4)]
+    pool.busy = set()
+    pool.drop_blocks(800)  # room for a slot: everything not busy goes, least valuable first
+    assert not pool.blocks and arena.used_bytes == 0

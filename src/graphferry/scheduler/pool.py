@@ -129,7 +129,7 @@ class BufferPool:
         """A new block for partition ``key`` if it fits, dropping less valuable blocks; else None."""
         nbytes = edges * (np.dtype(idx_dtype).itemsize + (np.dtype(w_dtype).itemsize if w_dtype else 0))
         if nbytes > self.room_for_blocks():
-            cheaper = sorted((b.value, k) for k, b in self.blocks.items() if b.value < value and k not in self.busy)
+            cheaper = _by_value((k, b) for k, b in self.blocks.items() if b.value < value and k not in self.busy)
             freeable = sum(self.blocks[k].nbytes for _, k in cheaper)
             if nbytes > self.room_for_blocks() + freeable and self.reclaim is not None:
                 self.reclaim(nbytes + self.unallocated_reserve)  # idle buffers outside the pool first
@@ -155,7 +155,7 @@ class BufferPool:
     def drop_blocks(self, nbytes: int) -> None:
         """Drop the least valuable blocks until ``nbytes`` more are free (or none is left)."""
         target = self.arena.free_bytes + nbytes
-        for _, k in sorted((b.value, k) for k, b in self.blocks.items() if k not in self.busy):
+        for _, k in _by_value((k, b) for k, b in self.blocks.items() if k not in self.busy):
             if self.arena.free_bytes >= target:
                 break
             self.drop(k)
@@ -169,6 +169,12 @@ class BufferPool:
                 self._release(s.weights)
         self.slots.clear()
         self._reserved.clear()
+
+
+def _by_value(items) -> list[tuple[float, tuple]]:
+    """``(value, key)`` of blocks ``(key, block)``, least valuable first; ties in the order the
+    blocks were admitted (keys are not compared: a partition's index and a span's name differ)."""
+    return sorted(((b.value, k) for k, b in items), key=lambda vk: vk[0])
 
 
 def _slot_bytes(s: Slot) -> int:
