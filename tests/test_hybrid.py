@@ -896,9 +896,9 @@ def test_a_loaded_graph_keeps_answers_across_calls_whatever_it_keeps_resident(g,
     budget = max(64, int(g.m * per_edge * data.draw(st.sampled_from([0.1, 0.25, 0.5, 1.0]))))
     parts = data.draw(st.integers(1, 24))
     lg = gf.load(g, backend="cpu", budget=budget, partition_bytes=max(per_edge, g.m * per_edge // parts))
-    policy = Policy(calibration=NOMINAL, use_cpu=data.draw(st.booleans()))
+    policy = Policy(calibration=NOMINAL, use_cpu=data.draw(st.booleans()), asynchronous=data.draw(st.booleans()))
     for _ in range(data.draw(st.integers(2, 4))):
-        what = data.draw(st.sampled_from(["bfs", "sssp", "pagerank"]))
+        what = data.draw(st.sampled_from(["bfs", "sssp", "pagerank", "wcc"]))
         s = data.draw(st.integers(0, g.n - 1))
         direction = data.draw(st.sampled_from(["auto", "push", "pull"]))
         if what == "bfs":
@@ -907,6 +907,9 @@ def test_a_loaded_graph_keeps_answers_across_calls_whatever_it_keeps_resident(g,
         elif what == "sssp":
             r = sssp(lg, s, direction=direction, engine="hybrid", policy=policy)
             assert np.array_equal(r.distances, sssp(g, s, backend="cpu", engine="host").distances)
+        elif what == "wcc":
+            r = wcc(lg, engine="hybrid", policy=policy)
+            verify_wcc(g, r.labels)
         else:
             r = pagerank_ldbc(lg, damping=0.85, iterations=3, direction=direction, engine="hybrid", policy=policy)
             want = pagerank_ldbc(g, damping=0.85, iterations=3, backend="cpu", engine="host").ranks
