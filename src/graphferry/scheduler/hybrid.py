@@ -261,19 +261,22 @@ class HybridEngine:
         ran = self._kernel_rate.get((st.program.name, direction))
 
         def kernel_estimate(idx) -> float:
-            edges = int(sum(int(stats.active_edges[i]) for i in idx))
+            edges = self._edges(stats, idx, False)
             return edges / ran if ran else model.kernel_seconds("device", klass, direction, edges)
 
-        def fill(seconds: float) -> None:
-            while waiting and kernel_estimate([waiting[0]]) <= seconds:
-                seconds -= kernel_estimate([waiting[0]])
+        def fill(next_group, group_done) -> None:
+            """Resident kernels for the time the next group's copy takes beyond the last group's kernel."""
+            seconds = (self._floor_bytes(stats, next_group, True) / model.calibration.copy_bandwidth
+                       - (0.0 if group_done is None else kernel_estimate(group_done)))
+            while waiting:
+                t = kernel_estimate([waiting[0]])
+                if t > seconds:
+                    break
+                seconds -= t
                 self._run_resident(waiting.popleft(), False, stats, launch, in_bits, direction, dense, it, shape)
 
-        copy_estimate = None if model is None else (
-            lambda idx: self._floor_bytes(stats, idx, True) / model.calibration.copy_bandwidth)
         self._run_filter(dev["filter"], stats, launch, in_bits, direction, dense, it, shape, k,
-                         fill=None if model is None else lambda nxt, done: fill(
-                             (copy_estimate(nxt) if nxt else 0.0) - (kernel_estimate(done) if done else 0.0)))
+                         fill=None if model is None else fill)
         while waiting:
             self._run_resident(waiting.popleft(), False, stats, launch, in_bits, direction, dense, it, shape)
         self._run_zerocopy(dev["zerocopy"], stats, launch, in_bits, direction, dense, it)
@@ -283,8 +286,8 @@ class HybridEngine:
         if device_times is not None:
             it.copy_seconds, it.kernel_seconds = device_times
             on_device = [i for i, (ex, _) in placed.items() if ex == 0]
-            self._observe_kernel_rate(st.program.name, direction, self._floor_bytes(stats, on_device, False)
-                                      // s.bytes_per_edge, it.kernel_seconds)
+            self._observe_kernel_rate(st.program.name, direction, self._edges(stats, on_device, False),
+                                      it.kernel_seconds)
 
         # ---- merge the other executors' states into the device's (the wait for them is not exchange)
         for f in futures:
@@ -610,9 +613,13 @@ class HybridEngine:
             return None
         return (*self._span, block)
 
+    def _own_blocks(self) -> set[int]:
+        """Partitions of this side on the device in blocks of their own."""
+        return {key[1] for key in self.pool.blocks if key[0] == self.key and key[1] != SPAN}
+
     def _resident_set(self) -> set[int]:
         """Partitions whose edges are on the device: their own blocks, and the span's."""
-        own = {key[1] for key in self.pool.blocks if key[0] == self.key and key[1] != SPAN}
+        own = self._own_blocks()
         span = self._span_block()
         return own | set(range(span[0], span[1])) if span is not None else own
 
@@ -632,8 +639,7 @@ class HybridEngine:
         edges = s.partition_edges
         if not len(edges) or room_edges < max(1, int(edges.min())):
             return
-        own = {key[1] for key in self.pool.blocks if key[0] == self.key and key[1] != SPAN}
-        worth = np.where(np.isin(np.arange(len(edges)), list(own)), 0.0, (self.value + 1e-9) * edges)
+        worth = np.where(np.isin(np.arange(len(edges)), list(self._own_blocks())), 0.0, (self.value + 1e-9) * edges)
         best, a, z = 0.0, 0, 0
         lo, held, total = 0, 0, 0.0
         for hi in range(len(edges)):  # the best window [lo, hi] within the room (two pointers)
@@ -691,11 +697,15 @@ class HybridEngine:
         return self.pool.admit((self.key, i), p.num_edges, s.indices.dtype,
                                None if s.weights is None else np.float32, float(self.value[i]))
 
-    def _floor_bytes(self, stats, idx: list[int], dense: bool) -> int:
-        """Edge bytes of partitions ``idx`` that a round must bring to the device: all of each
-        partition's edges when every row counts (``dense``), else its active rows' edges."""
+    def _edges(self, stats, idx: list[int], dense: bool) -> int:
+        """Edges of partitions ``idx`` a round reads: all of each partition's when every row counts
+        (``dense``), else its active rows'."""
         edges = self.side.partition_edges if dense else stats.active_edges
-        return int(edges[np.asarray(idx, dtype=np.int64)].sum()) * self.side.bytes_per_edge
+        return int(edges[np.asarray(idx, dtype=np.int64)].sum())
+
+    def _floor_bytes(self, stats, idx: list[int], dense: bool) -> int:
+        """Edge bytes of partitions ``idx`` that a round must bring to the device (see :meth:`_edges`)."""
+        return self._edges(stats, idx, dense) * self.side.bytes_per_edge
 
     @staticmethod
     def _rows(stats, i: int, dense: bool) -> int:
@@ -782,9 +792,9 @@ class HybridEngine:
 
     def _run_filter(self, idx, stats, launch, in_bits, direction, dense, it, shape, k, fill=None) -> None:
         """Copy the partitions ``idx`` into slots (up to ``k`` consecutive ones a copy) and run
-        each group's kernel; ``fill(next_group, group_done)`` is called before each group's
-        copy is waited for (``group_done`` None first, ``next_group`` None after the last) to
-        put other kernels on the compute stream meanwhile."""
+        each group's kernel; ``fill(group, group_before)`` is called before each group's copy
+        and kernel (``group_before`` None for the first) to put other kernels on the compute
+        stream while that copy runs."""
         if not idx:
             return
         b, s = self.backend, self.side
@@ -793,11 +803,9 @@ class HybridEngine:
         # contribution first: the groups with the most active edges are copied first
         groups.sort(key=lambda g: -int(sum(stats.active_edges[i] for i in g)))
         offs = s.device_offsets(b)
-        if fill is not None:
-            fill(groups[0], None)
         for j, g in enumerate(groups):
-            if fill is not None and j:
-                fill(g, groups[j - 1])
+            if fill is not None:
+                fill(g, groups[j - 1] if j else None)
             first, last = parts[g[0]], parts[g[-1]]
             slot = self._slot(shape)
             if slot is None:  # no room for a copy after all: read these in place

@@ -68,8 +68,8 @@ class Decision:
     #: executor index -> bytes its state exchange is predicted to move this iteration (the
     #: hybrid's estimate, see :class:`ExchangeEstimate`); an executor missing here: ``2 * state_bytes``
     exchange_bytes: dict = field(default_factory=dict)
-    #: each partition's edges as one array (an edge side's ``partition_edges``); None: counted from ``partitions``
-    partition_edges: Any = None
+    #: each partition's edges as one array (the edge side's ``partition_edges``)
+    partition_edges: Any = field(kw_only=True)
 
 
 @dataclass
@@ -131,7 +131,7 @@ class Policy:
         return 0, "filter" if engine == "host" else engine
 
     def _cost_driven(self, ctx: Decision, active, model: CostModel, split: bool) -> dict[int, tuple[int, str]]:
-        s, parts = ctx.stats, ctx.partitions
+        s = ctx.stats
         klass = CLASS_OF_COMBINE.get(ctx.combine, "traversal")
         host_k = next((k for k, e in enumerate(ctx.executors) if not e.device_side), None)
         # every active partition priced at once (a Python loop over 250 partitions cost about
@@ -139,19 +139,16 @@ class Policy:
         edges = s.active_edges[active].astype(np.float64)
         kernel = edges / model.calibration.edge_rate("device", klass, ctx.direction) + model.calibration.launch_seconds
         engines, cost = model.transfer_engines(
-            part_edges=(ctx.partition_edges if ctx.partition_edges is not None
-                        else np.array([p.num_edges for p in parts], dtype=np.int64))[active],
+            part_edges=ctx.partition_edges[active],
             active_vertices=s.active_vertices[active], active_edges=edges, lines=s.lines[active],
             bytes_per_edge=ctx.bytes_per_edge, index_bytes=ctx.index_bytes)
         on_device = np.isin(active, np.fromiter(ctx.resident, dtype=np.int64, count=len(ctx.resident)))
         engines = np.where(on_device, "resident", engines)
         dev_cost = np.where(on_device, 0.0, model.seconds("", cost)) + kernel
         out: dict[int, tuple[int, str]] = dict(zip(active.tolist(), zip([0] * len(active), engines.tolist())))
-        host_cost = np.full(len(active), np.inf)
-        if split and self.use_cpu and host_k is not None:
-            host_cost = edges / model.calibration.edge_rate("host", klass, ctx.direction)
         if not (split and self.use_cpu and host_k is not None) or not len(active):
             return out
+        host_cost = edges / model.calibration.edge_rate("host", klass, ctx.direction)
         # the state exchange costs what it will move, not two whole copies: the CPU executor
         # keeps its copy and moves only what changed (ExecutorState), so the hybrid predicts
         # this iteration's bytes from what the previous exchanges moved (ExchangeEstimate)
