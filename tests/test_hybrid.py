@@ -833,6 +833,69 @@ def test_a_dense_round_keeps_a_span_that_later_rounds_and_calls_read_on_the_devi
     assert not any(k[1] == SPAN for k in lg2.pool.blocks)
 
 
+_ROW_SUMS = None
+
+
+def _row_sums_program():
+    """Per vertex, its row's ids weighted by position and its transpose row's plain sum: a read
+    shifted by any number of edges, or from another row, changes them."""
+    global _ROW_SUMS
+    if _ROW_SUMS is None:
+        from graphferry.runtime import Program
+
+        _ROW_SUMS = Program("row_sums", arrays={"total": "int64", "back": "int64"},
+                            neighbor_functions=("sum_row",), neighbor_writes="own", source=r"""
+GF_FN bool sum_row(const State& S, const GfGraph& G, const GfGraph& GT, vid_t u) {
+    int64_t t = 0, b = 0;
+    for (eid_t e = G.begin(u); e < G.end(u); ++e) t += (int64_t)(G.indices[e] + 1) * (e - G.begin(u) + 1);
+    for (eid_t e = GT.begin(u); e < GT.end(u); ++e) b += (int64_t)GT.indices[e] + 1;
+    S.total[u] = t;
+    S.back[u] = b;
+    return t > 0;
+}
+""")
+    return _ROW_SUMS
+
+
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+@pytest.mark.parametrize("directed", [False, True])
+def test_row_reading_neighbor_maps_read_the_span_on_the_device(directed, backend):
+    """A neighbourhood function that reads only its own rows reads the span's rows from the span
+    (its block holds edges from its first partition's on: GraphArrays.edge_base), recorded
+    resident with nothing moved, and the rest in place; every vertex's sums are numpy's."""
+    from graphferry.generators import kronecker_graph
+    from graphferry.runtime import Runtime
+    from graphferry.runtime.runtime import VERTEX_IDS
+    from graphferry.scheduler.hybrid import SPAN
+
+    g = kronecker_graph(12, seed=6)
+    if directed:  # keep each undirected edge one way only (a DAG by id): G and GT differ
+        src, dst = g.edges()
+        keep = src < dst
+        g = Graph.from_edges(src[keep], dst[keep], n=g.n, directed=True)
+    lg = gf.load(g, backend=backend, budget=g.edge_bytes // 2, partition_bytes=max(64, g.edge_bytes // 32))
+    policy = Policy(use_cpu=False)
+    with Runtime(lg, engine="hybrid", policy=policy) as rt:  # a push from every vertex keeps a span
+        rt.start(_label_program(), arrays={"label": VERTEX_IDS}).edge_map(rt.all_vertices(), direction="push")
+    assert any(k[1] == SPAN for k in lg.pool.blocks)
+    with Runtime(lg, engine="hybrid", policy=policy) as rt:
+        st = rt.start(_row_sums_program())
+        st.neighbor_map("sum_row", in_edges=True)
+        total, back = st.host("total"), st.host("back")
+        step = rt.record.steps[-1]
+    deg = np.diff(g.offsets)
+    rank = np.arange(g.m) - np.repeat(g.offsets[:-1], deg) + 1
+    want = np.bincount(np.repeat(np.arange(g.n), deg), weights=(g.indices.astype(np.int64) + 1) * rank,
+                       minlength=g.n).astype(np.int64)
+    src, dst = g.edges()
+    back_want = np.bincount(dst, weights=src.astype(np.int64) + 1, minlength=g.n).astype(np.int64) \
+        if directed else np.bincount(src, weights=dst.astype(np.int64) + 1, minlength=g.n).astype(np.int64)
+    assert np.array_equal(total, want) and np.array_equal(back, back_want)
+    engines = {p.engine for p in step.partitions}
+    assert engines == {"resident", "zerocopy"}, engines
+    assert all(p.bytes_h2d == 0 for p in step.partitions if p.engine == "resident")
+
+
 def test_resident_kernels_go_between_the_filter_groups_copies():
     """Kernels of partitions already on the device fill the compute stream while the copy
     stream brings the next filter group: with a partition's kernel a third of a group's copy

@@ -70,6 +70,7 @@ PROGRAM = Program(
     vertex_functions=("clear_next", "clear_smallest", "find_smallest", "rename", "clear_sums", "square_total",
                       "community_ratio", "dismantle"),
     neighbor_functions=("propagate", "count_arcs"),
+    neighbor_reads="rows",  # one row per call, but propagate's slot u visits a scrambled vertex
     source=r"""
 #define GF_LP_LOCAL %(local)d
 #define GF_LP_CANDIDATES %(candidates)d

@@ -60,7 +60,7 @@ _SCALAR_CTYPES = {"int64": "int64_t", "float64": "double"}
 #: Merge operators a program may declare for state written by several executors at once.
 COMBINE_OPERATORS = (None, "min", "max", "sum", "or")
 #: What a neighbourhood function reads of the graph (``Program.neighbor_reads``).
-NEIGHBOR_READS = ("row", "neighbors")
+NEIGHBOR_READS = ("row", "rows", "neighbors")
 #: How executors' copies merge after a neighbourhood function (``Program.neighbor_writes``).
 NEIGHBOR_WRITES = (None, "own", "min", "max", "sum", "or")
 
@@ -169,9 +169,12 @@ class Program:
     #: any. Executors and ranks then merge and exchange these only, and need no snapshot of
     #: the others to find what an edge_map changed.
     edge_writes: tuple[str, ...] | None = None
-    #: What a neighbourhood function reads of the graph, for the hybrid's cost rule: "row"
-    #: (at most its own vertex's rows, like an edge map) or "neighbors" (its neighbours' rows
-    #: too: intersections, as in triangle counting and LCC, which must say so).
+    #: What a neighbourhood function reads of the graph, for the hybrid's cost rule and its
+    #: placement: "row" (at most its own vertex's rows, like an edge map: the hybrid may read
+    #: those rows from a device block that holds only them), "rows" (one row per call, but not
+    #: always its own: a function that visits vertices in a scrambled order; priced as "row")
+    #: or "neighbors" (its neighbours' rows too: intersections, as in triangle counting and
+    #: LCC, which must say so).
     neighbor_reads: str = "row"
     #: How several executors running a neighbourhood function over disjoint vertex ranges at once
     #: merge: "own" (it writes only its own vertex's entries: each range is copied back), a

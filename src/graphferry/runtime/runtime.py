@@ -104,6 +104,9 @@ class GraphArrays:
     indices: Any
     weights: Any
     n: int
+    #: the first edge ``indices`` and ``weights`` hold: edge ``e`` is ``indices[e - edge_base]``
+    #: (a device block of consecutive rows; only those rows may be read), 0 for the whole graph
+    edge_base: int = 0
 
 
 class Runtime:

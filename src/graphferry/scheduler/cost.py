@@ -122,8 +122,9 @@ class Calibration:
         return float(table.get(f"{klass}/{direction}") or min(table.values()))
 
     def neighbor_rate_of(self, place: str, reads: str) -> float:
-        """Neighbour-map work per second at ``place`` for functions that read ``reads``."""
-        key = f"{place}/{reads}"
+        """Neighbour-map work per second at ``place`` for functions that read ``reads`` ("rows":
+        one row each, as "row")."""
+        key = f"{place}/{'row' if reads == 'rows' else reads}"
         return float(self.neighbor_rate.get(key) or NOMINAL_NEIGHBOR_RATE[key])
 
     # ------------------------------------------------------------ cache

@@ -325,9 +325,13 @@ class HybridEngine:
         whole_bytes = s.edge_bytes
         fits = can_copy and whole_bytes <= self.pool.room_for_blocks()  # it displaces no partition
         state_bytes = sum(int(a.nbytes) for a in st.arrays.values())
+        # the span (edge maps' block of consecutive partitions) holds these rows' edges: a
+        # function that reads only its own rows reads those rows from it at device speed
+        span = self._span_block() if prog.neighbor_reads == "row" else None
         ctx = NeighborDecision(neighbor_work(s, prog.neighbor_reads), parts, self.executors, prog.neighbor_reads,
                                prog.neighbor_writes, state_bytes, whole_bytes, can_copy and block is not None, fits,
-                               self.iterations, self._exchange_forecast(st, state_bytes))
+                               self.iterations, self._exchange_forecast(st, state_bytes),
+                               span=range(0) if span is None else range(span[0], span[1]))
         model = None if policy.mix is not None else policy.model(self.calibration_for)
         placed = policy.decide_neighbors(ctx, model)
         self.iterations += 1
@@ -344,26 +348,35 @@ class HybridEngine:
         futures = [self._exec_threads().submit(self._run_neighbors_other, refreshed.states[ex], fn, g_host, gt_host,
                                                owned_ranges(parts, idx)) for ex, idx in by_exec.items()]
 
-        # ---- the device: a copy of the whole graph where placed so and admitted, else in place
+        # ---- the device: a copy of the whole graph where placed so and admitted, the span's
+        # rows from the span, the rest in place
         dev = sorted(i for i, (ex, _) in placed.items() if ex == 0)
-        resident_set = {i for i in dev if placed[i][1] == "resident"}
+        source = {i: placed[i][1] for i in dev}
         uploaded = 0
-        if resident_set:
+        if "resident" in source.values():
             block, uploaded, secs = self._whole_block(whole_key, block) if can_copy else (None, 0, 0.0)
             it.copy_seconds += secs
-            if block is None:
-                resident_set = set()  # no room after all: read in place
-        self.pool.busy = {whole_key} if resident_set else set()
-        g_res = gt_res = None
-        if resident_set:  # the runtime's bundle of arrays, now pointing at the device's copy
-            g_res = dataclasses.replace(g_dev, offsets=s.device_offsets(b), indices=block.indices,
+            if block is None:  # no room after all: read in place
+                source = {i: "zerocopy" if place == "resident" else place for i, place in source.items()}
+        self.pool.busy = {whole_key} if "resident" in source.values() else set()
+        if span is not None:
+            self.pool.busy.add((self.key, SPAN))
+        views = {"zerocopy": (g_dev, gt_dev)}
+        offs = s.device_offsets(b) if len(source) and set(source.values()) - {"zerocopy"} else None
+        if "resident" in source.values():  # the runtime's bundle of arrays, now pointing at the device's copy
+            g_res = dataclasses.replace(g_dev, offsets=offs, indices=block.indices,
                                         weights=block.weights if g_dev.weights is not None else None)
-            gt_res = g_res if in_edges else gt_dev
+            views["resident"] = (g_res, g_res if in_edges else gt_dev)
+        if "span" in source.values():  # edges from the span's first one on (GraphArrays.edge_base)
+            blk, base = span[2], parts[span[0]].edge_lo
+            g_span = dataclasses.replace(g_dev, offsets=offs, indices=blk.indices, edge_base=base,
+                                         weights=blk.weights if g_dev.weights is not None else None)
+            # an undirected graph is its own transpose: GT's rows are the span's too
+            views["span"] = (g_span, g_span if in_edges and gt_host.indices is g_host.indices else gt_dev)
         tables = st._tables_now()
         t = time.perf_counter()
-        for lo, hi, res in self._neighbor_runs(dev, resident_set):
-            g_x, gt_x = (g_res, gt_res) if res else (g_dev, gt_dev)
-            st.kernels.neighbor_map(fn, tables, g_x, gt_x, lo, hi, out)
+        for lo, hi, place in self._neighbor_runs(dev, source):
+            st.kernels.neighbor_map(fn, tables, *views[place], lo, hi, out)
         b.synchronize()
         it.kernel_seconds += time.perf_counter() - t
         device_times = b.take_device_times()
@@ -372,7 +385,7 @@ class HybridEngine:
         name0 = self.executors[0].name
         for i in dev:
             p = parts[i]
-            if i in resident_set:
+            if source[i] != "zerocopy":
                 moved, uploaded = uploaded, 0  # the upload, once, on the first resident partition
                 it.add_partition(i, "resident", moved, p.num_vertices, device=name0)
             else:  # the edges it reads across the bus (an upper bound: a line holds several)
@@ -412,12 +425,13 @@ class HybridEngine:
             b.copy_h2d(block.weights, s.weights)
         return block, s.edge_bytes, time.perf_counter() - t
 
-    def _neighbor_runs(self, idx, resident_set):
-        """Consecutive device partitions with the same source of edges, as ``(lo, hi, resident)``."""
+    def _neighbor_runs(self, idx, source):
+        """Consecutive device partitions with the same source of edges (``source[i]``: "resident",
+        "span" or "zerocopy"), as ``(lo, hi, source)``: one launch each."""
         parts = self.side.partitions
         run = None
         for i in idx:
-            p, res = parts[i], i in resident_set
+            p, res = parts[i], source[i]
             if run is not None and run[1] == p.lo and run[2] == res:
                 run = (run[0], p.hi, res)
                 continue

@@ -104,7 +104,7 @@ def partition_stats(side, backend, frontier, *, dense: bool, device_offsets: Any
 def neighbor_work(side, reads: str) -> np.ndarray:
     """Per partition, the edges a neighbourhood function over its vertices reads (cached per side).
 
-    ``reads="row"``: each vertex's own row, ``sum_{u in P_i} D(u)``. ``reads="neighbors"``:
+    ``reads="row"`` (and "rows"): each vertex's own row, ``sum_{u in P_i} D(u)``. ``reads="neighbors"``:
     also the row of every neighbour, ``sum_{u in P_i} (D(u) + sum_{v in N(u)} D(v))``: a
     sorted-merge intersection of ``u``'s row with each neighbour's (triangle counting, LCC)
     walks at most that many entries and reads every one of those rows. The calibration
@@ -121,6 +121,7 @@ def neighbor_work(side, reads: str) -> np.ndarray:
         ([2, 2], [4, 5])
     """
     cache = side.__dict__.setdefault("_gf_neighbor_work", {})
+    reads = "row" if reads == "rows" else reads  # one row each, whose ever it is: as many edges in all
     if reads in cache:
         return cache[reads]
     off, idx = side.offsets, side.indices

@@ -26,7 +26,7 @@ _P = ctypes.c_void_p
 _I = ctypes.c_int64
 _EDGE_ARGTYPES = [_P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _P, _I, _P, _P]
 _VMAP_ARGTYPES = [_P, _P, _P, _I, _I, _P, _I, _P, _P]
-_NMAP_ARGTYPES = [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _P]
+_NMAP_ARGTYPES = [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _P, _I, _I]
 
 
 def _ptr(a) -> int:
@@ -98,7 +98,7 @@ class CpuProgram(CompiledProgram):
             _ptr(A), _ptr(F), _ptr(I),
             _ptr(graph.offsets), _ptr(graph.indices), _ptr(graph.weights),
             _ptr(transpose.offsets), _ptr(transpose.indices), _ptr(transpose.weights),
-            graph.n, lo, hi, _ptr(out_bits),
+            graph.n, lo, hi, _ptr(out_bits), graph.edge_base, transpose.edge_base,
         )
 
 

@@ -494,10 +494,12 @@ static inline int64_t gf_weighted_split(const eid_t* offsets, int64_t lo, int64_
     GF_EXPORT void gf_nmap_##fn(void* const* A, const double* F, const int64_t* I,             \
                                 const eid_t* go, const vid_t* gi, const float* gw,             \
                                 const eid_t* to, const vid_t* ti, const float* tw,             \
-                                int64_t n, int64_t lo, int64_t hi, uint32_t* out_bits) {       \
+                                int64_t n, int64_t lo, int64_t hi, uint32_t* out_bits,         \
+                                int64_t gb, int64_t tb) {                                      \
         const State S = gf_state(A, F, I);                                                     \
-        const GfGraph G{go, gi, gw, n};                                                        \
-        const GfGraph GT{to, ti, tw, n};                                                       \
+        /* gb / tb: the first edge gi, gw / ti, tw hold (0: the whole graph) */                \
+        const GfGraph G{go, gi ? gi - gb : nullptr, gw ? gw - gb : nullptr, n};                \
+        const GfGraph GT{to, ti ? ti - tb : nullptr, tw ? tw - tb : nullptr, n};               \
         const int64_t chunks = gf_weighted_chunks(hi - lo);                                    \
         _Pragma("omp parallel for schedule(dynamic, 1) if (chunks > 1)")                       \
         for (int64_t c = 0; c < chunks; ++c)                                                   \

@@ -213,7 +213,7 @@ class CudaProgram(CompiledProgram):
             _p(A), _p(F), _p(I),
             _p(graph.offsets), _p(graph.indices), _p(graph.weights),
             _p(transpose.offsets), _p(transpose.indices), _p(transpose.weights),
-            _I64(graph.n), _I64(lo), _I64(hi), _p(out_bits)))
+            _I64(graph.n), _I64(lo), _I64(hi), _p(out_bits), _I64(graph.edge_base), _I64(transpose.edge_base)))
         b.after_launch()
 
 

@@ -324,15 +324,18 @@ GF_KERNEL void gf_pull_huge(GF_EDGE_PARAMS) { GF_EDGE_ARGS_INIT; gf_edge_huge<Gf
     }
 
 // neighbor_map over [lo, hi): thread per vertex; the function may read the whole
-// graph and its transpose (resident or mapped host memory).
+// graph and its transpose (resident or mapped host memory). gb / tb: the first edge the
+// arrays gi, gw / ti, tw hold (a device block of consecutive rows holds edges from gb on;
+// the rows [lo, hi) read only edges inside it), 0 for a whole graph.
 #define GF_NEIGHBOR_KERNEL(fn)                                                                 \
     GF_KERNEL void gf_nmap_##fn(void* const* A, const double* F, const int64_t* I,             \
                                 const eid_t* go, const vid_t* gi, const float* gw,             \
                                 const eid_t* to, const vid_t* ti, const float* tw, int64_t n,  \
-                                int64_t lo, int64_t hi, uint32_t* out_bits) {                  \
+                                int64_t lo, int64_t hi, uint32_t* out_bits,                    \
+                                int64_t gb, int64_t tb) {                                      \
         const State S = gf_state(A, F, I);                                                     \
-        GfGraph G{go, gi, gw, n};                                                              \
-        GfGraph GT{to, ti, tw, n};                                                             \
+        GfGraph G{go, gi - gb, gw ? gw - gb : nullptr, n};                                     \
+        GfGraph GT{to, ti ? ti - tb : nullptr, tw ? tw - tb : nullptr, n};                     \
         const int64_t stride = (int64_t)gridDim.x * blockDim.x;                               \
         for (int64_t v = lo + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < hi; v += stride) { \
             if (fn(S, G, GT, (vid_t)v) && out_bits) gf_set_bit(out_bits, v);                   \
