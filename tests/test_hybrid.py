@@ -833,6 +833,29 @@ def test_a_dense_round_keeps_a_span_that_later_rounds_and_calls_read_on_the_devi
     assert not any(k[1] == SPAN for k in lg2.pool.blocks)
 
 
+def test_the_side_being_read_takes_the_span_room_from_an_idle_side():
+    """SSSP keeps partitions of the weighted side on the device; a BFS after it (the unweighted
+    side) displaces them for its span, since a side not being read is worth less than the one
+    that is; both answers are the CPU's, and the budget holds."""
+    from graphferry.generators import kronecker_graph
+    from graphferry.scheduler.hybrid import SPAN
+
+    g = kronecker_graph(12, seed=7, weighted=True)
+    budget = g.m * 8 // 2
+    lg = gf.load(g, backend="cpu", budget=budget, partition_bytes=max(64, g.m * 8 // 32))
+    src = int(np.argmax(np.diff(g.offsets)))
+    policy = Policy(use_cpu=False)
+    d = sssp(lg, src, engine="hybrid", policy=policy)
+    assert np.array_equal(d.distances, sssp(g, src, backend="cpu").distances)
+    weighted = lambda: sum(b.nbytes for k, b in lg.pool.blocks.items() if k[0][1])  # noqa: E731 - (csr, weighted, ...)
+    kept = weighted()
+    assert kept > budget // 4 and not any(k[1] == SPAN for k in lg.pool.blocks)
+    r = bfs(lg, src, engine="hybrid", policy=policy)
+    assert np.array_equal(r.levels, bfs(g, src, backend="cpu").levels)
+    assert [k[0][1] for k in lg.pool.blocks if k[1] == SPAN] == [False]
+    assert weighted() < kept and lg.arena.used_bytes <= budget
+
+
 _ROW_SUMS = None
 
 

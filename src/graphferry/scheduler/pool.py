@@ -152,10 +152,12 @@ class BufferPool:
         self._release(b.weights)
         self.stats["blocks_dropped"] += 1
 
-    def drop_blocks(self, nbytes: int) -> None:
-        """Drop the least valuable blocks until ``nbytes`` more are free (or none is left)."""
+    def drop_blocks(self, nbytes: int, among=None) -> None:
+        """Drop the least valuable blocks (of the keys ``among``, or any) until ``nbytes`` more are
+        free (or none is left)."""
         target = self.arena.free_bytes + nbytes
-        for _, k in _by_value((k, b) for k, b in self.blocks.items() if k not in self.busy):
+        keys = self.blocks if among is None else [k for k in among if k in self.blocks]
+        for _, k in _by_value((k, self.blocks[k]) for k in keys if k not in self.busy):
             if self.arena.free_bytes >= target:
                 break
             self.drop(k)
