@@ -317,6 +317,20 @@ def test_bitmaps_match_cpu():
 
 
 @gpu
+def test_partition_counts_kernel_equals_a_plain_loop():
+    # the fused kernel: shared counters (few partitions), global ones (2000), warps in one partition
+    # and warps across several, two arrays per row or one
+    from test_primitives import _partition_counts_oracle, partition_counts_cases
+
+    from graphferry.backends import get_backend
+
+    cuda = get_backend("cuda")
+    for ids, offsets, bounds, sizes in partition_counts_cases():
+        got = cuda.partition_counts(cuda.asarray(ids), cuda.asarray(offsets), cuda.asarray(bounds), sizes)
+        assert np.array_equal(got, _partition_counts_oracle(ids, offsets, bounds, sizes)), (len(ids), len(bounds))
+
+
+@gpu
 def test_copies_from_pageable_pinned_registered_and_mapped():
     import cupy
 

@@ -266,6 +266,32 @@ class Backend(ABC):
         ids = self.ids_from_bits(bits, n)
         return int(len(ids)), int(degrees[ids].sum()) if len(ids) else 0
 
+    def partition_counts(self, ids: Any, offsets: Any, bounds: Any, itemsizes: tuple[int, ...]) -> np.ndarray:
+        """Per partition ``[bounds[i], bounds[i+1])`` of the vertices, the active vertices among the
+        sorted ``ids``, their edges and the 128-byte lines their rows cover in arrays of each of
+        ``itemsizes`` (misalignment included): a host ``(3, partitions)`` int64 array. ``ids``,
+        ``offsets`` and ``bounds`` lie where the backend keeps them.
+
+        Example:
+            >>> import numpy as np
+            >>> from graphferry.backends.cpu.backend import CpuBackend
+            >>> off = np.array([0, 2, 3, 40, 40])   # rows of 2, 1, 37 and 0 edges
+            >>> CpuBackend().partition_counts(np.array([0, 2, 3]), off, np.array([0, 2, 4]), (4,)).tolist()
+            [[1, 2], [2, 37], [1, 2]]
+        """
+        xp = self.xp
+        cuts = xp.searchsorted(ids, bounds)
+        b, e = offsets[ids], offsets[ids + 1]
+        lines = xp.zeros(len(ids), dtype=xp.int64)
+        for size in itemsizes:  # HyTGraph formula 3's ceil(D_o(v) d_1 / m) + am(v) per array read
+            first, last = (b * size) // 128, (e * size - 1) // 128
+            lines = lines + xp.where(e > b, last - first + 1, 0)
+        zero = xp.zeros(1, dtype=xp.int64)
+        cum_e = xp.concatenate([zero, xp.cumsum(e - b)])
+        cum_l = xp.concatenate([zero, xp.cumsum(lines)])
+        packed = xp.stack([cuts, cum_e[cuts], cum_l[cuts]])  # one transfer back
+        return np.diff(self.to_host(packed).astype(np.int64), axis=1)
+
     def degree_sum(self, offsets: np.ndarray, *, ids: Any = None, bits: Any = None) -> int:
         """Sum of ``offsets[v + 1] - offsets[v]`` (host offsets) over ``ids`` or a bitmap's set bits."""
         if ids is None:

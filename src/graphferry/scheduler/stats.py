@@ -5,10 +5,10 @@ vertices ``|A_i|``, their edges ``sum_{v in A_i} D_o(v)`` and the 128-byte
 requests a zero-copy kernel would make, ``sum_{v in A_i} (ceil(D_o(v) d_1 / m)
 + am(v))`` (HyTGraph formula 3's inner sum: the lines an active row's edge
 range covers, misalignment included). For a device backend the frontier's ids
-stay on the device: one ``searchsorted`` against the partition bounds and two
-prefix sums there, and only the three per-partition vectors (a few numbers per
-partition) come back to the host (HyTGraph sec. V-A computes the costs on the
-GPU "transferring only the selection result back").
+stay on the device: one kernel there (``Backend.partition_counts``), and only
+the three per-partition vectors (a few numbers per partition) come back to the
+host (HyTGraph sec. V-A computes the costs on the GPU "transferring only the
+selection result back").
 
 Example:
     >>> import numpy as np
@@ -80,25 +80,16 @@ def partition_stats(side, backend, frontier, *, dense: bool, device_offsets: Any
     """Statistics of ``frontier`` over ``side``'s partitions, computed where the frontier lies."""
     if dense or frontier.is_all:
         return dense_stats(side)
-    xp = backend.xp
     ids = frontier.ids
     off = side.device_offsets(backend) if device_offsets is None else device_offsets
     bounds = getattr(side, "_gf_device_bounds", {}).get(id(backend))
     if bounds is None:
         bounds = backend.asarray(side.bounds)
         side.__dict__.setdefault("_gf_device_bounds", {})[id(backend)] = bounds
-    cuts = xp.searchsorted(ids, bounds)
-    b, e = off[ids], off[ids + 1]
-    lines = _row_lines(xp, b, e, side.indices.itemsize)
-    if side.weights is not None:
-        lines = lines + _row_lines(xp, b, e, 4)
-    zero = xp.zeros(1, dtype=xp.int64)
-    cum_e = xp.concatenate([zero, xp.cumsum(e - b)])
-    cum_l = xp.concatenate([zero, xp.cumsum(lines)])
-    packed = xp.stack([cuts, cum_e[cuts], cum_l[cuts]])  # one transfer back
-    host = backend.to_host(packed).astype(np.int64)
-    hc, he, hl = host
-    return PartitionStats(np.diff(hc), np.diff(he), np.diff(hl), hc, ids, dense=False)
+    sizes = (side.indices.itemsize,) + ((4,) if side.weights is not None else ())
+    active, edges, lines = backend.partition_counts(ids, off, bounds, sizes)
+    cuts = np.concatenate([[0], np.cumsum(active)])  # the ids are sorted: each partition's run of them
+    return PartitionStats(active, edges, lines, cuts, ids, dense=False)
 
 
 def neighbor_work(side, reads: str) -> np.ndarray:
