@@ -220,6 +220,42 @@ def kronecker(scale, *, edge_factor=16, seed=0, cpu_generator=False, weighted=Tr
                "build_seconds": round(time.perf_counter() - t0, 2)}
 
 
+def uniform(scale, *, edge_factor=16, seed=0, cpu_generator=False, weighted=True):
+    """A uniform random graph of Kronecker ``scale``'s size (GAPBS ``-u``, "urand"): ``edge_factor
+    << scale`` samples with both ends uniform over the ``2**scale`` vertices, then the same CSR
+    build (undirected, loops and duplicates dropped, the same weights)."""
+    from graphferry.generators import uniform_random_edges
+    from graphferry.graph import Graph
+
+    t0 = time.perf_counter()
+    n, total = 1 << scale, edge_factor << scale
+    if cpu_generator or not _cuda_ok():
+        chunks = uniform_random_edges(n, total, seed=seed, threads=os.cpu_count())
+        xp = __import__("cupy") if _cuda_ok() else np
+        gen = "graphferry.generators.uniform_random_edges (CPU), CSR built " + ("on the GPU" if xp is not np else "with numpy")
+    else:
+        import cupy as xp
+
+        def gpu_uniform(chunk=1 << 26):
+            rs = xp.random.RandomState(seed)
+            for off in range(0, total, chunk):
+                k = min(chunk, total - off)
+                yield rs.randint(0, n, k, dtype=xp.int64), rs.randint(0, n, k, dtype=xp.int64)
+
+        chunks = gpu_uniform()
+        gen = "GPU uniform sampler (cupy RandomState), CSR built on the GPU"
+    offsets, indices, weights = build_csr(xp, chunks, scale, weighted)
+    if xp is not np:
+        xp.get_default_memory_pool().free_all_blocks()
+    g = Graph(offsets, indices, weights, directed=False, name=f"urand{scale}")
+    return g, {"generator": gen, "seed": seed, "edge_factor": edge_factor,
+               "build_seconds": round(time.perf_counter() - t0, 2)}
+
+
+#: graph kinds the benchmarks generate, by their name's prefix (GAPBS: -g kron, -u urand)
+GRAPH_KINDS = {"kron": kronecker, "urand": uniform}
+
+
 # ====================================================================== probes
 def place_host_arrays(g, backend, mode: str):
     """Edge arrays in cudaHostAlloc'd memory (``pinned``, as EMOGI allocates them) or

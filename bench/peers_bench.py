@@ -436,8 +436,9 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
 
     gpu = cuda_available() and not args.cpu_only
     t0 = time.perf_counter()
-    g, info = eb.kronecker(scale, seed=args.seed, cpu_generator=not gpu, weighted=True)
-    log(f"kron{scale}: n {g.n:,}  m {g.m:,}  built in {time.perf_counter() - t0:.1f} s ({info['generator']})")
+    name = f"{args.graph}{scale}"
+    g, info = eb.GRAPH_KINDS[args.graph](scale, seed=args.seed, cpu_generator=not gpu, weighted=True)
+    log(f"{name}: n {g.n:,}  m {g.m:,}  built in {time.perf_counter() - t0:.1f} s ({info['generator']})")
     source = int(np.argmax(g.out_degree))
     checker = Checker(g, source)
     backend_gpu = gf.backends.get_backend("cuda") if gpu else None
@@ -452,7 +453,7 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
         "commit": os.environ.get("GRAPHFERRY_COMMIT", "unknown"),
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine,
-        "graph": {"name": f"kron{scale}", "n": g.n, "m": g.m, "directed": False,
+        "graph": {"name": name, "n": g.n, "m": g.m, "directed": False,
                   "edge_bytes": int(g.m * g.indices.itemsize), "weighted_edge_bytes": int(g.m * 8),
                   "source": source, **info},
         "budget_bytes": int(0.25 * g.m * 8),
@@ -497,7 +498,7 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
     if args.store_dir:  # load from a store on disk (page cache warm: just written), as a user would
         from graphferry.store import write_store
 
-        store = Path(args.store_dir) / f"kron{scale}.gf"
+        store = Path(args.store_dir) / f"{name}.gf"
         t = time.perf_counter()
         write_store(g, store, overwrite=True)
         store_bytes = sum(f.stat().st_size for f in store.iterdir())
@@ -548,7 +549,7 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
         save(doc)
 
     # ---------------------------------------------------------------- peers
-    work = Path(args.work) / f"kron{scale}"
+    work = Path(args.work) / name
     need_gapbs = args.gapbs_bin and Path(args.gapbs_bin).is_dir()
     need_emogi = gpu and args.emogi_bin and Path(args.emogi_bin).is_dir()
     if need_gapbs or need_emogi:
@@ -587,6 +588,8 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scales", type=int, nargs="+", default=[22])
+    ap.add_argument("--graph", choices=sorted(eb.GRAPH_KINDS), default="kron",
+                    help="kron: Kronecker (Graph500); urand: uniform random of the same size (GAPBS -u)")
     ap.add_argument("--algorithms", nargs="+", default=ALGORITHMS, choices=ALGORITHMS)
     ap.add_argument("--engines", nargs="+", default=["cpu", *GPU_ENGINES])
     ap.add_argument("--reps", type=int, default=3)
@@ -622,7 +625,7 @@ def main(argv=None) -> int:
         print(msg, flush=True)
 
     for scale in args.scales:
-        path = out / f"peers-kron{scale}{('-' + args.tag) if args.tag else ''}.json"
+        path = out / f"peers-{args.graph}{scale}{('-' + args.tag) if args.tag else ''}.json"
 
         def save(doc, path=path):  # after each section, so a run cut short keeps what it measured
             path.write_text(json.dumps(doc, indent=1, default=float))
