@@ -148,6 +148,7 @@ class BufferPool:
 
     def drop(self, key: tuple) -> None:
         b = self.blocks.pop(key)
+        log.debug("pool: dropped block %s (%d bytes, value %.3g)", key, b.nbytes, b.value)
         self._release(b.indices)
         self._release(b.weights)
         self.stats["blocks_dropped"] += 1
