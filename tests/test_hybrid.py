@@ -856,6 +856,53 @@ def test_the_side_being_read_takes_the_span_room_from_an_idle_side():
     assert weighted() < kept and lg.arena.used_bytes <= budget
 
 
+def _weighted_min_program():
+    """Min-label propagation that reads each edge's weight (never negative): the weighted side."""
+    from graphferry.runtime import Program
+
+    return Program("weighted_min_label", arrays={"label": "int64"}, combine="min", edge_writes=("label",),
+                   uses_weights=True, source=r"""
+GF_FN bool cond(const State& S, vid_t d) { return true; }
+GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
+    const int64_t l = S.label[s] + (w < 0.0f);  // reads the weight (never negative): the weighted side
+    if (l < S.label[d]) { S.label[d] = l; return true; }
+    return false;
+}
+GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
+    return gf_atomic_min(&S.label[d], (int64_t)(gf_load(&S.label[s]) + (w < 0.0f)));
+}
+""")
+
+
+def test_a_new_iteration_frees_what_the_last_one_read_for_any_side():
+    """Blocks read in an iteration are kept through it; the next iteration, on another side,
+    may displace them. A weighted min-label propagation keeps a span of the weighted side and
+    ends on a whole-side round; PageRank right after it (unweighted side, a first round that
+    reads everything) takes that room for its own span (before, a whole-side round left its
+    blocks marked busy, and PageRank kept blocks of its own and no span)."""
+    from graphferry.generators import kronecker_graph
+    from graphferry.runtime import Runtime
+    from graphferry.runtime.runtime import VERTEX_IDS
+    from graphferry.scheduler.hybrid import SPAN
+
+    weighted_min = _weighted_min_program()
+
+    assert weighted_min.uses_weights
+    g = kronecker_graph(12, seed=8, weighted=True)
+    budget = g.m * 8 // 2
+    lg = gf.load(g, backend="cpu", budget=budget, partition_bytes=max(64, g.m * 8 // 32))
+    policy = Policy(use_cpu=False)
+    with Runtime(lg, engine="hybrid", policy=policy) as rt:
+        st = rt.start(weighted_min, arrays={"label": VERTEX_IDS})
+        frontier = rt.all_vertices()
+        while frontier:
+            frontier = st.edge_map(frontier, direction="push")
+    assert [k[0][1] for k in lg.pool.blocks if k[1] == SPAN] == [True]
+    r = pagerank_ldbc(lg, damping=0.85, iterations=2, engine="hybrid", policy=policy)  # its first round reads all
+    assert np.allclose(r.ranks, pagerank_ldbc(g, damping=0.85, iterations=2, backend="cpu").ranks, rtol=1e-12)
+    assert [k[0][1] for k in lg.pool.blocks if k[1] == SPAN] == [False]
+
+
 _ROW_SUMS = None
 
 

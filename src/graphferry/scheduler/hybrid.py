@@ -160,6 +160,7 @@ class HybridEngine:
     def edge_map(self, st, frontier, direction: str, it, policy: Policy):
         b, s = self.backend, self.side
         n = s.n
+        self.pool.busy = set()  # a new iteration: what the last one read (any side's) may go now
         dense = direction == "pull" or frontier.is_all
         stats = partition_stats(s, b, frontier, dense=dense)
         parts = s.partitions
