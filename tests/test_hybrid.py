@@ -930,9 +930,10 @@ GF_FN bool sum_row(const State& S, const GfGraph& G, const GfGraph& GT, vid_t u)
 @pytest.mark.parametrize("backend", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
 @pytest.mark.parametrize("directed", [False, True])
 def test_row_reading_neighbor_maps_read_the_span_on_the_device(directed, backend):
-    """A neighbourhood function that reads only its own rows reads the span's rows from the span
-    (its block holds edges from its first partition's on: GraphArrays.edge_base), recorded
-    resident with nothing moved, and the rest in place; every vertex's sums are numpy's."""
+    """A neighbourhood function that reads only its own rows reads the rows that edge maps keep on
+    the device from their blocks (the span's, and a partition's own: each holds edges from its
+    first partition's on, GraphArrays.edge_base), recorded resident with nothing moved, and the
+    rest in place; every vertex's sums are numpy's."""
     from graphferry.generators import kronecker_graph
     from graphferry.runtime import Runtime
     from graphferry.runtime.runtime import VERTEX_IDS
@@ -945,9 +946,15 @@ def test_row_reading_neighbor_maps_read_the_span_on_the_device(directed, backend
         g = Graph.from_edges(src[keep], dst[keep], n=g.n, directed=True)
     lg = gf.load(g, backend=backend, budget=g.edge_bytes // 2, partition_bytes=max(64, g.edge_bytes // 32))
     policy = Policy(use_cpu=False)
-    with Runtime(lg, engine="hybrid", policy=policy) as rt:  # a push from every vertex keeps a span
-        rt.start(_label_program(), arrays={"label": VERTEX_IDS}).edge_map(rt.all_vertices(), direction="push")
-    assert any(k[1] == SPAN for k in lg.pool.blocks)
+    with Runtime(lg, engine="hybrid", policy=policy) as rt:  # pushes keep a span and a block of its own
+        st = rt.start(_label_program(), arrays={"label": VERTEX_IDS})
+        frontier = rt.all_vertices()
+        for _ in range(4):
+            frontier = st.edge_map(frontier, direction="push")
+    engine = next(e for _, e in lg._engines.values() if e.name == "hybrid")
+    held = engine._resident_set()
+    own = engine._own_blocks()
+    assert own and held - own, (own, held)  # both kinds
     with Runtime(lg, engine="hybrid", policy=policy) as rt:
         st = rt.start(_row_sums_program())
         st.neighbor_map("sum_row", in_edges=True)
@@ -961,8 +968,8 @@ def test_row_reading_neighbor_maps_read_the_span_on_the_device(directed, backend
     back_want = np.bincount(dst, weights=src.astype(np.int64) + 1, minlength=g.n).astype(np.int64) \
         if directed else np.bincount(src, weights=dst.astype(np.int64) + 1, minlength=g.n).astype(np.int64)
     assert np.array_equal(total, want) and np.array_equal(back, back_want)
-    engines = {p.engine for p in step.partitions}
-    assert engines == {"resident", "zerocopy"}, engines
+    assert {p.partition for p in step.partitions if p.engine == "resident"} == held
+    assert {p.engine for p in step.partitions} == {"resident", "zerocopy"}
     assert all(p.bytes_h2d == 0 for p in step.partitions if p.engine == "resident")
 
 

@@ -326,13 +326,12 @@ class HybridEngine:
         whole_bytes = s.edge_bytes
         fits = can_copy and whole_bytes <= self.pool.room_for_blocks()  # it displaces no partition
         state_bytes = sum(int(a.nbytes) for a in st.arrays.values())
-        # the span (edge maps' block of consecutive partitions) holds these rows' edges: a
-        # function that reads only its own rows reads those rows from it at device speed
-        span = self._span_block() if prog.neighbor_reads == "row" else None
+        # partitions whose edges edge maps keep on the device (the span, blocks of their own): a
+        # function that reads only its own rows reads theirs there, at device speed
+        held = self._resident_set() if prog.neighbor_reads == "row" else set()
         ctx = NeighborDecision(neighbor_work(s, prog.neighbor_reads), parts, self.executors, prog.neighbor_reads,
                                prog.neighbor_writes, state_bytes, whole_bytes, can_copy and block is not None, fits,
-                               self.iterations, self._exchange_forecast(st, state_bytes),
-                               span=range(0) if span is None else range(span[0], span[1]))
+                               self.iterations, self._exchange_forecast(st, state_bytes), held=frozenset(held))
         model = None if policy.mix is not None else policy.model(self.calibration_for)
         placed = policy.decide_neighbors(ctx, model)
         self.iterations += 1
@@ -349,10 +348,15 @@ class HybridEngine:
         futures = [self._exec_threads().submit(self._run_neighbors_other, refreshed.states[ex], fn, g_host, gt_host,
                                                owned_ranges(parts, idx)) for ex, idx in by_exec.items()]
 
-        # ---- the device: a copy of the whole graph where placed so and admitted, the span's
-        # rows from the span, the rest in place
+        # ---- the device: a copy of the whole graph where placed so and admitted, the rows of
+        # partitions held on the device from their block (the span's, or their own), the rest
+        # in place
         dev = sorted(i for i, (ex, _) in placed.items() if ex == 0)
-        source = {i: placed[i][1] for i in dev}
+        span = self._span_block()
+        # where each partition's rows are read: "resident" (the whole copy), "zerocopy", the
+        # span (one launch for all of its partitions), or ("block", i), partition i's own block
+        source = {i: ("span" if span is not None and span[0] <= i < span[1] else ("block", i))
+                  if placed[i][1] == "held" else placed[i][1] for i in dev}
         uploaded = 0
         if "resident" in source.values():
             block, uploaded, secs = self._whole_block(whole_key, block) if can_copy else (None, 0, 0.0)
@@ -360,24 +364,30 @@ class HybridEngine:
             if block is None:  # no room after all: read in place
                 source = {i: "zerocopy" if place == "resident" else place for i, place in source.items()}
         self.pool.busy = {whole_key} if "resident" in source.values() else set()
-        if span is not None:
-            self.pool.busy.add((self.key, SPAN))
-        views = {"zerocopy": (g_dev, gt_dev)}
+        self.pool.busy |= {(self.key, SPAN if src == "span" else src[1]) for src in source.values()
+                           if src == "span" or isinstance(src, tuple)}
         offs = s.device_offsets(b) if len(source) and set(source.values()) - {"zerocopy"} else None
-        if "resident" in source.values():  # the runtime's bundle of arrays, now pointing at the device's copy
-            g_res = dataclasses.replace(g_dev, offsets=offs, indices=block.indices,
-                                        weights=block.weights if g_dev.weights is not None else None)
-            views["resident"] = (g_res, g_res if in_edges else gt_dev)
-        if "span" in source.values():  # edges from the span's first one on (GraphArrays.edge_base)
-            blk, base = span[2], parts[span[0]].edge_lo
-            g_span = dataclasses.replace(g_dev, offsets=offs, indices=blk.indices, edge_base=base,
-                                         weights=blk.weights if g_dev.weights is not None else None)
-            # an undirected graph is its own transpose: GT's rows are the span's too
-            views["span"] = (g_span, g_span if in_edges and gt_host.indices is g_host.indices else gt_dev)
+        undirected = gt_host.indices is g_host.indices
+
+        def view(src):
+            """The graph and transpose as the device reads them for rows of ``src``."""
+            if src == "zerocopy":
+                return g_dev, gt_dev
+            if src == "resident":  # the runtime's bundle of arrays, now pointing at the device's copy
+                g_res = dataclasses.replace(g_dev, offsets=offs, indices=block.indices,
+                                            weights=block.weights if g_dev.weights is not None else None)
+                return g_res, g_res if in_edges else gt_dev
+            # a block of consecutive rows holds edges from its first partition's on (edge_base)
+            blk, first = (span[2], span[0]) if src == "span" else (self.pool.blocks[(self.key, src[1])], src[1])
+            g_blk = dataclasses.replace(g_dev, offsets=offs, indices=blk.indices, edge_base=parts[first].edge_lo,
+                                        weights=blk.weights if g_dev.weights is not None else None)
+            # an undirected graph is its own transpose: GT's rows are the block's too
+            return g_blk, g_blk if in_edges and undirected else gt_dev
+
         tables = st._tables_now()
         t = time.perf_counter()
-        for lo, hi, place in self._neighbor_runs(dev, source):
-            st.kernels.neighbor_map(fn, tables, *views[place], lo, hi, out)
+        for lo, hi, src in self._neighbor_runs(dev, source):
+            st.kernels.neighbor_map(fn, tables, *view(src), lo, hi, out)
         b.synchronize()
         it.kernel_seconds += time.perf_counter() - t
         device_times = b.take_device_times()
@@ -428,7 +438,7 @@ class HybridEngine:
 
     def _neighbor_runs(self, idx, source):
         """Consecutive device partitions with the same source of edges (``source[i]``: "resident",
-        "span" or "zerocopy"), as ``(lo, hi, source)``: one launch each."""
+        "span", "zerocopy" or a block of its own), as ``(lo, hi, source)``: one launch each."""
         parts = self.side.partitions
         run = None
         for i in idx:

@@ -160,9 +160,9 @@ class Policy:
     # ------------------------------------------------------------ neighbourhood functions
     def decide_neighbors(self, ctx: "NeighborDecision", model: CostModel | None) -> dict[int, tuple[int, str]]:
         """``{partition index: (executor index, place)}`` for every partition with vertices, place
-        "resident" (the device, from its copy of the whole graph), "span" (the device, from the
-        span's copy of its rows), "zerocopy" (the device, reading the host's lists in place) or
-        "host" (a CPU executor, reading them where they lie)."""
+        "resident" (the device, from its copy of the whole graph), "held" (the device, from the
+        copy of its rows that edge maps keep there), "zerocopy" (the device, reading the host's
+        lists in place) or "host" (a CPU executor, reading them where they lie)."""
         todo = [p.index for p in ctx.partitions if p.num_vertices]
         host_k = next((k for k, e in enumerate(ctx.executors) if not e.device_side), None)
         split = ctx.writes is not None and host_k is not None
@@ -171,14 +171,14 @@ class Policy:
         model = model if model is not None else CostModel(Calibration.nominal())
         work = np.asarray([ctx.work[i] for i in todo], dtype=np.float64)
         total = float(work.sum())
-        # the device: rows in the span read from its copy at device speed (a function that
+        # the device: rows held there read from their copy at device speed (a function that
         # reads only its own rows reads nothing outside them), the rest across the bus ...
-        in_span = np.isin(np.asarray(todo, dtype=np.int64), np.arange(ctx.span.start, ctx.span.stop)) \
-            if ctx.reads == "row" and len(ctx.span) else np.zeros(len(todo), dtype=bool)
-        rate = np.where(in_span, model.neighbor_seconds("resident", ctx.reads, 1.0),
+        held = np.isin(np.asarray(todo, dtype=np.int64), np.fromiter(ctx.held, dtype=np.int64, count=len(ctx.held))) \
+            if ctx.reads == "row" and ctx.held else np.zeros(len(todo), dtype=bool)
+        rate = np.where(held, model.neighbor_seconds("resident", ctx.reads, 1.0),
                         model.neighbor_seconds("zerocopy", ctx.reads, 1.0))
         dev_cost = work * rate
-        places = np.where(in_span, "span", "zerocopy")
+        places = np.where(held, "held", "zerocopy")
         # ... or all from its copy of the whole graph (once uploaded, read at device speed)
         # when that beats it for this function's work
         if ctx.whole_resident or ctx.whole_fits:
@@ -225,7 +225,7 @@ class NeighborDecision:
     whole_fits: bool              # that copy fits the device budget
     iteration: int = 0
     exchange_bytes: dict = field(default_factory=dict)
-    span: range = range(0)        # partitions whose rows the device holds in the span (one block)
+    held: frozenset = frozenset()  # partitions whose edges edge maps keep on the device (span, own blocks)
 
 
 def split_to_host(dev_cost, host_cost, sync: float) -> list[int]:
