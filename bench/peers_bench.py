@@ -9,7 +9,9 @@ peer's input format:
 
 * GAPBS: serialized ``.sg`` (unweighted) and ``.wsg`` (int32 weights);
 * EMOGI: ``.bel.col`` (uint64 offsets), ``.bel.dst`` (uint64 ids), ``.bel.val``
-  (uint32 weights), each after a 16-byte header (count, placeholder).
+  (uint32 weights), each after a 16-byte header (count, placeholder);
+* HyTGraph: ``market_big`` text, ``src<TAB>dst<TAB>weight`` per line (its only reader that
+  works), both directions of every edge.
 
 Runs (each timed after a warm-up call, median of ``--reps`` calls):
 
@@ -24,7 +26,10 @@ Runs (each timed after a warm-up call, median of ``--reps`` calls):
   sssp -d 2, pr, cc; GAPBS's own timer, its ``-v`` verifier with
   ``--peer-verify``), ``peer:emogi-gpu`` (``-m 0``, edges in GPU memory) and
   ``peer:emogi-zerocopy`` (``-m 2``, edges in host memory read by the GPU), both
-  ``-t 2`` (merged and aligned), EMOGI's own timer.
+  ``-t 2`` (merged and aligned), EMOGI's own timer; ``peer:hytgraph`` (``hybrid_bfs``,
+  ``hybrid_sssp``, ``hybrid_pr``, ``hybrid_cc`` with its hybrid engine ``-hybrid 2`` and its
+  default segments and streams; its own timer ``HOST: Total time``, loading excluded; its BFS
+  depth and component count checked against ours).
 
 PageRank: graphferry's ``pagerank_ldbc`` (every vertex every iteration, 20
 iterations, as GAPBS's ``pr`` iterates) as ``pagerank``, and the delta form
@@ -122,6 +127,99 @@ def write_emogi(g, base: Path) -> Path:
             _write_header(f, g.m)
             _write_chunks(f, g.weights, np.uint32)
     return bel
+
+
+def _digits(values: np.ndarray, width: int) -> np.ndarray:
+    """Non-negative integers as zero-padded decimal text, one row of ``width`` ASCII bytes each."""
+    out = np.empty((len(values), width), dtype=np.uint8)
+    v = values.astype(np.uint64, copy=True)
+    for k in range(width - 1, -1, -1):
+        out[:, k] = (v % np.uint64(10)).astype(np.uint8) + ord("0")
+        v //= np.uint64(10)
+    return out
+
+
+def write_hytgraph(g, base: Path, chunk: int = 1 << 24) -> Path:
+    """HyTGraph's ``market_big`` text: ``src<TAB>dst<TAB>weight`` per line, decimal, 0-based, both
+    directions of every undirected edge (its CC needs them), weights as integers (ours are 1..255).
+    Written from numpy digit arrays (zero-padded: its stream reader takes leading zeros), a chunk
+    of edges at a time; the graph's own ids and order, so its vertex count is ours where the
+    last vertex has an edge."""
+    path = base.with_suffix(".el")
+    width = len(str(max(g.n - 1, 1)))
+    deg = np.diff(g.offsets)
+    with open(path, "wb") as f:
+        for a in range(0, g.m, chunk):
+            b = min(g.m, a + chunk)
+            first = int(np.searchsorted(g.offsets, a, side="right")) - 1
+            last = int(np.searchsorted(g.offsets, b, side="left"))
+            rows = np.repeat(np.arange(first, last, dtype=np.int64), deg[first:last])
+            rows = rows[a - int(g.offsets[first]) : a - int(g.offsets[first]) + (b - a)]
+            cols = [_digits(rows, width), _digits(np.asarray(g.indices[a:b]), width)]
+            if g.weights is not None:
+                cols.append(_digits(np.rint(np.asarray(g.weights[a:b])).astype(np.int64), 3))
+            sep = np.full((b - a, 1), ord("\t"), dtype=np.uint8)
+            parts = []
+            for k, c in enumerate(cols):
+                parts += [c, sep if k < len(cols) - 1 else np.full((b - a, 1), ord("\n"), dtype=np.uint8)]
+            f.write(np.hstack(parts).tobytes())
+    return path
+
+
+def hytgraph_runs(bindir: Path, el: Path, source, ours, timeout, log) -> list[dict]:
+    """HyTGraph's four applications on its default hybrid engine (``-hybrid 2``: its cost model
+    picks filter, compaction or zero-copy per segment and round), its own timer (``HOST: Total
+    time``: every round, transfers, policy and CPU compaction; loading and set-up excluded)."""
+    runs = []
+    work = el.parent
+    jobs = {"bfs": ("hybrid_bfs", ["-weight_num", "1", "-source_node", str(source)]),
+            "sssp": ("hybrid_sssp", ["-weight_num", "0", "-source_node", str(source)]),
+            "pagerank-delta": ("hybrid_pr", ["-weight_num", "1", "-error", "0.01"]),
+            "wcc": ("hybrid_cc", ["-weight_num", "1"])}
+    for name, (binary, extra) in jobs.items():
+        exe = bindir / binary
+        if not exe.exists():
+            log(f"  peer:hytgraph {name}: skipped ({exe} absent)")
+            continue
+        out_file = work / f"hyt-{name}.out"
+        cmd = [str(exe), "-graphfile", str(el), "-format", "market_big", "-hybrid", "2", *extra,
+               "-output", str(out_file)]
+        out, wall = run_peer(cmd, timeout, log)
+        m = re.search(r"HOST: Total time:\s*([\d.]+)", out)
+        if not m:
+            log(f"  peer:hytgraph {name}: no time in its output: {out[-400:]}")
+            continue
+        secs = float(m.group(1)) / 1e3
+        rounds = re.search(r"Total rounds:\s*(\d+)", out)
+        ok, how = False, "not checked"
+        try:  # "<vertex> <value>" lines: the second column
+            res = np.array(out_file.read_bytes().split()[1::2]) if name in ("bfs", "wcc") else None
+        except OSError:
+            res = None
+        if res is not None and name == "bfs" and ours.get(("bfs", "depth")) is not None:
+            levels = res[res != b"INF"].astype(np.int64)
+            ok = int(levels.max()) == ours[("bfs", "depth")]
+            how = f"deepest level {int(levels.max())} vs graphferry's depth {ours[('bfs', 'depth')]}"
+        if res is not None and name == "wcc" and ours.get(("wcc", "components")) is not None:
+            # its vertex count stops at the largest id with an edge: the isolated ones above it are ours alone
+            labels = res.astype(np.int64)
+            comps = len(np.unique(labels))
+            missing = ours.get(("wcc", "n"), len(labels)) - len(labels)
+            ok = comps + missing == ours[("wcc", "components")]
+            how = f"{comps} components + {missing} trailing isolated vertices vs graphferry's {ours[('wcc', 'components')]}"
+        run = {"algorithm": "pagerank" if name == "pagerank-delta" else name, "engine": "peer:hytgraph",
+               "seconds": round(secs, 5), "iterations": int(rounds.group(1)) if rounds else None,
+               "bytes_h2d": 0, "floor_seconds": 0.0, "verified": ok, "verified_how": how,
+               "process_wall_seconds": round(wall, 2), "command": " ".join(cmd),
+               "engine_counts": {k: int(v) for k, v in re.findall(r"(filter|zerocopy|compaction)_num:\s*(\d+)", out)}}
+        if name == "pagerank-delta":
+            run["variant"] = "delta form (HyTGraph's push PageRank), threshold 0.01"
+            if run["iterations"]:
+                run["seconds_per_iteration"] = round(secs / run["iterations"], 6)
+        runs.append(run)
+        log(f"  peer:hytgraph {name:<15} {secs * 1e3:9.1f} ms  rounds {run['iterations']}  {how}")
+        out_file.unlink(missing_ok=True)
+    return runs
 
 
 # ====================================================================== oracles
@@ -489,10 +587,9 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
                              "traceback": where, "verified": False})
                 continue
             runs.append(run)
-            if engine in ("host", "resident"):
-                for key in ("depth", "components"):
-                    if key in run:
-                        ours[(name, key)] = run[key]
+            for key in ("depth", "components"):  # the graph's facts, from any checked run
+                if key in run and run.get("verified") and (name, key) not in ours:
+                    ours[(name, key)] = run[key]
 
     source_of_load = g
     if args.store_dir:  # load from a store on disk (page cache warm: just written), as a user would
@@ -570,8 +667,18 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
         runs += emogi_runs(Path(args.emogi_bin), bel, source, g.weights is not None, ours,
                            args.peer_timeout, log)
         save(doc)
+    if args.hytgraph_bin and Path(args.hytgraph_bin).is_dir() and gpu:
+        work.mkdir(parents=True, exist_ok=True)
+        for f in work.glob("graph.bel*"):
+            f.unlink()  # EMOGI's files: room on the disk for the text
+        t = time.perf_counter()
+        el = write_hytgraph(g, work / "graph")
+        log(f" HyTGraph input written in {time.perf_counter() - t:.1f} s ({el.stat().st_size / 1e9:.1f} GB text)")
+        ours[("wcc", "n")] = g.n
+        runs += hytgraph_runs(Path(args.hytgraph_bin), el, source, ours, args.peer_timeout, log)
+        save(doc)
     shutil.rmtree(work, ignore_errors=True)
-    for label, flag in (("peer:hytgraph", args.hytgraph_bin), ("peer:subway", args.subway_bin),
+    for label, flag in (("peer:subway", args.subway_bin),
                         ("peer:cugraph", None)):
         if label == "peer:cugraph":
             try:
@@ -601,7 +708,7 @@ def main(argv=None) -> int:
     ap.add_argument("--work", default="/tmp/graphferry-peers", help="where peer input files are written")
     ap.add_argument("--gapbs-bin", default=None, help="directory with GAPBS's bfs, sssp, pr, cc")
     ap.add_argument("--emogi-bin", default=None, help="directory with emogi_{bfs,sssp,pagerank,cc}_32")
-    ap.add_argument("--hytgraph-bin", default=None)
+    ap.add_argument("--hytgraph-bin", default=None, help="directory with HyTGraph's hybrid_{bfs,sssp,pr,cc}")
     ap.add_argument("--subway-bin", default=None)
     ap.add_argument("--peer-trials", type=int, default=3)
     ap.add_argument("--peer-verify", action="store_true")

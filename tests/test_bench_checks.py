@@ -92,3 +92,16 @@ def test_cpu_peers_bench_verifies_every_installed_peer(tmp_path, monkeypatch):
     assert {r["engine"] for r in runs} == {"cpu"} | {f"peer:{p}" for p in peers}
     assert all(r["verified"] for r in runs), [(r["algorithm"], r["engine"], r["checks"]) for r in runs
                                                if not r["verified"]]
+
+
+def test_hytgraph_text_writer_writes_every_edge_as_the_csr_holds_it(tmp_path, kron10):
+    """The peers benchmark writes HyTGraph's market_big text from numpy digit arrays (zero-padded,
+    chunked): read back, the lines are the CSR's edges in order, with their weights."""
+    import peers_bench
+
+    path = peers_bench.write_hytgraph(kron10, tmp_path / "g", chunk=1000)  # several chunks, rows across them
+    back = np.loadtxt(path, dtype=np.int64, ndmin=2)
+    src, dst = kron10.edges()
+    assert back.shape == (kron10.m, 3)
+    assert np.array_equal(back[:, 0], src) and np.array_equal(back[:, 1], dst)
+    assert np.array_equal(back[:, 2], np.rint(kron10.weights).astype(np.int64))
