@@ -331,6 +331,22 @@ def test_partition_counts_kernel_equals_a_plain_loop():
 
 
 @gpu
+def test_dense_partition_stats_on_the_device_equal_the_hosts():
+    # a side's every-row statistics, counted by the kernel over all vertices, are numpy's
+    from graphferry.backends import get_backend
+    from graphferry.engines.base import EdgeSide
+    from graphferry.generators import kronecker_graph
+    from graphferry.scheduler.stats import dense_stats
+
+    g = kronecker_graph(12, seed=3, weighted=True)
+    for weights in (False, True):
+        host = dense_stats(EdgeSide.of(g, partition_bytes=4096, use_weights=weights))
+        dev = dense_stats(EdgeSide.of(g, partition_bytes=4096, use_weights=weights), get_backend("cuda"))
+        for a in ("active_vertices", "active_edges", "lines"):
+            assert np.array_equal(getattr(dev, a), getattr(host, a)), a
+
+
+@gpu
 def test_copies_from_pageable_pinned_registered_and_mapped():
     import cupy
 
