@@ -154,6 +154,20 @@ MUTANTS = [
     Mutant("cost-zerocopy-whole-lines", "zero-copy priced as whole 128-byte lines again", f"{SCHED}/cost.py",
            "        tiz = lines * request / c.zerocopy_rate(request)",
            "        tiz = lines * LINE_BYTES / c.zerocopy_rate(request)", ("tests/test_hybrid.py",)),
+    Mutant("nmap-edge-base-ignored", "a neighbourhood kernel reads a block's rows at global offsets",
+           "src/graphferry/backends/cpu/gf_cpu_kernels.h",
+           "const GfGraph G{go, gi ? gi - gb : nullptr, gw ? gw - gb : nullptr, n};",
+           "const GfGraph G{go, gi, gw, n};", ("tests/test_hybrid.py",)),
+    Mutant("hybrid-busy-kept", "an iteration keeps the last one's blocks marked busy", f"{SCHED}/hybrid.py",
+           "        self.pool.busy = set()  # a new iteration: what the last one read (any side's) may go now\n",
+           "", ("tests/test_hybrid.py",)),
+    Mutant("hybrid-span-ignores-idle-sides", "a span is cut to the free room only", f"{SCHED}/hybrid.py",
+           "        idle = [k for k in self.pool.blocks if k[0] != self.key and k not in self.pool.busy]",
+           "        idle = []", ("tests/test_hybrid.py",)),
+    Mutant("partition-counts-no-misalignment", "a row's lines counted without its misalignment",
+           "src/graphferry/backends/base.py",
+           "            first, last = (b * size) // 128, (e * size - 1) // 128",
+           "            first, last = 0, (e * size - b * size - 1) // 128", ("tests/test_primitives.py",)),
 ]
 
 
