@@ -193,9 +193,20 @@ def build_csr(xp, chunks, scale, weighted=True):
     return to_host(offsets), to_host(dst), (None if w is None else to_host(w))
 
 
+def _built(xp, chunks, scale, weighted, name, gen, seed, edge_factor, t0):
+    """The undirected CSR of sample ``chunks`` as a Graph named ``name``, and how it was made."""
+    from graphferry.graph import Graph
+
+    offsets, indices, weights = build_csr(xp, chunks, scale, weighted)
+    if xp is not np:
+        xp.get_default_memory_pool().free_all_blocks()
+    g = Graph(offsets, indices, weights, directed=False, name=name)
+    return g, {"generator": gen, "seed": seed, "edge_factor": edge_factor,
+               "build_seconds": round(time.perf_counter() - t0, 2)}
+
+
 def kronecker(scale, *, edge_factor=16, seed=0, cpu_generator=False, weighted=True):
     from graphferry.generators import kronecker_edges, kronecker_permutation
-    from graphferry.graph import Graph
 
     t0 = time.perf_counter()
     if cpu_generator:
@@ -212,12 +223,7 @@ def kronecker(scale, *, edge_factor=16, seed=0, cpu_generator=False, weighted=Tr
         perm = xp.asarray(kronecker_permutation(scale, seed=seed).astype(np.int64))
         chunks = gpu_samples(scale, edge_factor, seed, perm)
         gen = "GPU Kronecker sampler (cupy RandomState, Graph500 quadrants) + kronecker_permutation, CSR built on the GPU"
-    offsets, indices, weights = build_csr(xp, chunks, scale, weighted)
-    if xp is not np:
-        xp.get_default_memory_pool().free_all_blocks()
-    g = Graph(offsets, indices, weights, directed=False, name=f"kron{scale}")
-    return g, {"generator": gen, "seed": seed, "edge_factor": edge_factor,
-               "build_seconds": round(time.perf_counter() - t0, 2)}
+    return _built(xp, chunks, scale, weighted, f"kron{scale}", gen, seed, edge_factor, t0)
 
 
 def uniform(scale, *, edge_factor=16, seed=0, cpu_generator=False, weighted=True):
@@ -225,7 +231,6 @@ def uniform(scale, *, edge_factor=16, seed=0, cpu_generator=False, weighted=True
     << scale`` samples with both ends uniform over the ``2**scale`` vertices, then the same CSR
     build (undirected, loops and duplicates dropped, the same weights)."""
     from graphferry.generators import uniform_random_edges
-    from graphferry.graph import Graph
 
     t0 = time.perf_counter()
     n, total = 1 << scale, edge_factor << scale
@@ -244,12 +249,7 @@ def uniform(scale, *, edge_factor=16, seed=0, cpu_generator=False, weighted=True
 
         chunks = gpu_uniform()
         gen = "GPU uniform sampler (cupy RandomState), CSR built on the GPU"
-    offsets, indices, weights = build_csr(xp, chunks, scale, weighted)
-    if xp is not np:
-        xp.get_default_memory_pool().free_all_blocks()
-    g = Graph(offsets, indices, weights, directed=False, name=f"urand{scale}")
-    return g, {"generator": gen, "seed": seed, "edge_factor": edge_factor,
-               "build_seconds": round(time.perf_counter() - t0, 2)}
+    return _built(xp, chunks, scale, weighted, f"urand{scale}", gen, seed, edge_factor, t0)
 
 
 #: graph kinds the benchmarks generate, by their name's prefix (GAPBS: -g kron, -u urand)
