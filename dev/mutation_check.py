@@ -166,8 +166,8 @@ MUTANTS = [
            "        idle = []", ("tests/test_hybrid.py",)),
     Mutant("partition-counts-no-misalignment", "a row's lines counted without its misalignment",
            "src/graphferry/backends/base.py",
-           "            first, last = (b * size) // 128, (e * size - 1) // 128",
-           "            first, last = 0, (e * size - b * size - 1) // 128", ("tests/test_primitives.py",)),
+           "    last = (e * itemsize - 1) // LINE_BYTES",
+           "    last = first + ((e - b) * itemsize - 1) // LINE_BYTES", ("tests/test_primitives.py",)),
 ]
 
 

@@ -21,6 +21,22 @@ from ..errors import DeviceMemoryError
 
 #: Headers every backend compiles programs with (gf_prelude.h).
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
+#: m: the largest outstanding PCIe memory request, the unit zero-copy reads move (HyTGraph sec. V-A)
+LINE_BYTES = 128
+
+
+def row_lines(xp, b, e, itemsize: int):
+    """The ``LINE_BYTES`` lines covering edge ranges ``[b, e)`` of ``itemsize``-byte entries, 0 for
+    empty rows (HyTGraph formula 3's ``ceil(D_o(v) d_1 / m) + am(v)``: misalignment included).
+
+    Example:
+        >>> import numpy as np
+        >>> row_lines(np, np.array([0, 3, 40]), np.array([2, 40, 40]), 4).tolist()
+        [1, 2, 0]
+    """
+    first = (b * itemsize) // LINE_BYTES
+    last = (e * itemsize - 1) // LINE_BYTES
+    return xp.where(e > b, last - first + 1, 0)
 
 
 @dataclass
@@ -283,9 +299,8 @@ class Backend(ABC):
         cuts = xp.searchsorted(ids, bounds)
         b, e = offsets[ids], offsets[ids + 1]
         lines = xp.zeros(len(ids), dtype=xp.int64)
-        for size in itemsizes:  # HyTGraph formula 3's ceil(D_o(v) d_1 / m) + am(v) per array read
-            first, last = (b * size) // 128, (e * size - 1) // 128
-            lines = lines + xp.where(e > b, last - first + 1, 0)
+        for size in itemsizes:  # each array a row's reads cover
+            lines = lines + row_lines(xp, b, e, size)
         zero = xp.zeros(1, dtype=xp.int64)
         cum_e = xp.concatenate([zero, xp.cumsum(e - b)])
         cum_l = xp.concatenate([zero, xp.cumsum(lines)])

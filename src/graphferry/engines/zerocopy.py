@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends.base import LINE_BYTES
 from .base import Engine, Loaded
-
-LINE_BYTES = 128
 
 
 def lines_touched(offsets, ids, lo: int, hi: int, itemsize: int, xp=np) -> int:

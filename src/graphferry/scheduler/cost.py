@@ -61,9 +61,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..backends.base import LINE_BYTES  # m
+
 log = logging.getLogger(__name__)
 
-LINE_BYTES = 128   # m
 MAX_REQUESTS = 256  # MR (PCIe 3.0)
 CLASSES = ("traversal", "relax", "accumulate")
 #: A program's combine operator names its class of per-edge work (the calibration has one rate each).

@@ -77,13 +77,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
-from ..backends.base import PartitionView
+from ..backends.base import LINE_BYTES, PartitionView
 from ..backends.cpu.host_ops import gather_rows
 from ..engines.registry import register
 from .executors import ExecutorState, owned_ranges
 from .cost import CLASS_OF_COMBINE
 from .policy import Decision, ExchangeEstimate, ExchangeSpeed, NeighborDecision, Policy
-from .stats import LINE_BYTES, neighbor_work, partition_stats
+from .stats import neighbor_work, partition_stats
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-LINE_BYTES = 128  # m: the largest outstanding PCIe memory request (HyTGraph sec. V-A)
+from ..backends.base import row_lines
 
 
 @dataclass
@@ -49,13 +49,6 @@ class PartitionStats:
     def active(self) -> np.ndarray:
         """Indices of the partitions with work this iteration."""
         return np.flatnonzero((self.active_edges > 0) if not self.dense else (self.active_vertices > 0))
-
-
-def _row_lines(xp, b, e, itemsize: int):
-    """Lines covering edge ranges [b, e) of ``itemsize``-byte entries (0 for empty rows)."""
-    first = (b * itemsize) // LINE_BYTES
-    last = (e * itemsize - 1) // LINE_BYTES
-    return xp.where(e > b, last - first + 1, 0)
 
 
 def dense_stats(side, backend=None) -> PartitionStats:
@@ -77,7 +70,7 @@ def dense_stats(side, backend=None) -> PartitionStats:
     else:
         off = side.offsets
         b, e = off[:-1], off[1:]
-        per_row = sum(_row_lines(np, b, e, size) for size in _line_sizes(side))
+        per_row = sum(row_lines(np, b, e, size) for size in _line_sizes(side))
         cum = np.concatenate([[0], np.cumsum(per_row)])
         stats = PartitionStats(np.diff(bounds), np.diff(off[bounds]), cum[bounds[1:]] - cum[bounds[:-1]],
                                None, None, dense=True)
