@@ -236,3 +236,78 @@ def test_merged_buckets_keep_distances_exact(fill, dense, monkeypatch):
     assert rounds[fill] <= rounds[1]          # merging never adds rounds
     if fill >= n:
         assert rounds[fill] < rounds[1]       # and here it merges every bucket: fewer rounds
+
+
+def _deferring(monkeypatch, share, price):
+    """The CPU backend with a GPU's bucket layout and deferral (Backend.bucket_share, round prices)."""
+    from graphferry.backends.cpu.backend import CpuBackend
+    from graphferry.runtime import buckets as buckets_module
+
+    monkeypatch.setattr(CpuBackend, "dense_buckets", True)
+    monkeypatch.setattr(CpuBackend, "bucket_fill", 1 << 62)
+    monkeypatch.setattr(CpuBackend, "bucket_share", share)
+    monkeypatch.setattr(CpuBackend, "round_price_resident", price)
+    made = []
+    init = buckets_module.PriorityBuckets.__init__
+
+    def remember(self, *a, **k):
+        init(self, *a, **k)
+        made.append(self)
+
+    monkeypatch.setattr(buckets_module.PriorityBuckets, "__init__", remember)
+    return made
+
+
+def _uniform_weighted(n=3000, degree=16, seed=3):
+    rng = np.random.default_rng(seed)
+    m = n * degree
+    return Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m),
+                            rng.integers(1, 256, m).astype(np.float64), n=n, drop_duplicates=True)
+
+
+def test_deferring_far_buckets_saves_relaxations_on_a_uniform_graph(monkeypatch):
+    # Bellman-Ford's order relaxes a uniform random graph's arcs several times over; a GPU's
+    # buckets hold back all but the lowest n/32 vertices a round while the held-back ones keep
+    # dropping, and the distances stay scipy's
+    g = _uniform_weighted()
+    made = _deferring(monkeypatch, 0.0, 0.0)
+    every = sssp(g, 0, backend="cpu")
+    assert made[-1].deferred_rounds == 0
+    made = _deferring(monkeypatch, 1 / 32, 1.0)
+    deferred = sssp(g, 0, backend="cpu")
+    assert made[-1].deferred_rounds >= 3
+    assert np.array_equal(deferred.distances, every.distances)
+    assert np.allclose(deferred.distances, oracle(g, 0))
+    work = {k: sum(s.active_edges for s in r.record.edge_steps) for k, r in (("every", every), ("deferred", deferred))}
+    assert work["deferred"] < 0.6 * work["every"]
+
+
+def test_deferring_stops_when_a_round_costs_more_than_it_saves(monkeypatch):
+    # a round priced above every relaxation the graph has: the first held-back set is judged
+    # and deferring stops, so the run takes Bellman-Ford's rounds after one deferral
+    g = _uniform_weighted()
+    made = _deferring(monkeypatch, 1 / 32, float(g.m) * 100)
+    r = sssp(g, 0, backend="cpu")
+    assert made[-1].deferred_rounds == 1 and not made[-1].deferring
+    assert np.allclose(r.distances, oracle(g, 0))
+    # an explicit fill is kept as given: no deferral
+    from graphferry.runtime import Program, Runtime
+    from graphferry.runtime.buckets import PriorityBuckets
+
+    with Runtime(g, backend="cpu") as rt:
+        st = rt.start(Program("defer_fill_test", arrays={"x": "float64"}, source=""), arrays={"x": 1.0})
+        assert not PriorityBuckets(st, "x", delta=2.0, fill=5).deferring
+        assert PriorityBuckets(st, "x", delta=2.0).deferring
+        assert not PriorityBuckets(st, "x", delta=float("inf")).deferring
+
+
+@settings(max_examples=30, deadline=None)
+@given(g=graphs(max_n=120, max_m=600), data=st.data(), share=st.sampled_from([0.01, 0.1, 0.5]),
+       price=st.sampled_from([0.0, 5.0, 1e9]))
+def test_deferring_keeps_distances_exact(g, data, share, price):
+    # whatever deferral holds back and whenever it stops, the distances are scipy's
+    s = data.draw(st.integers(0, g.n - 1))
+    with pytest.MonkeyPatch.context() as mp:
+        _deferring(mp, share, price)
+        r = sssp(g, s, backend="cpu", delta=data.draw(st.sampled_from([None, 1.0, 7.5])))
+    check(g, s, r)

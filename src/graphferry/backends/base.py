@@ -82,6 +82,14 @@ class Backend(ABC):
     #: smallest frontier a delta-stepping round should have (PriorityBuckets merges the
     #: lowest buckets up to it): 1 where rounds are cheap (the CPU)
     bucket_fill: int = 1
+    #: dense layout only: while deferring the far buckets pays, a round takes the lowest
+    #: buckets up to this share of the vertices instead (0: never defer; see PriorityBuckets)
+    bucket_share: float = 0.0
+    #: a delta-stepping round's fixed price in relaxed edges, with the edges in device memory
+    #: and with them read across the bus; deferring stops once the relaxations it saves in a
+    #: round fall below it
+    round_price_resident: float = 0.0
+    round_price_bus: float = 0.0
     #: PriorityBuckets keeps pending vertices as one frontier and cuts it by value on each
     #: pop (cheap where passes over the pending set are: a GPU) instead of filing them by bucket
     dense_buckets: bool = False

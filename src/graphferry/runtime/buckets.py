@@ -28,6 +28,17 @@ backend on the ``host`` engine: ``gf_push_buckets`` keeps per-thread buckets and
 needs no frontier between rounds), that call takes over this object's entries
 (:meth:`~PriorityBuckets.take_all`); otherwise the rounds use the layouts below.
 
+Merging has a price where pending vertices are far from settled: on a uniform random
+graph, Bellman-Ford's order relaxes every arc six times, most of them from vertices whose
+distance drops again later. So the dense layout (a GPU) *defers* at first: a round takes the
+lowest buckets up to ``Backend.bucket_share`` of the vertices, and the next pop counts how many
+of the vertices held back have dropped since (each one a relaxation of its edges that deferring
+saved, as delta-stepping's work-efficiency argument has it). While those saved relaxations
+outweigh a round's fixed price (``Backend.round_price_resident`` / ``round_price_bus``, in
+relaxed edges), deferring goes on; once they do not (on a Kronecker graph after two or three
+rounds: its held-back vertices are mostly final already), every later round takes all pending
+vertices. An explicit ``fill`` keeps a fixed fill and never defers.
+
 Two layouts, chosen by the backend (``Backend.dense_buckets``):
 
 * sparse (the CPU): every added vertex is filed under its bucket (a counting
@@ -75,6 +86,16 @@ class PriorityBuckets:
         self.fill = max(1, int(self.backend.bucket_fill if fill is None else fill))
         self.n = state.rt.graph.n
         self.dense = bool(self.backend.dense_buckets)
+        # deferring (module docstring): the dense layout's default, while it pays
+        share = float(self.backend.bucket_share) if fill is None and self.dense else 0.0
+        self.deferring = share > 0 and not math.isinf(self.delta)
+        self.defer_fill = max(1, int(share * self.n))
+        rt = state.rt
+        resident = getattr(rt, "engine_name", None) == "resident" or not self.backend.is_device
+        self.round_price = float(self.backend.round_price_resident if resident else self.backend.round_price_bus)
+        self.mean_degree = rt.graph.m / max(1, rt.graph.n)
+        self._held_back = None  # (ids, their values) left pending by the last deferring pop
+        self.deferred_rounds = 0
         self._pending: Frontier | None = None   # dense layout
         self._entries: dict[int, list] = {}     # sparse layout: bucket -> id arrays
         self._heap: list[int] = []
@@ -142,19 +163,37 @@ class PriorityBuckets:
             return None
         b, xp = self.backend, self.backend.xp
         ids = pending.ids
-        if math.isinf(self.delta) or len(ids) <= self.fill:   # one round takes them all
+        values = self.state.arrays[self.name]
+        if self.deferring and self._held_back is not None:
+            held, then = self._held_back
+            dropped = int(xp.count_nonzero(values[held] < then)) / len(held)
+            # each held-back vertex that dropped since would have relaxed its edges twice; this
+            # pop would hold back the pending vertices beyond the fill, which drop at that rate:
+            # deferring goes on while the relaxations it would save outweigh a round's price
+            saving = dropped * max(0, len(ids) - self.defer_fill) * self.mean_degree
+            if saving < self.round_price:
+                self.deferring = False
+        self._held_back = None
+        fill = self.defer_fill if self.deferring else self.fill
+        if math.isinf(self.delta) or len(ids) <= fill:   # one round takes them all
             self._pending = None
             return pending
-        keys = b._bucket_keys(self.state.arrays[self.name][ids], self.delta)
+        keys = b._bucket_keys(values[ids], self.delta)
         low = keys.min()
-        if self.fill <= 1:
+        if fill <= 1:
             cut = low + 1
         else:  # the smallest cut below which at least `fill` pending vertices lie
             hist = xp.bincount(xp.minimum(keys - low, self.HISTOGRAM_SPAN))
-            cut = low + xp.searchsorted(xp.cumsum(hist), self.fill) + 1
+            cut = low + xp.searchsorted(xp.cumsum(hist), fill) + 1
         take = keys < cut
         rest = ids[~take]
-        self._pending = Frontier(b, self.n, ids=rest) if len(rest) else None
+        if len(rest):
+            self._pending = Frontier(b, self.n, ids=rest)
+            if self.deferring:
+                self._held_back = (rest, values[rest])  # a copy: what they were when held back
+                self.deferred_rounds += 1
+        else:
+            self._pending = None
         return Frontier(b, self.n, ids=ids[take])
 
     def __bool__(self) -> bool:

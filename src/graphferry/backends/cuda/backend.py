@@ -294,8 +294,21 @@ class CudaBackend(Backend):
         # PriorityBuckets merges buckets up to bucket_fill vertices. Measured on an H200,
         # Kronecker 25, resident SSSP: fill 1 (plain delta-stepping) 44 rounds, 179 ms; the
         # card's resident threads (270 K) 16 rounds, 145 ms; 4 M 10 rounds, 130 ms; unbounded
-        # (every pending vertex, frontier Bellman-Ford's order) 10 rounds, 113 ms. Unbounded it is.
+        # (every pending vertex, frontier Bellman-Ford's order) 10 rounds, 113 ms. Unbounded it is,
+        # once deferring stops paying. On a uniform random graph of the same size Bellman-Ford's
+        # order relaxes every arc 6 times (resident 226 ms, zero-copy 1427 ms): taking the lowest
+        # buckets up to n/32 vertices a round relaxes each 1.3 times in as many rounds (134 and
+        # 449 ms), where on Kronecker 25 it costs 8 rounds more (hybrid 294 -> 366 ms).
+        # PriorityBuckets defers while the vertices it held back keep dropping (uniform: 20-85%
+        # of them a round; Kronecker: 10% by the third deferral) by more relaxations than a round
+        # costs. A round's price in relaxations, from the same sweep fitted to rounds x arcs
+        # relaxed (time = price x rounds + per-arc x arcs): resident 1.6 ms a round against
+        # 16 ms an arc-pass of 1.07 G arcs (about 100 M relaxations); across the bus 5 ms against
+        # 160 ms (about 35 M). Measured in bench/results/sssp-fill-h200.json.
         self.bucket_fill = 1 << 62
+        self.bucket_share = 1 / 32
+        self.round_price_resident = 100e6
+        self.round_price_bus = 35e6
         self.dense_buckets = True
         self._copy_stream = cupy.cuda.Stream(non_blocking=True)
         self.registry = HostRegistry()
