@@ -283,12 +283,21 @@ def test_deferring_far_buckets_saves_relaxations_on_a_uniform_graph(monkeypatch)
 
 
 def test_deferring_stops_when_a_round_costs_more_than_it_saves(monkeypatch):
-    # a round priced above every relaxation the graph has: the first held-back set is judged
-    # and deferring stops, so the run takes Bellman-Ford's rounds after one deferral
-    g = _uniform_weighted()
-    made = _deferring(monkeypatch, 1 / 32, float(g.m) * 100)
-    r = sssp(g, 0, backend="cpu")
+    # a star: the leaves held back never drop (one path each), so after the first deferral
+    # the saving is nothing and every later round takes all pending vertices
+    n = 3000
+    leaves = np.arange(1, n)
+    star = Graph.from_edges(np.zeros(n - 1, dtype=np.int64), leaves,
+                            np.random.default_rng(1).integers(1, 256, n - 1).astype(np.float64), n=n)
+    made = _deferring(monkeypatch, 1 / 32, 1.0)
+    r = sssp(star, 0, backend="cpu")
     assert made[-1].deferred_rounds == 1 and not made[-1].deferring
+    assert np.allclose(r.distances, oracle(star, 0))
+    # a round priced above what the graph's every relaxation could save: no deferral at all
+    g = _uniform_weighted()
+    made = _deferring(monkeypatch, 1 / 32, float(g.m) * 2)
+    r = sssp(g, 0, backend="cpu")
+    assert made[-1].deferred_rounds == 0
     assert np.allclose(r.distances, oracle(g, 0))
     # an explicit fill is kept as given: no deferral
     from graphferry.runtime import Program, Runtime

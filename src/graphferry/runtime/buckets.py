@@ -174,7 +174,11 @@ class PriorityBuckets:
             if saving < self.round_price:
                 self.deferring = False
         self._held_back = None
-        fill = self.defer_fill if self.deferring else self.fill
+        fill = self.fill
+        # defer where it could pay: even if every vertex held back dropped, a smaller pending
+        # set saves less than a round costs (this pop takes them all; later pops may defer)
+        if self.deferring and (len(ids) - self.defer_fill) * self.mean_degree >= self.round_price:
+            fill = self.defer_fill
         if math.isinf(self.delta) or len(ids) <= fill:   # one round takes them all
             self._pending = None
             return pending
@@ -189,7 +193,7 @@ class PriorityBuckets:
         rest = ids[~take]
         if len(rest):
             self._pending = Frontier(b, self.n, ids=rest)
-            if self.deferring:
+            if fill == self.defer_fill and self.deferring:
                 self._held_back = (rest, values[rest])  # a copy: what they were when held back
                 self.deferred_rounds += 1
         else:
