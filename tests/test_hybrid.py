@@ -833,6 +833,34 @@ def test_a_dense_round_keeps_a_span_that_later_rounds_and_calls_read_on_the_devi
     assert not any(k[1] == SPAN for k in lg2.pool.blocks)
 
 
+def test_sparse_rounds_keep_a_span_once_its_partitions_were_read_whole():
+    """SSSP never reads every partition in one round, but over its rounds it relaxes much of
+    the graph: once a run of partitions has been read whole (read history, every call so far),
+    a sparse round copies it as the span, and later rounds read it on the device. The
+    distances stay the CPU's; a second call moves fewer bytes than one with no residency."""
+    from graphferry.scheduler.hybrid import SPAN
+
+    rng = np.random.default_rng(4)
+    n, m = 20000, 80000  # sparse: no round's frontier is dense enough to copy a partition whole
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), rng.integers(1, 256, m).astype(np.float64),
+                         n=n, drop_duplicates=True)
+    budget = g.m * 8 // 2
+    want = sssp(g, 0, backend="cpu").distances
+    runs = {}
+    for residency in (True, False):
+        lg = gf.load(g, backend="cpu", budget=budget, partition_bytes=max(64, g.m * 8 // 32))
+        policy = Policy(use_cpu=False, residency=residency)
+        calls = [sssp(lg, 0, engine="hybrid", policy=policy) for _ in range(2)]
+        for r in calls:
+            assert np.array_equal(r.distances, want)
+        runs[residency] = (calls, [k for k in lg.pool.blocks if k[1] == SPAN], lg.arena.used_bytes)
+    calls, spans, used = runs[True]
+    assert len(spans) == 1 and spans[0][0][1] and used <= budget   # the weighted side's span, in budget
+    assert any(p.engine == "resident" for s in calls[1].record.edge_steps for p in s.partitions)
+    assert calls[1].record.bytes_h2d < runs[False][0][1].record.bytes_h2d
+    assert not runs[False][1]
+
+
 def test_the_side_being_read_takes_the_span_room_from_an_idle_side():
     """SSSP keeps partitions of the weighted side on the device; a BFS after it (the unweighted
     side) displaces them for its span, since a side not being read is worth less than the one
