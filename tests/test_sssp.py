@@ -283,16 +283,16 @@ def test_deferring_far_buckets_saves_relaxations_on_a_uniform_graph(monkeypatch)
 
 
 def test_deferring_stops_when_a_round_costs_more_than_it_saves(monkeypatch):
-    # a star: the leaves held back never drop (one path each), so after the first deferral
-    # the saving is nothing and every later round takes all pending vertices
+    # a binary tree: one path to each vertex, so the vertices held back never drop; after the
+    # first deferral the saving is nothing and every later round takes all pending vertices
     n = 3000
-    leaves = np.arange(1, n)
-    star = Graph.from_edges(np.zeros(n - 1, dtype=np.int64), leaves,
+    child = np.arange(1, n)
+    tree = Graph.from_edges((child - 1) // 2, child,
                             np.random.default_rng(1).integers(1, 256, n - 1).astype(np.float64), n=n)
     made = _deferring(monkeypatch, 1 / 32, 1.0)
-    r = sssp(star, 0, backend="cpu")
+    r = sssp(tree, 0, backend="cpu")
     assert made[-1].deferred_rounds == 1 and not made[-1].deferring
-    assert np.allclose(r.distances, oracle(star, 0))
+    assert np.allclose(r.distances, oracle(tree, 0))
     # a round priced above what the graph's every relaxation could save: no deferral at all
     g = _uniform_weighted()
     made = _deferring(monkeypatch, 1 / 32, float(g.m) * 2)
@@ -308,6 +308,18 @@ def test_deferring_stops_when_a_round_costs_more_than_it_saves(monkeypatch):
         assert not PriorityBuckets(st, "x", delta=2.0, fill=5).deferring
         assert PriorityBuckets(st, "x", delta=2.0).deferring
         assert not PriorityBuckets(st, "x", delta=float("inf")).deferring
+    # a graph whose hubs hold most edges never defers: the hubs settle distances in a few rounds
+    from graphferry.runtime.buckets import hub_share
+
+    rng = np.random.default_rng(2)
+    ring = np.arange(3000)
+    hubs = Graph.from_edges(np.concatenate([ring, np.repeat(np.arange(10), 1000)]),
+                            np.concatenate([(ring + 1) % 3000, rng.integers(0, 3000, 10000)]),
+                            rng.integers(1, 256, 13000).astype(np.float64), n=3000)
+    assert hub_share(hubs) > 0.5 > 0.1 > hub_share(g)
+    made = _deferring(monkeypatch, 1 / 32, 1.0)
+    assert np.allclose(sssp(hubs, 0, backend="cpu").distances, oracle(hubs, 0))
+    assert made[-1].deferred_rounds == 0 and not made[-1].deferring
 
 
 @settings(max_examples=30, deadline=None)
