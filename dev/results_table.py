@@ -85,8 +85,10 @@ def render() -> str:
     if peers:
         parts += ["Graphferry beside its peers (ms; PageRank ms per iteration; `*`: the peer's own timer, "
                   "not checked in that run):", "", table(*peers), ""]
+    # ... beside the single engines it is compared with (a run of the hybrid alone says nothing here)
     hybrid = newest("peers-kron*.json", lambda d: {"bfs", "sssp", "pagerank", "wcc"}
-                    <= {r["algorithm"] for r in _runs(d) if r["engine"] == "hybrid"})
+                    <= {r["algorithm"] for r in _runs(d) if r["engine"] == "hybrid"}
+                    and {"filter", "zerocopy"} <= {r["engine"] for r in _runs(d)})
     if hybrid:
         parts += ["The hybrid engine beside the single engines under the same device-memory budget:", "",
                   table(*hybrid, engines=["filter", "compaction", "zerocopy", "hybrid", "hybrid-gpu",
