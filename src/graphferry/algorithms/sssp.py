@@ -23,6 +23,10 @@ as GAPBS's 32-bit distances do; results are float64 either way.
 ``delta`` (bucket width) defaults to the mean edge weight over the mean
 out-degree (:func:`default_delta`); ``delta=inf`` keeps one bucket, which is
 frontier Bellman-Ford (every vertex whose distance dropped relaxes in the next round).
+On a GPU a round takes several buckets (rounds have a fixed price there): every
+pending vertex on graphs with hubs, and elsewhere the lowest buckets up to a share
+of the vertices while holding the rest back saves relaxations (see
+:mod:`graphferry.runtime.buckets`); the distances are the same either way.
 
 Example:
     >>> import numpy as np
