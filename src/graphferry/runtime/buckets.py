@@ -98,10 +98,11 @@ def hub_share(graph, top: float = 0.01, samples: int = 1 << 16) -> float:
         return 0.0
     at = np.arange(0, n, max(1, n // samples))
     degrees = offsets[at + 1] - offsets[at]
-    degrees = np.sort(degrees[degrees > 0])[::-1]
+    degrees = degrees[degrees > 0]
     if not len(degrees):
         return 0.0
-    return float(degrees[: max(1, int(len(degrees) * top))].sum() / degrees.sum())
+    k = max(1, int(len(degrees) * top))
+    return float(np.partition(degrees, len(degrees) - k)[-k:].sum() / degrees.sum())
 
 
 class PriorityBuckets:
@@ -124,7 +125,8 @@ class PriorityBuckets:
         self.dense = bool(self.backend.dense_buckets)
         # deferring (module docstring): the dense layout's default, while it pays
         share = float(self.backend.bucket_share) if fill is None and self.dense else 0.0
-        self.deferring = share > 0 and not math.isinf(self.delta) and hub_share(state.rt.graph) < self.HUB_SHARE
+        self.deferring = share > 0 and not math.isinf(self.delta) and state.rt.loaded.memo(
+            "buckets.hub_share", lambda: hub_share(state.rt.graph)) < self.HUB_SHARE  # once per loaded graph
         self.defer_fill = max(1, int(share * self.n))
         rt = state.rt
         resident = getattr(rt, "engine_name", None) == "resident" or not self.backend.is_device
