@@ -174,7 +174,7 @@ MUTANTS = [
            "                pass", ("tests/test_sssp.py",)),
     Mutant("buckets-defer-never", "the dense layout never defers (Bellman-Ford's order again)",
            "src/graphferry/runtime/buckets.py",
-           "            fill = self.defer_fill\n", "            pass\n", ("tests/test_sssp.py",)),
+           "        fill = self.defer_fill if defer else self.fill\n", "        fill = self.fill\n", ("tests/test_sssp.py",)),
     Mutant("buckets-hubs-defer-too", "graphs with hubs defer like the rest", "src/graphferry/runtime/buckets.py",
            "    HUB_SHARE = 0.1\n", "    HUB_SHARE = 2.0\n", ("tests/test_sssp.py",)),
     Mutant("hybrid-no-sparse-span", "sparse rounds never admit a span", f"{SCHED}/hybrid.py",

@@ -74,6 +74,8 @@ from __future__ import annotations
 import heapq
 import math
 
+import numpy as np
+
 from .frontier import Frontier
 
 
@@ -90,8 +92,6 @@ def hub_share(graph, top: float = 0.01, samples: int = 1 << 16) -> float:
         >>> round(hub_share(star), 2)   # the hub holds every edge of this directed star
         1.0
     """
-    import numpy as np
-
     offsets = np.asarray(graph.offsets)
     n = len(offsets) - 1
     if n <= 0:
@@ -121,17 +121,17 @@ class PriorityBuckets:
         self.state, self.name, self.delta = state, name, float(delta)
         self.backend = state.rt.backend
         self.fill = max(1, int(self.backend.bucket_fill if fill is None else fill))
-        self.n = state.rt.graph.n
+        rt = state.rt
+        self.n = rt.graph.n
         self.dense = bool(self.backend.dense_buckets)
         # deferring (module docstring): the dense layout's default, while it pays
         share = float(self.backend.bucket_share) if fill is None and self.dense else 0.0
-        self.deferring = share > 0 and not math.isinf(self.delta) and state.rt.loaded.memo(
-            "buckets.hub_share", lambda: hub_share(state.rt.graph)) < self.HUB_SHARE  # once per loaded graph
+        self.deferring = share > 0 and not math.isinf(self.delta) and rt.loaded.memo(
+            "buckets.hub_share", lambda: hub_share(rt.graph)) < self.HUB_SHARE  # once per loaded graph
         self.defer_fill = max(1, int(share * self.n))
-        rt = state.rt
-        resident = getattr(rt, "engine_name", None) == "resident" or not self.backend.is_device
+        resident = rt.engine_name == "resident" or not self.backend.is_device
         self.round_price = float(self.backend.round_price_resident if resident else self.backend.round_price_bus)
-        self.mean_degree = rt.graph.m / max(1, rt.graph.n)
+        self.mean_degree = rt.graph.m / max(1, self.n)
         self._held_back = None  # (ids, their values) left pending by the last deferring pop
         self.deferred_rounds = 0
         self._pending: Frontier | None = None   # dense layout
@@ -204,19 +204,18 @@ class PriorityBuckets:
         values = self.state.arrays[self.name]
         if self.deferring and self._held_back is not None:
             held, then = self._held_back
-            dropped = int(xp.count_nonzero(values[held] < then)) / len(held)
+            dropped_share = int(xp.count_nonzero(values[held] < then)) / len(held)
             # each held-back vertex that dropped since would have relaxed its edges twice; this
             # pop would hold back the pending vertices beyond the fill, which drop at that rate:
             # deferring goes on while the relaxations it would save outweigh a round's price
-            saving = dropped * max(0, len(ids) - self.defer_fill) * self.mean_degree
+            saving = dropped_share * max(0, len(ids) - self.defer_fill) * self.mean_degree
             if saving < self.round_price:
                 self.deferring = False
         self._held_back = None
-        fill = self.fill
         # defer where it could pay: even if every vertex held back dropped, a smaller pending
         # set saves less than a round costs (this pop takes them all; later pops may defer)
-        if self.deferring and (len(ids) - self.defer_fill) * self.mean_degree >= self.round_price:
-            fill = self.defer_fill
+        defer = self.deferring and (len(ids) - self.defer_fill) * self.mean_degree >= self.round_price
+        fill = self.defer_fill if defer else self.fill
         if math.isinf(self.delta) or len(ids) <= fill:   # one round takes them all
             self._pending = None
             return pending
@@ -231,7 +230,7 @@ class PriorityBuckets:
         rest = ids[~take]
         if len(rest):
             self._pending = Frontier(b, self.n, ids=rest)
-            if fill == self.defer_fill and self.deferring:
+            if defer:
                 self._held_back = (rest, values[rest])  # a copy: what they were when held back
                 self.deferred_rounds += 1
         else:
