@@ -476,6 +476,20 @@ def gapbs_runs(bindir: Path, files, source, trials, verify, ours, timeout, log) 
     return runs
 
 
+def emogi_times(out: str) -> list[float]:
+    """EMOGI's timings in ms from its output: each trial's ``time N ms``, else its ``total time: N ms``.
+
+    Example:
+        >>> emogi_times("run 0 time 12.5 ms\\nrun 1 time 11.0 ms"), emogi_times("total time: 7 ms")
+        ([12.5, 11.0], [7.0])
+    """
+    times = [float(x) for x in re.findall(r"time\s+([\d.]+)\s*ms", out)]
+    if not times:
+        m = re.search(r"total time:\s*([\d.]+)\s*ms", out)
+        times = [float(m.group(1))] if m else []
+    return times
+
+
 def emogi_runs(bindir: Path, bel: Path, source, weighted, ours, timeout, log) -> list[dict]:
     runs = []
     jobs = {"bfs": ("emogi_bfs_32", ["-r", str(source), "-t", "2"]),
@@ -493,10 +507,7 @@ def emogi_runs(bindir: Path, bel: Path, source, weighted, ours, timeout, log) ->
             m = 1 if (mode == 0 and name == "pagerank-delta") else mode
             cmd = [str(exe), "-f", str(bel), "-m", str(m), *extra]
             out, wall = run_peer(cmd, timeout, log)
-            times = [float(x) for x in re.findall(r"time\s+([\d.]+)\s*ms", out)]
-            if not times:
-                m = re.search(r"total time:\s*([\d.]+)\s*ms", out)
-                times = [float(m.group(1))] if m else []
+            times = emogi_times(out)
             if not times:
                 continue
             it = re.findall(r"iteration\s+(\d+)", out) or re.findall(r"total iterations:\s*(\d+)", out)

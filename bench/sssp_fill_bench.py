@@ -23,8 +23,6 @@ import argparse
 import datetime as _dt
 import json
 import os
-import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -76,7 +74,7 @@ def main(argv=None) -> int:
         g, info = eb.GRAPH_KINDS[kind](args.scale, seed=0, cpu_generator=args.backend == "cpu", weighted=True)
         source = int(np.argmax(g.out_degree))
         name = f"{kind}{args.scale}"
-        doc["graphs"].append({"name": name, "n": g.n, "m": g.m, "directed": False, "edge_bytes": int(g.m * 4),
+        doc["graphs"].append({"name": name, "n": g.n, "m": g.m, "directed": False, "edge_bytes": int(g.m * g.indices.itemsize),
                               "weighted_edge_bytes": int(g.m * 8), "source": source, **info})
         print(f"{name}: n {g.n:,} m {g.m:,}", flush=True)
         checker = pb.Checker(g, source)
@@ -117,12 +115,13 @@ def main(argv=None) -> int:
                 out.write_text(json.dumps(doc, indent=1))
             b.bucket_fill, b.bucket_share = keep
             lg.close()
-        if args.emogi_bin:
+        if args.emogi_bin and not (Path(args.emogi_bin) / "emogi_sssp_32").exists():
+            print(f"  emogi-zerocopy sssp: skipped ({Path(args.emogi_bin) / 'emogi_sssp_32'} absent)", flush=True)
+        elif args.emogi_bin:
             with tempfile.TemporaryDirectory() as work:
                 bel = pb.write_emogi(g, Path(work) / "graph")
                 cmd = [str(Path(args.emogi_bin) / "emogi_sssp_32"), "-f", str(bel), "-m", "2", "-r", str(source), "-t", "2"]
-                p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
-                times = [float(x) for x in re.findall(r"time\s+([\d.]+)\s*ms", p.stdout + p.stderr)]
+                times = pb.emogi_times(pb.run_peer(cmd, 300, print)[0])
                 if times:
                     doc["runs"].append({"graph": name, "algorithm": "sssp", "engine": "peer:emogi-zerocopy",
                                         "seconds": round(float(np.median(times)) / 1e3, 5), "bytes_h2d": 0,
