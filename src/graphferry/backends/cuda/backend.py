@@ -44,6 +44,16 @@ INCLUDE_DIR = CUDA_DIR.parent / "include"   # gf_prelude.h (same as runtime.prog
 BLOCK = 256                 # must match GF_BLOCK in gf_cuda_kernels.cuh
 HUGE_MIN = 2048             # must match GF_HUGE_MIN: rows this heavy go to the grid-wide kernel
 CHUNK = 4 * BLOCK           # GF_CHUNK: edges per grid-wide work item
+# The grid-wide kernel's grid. Its blocks walk the work queue with a stride of the grid. Push
+# reads every edge of its items: on an H200, SSSP's top-hub round at Kronecker 26 (816 K items,
+# zero-copy, 1.23 G edges) took 818 ms with 4 blocks per SM, 518 with the 8 the device holds at
+# once, 324 with 16 and about 200 with 32 (so does the row kernel alone, which gives each heavy row
+# one block); at Kronecker 25, 67 ms with any of them. Whole calls: zero-copy 1325 -> 791 ms,
+# hybrid 856 -> 575 (Kronecker 25: 396 -> 381, 306 -> 295). So push launches several waves of
+# resident blocks. Pull stops a row at its first hit (BFS): chunks of one row running at once
+# read edges a sequential walk would skip; twice the blocks made BFS 4-7% slower, so pull keeps 4 per SM.
+PUSH_HUGE_WAVES = 4
+PULL_HUGE_BLOCKS_PER_SM = 4
 # smaller arrays are copied into pinned memory instead of registered. cudaHostRegister pins whole
 # pages, and a heap array's first and last pages hold other allocations: a later copy from such a
 # neighbour that starts inside the pinned pages and ends past them fails with cudaErrorInvalidValue
@@ -213,6 +223,7 @@ class CudaProgram(CompiledProgram):
         except cupy.cuda.compiler.CompileException as e:
             raise CompilerError(f"NVRTC rejected program {program.name!r} ({vid_ctype}):\n{e}") from e
         self._fns: dict[str, object] = {}
+        self._grids: dict[str, int] = {}  # grid-wide kernels: blocks resident at once
 
     def _fn(self, name: str):
         f = self._fns.get(name)
@@ -240,8 +251,26 @@ class CudaProgram(CompiledProgram):
         mark = b.kernel_begin(stream)
         self._fn(name)(((count + BLOCK - 1) // BLOCK,), (BLOCK,), args)  # current stream
         if huge:
-            self._fn(f"gf_{op}_huge")((b.huge_grid,), (BLOCK,), args)
+            fn = f"gf_{op}_huge"
+            grid = b.huge_grid or (PUSH_HUGE_WAVES * self._resident_blocks(fn) if op == "push"
+                                   else PULL_HUGE_BLOCKS_PER_SM * b.num_sms)
+            self._fn(fn)((grid,), (BLOCK,), args)
         b.kernel_end(mark, stream)
+
+    def _resident_blocks(self, name: str) -> int:
+        """Blocks of kernel ``name`` the device holds at once (occupancy times SMs)."""
+        grid = self._grids.get(name)
+        if grid is None:
+            b = self.backend
+            try:
+                from cupy_backends.cuda.api import driver
+
+                per_sm = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(self._fn(name).ptr, BLOCK, 0))
+            except Exception as e:  # noqa: BLE001 - an older CuPy or driver: the usual figure
+                log.debug("occupancy query for %s failed (%s); %d blocks per SM", name, e, 2048 // BLOCK)
+                per_sm = 2048 // BLOCK
+            grid = self._grids[name] = max(1, per_sm) * b.num_sms
+        return grid
 
     def push(self, tables, view, row_list, in_bits, out_bits):
         self._edge("push", tables, view, row_list, in_bits, out_bits)
@@ -289,7 +318,7 @@ class CudaBackend(Backend):
         self.device.use()
         self.num_sms = int(cupy.cuda.runtime.getDeviceProperties(self.device_id)["multiProcessorCount"])
         self._description: str | None = None
-        self.huge_grid = 4 * self.num_sms
+        self.huge_grid: int | None = None  # the grid-wide kernel's grid; None: by direction (above)
         # A delta-stepping round costs a GPU launches and host reads whatever its size, so
         # PriorityBuckets merges buckets up to bucket_fill vertices. Measured on an H200,
         # Kronecker 25, resident SSSP: fill 1 (plain delta-stepping) 44 rounds, 179 ms; the
