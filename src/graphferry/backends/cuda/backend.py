@@ -46,13 +46,14 @@ HUGE_MIN = 2048             # must match GF_HUGE_MIN: rows this heavy go to the 
 CHUNK = 4 * BLOCK           # GF_CHUNK: edges per grid-wide work item
 # The grid-wide kernel's grid. Its blocks walk the work queue with a stride of the grid. Push
 # reads every edge of its items: on an H200, SSSP's top-hub round at Kronecker 26 (816 K items,
-# zero-copy, 1.23 G edges) took 818 ms with 4 blocks per SM, 518 with the 8 the device holds at
-# once, 324 with 16 and about 200 with 32 (so does the row kernel alone, which gives each heavy row
-# one block); at Kronecker 25, 67 ms with any of them. Whole calls: zero-copy 1325 -> 791 ms,
-# hybrid 856 -> 575 (Kronecker 25: 396 -> 381, 306 -> 295). So push launches several waves of
-# resident blocks. Pull stops a row at its first hit (BFS): chunks of one row running at once
-# read edges a sequential walk would skip; twice the blocks made BFS 4-7% slower, so pull keeps 4 per SM.
-PUSH_HUGE_WAVES = 4
+# 1.23 G edges, zero-copy) took 818 ms with 4 blocks per SM, 518 with the 8 the device holds at
+# once, 324 with 16 and about 200 with 32 (as the row kernel alone does, one block per heavy row);
+# at Kronecker 25, 67 ms with any of them. Whole SSSP calls at Kronecker 26, zero-copy / hybrid
+# (bench/huge_grid_bench.py, huge-grid-kron26-h200.json): 4 per SM 1330 / 861 ms, 4 waves of
+# resident blocks for push 779 / 565, 64 blocks per SM (8 waves) in both directions 734 / 549;
+# BFS, WCC and PageRank moved by under 3% either way. So push launches 8 waves of resident
+# blocks; pull, never measured better for it, keeps its 4 blocks per SM.
+PUSH_HUGE_WAVES = 8
 PULL_HUGE_BLOCKS_PER_SM = 4
 # smaller arrays are copied into pinned memory instead of registered. cudaHostRegister pins whole
 # pages, and a heap array's first and last pages hold other allocations: a later copy from such a
