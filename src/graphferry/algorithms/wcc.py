@@ -7,9 +7,11 @@ the trees of ``u`` and ``v`` by hooking the higher root under the lower one
 with a compare-and-swap, so ``label[v] <= v`` always holds and every root is
 the smallest vertex of its tree:
 
-1. **sampling**: for ``r = 0, 1`` every vertex links with its ``r``-th
-   out-neighbour (a neighbourhood function: two edges per vertex), then a
-   vertex pass compresses every path to its root;
+1. **sampling**: every vertex links with its first two out-neighbours (one
+   neighbourhood function reads both: GAPBS reads them in two passes, ``r = 0, 1``,
+   but both sit in the row's first bytes, and with edges across the bus a
+   second pass reads those bytes again), then a vertex pass compresses every
+   path to its root;
 2. **the largest component**: the most frequent label among 1024 sampled
    vertices (a gather) is, with high probability, the giant component's root ``c``;
 3. **finish**: only the vertices whose label is not ``c`` link along all their
@@ -46,13 +48,13 @@ from ..runtime import UNSET, VERTEX_IDS, Program, RunOptions
 from . import registry
 from ._common import Result, runtime_for
 
-SAMPLE_ROUNDS = 2      # GAPBS's neighbor_rounds
+SAMPLE_EDGES = 2       # GAPBS's neighbor_rounds: out-edges each vertex links along in the sample
 SAMPLE_VERTICES = 1024  # GAPBS's SampleFrequentElement
 
 PROGRAM = Program(
     "wcc_afforest",
     arrays={"label": "vid", "component": "int64"},
-    scalars={"sample_round": "int64"},
+    scalars={"sample_edges": "int64"},
     vertex_functions=("compress", "finish"),
     edge_writes=("label",),   # links write labels only; the result is written by `finish`
     neighbor_functions=("sample",),
@@ -60,9 +62,10 @@ PROGRAM = Program(
 GF_FN bool cond(const State& S, vid_t d) { return true; }
 GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { gf_link(S.label, s, d); return false; }
 GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { gf_link(S.label, s, d); return false; }
-// sampling round r: link u with its r-th out-neighbour
+// sampling: link u with its first sample_edges out-neighbours (one read of the row's start)
 GF_FN bool sample(const State& S, const GfGraph& G, const GfGraph& GT, vid_t u) {
-    if (G.degree(u) > S.sample_round) gf_link(S.label, u, G.indices[G.begin(u) + S.sample_round]);
+    const int64_t b = G.begin(u), k = G.degree(u) < S.sample_edges ? G.degree(u) : S.sample_edges;
+    for (int64_t r = 0; r < k; ++r) gf_link(S.label, u, G.indices[b + r]);
     return false;
 }
 // path compression: point v at its root (stored only when it moved: a vertex already at its
@@ -90,18 +93,17 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
 
     Directed graphs are read as undirected (weak connectivity). ``scalars``
     holds ``components`` (their number) and ``rounds`` (passes over edges: the
-    sampling rounds and the final one).
+    sampling pass and the final one).
     """
     n = graph.n
     with runtime_for(graph, "wcc", options, kwargs) as rt:
         st = rt.start(PROGRAM, arrays={"label": VERTEX_IDS, "component": UNSET})
         rounds = components = 0
         if n:
-            for r in range(SAMPLE_ROUNDS):
-                st.scalars["sample_round"] = r
-                st.neighbor_map("sample", in_edges=False)
-                st.vertex_map("compress")
-                rounds += 1
+            st.scalars["sample_edges"] = SAMPLE_EDGES
+            st.neighbor_map("sample", in_edges=False)
+            st.vertex_map("compress")
+            rounds += 1
             rng = np.random.default_rng(0)
             labels = st.gather("label", rng.integers(0, n, SAMPLE_VERTICES))
             values, counts = np.unique(labels, return_counts=True)
