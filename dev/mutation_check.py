@@ -89,6 +89,11 @@ MUTANTS = [
            "#define gf_link(p, u, v) gf_link(p, ((u) == 1 || (v) == 1) ? (vid_t)0 : (u), v)\n"
            "GF_FN bool cond(const State& S, vid_t d) { return true; }\n",
            ("tests/test_wcc.py",)),
+    Mutant("wcc-sample-one-edge", "Afforest's sample links each vertex with its first out-neighbour only",
+           f"{ALG}/wcc.py",
+           "            st.scalars[\"sample_edges\"] = SAMPLE_EDGES\n",
+           "            st.scalars[\"sample_edges\"] = 1\n",
+           ("tests/test_wcc.py",)),
     Mutant("wcc-split-components", "Afforest skips its final pass over the vertices outside the giant tree",
            f"{ALG}/wcc.py",
            "            if rest:\n",

@@ -54,6 +54,8 @@ def test_long_paths_in_both_directions_span_partitions():
         # sampling (two out-edges per vertex) links the whole path here; only the five
         # isolated vertices are left outside the giant tree for the final edge_map
         assert [s.active_vertices for s in r.record.edge_steps][:1] == [5]
+        # both sampled edges come from one pass over the rows (one read of each row's start)
+        assert sum(s.op == "neighbor_map" for s in r.record.steps) == 1
 
 
 def test_empty_and_edgeless():
