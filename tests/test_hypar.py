@@ -57,6 +57,48 @@ def test_triangles_with_ghost_edges_equal_networkx(g, executors):
     assert_triangles_equal_networkx(g, hypar(g, "triangles", executors, plan="split"))
 
 
+# a budget below any test graph's DAG: that executor gets the paper's part with ghost edges, the other the whole DAG
+GHOSTED = [Executor("cpu"), Executor("cpu", engine="compaction", budget=64, partition_bytes=32)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(g=graphs(), shares=st.floats(0.0, 1.0))
+def test_triangles_on_the_whole_dag_and_on_ghost_parts_equal_networkx(g, shares):
+    assert_triangles_equal_networkx(g, hypar(g, "triangles", GHOSTED, shares=[shares, 1 - shares]))
+
+
+def test_triangle_parts_are_the_whole_dag_marked_unless_the_budget_is_below_it():
+    from graphferry.algorithms.hypar import _MarkedDag
+    g = kronecker_graph(8, seed=3)
+    app = APPLICATIONS["triangles"]()
+    prepared = app.prepare(g)
+    block = np.arange(prepared.n // 3, dtype=np.int64)
+    whole, ghosted = app.part(prepared, block, GHOSTED[0]), app.part(prepared, block, GHOSTED[1])
+    assert isinstance(whole, _MarkedDag) and whole.dag.m == app.dag_graph(prepared).m
+    assert int(whole.here.sum()) == len(block)
+    assert isinstance(ghosted, Graph) and 0 < ghosted.m < whole.dag.m   # the block's rows and their members' only
+    assert int(ghosted.meta["here"].sum()) == len(block)
+
+
+def test_a_split_feeds_its_executors_speeds_back_into_the_next_calls_shares():
+    from graphferry.algorithms.hypar import Calibration, Rate, clear_calibrations
+    g = kronecker_graph(9, seed=2)
+    # a calibration that rates both executors alike: the whole graph's split then shows the truth
+    cal = Calibration([0.5, 0.5], [Rate(0.0, 1e-6), Rate(0.0, 1e-6)], Rate(0.0, 1e-7), [1.0, 1.0], [])
+    first = hypar(g, "triangles", TWO, plan="split", calibration=cal)
+    assert "shares_fed_back" not in first.timings and cal.observed is None   # a given calibration is not changed
+    clear_calibrations()
+    r1 = hypar(g, "triangles", TWO, plan="split")
+    fed = r1.timings["shares_fed_back"]
+    seconds = r1.timings["independent"][0]
+    speed = np.array(r1.timings["shares"]) / np.array(seconds)
+    assert np.allclose(fed, speed / speed.sum())
+    r2 = hypar(g, "triangles", TWO, plan="split")
+    assert r2.timings["shares"] == fed
+    assert r2.values["triangles"].tolist() == r1.values["triangles"].tolist()
+    assert_triangles_equal_networkx(g, r2)
+
+
 def assert_triangles_equal_networkx(g: Graph, r) -> None:
     t = nx.triangles(nx_simple(g))
     assert r.values["triangles"].tolist() == [t[v] for v in range(g.n)]

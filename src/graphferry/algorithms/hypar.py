@@ -262,6 +262,42 @@ class Calibration:
     works: list[float] = field(default_factory=list)
     seconds: float = 0.0
     graph_size: int = 0          # n + m of the graph sampled
+    observed: tuple[float, list[float]] | None = None   # (work, shares) balanced on a whole graph's split run
+
+    def shares_for(self, work: float) -> list[float]:
+        """Each executor's share of a graph of this work: in the ratio of the speeds the sampled
+        rates predict at this size (HyPar's CPU/GPU ratio, taken where the graph is rather than
+        where the samples were: a GPU's fixed costs weigh on a sample and not on the whole graph);
+        or the shares a split run of a graph of about this work balanced (:meth:`observe`).
+
+        Example (equal on samples of 1000 items, but the second is 3x faster per item):
+            >>> c = Calibration([0.5, 0.5], [Rate(0.0, 3e-6), Rate(0.002, 1e-6)], None, [], [])
+            >>> [round(x, 3) for x in c.shares_for(1000)], [round(x, 3) for x in c.shares_for(1e7)]
+            ([0.5, 0.5], [0.25, 0.75])
+        """
+        if self.observed is not None and self.observed[0] / REUSE_UP_TO <= work <= self.observed[0] * REUSE_UP_TO:
+            return list(self.observed[1])
+        if not self.alone:
+            return list(self.shares)
+        speed = 1.0 / np.maximum([rate.predict(work) for rate in self.alone], 1e-12)
+        return (speed / speed.sum()).tolist()
+
+    def observe(self, work: float, shares: list[float], seconds: list[float]) -> list[float]:
+        """Feed back a split run on a whole graph: executor ``i`` took ``seconds[i]`` for ``shares[i]``
+        of it, so its speed is their ratio; the shares that would have made them finish together
+        serve the next call on a graph of about this work (:meth:`shares_for`). Returns them.
+
+        Example (the second executor finished its half 3x sooner):
+            >>> c = Calibration([0.5, 0.5], [], None, [], [])
+            >>> [round(x, 3) for x in c.observe(1e6, [0.5, 0.5], [3.0, 1.0])], c.shares_for(1.5e6) == c.observed[1]
+            ([0.25, 0.75], True)
+        """
+        speed = np.asarray(shares, np.float64) / np.maximum(np.asarray(seconds, np.float64), 1e-9)
+        if speed.sum() <= 0:
+            return list(self.shares_for(work))
+        balanced = (speed / speed.sum()).tolist()
+        self.observed = (float(work), balanced)
+        return balanced
 
     def fits(self, graph: Graph) -> bool:
         """Whether the rates may be kept for ``graph``: at most :data:`REUSE_UP_TO` times the size of
@@ -345,7 +381,7 @@ def calibrate(graph: Graph, app: "str | Application", executors: list[Executor],
                 shares = (speed / speed.sum()).tolist()
                 t = time.perf_counter()
                 _run(sample, _fresh(app), executors, Plan(None, "calibration"),
-                     Split(cut_by_edges(sample, shares, [ex.budget for ex in executors]), shares), None, **settings)
+                     Split(_cut(sample, shares, executors, app), shares), None, **settings)
                 split[s] = min(split[s], time.perf_counter() - t)
     seconds = alone.sum(axis=0)
     speed = 1.0 / np.maximum(seconds, 1e-9)
@@ -445,17 +481,28 @@ def plan_for(graph: Graph, calibration: Calibration, executors: list[Executor], 
 
 
 # ------------------------------------------------------------------ the API
-def cut_by_edges(graph: Graph, shares: list[float], budgets: list[int | None] | None = None) -> np.ndarray:
+def cut_by_edges(graph: Graph, shares: list[float], budgets: list[int | None] | None = None,
+                 weights: np.ndarray | None = None) -> np.ndarray:
     """Block bounds giving executor ``i`` about ``shares[i]`` of the edges (each block non-empty when
-    possible), shrunk where a block's edge bytes would exceed that executor's budget."""
+    possible), shrunk where a block's edge bytes would exceed that executor's budget.
+
+    ``weights`` (one per vertex): cut by their sums instead of the edges, an application's
+    estimate of each vertex's work (:meth:`Application.cut_weights`); the budgets still bound edges.
+
+    Example (the first vertex holds most of the weight, so it makes the first block alone):
+        >>> g = Graph.from_edges([0, 1, 2], [1, 2, 3], n=4, directed=True)
+        >>> cut_by_edges(g, [0.5, 0.5]).tolist(), cut_by_edges(g, [0.5, 0.5], weights=np.array([8, 1, 1, 0])).tolist()
+        ([0, 2, 4], [0, 1, 4])
+    """
     n, k = graph.n, len(shares)
     cum = np.concatenate([[0], np.cumsum(graph.out_degree)]).astype(np.float64)
-    total = max(cum[-1], 1.0)
+    along = cum if weights is None else np.concatenate([[0], np.cumsum(weights, dtype=np.float64)])
+    total = max(along[-1], 1.0)
     bounds = [0]
     acc = 0.0
     for i in range(k - 1):
         acc += shares[i]
-        cut = int(np.searchsorted(cum, acc * total))
+        cut = int(np.searchsorted(along, acc * total))
         if budgets is not None and budgets[i] is not None:
             per_edge = graph.indices.itemsize + (4 if graph.weighted else 0)
             limit = int(np.searchsorted(cum, cum[bounds[-1]] + budgets[i] / per_edge, side="right")) - 1
@@ -504,15 +551,21 @@ def part_graph(graph: Graph, app: "Application", executors: list[Executor], *, s
         shares = [float(x) for x in shares]
         if len(shares) != k or min(shares) < 0 or not np.isclose(sum(shares), 1.0):
             raise ValueError(f"hypar: argument 'shares' must give {k} non-negative shares summing to 1, got {shares!r}")
-        return Split(cut_by_edges(graph, shares, [ex.budget for ex in executors]), shares)
+        return Split(_cut(graph, shares, executors, app), shares)
     cal, _ = _calibration(graph, app, executors, calibration, seed, split_runs=False)
-    return _split_by(graph, cal, executors)
+    return _split_by(graph, cal, executors, app)
 
 
-def _split_by(graph: Graph, cal: Calibration, executors: list[Executor]) -> Split:
-    bounds = cut_by_edges(graph, cal.shares, [ex.budget for ex in executors])
-    log.info("hypar: shares %s, bounds %s", np.round(cal.shares, 3).tolist(), bounds.tolist())
-    return Split(bounds, list(cal.shares), list(cal.sample_seconds))
+def _cut(graph: Graph, shares: list[float], executors: list[Executor], app: "Application") -> np.ndarray:
+    """:func:`cut_by_edges` for ``app``: by its per-vertex work estimate, within the executors' budgets."""
+    return cut_by_edges(graph, shares, [ex.budget for ex in executors], app.cut_weights(graph))
+
+
+def _split_by(graph: Graph, cal: Calibration, executors: list[Executor], app: "Application") -> Split:
+    shares = cal.shares_for(app.work(graph))
+    bounds = _cut(graph, shares, executors, app)
+    log.info("hypar: shares %s, bounds %s", np.round(shares, 3).tolist(), bounds.tolist())
+    return Split(bounds, shares, list(cal.sample_seconds))
 
 
 def independent_compute(graph: Graph, split: Split, app: "Application", executors: list[Executor],
@@ -524,7 +577,7 @@ def independent_compute(graph: Graph, split: Split, app: "Application", executor
 
     def work(i: int):
         t = time.perf_counter()
-        part = app.part(graph, blocks[i])
+        part = app.part(graph, blocks[i], executors[i])
         out = app.local(part, blocks[i], executors[i], whole=graph)
         return out, time.perf_counter() - t
 
@@ -612,13 +665,21 @@ def hypar(graph: Graph, app: "str | Application", executors: list[Executor], *, 
         work = app.work(g)
         chosen = plan_for(g, cal, executors, work) if plan == "auto" else Plan(None, "plan='split'",
                                                                                cal.predict(work, executors))
-        split = _split_by(g, cal, executors) if chosen.alone is None else None
+        split = _split_by(g, cal, executors, app) if chosen.alone is None else None
         timings["calibration_seconds"] = cal.seconds if how == "sampled" else 0.0
     timings["partition"] = time.perf_counter() - t
     result = _run(g, app, executors, chosen, split, timings, graph=graph, **settings)
+    if split is not None and how in ("cached", "sampled") and app.balanced_by_shares:
+        # the whole graph's split says how fast each executor really is on it: the next call balances by that
+        fed = cal.observe(app.work(g), split.shares, timings["independent"][0])
+        timings["shares_fed_back"] = fed
+        log.info("hypar %s: executors took %s s for shares %s; next shares %s", app.name,
+                 np.round(timings["independent"][0], 4).tolist(), np.round(split.shares, 3).tolist(),
+                 np.round(fed, 3).tolist())
     timings["total"] = time.perf_counter() - t0
     timings["executors"] = labels(executors)
     timings["sample_seconds"] = split.sample_seconds if split is not None else []
+    timings["shares"] = list(split.shares) if split is not None else []
     timings["plan"] = {"chosen": "split" if chosen.alone is None else labels(executors)[chosen.alone],
                        "why": chosen.why, "predicted_seconds": chosen.predicted, "calibration": how}
     if chosen.predicted:
@@ -679,7 +740,7 @@ def _run(g: Graph, app: "Application", executors: list[Executor], chosen: Plan, 
                     or reduced.n > MIN_SHRINK * before):   # little progress across the cut: post-process the rest
                 break
             # recursion: the same speed ratio on the reduced graph (HyPar 4.4)
-            split = Split(cut_by_edges(reduced, split.shares, [ex.budget for ex in executors]), split.shares,
+            split = Split(_cut(reduced, split.shares, executors, app), split.shares,
                           split.sample_seconds)
         timings["merge"] = float(sum(timings["merge_levels"]))
         if reduced is not None or app.post_process_always:
@@ -714,6 +775,9 @@ class Application:
     recursive = True     # may the reduced graph be divided again (False: post-process it at once)
     post_process_always = False  # post-process even when the merge left no reduced graph (it gets None)
     stop_on_trend = True  # iterative parts stop when iteration times stop falling (set by hypar())
+    # a part's time grows with its share of the work (no stop rule, no part-dependent rounds), so a
+    # split run's times per executor say how to share the next graph of its size (Calibration.observe)
+    balanced_by_shares = False
 
     def stop_when(self, whole: Graph | None):
         """The stop rule for one part's run (none for the sampled runs, which time whole runs)."""
@@ -726,10 +790,14 @@ class Application:
     def start(self, g: Graph) -> dict:
         return {}
 
-    def part(self, g: Graph, block: np.ndarray) -> Graph:
-        """The part an executor computes on: by default the block's induced subgraph (``g`` itself
+    def part(self, g: Graph, block: np.ndarray, executor: Executor | None = None) -> Graph:
+        """The part ``executor`` computes on: by default the block's induced subgraph (``g`` itself
         when the block is every vertex: one executor)."""
         return g if len(block) == g.n else induced_subgraph(g, block)
+
+    def cut_weights(self, g: Graph) -> np.ndarray | None:
+        """Each vertex's share of the work, by which blocks are cut (None: by its edges)."""
+        return None
 
     def local(self, part: Graph, block: np.ndarray, executor: Executor, whole: Graph | None = None) -> Any:
         raise NotImplementedError
@@ -818,16 +886,23 @@ class Components(Application):
 
 
 class Triangles(Application):
-    """Triangle counting on parts of the whole graph's degree-ordered DAG (HyPar 6.4: the oriented
-    graph of Arifuzzaman et al.'s PATRIC, with ghost edges): a part holds the DAG rows of its
-    block's vertices and of their out-neighbours, and counts only the triangles whose lowest
-    corner is in the block; so every triangle is counted once, by one executor, and the merge adds
-    the parts' per-vertex counts ("adds the sums from both the devices")."""
+    """Triangle counting on the whole graph's degree-ordered DAG (HyPar 6.4: the oriented graph of
+    Arifuzzaman et al.'s PATRIC), each executor counting only the triangles whose lowest corner is
+    in its block; so every triangle is counted once, by one executor, and the merge adds the parts'
+    per-vertex counts ("adds the sums from both the devices").
+
+    An executor that may hold the whole DAG (no device budget, or one at least the DAG's bytes)
+    reads it whole, its block marked: no part is built (building one, the DAG rows of the block and
+    of their out-neighbours, cost as much as counting it at Kronecker 22). One with a smaller budget
+    gets the paper's part with ghost edges: the DAG induced by the block's vertices and their
+    out-neighbours. Blocks are cut by each vertex's counting work (:meth:`cut_weights`), and a
+    split run's times per executor set the next call's shares (``balanced_by_shares``)."""
 
     name = "triangles"
+    balanced_by_shares = True
 
     def __init__(self):
-        self._dag: tuple | None = None          # (graph, its DAG): built by the first part, shared by the rest
+        self._dag: tuple | None = None          # (graph, its DAG, the DAG as a Graph): built once a run
         self._dag_lock = threading.Lock()
 
     def start(self, g):
@@ -836,18 +911,36 @@ class Triangles(Application):
     def dag(self, g: Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(offsets, indices, order, rank)`` of ``g``'s degree-ordered DAG, built once for all the
         parts of a run (not kept on the graph: each run pays for it, as one executor alone does)."""
+        return self._built(g)[1]
+
+    def dag_graph(self, g: Graph) -> Graph:
+        """``g``'s degree-ordered DAG as a :class:`Graph` (vertex ``r``: the ``r``-th in the order)."""
+        return self._built(g)[2]
+
+    def _built(self, g: Graph) -> tuple:
         with self._dag_lock:
             if self._dag is None or self._dag[0] is not g:
                 offsets, indices, order, _ = host_ops.degree_ordered_dag(g.offsets, g.indices)
                 rank = np.empty(g.n, np.int64)
                 rank[order] = np.arange(g.n)
-                self._dag = (g, (offsets, indices, order, rank))
-            return self._dag[1]
+                dag = Graph(offsets, indices, None, directed=True, name=f"{g.name}-dag")
+                self._dag = (g, (offsets, indices, order, rank), dag)
+            return self._dag
 
-    def part(self, g, block):
+    def cut_weights(self, g):
+        # a DAG row of d vertices is merged (GPU) or marked and scanned (CPU) against its members'
+        # rows: about d^2 + d steps where the rows are alike (the sum of squares :meth:`work` uses)
+        out = np.diff(self.dag(g)[0]).astype(np.float64)[self.dag(g)[3]]
+        return out * out + out + 1.0
+
+    def part(self, g, block, executor=None):
         if len(block) == g.n:                                  # one executor: the part is the graph
             return g
         offsets, indices, order, rank = self.dag(g)
+        if executor is None or executor.budget is None or executor.budget >= offsets.nbytes + indices.nbytes:
+            here = np.zeros(g.n, np.int8)
+            here[rank[block]] = 1
+            return _MarkedDag(self.dag_graph(g), here)
         # the DAG induced by the block's vertices (bit 0) and their out-neighbours (bit 1): a
         # triangle u < v < w with u in the block has v, w in u's row and w in v's
         ranks = np.sort(rank[block])
@@ -864,6 +957,8 @@ class Triangles(Application):
         return part
 
     def local(self, part, block, executor, whole=None):
+        if isinstance(part, _MarkedDag):                        # the whole DAG: counts by rank
+            return None, executor.run("triangle_count", part.dag, counting_dag=part.here).triangles
         if whole is None or "here" not in part.meta:          # a sample, or the whole graph: count all
             return executor.run("triangle_count", part).triangles
         counts = executor.run("triangle_count", part, counting_dag=part.meta["here"]).triangles
@@ -879,23 +974,36 @@ class Triangles(Application):
 
     def alone(self, g, state, executor):
         # the whole graph's DAG (built by :meth:`work` for the planner, else now), every vertex counting
-        offsets, indices, order, _ = self.dag(g)
-        dag = Graph(offsets, indices, None, directed=True, name=f"{g.name}-dag")
-        by_rank = executor.run("triangle_count", dag, counting_dag=np.ones(g.n, np.int8)).triangles
-        state["triangles"][order] = by_rank
+        order = self.dag(g)[2]
+        by_rank = executor.run("triangle_count", self.dag_graph(g), counting_dag=np.ones(g.n, np.int8)).triangles
+        state["triangles"] = host_ops.unpermute(by_rank, order)
 
     def merge(self, g, blocks, results, state):
+        by_rank = None
         for block, result in zip(blocks, results):
             if isinstance(result, tuple):                       # a part's counts, to add
                 ids, counts = result
-                state["triangles"][ids] += counts
+                if ids is None:                                 # the whole DAG's, by rank: added up first
+                    by_rank = counts if by_rank is None else by_rank + counts
+                else:
+                    state["triangles"][ids] += counts
             else:                                               # the whole graph's
                 state["triangles"][block] = result
+        if by_rank is not None:
+            state["triangles"] += host_ops.unpermute(by_rank, self.dag(g)[2])
         return None
 
     def finish(self, graph, g, state):
         tri = state["triangles"]
-        return {"triangles": tri}, {"total": int(tri.sum()) // 3}
+        return {"triangles": tri}, {"total": int(host_ops.reduce(tri, "sum")) // 3}
+
+
+@dataclass(frozen=True)
+class _MarkedDag:
+    """A triangle-counting part that is the whole DAG, counting only at the marked vertices (``here``)."""
+
+    dag: Graph
+    here: np.ndarray
 
 
 class Coloring(Application):
@@ -1163,8 +1271,8 @@ class BspApplication:
 
     max_supersteps = 10_000
 
-    def bsp_part(self, g: Graph, block: np.ndarray) -> Any:
-        """What an executor computes on in every superstep (built once): by default the ghost part."""
+    def bsp_part(self, g: Graph, block: np.ndarray, executor: Executor | None = None) -> Any:
+        """What ``executor`` computes on in every superstep (built once): by default the ghost part."""
         return ghost_part(g, block)
 
     def superstep(self, g: Graph, part: Any, block: np.ndarray, executor: Executor, state: dict) -> Any:
@@ -1202,8 +1310,8 @@ class BspTriangles(BspApplication, Triangles):
     """One superstep: every triangle whose lowest corner is a block vertex lies in the block's part
     of the DAG (HyPar 7.3.1: triangle counting needs no bulk synchronism); the exchange adds the counts."""
 
-    def bsp_part(self, g, block):
-        return self.part(g, block)
+    def bsp_part(self, g, block, executor=None):
+        return self.part(g, block, executor)
 
     def superstep(self, g, part, block, executor, state):
         return self.local(part, block, executor, whole=g)
@@ -1283,7 +1391,7 @@ class BspSpanningForest(BspApplication, SpanningForest):
     def start(self, g):
         return {"component": np.arange(g.n, dtype=np.int64), "edges": []}
 
-    def bsp_part(self, g, block):
+    def bsp_part(self, g, block, executor=None):
         lo, hi = (int(g.offsets[block[0]]), int(g.offsets[block[-1] + 1])) if len(block) else (0, 0)
         src = np.repeat(block, np.diff(g.offsets[block[0]:block[-1] + 2]) if len(block) else 0)
         return src, g.indices[lo:hi].astype(np.int64), g.weights[lo:hi]
@@ -1365,7 +1473,7 @@ def bsp(graph: Graph, app: "str | BspApplication", executors: list[Executor], *,
     state = app.start(g)
     split = part_graph(g, app, executors, seed=seed, shares=shares)
     blocks = split.blocks()
-    parts = [app.bsp_part(g, block) for block in blocks]
+    parts = [app.bsp_part(g, block, ex) for block, ex in zip(blocks, executors)]
     seconds = np.zeros(len(executors))
     supersteps = 0
 
