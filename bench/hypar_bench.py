@@ -445,8 +445,13 @@ def main() -> None:
                     run["phases"] = {p: round(float(np.sum(r.timings[p])), 6) for p in PHASES}
                     if len(specs) > 1:
                         run["plan"] = r.timings["plan"]
+                        run["shares"] = r.timings.get("shares", [])
+                        if "shares_fed_back" in r.timings:
+                            run["shares_fed_back"] = r.timings["shares_fed_back"]
                 runs.append(run)
                 chose = f" plan={run['plan']['chosen']}" if "plan" in run else ""
+                if run.get("shares"):
+                    chose += f" shares={[round(x, 3) for x in run['shares']]}"
                 print(f"{name:<14} {app:<12} {label:<34} {secs * 1e3:10.1f} ms  verified={ok} "
                       f"levels={r.levels} cut={r.cut}{chose} {run['scalars']}", flush=True)
                 save()
