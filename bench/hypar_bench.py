@@ -66,7 +66,7 @@ The earlier estimate for kron18 (the GPU executor taken no faster than 16 cores)
 calls split components 4%, triangles 23%, coloring 3%, communities 19% (BSP's 100 PLP
 supersteps 15%), mst 51%; BSP's supersteps dominate the time of every application but
 triangles. Kronecker 22-25 with every plan needs several device calls, one or more per scale
-(``--apps`` and ``--no-split`` narrow a call).
+(``--apps``, ``--no-split`` and ``--no-bsp`` narrow a call).
 """
 
 from __future__ import annotations
@@ -140,10 +140,10 @@ class ExecutorSpec:
 
 
 def plans_for(sets: list[tuple[str, list[ExecutorSpec]]],
-              split: bool = True) -> list[tuple[str, str, list[ExecutorSpec], bool]]:
+              split: bool = True, bsp: bool = True) -> list[tuple[str, str, list[ExecutorSpec], bool]]:
     """(label, kind, executors, budgeted) for every set: hypar (the planner's choice), split (always split,
-    with ``split``), each executor alone (once over all sets), bsp; ``budgeted``: the plan belongs to a
-    --budgeted set only."""
+    with ``split``), each executor alone (once over all sets), bsp (with ``bsp``); ``budgeted``: the plan
+    belongs to a --budgeted set only."""
     out, alone = [], set()
     for tag, specs in sets:
         out.append((f"hypar{tag}", "hypar", specs, bool(tag)))
@@ -153,7 +153,7 @@ def plans_for(sets: list[tuple[str, list[ExecutorSpec]]],
             if s.text not in alone:
                 alone.add(s.text)
                 out.append((f"only:{s.text}", "hypar", [s], bool(tag)))
-        if len(specs) > 1:
+        if bsp and len(specs) > 1:
             out.append((f"bsp{tag}", "bsp", specs, bool(tag)))
     return out
 
@@ -196,6 +196,7 @@ def main() -> None:
                     help="run the --budgeted sets only on these graphs (kron20, metis_4elt, ...); default every graph")
     ap.add_argument("--apps", nargs="+", default=list(APPS), choices=APPS)
     ap.add_argument("--no-split", action="store_true", help="leave out the always-split HyPar (split)")
+    ap.add_argument("--no-bsp", action="store_true", help="leave out the BSP baseline (bsp)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-warmup-above", type=int, default=None, metavar="ARCS",
                     help="no warm-up call on graphs of more arcs (the programs were compiled on the smaller "
@@ -223,7 +224,7 @@ def main() -> None:
 
     main_set = [ExecutorSpec(e) for e in args.executors]
     sets = [("", main_set)] + [(f"@{b}", main_set[:-1] + [ExecutorSpec(b)]) for b in args.budgeted]
-    plans = plans_for(sets, split=not args.no_split)
+    plans = plans_for(sets, split=not args.no_split, bsp=not args.no_bsp)
     notes = []
     if any(s.backend == "cuda" for _, specs in sets for s in specs):
         from graphferry.backends import cuda_available

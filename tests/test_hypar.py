@@ -95,8 +95,29 @@ def test_a_split_feeds_its_executors_speeds_back_into_the_next_calls_shares():
     assert np.allclose(fed, speed / speed.sum())
     r2 = hypar(g, "triangles", TWO, plan="split")
     assert r2.timings["shares"] == fed
+    # the planner now predicts every plan from that run: the split at its balanced time (the rest of
+    # the call, plus 1 / sum of the speeds), each executor alone at its speed over the whole, no merge
+    predicted = r2.timings["plan"]["predicted_seconds"]
+    rest = predicted["split"] - 1.0 / speed.sum()
+    assert 0 < rest < r1.timings["total"]
+    for label, share, took in zip(["cpu", "cpu[compaction]"], r1.timings["shares"], seconds):
+        assert predicted[label] == pytest.approx(rest - r1.timings["merge"] + took / share)
     assert r2.values["triangles"].tolist() == r1.values["triangles"].tolist()
     assert_triangles_equal_networkx(g, r2)
+
+
+def test_the_planner_judges_a_plan_by_its_whole_graph_run_once_it_has_one():
+    from graphferry.algorithms.hypar import Calibration, Rate, plan_for
+    g = kronecker_graph(8, seed=1)
+    work = float(g.n + g.m)
+    # sampled rates: a divisible application's split (the rates combined) looks 2x faster than either alone
+    cal = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], None, [], [], divisible=True)
+    assert plan_for(g, cal, TWO, work).alone is None
+    cal.measure("split", work, 3.0 * work)                  # but the whole graph's split took 3x longer
+    plan = plan_for(g, cal, TWO, work)
+    assert plan.alone == 0 and plan.predicted["split"] == pytest.approx(3.0 * work)
+    cal.measure(TWO[0].label, 4 * work, 8.0 * work)         # measured on a graph 4x larger: not used here
+    assert plan_for(g, cal, TWO, work).predicted[TWO[0].label] == pytest.approx(work)
 
 
 def assert_triangles_equal_networkx(g: Graph, r) -> None:

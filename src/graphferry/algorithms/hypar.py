@@ -123,7 +123,7 @@ import numpy as np
 
 from ..backends.cpu import host_ops
 from ..graph import Graph
-from ..transforms import contract, induced_subgraph, simple_graph
+from ..transforms import contract, induced_subgraph, is_simple, simple_graph
 from . import registry
 
 log = logging.getLogger(__name__)
@@ -251,7 +251,10 @@ class Calibration:
     ``split``: the rate of HyPar over all of them (independent computation, merges, recursion and
     post-processing: the whole call); ``sample_seconds``: each executor's seconds alone, summed over
     the samples; ``sizes``: the samples' ``(n, m)`` and ``works`` their work; ``seconds``: what
-    calibrating cost.
+    calibrating cost. ``divisible``: the application's parts take time in proportion to their
+    share (:attr:`Application.divisible`): the split is then predicted from the rates alone
+    and not sampled. ``measured``: seconds of whole-graph calls by plan (:meth:`measure`), which
+    stand in for the predictions on graphs of about their size.
     Kept per application class and executors for graphs up to :data:`REUSE_UP_TO` times as large."""
 
     shares: list[float]
@@ -263,6 +266,8 @@ class Calibration:
     seconds: float = 0.0
     graph_size: int = 0          # n + m of the graph sampled
     observed: tuple[float, list[float]] | None = None   # (work, shares) balanced on a whole graph's split run
+    divisible: bool = False
+    measured: dict[str, tuple[float, float]] = field(default_factory=dict)   # plan -> (work, seconds)
 
     def shares_for(self, work: float) -> list[float]:
         """Each executor's share of a graph of this work: in the ratio of the speeds the sampled
@@ -306,11 +311,35 @@ class Calibration:
 
     def predict(self, work: float, executors: list[Executor]) -> dict[str, float]:
         """Predicted seconds of every plan on a graph of this work: ``split`` and each executor
-        alone by its label."""
+        alone by its label. A plan measured on a whole graph within :data:`REUSE_UP_TO` times this
+        work (:meth:`measure`) is predicted from that, in proportion to the work; else from the
+        sampled rates. A divisible application's split, unmeasured, is the executors' rates
+        combined: together they do ``1 / sum(1 / T_i)`` (no merge, nothing left to post-process).
+
+        Example (a divisible application: 3 s and 1.5 s alone make 1 s split; then a measured
+        split of 1.2 s on a graph of half this work says 2.4 s here):
+            >>> c = Calibration([0.5, 0.5], [Rate(0.0, 3.0), Rate(0.0, 1.5)], None, [], [], divisible=True)
+            >>> exs = [Executor("cpu", name="a"), Executor("cpu", name="b")]
+            >>> c.predict(1.0, exs)
+            {'a': 3.0, 'b': 1.5, 'split': 1.0}
+            >>> c.measure("split", 0.5, 1.2); c.predict(1.0, exs)["split"]
+            2.4
+        """
         out = {label: rate.predict(work) for label, rate in zip(labels(executors), self.alone)}
         if self.split is not None:
             out["split"] = self.split.predict(work)
+        elif self.divisible and out:
+            out["split"] = 1.0 / sum(1.0 / max(t, 1e-12) for t in out.values())
+        for plan, (seen, seconds) in self.measured.items():
+            if plan in out and seen / REUSE_UP_TO <= work <= seen * REUSE_UP_TO:
+                out[plan] = seconds * work / max(seen, 1e-12)
         return out
+
+    def measure(self, plan: str, work: float, seconds: float) -> None:
+        """Keep what a call of ``plan`` (``split`` or an executor's label) took on a whole graph of
+        this work (the calibration excluded): the planner's predictions for graphs of about this
+        size come from it from now on, so a plan the sampled rates misjudged is judged by its run."""
+        self.measured[plan] = (float(work), float(seconds))
 
 
 @dataclass
@@ -361,6 +390,7 @@ def calibrate(graph: Graph, app: "str | Application", executors: list[Executor],
     t0 = time.perf_counter()
     graph = app.prepare(graph)            # the prepared graph itself when given one (the views are cached)
     k = len(executors)
+    split_runs = split_runs and not app.divisible    # a divisible split is predicted from the rates alone
     sizes: list[tuple[int, int]] = []
     works: list[float] = []
     fractions = sample_fractions(graph, app, executors, seed=seed, **settings)
@@ -389,7 +419,7 @@ def calibrate(graph: Graph, app: "str | Application", executors: list[Executor],
                       alone=[fit_rate(works, alone[:, i].tolist()) for i in range(k)],
                       split=fit_rate(works, split.tolist()) if split_runs and k > 1 else None,
                       sample_seconds=seconds.tolist(), sizes=sizes, works=works, seconds=time.perf_counter() - t0,
-                      graph_size=graph.n + graph.m)
+                      graph_size=graph.n + graph.m, divisible=app.divisible)
     log.info("hypar %s: calibrated in %.3f s on %s of the vertices: sample seconds %s, shares %s", app.name,
              cal.seconds, [round(f, 3) for f in fractions], np.round(seconds, 4).tolist(), np.round(cal.shares, 3).tolist())
     return cal
@@ -529,7 +559,7 @@ def _calibration(graph: Graph, app: "Application", executors: list[Executor], ca
     if calibration == "cached":
         with _CALIBRATIONS_LOCK:
             kept = _CALIBRATIONS.get(key)
-        if kept is not None and kept.fits(graph) and (kept.split is not None or not split_runs):
+        if kept is not None and kept.fits(graph) and (kept.split is not None or kept.divisible or not split_runs):
             return kept, "cached"
     cal = calibrate(graph, app, executors, seed=seed, split_runs=split_runs, **settings)
     with _CALIBRATIONS_LOCK:
@@ -669,13 +699,25 @@ def hypar(graph: Graph, app: "str | Application", executors: list[Executor], *, 
         timings["calibration_seconds"] = cal.seconds if how == "sampled" else 0.0
     timings["partition"] = time.perf_counter() - t
     result = _run(g, app, executors, chosen, split, timings, graph=graph, **settings)
-    if split is not None and how in ("cached", "sampled") and app.balanced_by_shares:
-        # the whole graph's split says how fast each executor really is on it: the next call balances by that
-        fed = cal.observe(app.work(g), split.shares, timings["independent"][0])
-        timings["shares_fed_back"] = fed
-        log.info("hypar %s: executors took %s s for shares %s; next shares %s", app.name,
-                 np.round(timings["independent"][0], 4).tolist(), np.round(split.shares, 3).tolist(),
-                 np.round(fed, 3).tolist())
+    if how in ("cached", "sampled"):      # a calibration of this process's (a given one is left as it is)
+        work = app.work(g)
+        seconds = time.perf_counter() - t0 - timings.get("calibration_seconds", 0.0)
+        if split is not None and app.divisible:
+            # the whole graph's split says how fast each executor really is on it: the next call
+            # balances by that, and would take the balanced time in place of this level's
+            first = timings["independent"][0]
+            fed = cal.observe(work, split.shares, first)
+            timings["shares_fed_back"] = fed
+            rest = seconds - timings["independent_wall"][0]    # what the parts' counting did not take
+            seconds = rest + 1.0 / sum(s / max(t, 1e-9) for s, t in zip(split.shares, first))
+            # and each executor alone: the whole of the divisible work at its measured speed, no merge
+            for label, share, took in zip(labels(executors), split.shares, first):
+                if share > 0:
+                    cal.measure(label, work, rest - timings["merge"] + took / share)
+            log.info("hypar %s: executors took %s s for shares %s; next shares %s", app.name,
+                     np.round(first, 4).tolist(), np.round(split.shares, 3).tolist(), np.round(fed, 3).tolist())
+        if chosen.predicted:
+            cal.measure("split" if split is not None else labels(executors)[chosen.alone], work, seconds)
     timings["total"] = time.perf_counter() - t0
     timings["executors"] = labels(executors)
     timings["sample_seconds"] = split.sample_seconds if split is not None else []
@@ -777,7 +819,7 @@ class Application:
     stop_on_trend = True  # iterative parts stop when iteration times stop falling (set by hypar())
     # a part's time grows with its share of the work (no stop rule, no part-dependent rounds), so a
     # split run's times per executor say how to share the next graph of its size (Calibration.observe)
-    balanced_by_shares = False
+    divisible = False
 
     def stop_when(self, whole: Graph | None):
         """The stop rule for one part's run (none for the sampled runs, which time whole runs)."""
@@ -896,10 +938,10 @@ class Triangles(Application):
     of their out-neighbours, cost as much as counting it at Kronecker 22). One with a smaller budget
     gets the paper's part with ghost edges: the DAG induced by the block's vertices and their
     out-neighbours. Blocks are cut by each vertex's counting work (:meth:`cut_weights`), and a
-    split run's times per executor set the next call's shares (``balanced_by_shares``)."""
+    split run's times per executor set the next call's shares (``divisible``)."""
 
     name = "triangles"
-    balanced_by_shares = True
+    divisible = True
 
     def __init__(self):
         self._dag: tuple | None = None          # (graph, its DAG, the DAG as a Graph): built once a run
@@ -920,9 +962,10 @@ class Triangles(Application):
     def _built(self, g: Graph) -> tuple:
         with self._dag_lock:
             if self._dag is None or self._dag[0] is not g:
-                offsets, indices, order, _ = host_ops.degree_ordered_dag(g.offsets, g.indices)
-                rank = np.empty(g.n, np.int64)
-                rank[order] = np.arange(g.n)
+                # g is prepare()'s simple view: the rows are read in place (no dedup), as triangle_count does
+                offsets, indices, order, _ = host_ops.degree_ordered_dag(g.offsets, g.indices,
+                                                                         simple=is_simple(g, undirected=True))
+                rank = host_ops.unpermute(np.arange(g.n, dtype=np.int64), order)   # rank[order[r]] = r
                 dag = Graph(offsets, indices, None, directed=True, name=f"{g.name}-dag")
                 self._dag = (g, (offsets, indices, order, rank), dag)
             return self._dag
