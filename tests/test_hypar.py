@@ -120,6 +120,19 @@ def test_the_planner_judges_a_plan_by_its_whole_graph_run_once_it_has_one():
     assert plan_for(g, cal, TWO, work).predicted[TWO[0].label] == pytest.approx(work)
 
 
+@pytest.mark.parametrize("app", ["components", "triangles"])
+def test_a_graph_as_small_as_a_sample_is_measured_whole_for_the_planner(app):
+    from graphferry.algorithms.hypar import calibrate
+    g = kronecker_graph(6, seed=1)          # runs in well under MIN_SAMPLE_SECONDS
+    cal = calibrate(g, app, TWO)
+    prepared = APPLICATIONS[app]().prepare(g)
+    work = APPLICATIONS[app]().work(prepared)
+    assert set(cal.measured) == {"cpu", "cpu[compaction]", "split"}
+    assert all(seen == work and 0 < seconds < 1 for seen, seconds in cal.measured.values())
+    predicted = cal.predict(work, TWO)
+    assert predicted == {plan: seconds for plan, (_, seconds) in cal.measured.items()}
+
+
 def assert_triangles_equal_networkx(g: Graph, r) -> None:
     t = nx.triangles(nx_simple(g))
     assert r.values["triangles"].tolist() == [t[v] for v in range(g.n)]
