@@ -133,6 +133,20 @@ def test_a_graph_as_small_as_a_sample_is_measured_whole_for_the_planner(app):
     assert predicted == {plan: seconds for plan, (_, seconds) in cal.measured.items()}
 
 
+def test_the_planner_tries_a_plan_predicted_near_the_best_run_once_then_keeps_the_faster():
+    from graphferry.algorithms.hypar import EXPLORE_WITHIN, Calibration, Rate, plan_for
+    g = kronecker_graph(8, seed=1)
+    work = float(g.n + g.m)
+    cal = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 3.0)], Rate(0.0, 10.0 * EXPLORE_WITHIN), [], [])
+    assert plan_for(g, cal, TWO, work).alone == 0              # nothing ran yet: the predicted best
+    cal.measure(TWO[0].label, work, 1.0 * work)
+    tried = plan_for(g, cal, TWO, work)                        # the second executor, 3x by its rates, once
+    assert tried.alone == 1 and tried.why.startswith("trying")
+    cal.measure(TWO[1].label, work, 0.5 * work)                # it ran 2x faster than the first
+    chosen = plan_for(g, cal, TWO, work)
+    assert chosen.alone == 1 and not chosen.why.startswith("trying")   # the split, predicted 50x, is never tried
+
+
 def assert_triangles_equal_networkx(g: Graph, r) -> None:
     t = nx.triangles(nx_simple(g))
     assert r.values["triangles"].tolist() == [t[v] for v in range(g.n)]

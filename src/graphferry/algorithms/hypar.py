@@ -27,7 +27,16 @@ plan on the whole graph, and when the predicted split is not below the best
 executor alone (by a margin, :data:`SPLIT_MARGIN`: the fits extrapolate
 samples of about 1% of the arcs), that executor runs the application alone,
 through the same code (``timings["plan"]`` records what ran, why, and the predictions;
-``plan="split"`` always splits, as the paper does). And the calibration is
+``plan="split"`` always splits, as the paper does). Lines through samples of about 1% of the
+arcs misjudge the whole graph by up to 8x, so the planner also learns from whole calls, as
+FFTW's planner measures candidate plans: every call's time is kept per plan and size
+(:meth:`Calibration.measure`) and stands in for the prediction from then on; a plan not yet run
+at a size, predicted within :data:`EXPLORE_WITHIN` times the best run one, runs once
+(:func:`_plan_to_explore`); a graph small enough that its samples run in under
+:data:`MIN_SAMPLE_SECONDS` is measured whole while calibrating; and a split of a divisible
+application (triangles: each part's time follows its share) is predicted from the executors'
+rates combined, its shares set by the speeds its last run showed (:meth:`Calibration.observe`).
+And the calibration is
 made once per application and executor list and kept for graphs up to
 :data:`REUSE_UP_TO` times the sampled one (the paper samples on every run;
 at Kronecker 18 on one thread a calibration took 50-420 ms, against 10-35 ms
@@ -138,6 +147,7 @@ CUT_THROUGH = 0.25           # border exception: a community with more cut arcs 
 PLANS = ("auto", "split")
 REUSE_UP_TO = 2.0            # a kept calibration serves graphs up to this many times the size it was sampled from
 SPLIT_MARGIN = 0.8           # the split runs only when predicted at most this fraction of the best executor alone
+EXPLORE_WITHIN = 5.0         # a plan not yet run at a graph's size, predicted within this factor of the best run, runs once
 
 
 @dataclass(frozen=True)
@@ -335,6 +345,10 @@ class Calibration:
                 out[plan] = seconds * work / max(seen, 1e-12)
         return out
 
+    def measured_near(self, work: float) -> set[str]:
+        """The plans measured on a whole graph within :data:`REUSE_UP_TO` times this work."""
+        return {plan for plan, (seen, _) in self.measured.items() if seen / REUSE_UP_TO <= work <= seen * REUSE_UP_TO}
+
     def measure(self, plan: str, work: float, seconds: float) -> None:
         """Keep what a call of ``plan`` (``split`` or an executor's label) took on a whole graph of
         this work (the calibration excluded): the planner's predictions for graphs of about this
@@ -514,8 +528,12 @@ def plan_for(graph: Graph, calibration: Calibration, executors: list[Executor], 
         >>> p.why
         'predicted split 10.5 s is not below 0.8 x a alone 7 s'
     """
-    predicted = calibration.predict(graph.n + graph.m if work is None else work, executors)
+    work = graph.n + graph.m if work is None else work
+    predicted = calibration.predict(work, executors)
     names = labels(executors)
+    explore = _plan_to_explore(calibration, predicted, names, work)
+    if explore is not None:
+        return explore
     best = int(np.argmin([predicted[name] for name in names]))
     label = names[best]
     split = predicted.get("split")
@@ -526,6 +544,35 @@ def plan_for(graph: Graph, calibration: Calibration, executors: list[Executor], 
                           f"{predicted[label]:.3g} s", predicted)
     return Plan(best, f"predicted split {split:.3g} s is not below {SPLIT_MARGIN:g} x {label} alone "
                       f"{predicted[label]:.3g} s", predicted)
+
+
+def _plan_to_explore(calibration: Calibration, predicted: dict[str, float], names: list[str],
+                     work: float) -> Plan | None:
+    """FFTW's "measure" planning, spread over calls: once some plan has run on a graph of about
+    this size, a plan that has not, predicted within :data:`EXPLORE_WITHIN` times the best run one,
+    runs once (the likeliest first), so that the sampled rates' errors (at Kronecker 22 they put a
+    GPU's label propagation at 4.7x its time) cost one call and not every call; its time is
+    then measured like the rest. None: nothing to try.
+
+    Example (the CPU ran; the GPU, predicted 3x slower, has not):
+        >>> c = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 3.0)], None, [], [])
+        >>> c.measure("cpu", 1.0, 1.0)
+        >>> p = _plan_to_explore(c, c.predict(1.0, [Executor("cpu"), Executor("cuda")]), ["cpu", "cuda"], 1.0)
+        >>> p.alone, p.why
+        (1, 'trying cuda once at this size: predicted 3 s, within 5 x the best run, cpu 1 s')
+    """
+    ran = calibration.measured_near(work)
+    if not ran:
+        return None
+    best = min(ran, key=lambda plan: predicted.get(plan, np.inf))
+    untried = sorted((predicted[plan], plan) for plan in [*names, "split"]
+                     if plan in predicted and plan not in ran and predicted[plan] <= EXPLORE_WITHIN * predicted[best])
+    if not untried:
+        return None
+    seconds, plan = untried[0]
+    return Plan(None if plan == "split" else names.index(plan),
+                f"trying {plan} once at this size: predicted {seconds:.3g} s, within {EXPLORE_WITHIN:g} x the best "
+                f"run, {best} {predicted[best]:.3g} s", predicted)
 
 
 # ------------------------------------------------------------------ the API
