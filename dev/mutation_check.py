@@ -189,6 +189,16 @@ MUTANTS = [
            "src/graphferry/backends/base.py",
            "    last = (e * itemsize - 1) // LINE_BYTES",
            "    last = first + ((e - b) * itemsize - 1) // LINE_BYTES", ("tests/test_primitives.py",)),
+    # ------------------------------------------------------------------ HyPar
+    Mutant("hypar-triangles-block-mark-misses-one", "a triangle part on the whole DAG leaves its block's first vertex unmarked",
+           f"{ALG}/hypar.py", "            in_block[block] = 1\n", "            in_block[block[1:]] = 1\n",
+           ("tests/test_hypar.py",)),
+    Mutant("hypar-shares-ignore-feedback", "a split's measured speeds are not used for the next call's shares",
+           f"{ALG}/hypar.py", "            return list(self.observed[1])\n", "            return list(self.shares)\n",
+           ("tests/test_hypar.py",)),
+    Mutant("hypar-planner-never-explores", "the planner never tries a plan it has not run at a size",
+           f"{ALG}/hypar.py", "    if not untried:\n        return None\n", "    if True:\n        return None\n",
+           ("tests/test_hypar.py",)),
 ]
 
 
