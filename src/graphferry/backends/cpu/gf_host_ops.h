@@ -777,6 +777,59 @@ static inline void gf_cross_ranges(int64_t u, const int64_t* offsets, const V* i
     r[2] = (int64_t)(std::lower_bound(row, end, (V)bounds[b + 1]) - indices);
 }
 
+// One bucket deduplicated by every thread: each arc's (weight, position) packed so that their
+// order is the order of contraction's less() (weight, then position; -0 taken as +0, as < does),
+// the least per target kept by an atomic minimum in key (k entries, all UINT64_MAX on entry and
+// on return), then the targets that have one written back over the bucket in target order, in
+// parallel chunks. Returns how many were kept. Positions must be below 2^32.
+static inline uint64_t gf_weight_order_bits(float w) {
+    if (w == 0.0f) w = 0.0f;                 // -0 and +0 compare equal: one key for both
+    uint32_t bits;
+    std::memcpy(&bits, &w, sizeof bits);
+    return (bits & 0x80000000u) ? (uint32_t)~bits : (bits | 0x80000000u);
+}
+static inline float gf_weight_from_order_bits(uint32_t bits) {
+    bits = (bits & 0x80000000u) ? (bits & 0x7fffffffu) : ~bits;
+    float w;
+    std::memcpy(&w, &bits, sizeof w);
+    return w;
+}
+static int64_t gf_contract_giant(GfQuotientArc* lo, int64_t size, int64_t k, uint64_t* key, int threads) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t i = 0; i < size; ++i) {
+        const uint64_t mine = (gf_weight_order_bits(lo[i].w) << 32) | (uint64_t)lo[i].pos;
+        uint64_t* at = &key[lo[i].b];
+        uint64_t cur = __atomic_load_n(at, __ATOMIC_RELAXED);
+        while (mine < cur && !__atomic_compare_exchange_n(at, &cur, mine, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        }
+    }
+    // the targets kept, in order: a count per chunk of targets, their running sum, then each chunk written
+    std::vector<int64_t> start(threads + 1, 0);
+    int64_t total = 0;
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();   // nt may be below threads
+        const int64_t b0 = k * t / nt, b1 = k * (t + 1) / nt;
+        int64_t c = 0;
+        for (int64_t b = b0; b < b1; ++b) c += key[b] != UINT64_MAX;
+        start[t + 1] = c;
+#pragma omp barrier
+#pragma omp single
+        {
+            for (int i = 0; i < nt; ++i) start[i + 1] += start[i];
+            total = start[nt];
+        }
+        int64_t o = start[t];
+        for (int64_t b = b0; b < b1; ++b)
+            if (key[b] != UINT64_MAX) {
+                lo[o++] = GfQuotientArc{b, gf_weight_from_order_bits((uint32_t)(key[b] >> 32)),
+                                        (int64_t)(key[b] & 0xffffffffu)};
+                key[b] = UINT64_MAX;
+            }
+    }
+    return total;
+}
+
 template <typename V>
 static int64_t gf_contract_pass(int phase, int64_t n, int64_t k, const int64_t* offsets, const V* indices,
                                 const float* weights, const int64_t* group, const int64_t* bounds, int64_t nb,
@@ -829,6 +882,16 @@ static int64_t gf_contract_pass(int phase, int64_t n, int64_t k, const int64_t* 
     };
     const int64_t large = GF_CONTRACT_SORT_BELOW;
     const bool tables = k * (int64_t)sizeof(int64_t) * omp_get_max_threads() <= ((int64_t)1 << 28);
+    // A bucket holding more than half a thread's share of all the arcs is deduplicated by every
+    // thread at once (gf_contract_giant), after the others: one component holding most vertices
+    // holds most arcs (31 M of 104 M at a Kronecker 22 Boruvka level), and one thread's pass over
+    // it took most of the contraction. Its keys pack (weight, position) in 64 bits: positions
+    // below 2^32, a k-sized table of at most 1 GiB.
+    const int threads = par ? omp_get_max_threads() : 1;
+    const int64_t giant = std::max<int64_t>(large, bucket_off[k] / (2 * (int64_t)threads));
+    const bool shared_table = threads > 1 && offsets[n] <= (int64_t)UINT32_MAX &&
+                              k * (int64_t)sizeof(uint64_t) <= ((int64_t)1 << 30);
+    auto is_giant = [&](int64_t size) { return shared_table && size > giant; };
 #pragma omp parallel if (par)
     {
         std::vector<int64_t> best, touched;
@@ -837,6 +900,7 @@ static int64_t gf_contract_pass(int phase, int64_t n, int64_t k, const int64_t* 
         for (int64_t g = 0; g < k; ++g) {
             GfQuotientArc* lo = arcs + bucket_off[g];
             const int64_t size = bucket_off[g + 1] - bucket_off[g];
+            if (is_giant(size)) continue;
             if (size <= large || !tables) {   // small (or no room for tables): sorted
                 std::sort(lo, lo + size, less);
                 int64_t c = 0;
@@ -866,6 +930,12 @@ static int64_t gf_contract_pass(int phase, int64_t n, int64_t k, const int64_t* 
             kept[g] = (int64_t)out.size();
         }
     }
+    std::vector<uint64_t> key;
+    for (int64_t g = 0; g < k; ++g)
+        if (is_giant(bucket_off[g + 1] - bucket_off[g])) {
+            if (key.empty()) key.assign(k, UINT64_MAX);
+            kept[g] = gf_contract_giant(arcs + bucket_off[g], bucket_off[g + 1] - bucket_off[g], k, key.data(), threads);
+        }
     return 0;
 }
 
