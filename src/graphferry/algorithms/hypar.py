@@ -939,11 +939,9 @@ def _smallest_member(labels: np.ndarray) -> np.ndarray:
         [0, 0, 2, 2, 0]
     """
     n = len(labels)
+    if n and labels.dtype == np.int64 and host_ops.smallest_members(labels) is not None:
+        return labels                                           # the smallest member already (one pass)
     if n and labels.min() >= 0 and labels.max() < n:          # labels are ids already: no sort needed
-        ids = np.arange(n)
-        # every label a vertex labelled by itself and no member below it: the smallest member already
-        if bool((labels <= ids).all()) and bool((labels[labels] == labels).all()):
-            return labels
         group = labels
     else:
         _, group = np.unique(labels, return_inverse=True)
@@ -954,7 +952,8 @@ def _smallest_member(labels: np.ndarray) -> np.ndarray:
 
 def _count_groups(smallest: np.ndarray) -> int:
     """The number of distinct labels of :func:`_smallest_member`'s labelling: its vertices labelled by themselves."""
-    return int(np.count_nonzero(smallest == np.arange(len(smallest))))
+    count = host_ops.smallest_members(smallest)
+    return int(np.count_nonzero(smallest == np.arange(len(smallest)))) if count is None else count
 
 
 class Components(Application):
@@ -963,7 +962,7 @@ class Components(Application):
     name = "components"
 
     def start(self, g: Graph) -> dict:
-        return {"owner": np.arange(g.n, dtype=np.int64)}       # input vertex -> vertex of the current graph
+        return {"owner": host_ops.vertex_ids(g.n, np.int64)}   # input vertex -> vertex of the current graph
 
     def local(self, part, block, executor, whole=None):
         return executor.run("wcc", part).labels
@@ -986,6 +985,9 @@ class Components(Application):
 
     def post_process(self, reduced, state, executor):
         state["owner"] = executor.run("wcc", reduced).labels[state["owner"]]
+
+    def alone(self, g, state, executor):
+        state["owner"] = np.asarray(executor.run("wcc", g).labels, np.int64)   # owner was the identity: no gather
 
     def finish(self, graph, g, state):
         labels = _smallest_member(state["owner"])

@@ -267,6 +267,21 @@ GF_EXPORT void gf_unpermute_i64(const int64_t* values, const int64_t* order, int
     for (int64_t i = 0; i < n; ++i) out[order[i]] = values[i];
 }
 
+// Whether labels[v] names the smallest vertex of v's group for every v (0 <= labels[v] <= v and
+// labels[labels[v]] == labels[v]: each label a vertex labelled by itself, no member below it),
+// and then how many groups there are (the vertices labelling themselves); -1 when not. One
+// parallel pass where numpy took six (bounds, an arange, two compares, a gather by label).
+GF_EXPORT int64_t gf_smallest_members(const int64_t* labels, int64_t n) {
+    int64_t roots = 0, bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : roots, bad) if (n >= GF_SERIAL_WORDS)
+    for (int64_t v = 0; v < n; ++v) {
+        const int64_t r = labels[v];
+        if (r < 0 || r > v || labels[r] != r) ++bad;
+        else roots += r == v;
+    }
+    return bad ? -1 : roots;
+}
+
 // Vertices in order of (degree, id): order[r] = the r-th, rank[order[r]] = r. A stable
 // counting sort in parallel (GAPBS sorts (degree, id) pairs on one thread): each thread
 // counts the degrees of a contiguous block of ids, buckets are laid out degree by degree

@@ -66,6 +66,7 @@ def _lib():
     lib.gf_prefix_sum.argtypes, lib.gf_prefix_sum.restype = [_P, _I, _P], None
     lib.gf_degree_order.argtypes, lib.gf_degree_order.restype = [_I, _P, _P, _P], None
     lib.gf_unpermute_i64.argtypes, lib.gf_unpermute_i64.restype = [_P, _P, _I, _P], None
+    lib.gf_smallest_members.argtypes, lib.gf_smallest_members.restype = [_P, _I], _I
     for t in ("i32", "i64"):
         for name, args, res in (("gf_subgraph", [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P, _P, _P, _P], None),
                                 ("gf_arcs_where", [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P], _I),
@@ -266,6 +267,20 @@ def unpermute(values: np.ndarray, order: np.ndarray) -> np.ndarray:
     out = np.empty(len(values), np.int64)
     _lib().gf_unpermute_i64(_p(values), _p(order), len(values), _p(out))
     return out
+
+
+def smallest_members(labels: np.ndarray) -> int | None:
+    """How many groups ``labels`` names when each vertex's label is its group's smallest vertex
+    (every label a vertex labelled by itself, none above the vertex it labels); None otherwise.
+    One parallel pass.
+
+    Example:
+        >>> smallest_members(np.array([0, 0, 2, 2, 0])), smallest_members(np.array([1, 1, 2]))
+        (2, None)
+    """
+    labels = np.ascontiguousarray(labels, dtype=np.int64)
+    count = int(_lib().gf_smallest_members(_p(labels), len(labels)))
+    return None if count < 0 else count
 
 
 def degree_ordered_dag(offsets, indices, t_offsets=None, t_indices=None, *, simple: bool = False,
