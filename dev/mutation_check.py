@@ -199,6 +199,10 @@ MUTANTS = [
     Mutant("hypar-planner-never-explores", "the planner never tries a plan it has not run at a size",
            f"{ALG}/hypar.py", "    if not untried:\n        return None\n", "    if True:\n        return None\n",
            ("tests/test_hypar.py",)),
+    Mutant("contract-giant-minus-zero-lighter", "a big bucket's deduplication takes -0 as lighter than +0",
+           "src/graphferry/backends/cpu/gf_host_ops.h",
+           "    if (w == 0.0f) w = 0.0f;                 // -0 and +0 compare equal: one key for both\n",
+           "\n", ("tests/test_transforms.py",)),
 ]
 
 

@@ -109,14 +109,22 @@ def test_induced_subgraph_matches_networkx(e, data):
 
 
 @pytest.mark.parametrize("groups", [3, 5000, 1 << 15])
-def test_contract_of_a_large_graph_matches_a_sort(groups):
-    """Large groups (deduplicated through a table, in parallel) and small ones (sorted): the quotient
-    and each arc's representative (lightest, then first in CSR order) equal a plain lexsort's, ties
-    included."""
+@pytest.mark.parametrize("weights", ["positive", "negative", "zeros of both signs"])
+def test_contract_of_a_large_graph_matches_a_sort(groups, weights):
+    """Large groups (deduplicated through a table, in parallel: with 3 groups each holds a third of
+    the arcs, more than a thread's share) and small ones (sorted): the quotient and each arc's
+    representative (lightest, then first in CSR order) equal a plain lexsort's, ties included;
+    with negative weights too, and with least weights 0 and -0, which tie (as < has it)."""
     from graphferry.generators import kronecker_graph
 
     g = kronecker_graph(15, seed=2, weighted=True)
-    g = Graph(g.offsets, g.indices, (g.weights // 8).astype(np.float32), directed=False)   # many equal weights
+    w = (g.weights // 8).astype(np.float32)                                           # many equal weights
+    if weights == "negative":
+        w = w - 16
+    elif weights == "zeros of both signs":                       # the least weight of most pairs: 0 or -0
+        w = np.maximum(w - 16, 0).astype(np.float32)
+        w[(w == 0) & (np.arange(len(w)) % 3 == 1)] = np.float32(-0.0)
+    g = Graph(g.offsets, g.indices, w, directed=False)
     labels = np.random.default_rng(0).integers(0, groups, g.n) * 7
     q, groups, rep = contract(g, labels, representatives=True)
     gi = np.searchsorted(groups, labels)
