@@ -252,6 +252,12 @@ def fit_rate(works: list[float], seconds: list[float]) -> Rate:
     return Rate(0.0, float(np.median(t / np.maximum(x, 1.0))))
 
 
+def _near(seen: float, work: float) -> bool:
+    """Whether a graph of ``work`` is of about the size of one of ``seen`` (within :data:`REUSE_UP_TO`
+    times either way), so that what was measured on the one serves the other."""
+    return seen / REUSE_UP_TO <= work <= seen * REUSE_UP_TO
+
+
 @dataclass
 class Calibration:
     """What the sampled runs measured for one application on one list of executors (HyPar 4.1).
@@ -290,7 +296,7 @@ class Calibration:
             >>> [round(x, 3) for x in c.shares_for(1000)], [round(x, 3) for x in c.shares_for(1e7)]
             ([0.5, 0.5], [0.25, 0.75])
         """
-        if self.observed is not None and self.observed[0] / REUSE_UP_TO <= work <= self.observed[0] * REUSE_UP_TO:
+        if self.observed is not None and _near(self.observed[0], work):
             return list(self.observed[1])
         if not self.alone:
             return list(self.shares)
@@ -309,7 +315,7 @@ class Calibration:
         """
         speed = np.asarray(shares, np.float64) / np.maximum(np.asarray(seconds, np.float64), 1e-9)
         if speed.sum() <= 0:
-            return list(self.shares_for(work))
+            return self.shares_for(work)
         balanced = (speed / speed.sum()).tolist()
         self.observed = (float(work), balanced)
         return balanced
@@ -341,13 +347,13 @@ class Calibration:
         elif self.divisible and out:
             out["split"] = 1.0 / sum(1.0 / max(t, 1e-12) for t in out.values())
         for plan, (seen, seconds) in self.measured.items():
-            if plan in out and seen / REUSE_UP_TO <= work <= seen * REUSE_UP_TO:
+            if plan in out and _near(seen, work):
                 out[plan] = seconds * work / max(seen, 1e-12)
         return out
 
     def measured_near(self, work: float) -> set[str]:
         """The plans measured on a whole graph within :data:`REUSE_UP_TO` times this work."""
-        return {plan for plan, (seen, _) in self.measured.items() if seen / REUSE_UP_TO <= work <= seen * REUSE_UP_TO}
+        return {plan for plan, (seen, _) in self.measured.items() if _near(seen, work)}
 
     def measure(self, plan: str, work: float, seconds: float) -> None:
         """Keep what a call of ``plan`` (``split`` or an executor's label) took on a whole graph of
@@ -422,11 +428,8 @@ def calibrate(graph: Graph, app: "str | Application", executors: list[Executor],
                 alone[s, i] = min(alone[s, i], _seconds_alone(sample, app, ex, settings))
             if split_runs and k > 1:
                 speed = 1.0 / np.maximum(alone[s], 1e-9)
-                shares = (speed / speed.sum()).tolist()
-                t = time.perf_counter()
-                _run(sample, _fresh(app), executors, Plan(None, "calibration"),
-                     Split(_cut(sample, shares, executors, app), shares), None, **settings)
-                split[s] = min(split[s], time.perf_counter() - t)
+                split[s] = min(split[s], _seconds_split(sample, app, executors, (speed / speed.sum()).tolist(),
+                                                        settings))
     seconds = alone.sum(axis=0)
     speed = 1.0 / np.maximum(seconds, 1e-9)
     cal = Calibration(shares=(speed / speed.sum()).tolist(),
@@ -444,13 +447,8 @@ def calibrate(graph: Graph, app: "str | Application", executors: list[Executor],
             cal.measure(label, whole, min(_seconds_alone(graph, app, ex, settings) for _ in range(SAMPLE_REPEATS)))
         if split_runs or app.divisible:
             shares = cal.shares_for(whole)
-            plan_split = Split(_cut(graph, shares, executors, app), shares)
-            took = []
-            for _ in range(SAMPLE_REPEATS):
-                t = time.perf_counter()
-                _run(graph, _fresh(app), executors, Plan(None, "calibration"), plan_split, None, **settings)
-                took.append(time.perf_counter() - t)
-            cal.measure("split", whole, min(took))
+            cal.measure("split", whole, min(_seconds_split(graph, app, executors, shares, settings)
+                                            for _ in range(SAMPLE_REPEATS)))
     cal.seconds = time.perf_counter() - t0
     log.info("hypar %s: calibrated in %.3f s on %s of the vertices: sample seconds %s, shares %s", app.name,
              cal.seconds, [round(f, 3) for f in fractions], np.round(seconds, 4).tolist(), np.round(cal.shares, 3).tolist())
@@ -461,6 +459,15 @@ def _seconds_alone(sample: Graph, app: "Application", ex: Executor, settings: di
     """Seconds of one sampled run of ``app`` on executor ``ex`` alone, the same code as a call's."""
     t = time.perf_counter()
     _run(sample, _fresh(app), [ex], Plan(0, "calibration"), None, None, **settings)
+    return time.perf_counter() - t
+
+
+def _seconds_split(sample: Graph, app: "Application", executors: list[Executor], shares: list[float],
+                   settings: dict) -> float:
+    """Seconds of one sampled run of ``app`` split over ``executors`` in ``shares``, the same code as a call's."""
+    t = time.perf_counter()
+    _run(sample, _fresh(app), executors, Plan(None, "calibration"), Split(_cut(sample, shares, executors, app), shares),
+         None, **settings)
     return time.perf_counter() - t
 
 
@@ -648,7 +655,7 @@ def part_graph(graph: Graph, app: "Application", executors: list[Executor], *, s
             raise ValueError(f"hypar: argument 'shares' must give {k} non-negative shares summing to 1, got {shares!r}")
         return Split(_cut(graph, shares, executors, app), shares)
     cal, _ = _calibration(graph, app, executors, calibration, seed, split_runs=False)
-    return _split_by(graph, cal, executors, app)
+    return _split_by(graph, cal, executors, app, app.work(graph))
 
 
 def _cut(graph: Graph, shares: list[float], executors: list[Executor], app: "Application") -> np.ndarray:
@@ -656,8 +663,8 @@ def _cut(graph: Graph, shares: list[float], executors: list[Executor], app: "App
     return cut_by_edges(graph, shares, [ex.budget for ex in executors], app.cut_weights(graph))
 
 
-def _split_by(graph: Graph, cal: Calibration, executors: list[Executor], app: "Application") -> Split:
-    shares = cal.shares_for(app.work(graph))
+def _split_by(graph: Graph, cal: Calibration, executors: list[Executor], app: "Application", work: float) -> Split:
+    shares = cal.shares_for(work)
     bounds = _cut(graph, shares, executors, app)
     log.info("hypar: shares %s, bounds %s", np.round(shares, 3).tolist(), bounds.tolist())
     return Split(bounds, shares, list(cal.sample_seconds))
@@ -760,29 +767,13 @@ def hypar(graph: Graph, app: "str | Application", executors: list[Executor], *, 
         work = app.work(g)
         chosen = plan_for(g, cal, executors, work) if plan == "auto" else Plan(None, "plan='split'",
                                                                                cal.predict(work, executors))
-        split = _split_by(g, cal, executors, app) if chosen.alone is None else None
+        split = _split_by(g, cal, executors, app, work) if chosen.alone is None else None
         timings["calibration_seconds"] = cal.seconds if how == "sampled" else 0.0
     timings["partition"] = time.perf_counter() - t
     result = _run(g, app, executors, chosen, split, timings, graph=graph, **settings)
     if how in ("cached", "sampled"):      # a calibration of this process's (a given one is left as it is)
-        work = app.work(g)
-        seconds = time.perf_counter() - t0 - timings.get("calibration_seconds", 0.0)
-        if split is not None and app.divisible:
-            # the whole graph's split says how fast each executor really is on it: the next call
-            # balances by that, and would take the balanced time in place of this level's
-            first = timings["independent"][0]
-            fed = cal.observe(work, split.shares, first)
-            timings["shares_fed_back"] = fed
-            rest = seconds - timings["independent_wall"][0]    # what the parts' counting did not take
-            seconds = rest + 1.0 / sum(s / max(t, 1e-9) for s, t in zip(split.shares, first))
-            # and each executor alone: the whole of the divisible work at its measured speed, no merge
-            for label, share, took in zip(labels(executors), split.shares, first):
-                if share > 0:
-                    cal.measure(label, work, rest - timings["merge"] + took / share)
-            log.info("hypar %s: executors took %s s for shares %s; next shares %s", app.name,
-                     np.round(first, 4).tolist(), np.round(split.shares, 3).tolist(), np.round(fed, 3).tolist())
-        if chosen.predicted:
-            cal.measure("split" if split is not None else labels(executors)[chosen.alone], work, seconds)
+        _learn(cal, app, executors, chosen, split, timings, work,
+               time.perf_counter() - t0 - timings.get("calibration_seconds", 0.0))
     timings["total"] = time.perf_counter() - t0
     timings["executors"] = labels(executors)
     timings["sample_seconds"] = split.sample_seconds if split is not None else []
@@ -792,6 +783,29 @@ def hypar(graph: Graph, app: "str | Application", executors: list[Executor], *, 
     if chosen.predicted:
         log.info("hypar %s: plan %s (%s)", app.name, timings["plan"]["chosen"], chosen.why)
     return result
+
+
+def _learn(cal: Calibration, app: "Application", executors: list[Executor], chosen: Plan, split: Split | None,
+           timings: dict, work: float, seconds: float) -> None:
+    """What a call on a whole graph of ``work`` teaches ``cal``: the ``seconds`` its plan took
+    (:meth:`Calibration.measure`) and, for a divisible application's split, each executor's speed
+    (:meth:`Calibration.observe`)."""
+    if split is not None and app.divisible:
+        # the whole graph's split says how fast each executor really is on it: the next call
+        # balances by that, and would take the balanced time in place of this level's
+        first = timings["independent"][0]
+        fed = cal.observe(work, split.shares, first)
+        timings["shares_fed_back"] = fed
+        rest = seconds - timings["independent_wall"][0]    # what the parts' counting did not take
+        seconds = rest + 1.0 / sum(s / max(t, 1e-9) for s, t in zip(split.shares, first))
+        # and each executor alone: the whole of the divisible work at its measured speed, no merge
+        for label, share, took in zip(labels(executors), split.shares, first):
+            if share > 0:
+                cal.measure(label, work, rest - timings["merge"] + took / share)
+        log.info("hypar %s: executors took %s s for shares %s; next shares %s", app.name,
+                 np.round(first, 4).tolist(), np.round(split.shares, 3).tolist(), np.round(fed, 3).tolist())
+    if chosen.predicted:
+        cal.measure("split" if split is not None else labels(executors)[chosen.alone], work, seconds)
 
 
 _POOLS = threading.local()
@@ -929,31 +943,30 @@ class Application:
         raise NotImplementedError
 
 
-def _smallest_member(labels: np.ndarray) -> np.ndarray:
-    """Each vertex's label replaced by the smallest vertex id carrying the same label.
+def _smallest_member(labels: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each vertex's label replaced by the smallest vertex id carrying the same label, and how many
+    distinct labels there are (the vertices labelled by themselves).
 
     Example:
-        >>> _smallest_member(np.array([7, 7, 3, 3, 7])).tolist()
-        [0, 0, 2, 2, 0]
-        >>> _smallest_member(np.array([0, 0, 2, 2, 0])).tolist()   # already so (wcc's labels): kept
+        >>> labels, groups = _smallest_member(np.array([7, 7, 3, 3, 7]))
+        >>> labels.tolist(), groups
+        ([0, 0, 2, 2, 0], 2)
+        >>> _smallest_member(np.array([0, 0, 2, 2, 0]))[0].tolist()   # already so (wcc's labels): kept
         [0, 0, 2, 2, 0]
     """
     n = len(labels)
-    if n and labels.dtype == np.int64 and host_ops.smallest_members(labels) is not None:
-        return labels                                           # the smallest member already (one pass)
+    if n and labels.dtype == np.int64:
+        groups = host_ops.smallest_members(labels)
+        if groups is not None:
+            return labels, groups                               # the smallest member already (one pass)
     if n and labels.min() >= 0 and labels.max() < n:          # labels are ids already: no sort needed
         group = labels
     else:
         _, group = np.unique(labels, return_inverse=True)
     smallest = np.full(group.max() + 1 if n else 0, n, np.int64)
     np.minimum.at(smallest, group, np.arange(n))
-    return smallest[group]
-
-
-def _count_groups(smallest: np.ndarray) -> int:
-    """The number of distinct labels of :func:`_smallest_member`'s labelling: its vertices labelled by themselves."""
-    count = host_ops.smallest_members(smallest)
-    return int(np.count_nonzero(smallest == np.arange(len(smallest)))) if count is None else count
+    smallest = smallest[group]
+    return smallest, host_ops.smallest_members(smallest)
 
 
 class Components(Application):
@@ -990,8 +1003,8 @@ class Components(Application):
         state["owner"] = np.asarray(executor.run("wcc", g).labels, np.int64)   # owner was the identity: no gather
 
     def finish(self, graph, g, state):
-        labels = _smallest_member(state["owner"])
-        return {"labels": labels}, {"components": _count_groups(labels)}
+        labels, groups = _smallest_member(state["owner"])
+        return {"labels": labels}, {"components": groups}
 
 
 class Triangles(Application):
@@ -1042,8 +1055,9 @@ class Triangles(Application):
         # rows: about d^2 + d steps where the rows are alike (the sum of squares :meth:`work` uses);
         # from rank order to g's ids by a parallel scatter (numpy's gather by rank took ~0.1 s at
         # Kronecker 22, a tenth of the whole count)
-        out = np.diff(self.dag(g)[0])
-        return host_ops.unpermute(out * out + out + 1, self.dag(g)[2])
+        offsets, _, order, _ = self.dag(g)
+        out = np.diff(offsets)
+        return host_ops.unpermute(out * out + out + 1, order)
 
     def part(self, g, block, executor=None):
         if len(block) == g.n:                                  # one executor: the part is the graph
@@ -1234,9 +1248,9 @@ class Communities(Application):
         state["labels"] = executor.run("communities", g, refine=False).community.astype(np.int64)
 
     def finish(self, graph, g, state):
-        labels = _smallest_member(state["labels"])
+        labels, groups = _smallest_member(state["labels"])
         return {"community": labels}, {"modularity": modularity(g, labels),
-                                       "num_communities": _count_groups(labels),
+                                       "num_communities": groups,
                                        "finalised": state.get("finalised", 0)}
 
 
