@@ -797,11 +797,15 @@ static inline void gf_cross_ranges(int64_t u, const int64_t* offsets, const V* i
 // the least per target kept by an atomic minimum in key (k entries, all UINT64_MAX on entry and
 // on return), then the targets that have one written back over the bucket in target order, in
 // parallel chunks. Returns how many were kept. Positions must be below 2^32.
-static inline uint64_t gf_weight_order_bits(float w) {
-    if (w == 0.0f) w = 0.0f;                 // -0 and +0 compare equal: one key for both
+// A float's bits made to order as the floats do (negatives flipped, the sign set on the rest):
+// Boruvka's keys (gf_cut_min_keys) and contraction's (gf_weight_order_bits) compare weights so.
+static inline uint32_t gf_float_order_bits(float w) {
     uint32_t bits;
     std::memcpy(&bits, &w, sizeof bits);
-    return (bits & 0x80000000u) ? (uint32_t)~bits : (bits | 0x80000000u);
+    return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+}
+static inline uint64_t gf_weight_order_bits(float w) {
+    return gf_float_order_bits(w == 0.0f ? 0.0f : w);   // -0 and +0 compare equal: one key for both
 }
 static inline float gf_weight_from_order_bits(uint32_t bits) {
     bits = (bits & 0x80000000u) ? (bits & 0x7fffffffu) : ~bits;
@@ -997,10 +1001,7 @@ static void gf_cut_min_keys(int64_t b0, int64_t b1, const int64_t* offsets, cons
         for (int64_t j = offsets[u]; j < offsets[u + 1]; ++j) {
             const int64_t v = (int64_t)indices[j];
             if (v >= b0 && v < b1) continue;
-            const float w = weights ? weights[j] : 1.0f;
-            uint32_t bits;
-            std::memcpy(&bits, &w, sizeof bits);
-            bits = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+            const uint32_t bits = gf_float_order_bits(weights ? weights[j] : 1.0f);
             const int64_t lo = u < v ? u : v, hi = u < v ? v : u;
             const uint64_t key = ((uint64_t)bits << 32) | (uint64_t)lo;
             if (key < best || (key == best && hi < best_hi)) {
