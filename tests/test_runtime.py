@@ -209,3 +209,25 @@ def test_bad_state_shapes_are_refused():
             rt.start(TOUCH, arrays={"other": 0})
         with pytest.raises(ValueError, match="unknown engine"):
             Runtime(g, backend="cpu", engine="teleport")
+
+
+@settings(max_examples=100, deadline=None)
+@given(values=st.lists(st.integers(-2**40, 2**40), max_size=60), small=st.booleans())
+def test_count_distinct_equals_numpy_unique(values, small):
+    from graphferry.backends.cpu.host_ops import count_distinct
+
+    a = np.array(values, np.int64) % 50 if small else np.array(values, np.int64)   # the table path, the sort path
+    assert count_distinct(a) == len(np.unique(a))
+    assert count_distinct(a.astype(np.float64)) == len(np.unique(a.astype(np.float64)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(degrees=st.lists(st.integers(0, 5), min_size=1, max_size=40), data=st.data())
+def test_rows_of_equals_searchsorted(degrees, data):
+    from graphferry.backends.cpu.host_ops import rows_of
+
+    offsets = np.concatenate([[0], np.cumsum(degrees)]).astype(np.int64)
+    if offsets[-1] == 0:
+        return
+    pos = np.array(data.draw(st.lists(st.integers(0, int(offsets[-1]) - 1), max_size=30)), np.int64)
+    assert rows_of(offsets, pos).tolist() == (np.searchsorted(offsets, pos, side="right") - 1).tolist()

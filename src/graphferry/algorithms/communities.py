@@ -51,6 +51,7 @@ from typing import Callable
 import numpy as np
 
 from ..graph import Graph
+from ..backends.cpu import host_ops
 from ..runtime import Program, RunOptions
 from ..transforms import on_handle, simple_graph
 from . import registry
@@ -311,7 +312,7 @@ def communities(graph: Graph, max_iterations: int = 100, refine: bool = True, se
         modularity = modularity_terms(st, m) if n else 0.0
         community = st.host("label").astype(np.int64)
     return Result(graph, {"community": community}, rt.record,
-                  {"modularity": modularity, "num_communities": int(len(np.unique(community))),
+                  {"modularity": modularity, "num_communities": host_ops.count_distinct(community),
                    "iterations": rounds, "finalised": finalised},
                   vertex_ids=registry.get("communities").vertex_ids)  # a community is named by its smallest vertex
 

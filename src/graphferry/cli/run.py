@@ -14,6 +14,7 @@ import numpy as np
 import typer
 
 from ..algorithms import registry
+from ..backends.cpu import host_ops
 from ..errors import GraphferryError
 from ..graph import Graph
 from ..runtime.loaded import load as load_graph
@@ -306,7 +307,7 @@ def summarize_result(name: str, result: Any) -> dict[str, Any]:
             fin = arr[np.isfinite(arr)]
             values[key] = {"reached": int(len(fin)), "max": float(fin.max()) if len(fin) else None}
         elif kind == "label":
-            values[key] = {"distinct": int(len(np.unique(arr)))}
+            values[key] = {"distinct": host_ops.count_distinct(arr)}
         elif kind == "score":
             top = int(np.argmax(arr)) if len(arr) else None
             values[key] = {"sum": float(arr.sum()), "max": float(arr.max()) if len(arr) else None,

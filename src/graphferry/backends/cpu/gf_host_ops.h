@@ -267,6 +267,15 @@ GF_EXPORT void gf_unpermute_i64(const int64_t* values, const int64_t* order, int
     for (int64_t i = 0; i < n; ++i) out[order[i]] = values[i];
 }
 
+// rows[i] = the row whose range [offsets[r], offsets[r + 1]) holds CSR position pos[i] (the last
+// such r: empty rows before it are skipped); a parallel binary search per position, where numpy's
+// searchsorted ran on one core (0.14 s for a Kronecker 22 forest's 2.4 M edges).
+GF_EXPORT void gf_rows_of(const int64_t* offsets, int64_t n, const int64_t* pos, int64_t k, int64_t* rows) {
+#pragma omp parallel for schedule(static) if (k >= GF_SERIAL_WORDS / 16)
+    for (int64_t i = 0; i < k; ++i)
+        rows[i] = (int64_t)(std::upper_bound(offsets, offsets + n + 1, pos[i]) - offsets) - 1;
+}
+
 // Whether labels[v] names the smallest vertex of v's group for every v (0 <= labels[v] <= v and
 // labels[labels[v]] == labels[v]: each label a vertex labelled by itself, no member below it),
 // and then how many groups there are (the vertices labelling themselves); -1 when not. One

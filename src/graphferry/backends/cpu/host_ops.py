@@ -67,6 +67,7 @@ def _lib():
     lib.gf_degree_order.argtypes, lib.gf_degree_order.restype = [_I, _P, _P, _P], None
     lib.gf_unpermute_i64.argtypes, lib.gf_unpermute_i64.restype = [_P, _P, _I, _P], None
     lib.gf_smallest_members.argtypes, lib.gf_smallest_members.restype = [_P, _I], _I
+    lib.gf_rows_of.argtypes, lib.gf_rows_of.restype = [_P, _I, _P, _I, _P], None
     for t in ("i32", "i64"):
         for name, args, res in (("gf_subgraph", [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P, _P, _P, _P], None),
                                 ("gf_arcs_where", [ctypes.c_int, _I, _P, _P, _P, _P, _P, _P], _I),
@@ -553,6 +554,21 @@ def find_arcs(offsets, indices, a, b) -> np.ndarray:
     return pos
 
 
+def rows_of(offsets: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The row of each CSR position (``np.searchsorted(offsets, positions, side="right") - 1``),
+    searched in parallel.
+
+    Example:
+        >>> rows_of(np.array([0, 2, 2, 5], np.int64), np.array([4, 0, 2, 1])).tolist()
+        [2, 0, 2, 0]
+    """
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    positions = np.ascontiguousarray(positions, dtype=np.int64)
+    rows = np.empty(len(positions), np.int64)
+    _lib().gf_rows_of(_p(offsets), len(offsets) - 1, _p(positions), len(positions), _p(rows))
+    return rows
+
+
 def label_arcs(offsets, indices, labels, part=None):
     """Per vertex ``u``: the arcs to a neighbour with ``u``'s label, and (when ``part`` is given,
     else None) the arcs to a neighbour of another part; one parallel pass over the rows.
@@ -641,6 +657,19 @@ def vertex_ids(count: int, dtype) -> np.ndarray:
     return out
 
 
+def copy_into(dst: np.ndarray, src: np.ndarray) -> None:
+    """Copy contiguous ``src`` into ``dst`` (as many bytes) in parallel 1 MiB blocks: a pinned
+    staging buffer is filled at the host's memory bandwidth, not one core's.
+
+    Example:
+        >>> d = np.zeros(3, np.int32); copy_into(d, np.array([4, 5, 6], np.int32)); d.tolist()
+        [4, 5, 6]
+    """
+    if dst.nbytes != src.nbytes or not (dst.flags.c_contiguous and src.flags.c_contiguous):
+        raise ValueError("copy_into: contiguous arrays of equal size needed")
+    _lib().gf_copy_bytes(_p(dst), _p(src), src.nbytes)
+
+
 def copy(host: np.ndarray) -> np.ndarray:
     """A contiguous copy of ``host``, copied in parallel 1 MiB blocks.
 
@@ -654,6 +683,29 @@ def copy(host: np.ndarray) -> np.ndarray:
     out = np.empty_like(host)
     _lib().gf_copy_bytes(_p(out), _p(host), host.nbytes)
     return out
+
+
+def count_distinct(values: np.ndarray) -> int:
+    """``len(np.unique(values))`` in one pass: integers spanning a range at most a few times
+    their count (vertex ids, labels) mark a table; others are sorted. numpy 2.4's ``np.unique``
+    hashes, and took 0.68 s on the 4 M labels of a Kronecker 22 graph (a tenth of the whole
+    label propagation on the GPU that had made them).
+
+    Example:
+        >>> count_distinct(np.array([5, 3, 5, 9])), count_distinct(np.array([2.5, 2.5])), count_distinct(np.array([], int))
+        (3, 1, 0)
+    """
+    values = np.asarray(values).ravel()
+    if len(values) == 0:
+        return 0
+    if values.dtype.kind in "iu":
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo < max(4 * len(values), 1 << 16):
+            seen = np.zeros(hi - lo + 1, bool)
+            seen[values - values.dtype.type(lo)] = True
+            return int(np.count_nonzero(seen))
+    ordered = np.sort(values)
+    return 1 + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
 
 
 # ------------------------------------------------------------------ priority buckets
