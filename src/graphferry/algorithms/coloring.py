@@ -12,9 +12,11 @@ colours.
   Grosset et al.): every vertex of the worklist ``W`` takes, at once, the
   smallest colour its neighbours show right now (reads race on purpose);
   then conflict detection puts back into ``W`` every vertex of ``W`` that
-  shares its colour with a neighbour outside ``W`` or with a lower-numbered
-  neighbour in ``W``. Of two clashing vertices one always keeps its colour, so
-  ``W`` shrinks every round; the colouring depends on thread timing.
+  shares its colour with a neighbour outside ``W`` or with a neighbour in
+  ``W`` that comes first (a higher degree, then a lower id: hubs keep their
+  colours, as in largest-first orders). Of two clashing vertices one always
+  keeps its colour, so ``W`` shrinks every round; the colouring depends on
+  thread timing.
 * ``method="jones_plassmann"`` (Jones and Plassmann, SIAM J. Sci. Comput.
   1993): in each round every uncoloured vertex whose priority beats every
   uncoloured neighbour's (an independent set) takes the smallest colour its
@@ -85,14 +87,21 @@ GF_FN bool gm_tentative(const State& S, const GfGraph& G, const GfGraph& GT, vid
 }
 
 // Gebremedhin-Manne, step 2: a worklist vertex that clashes with a neighbour outside
-// the worklist, or with a lower-numbered one inside it, goes back into the worklist.
+// the worklist, or with one inside it that comes first (more neighbours, then a lower id),
+// goes back into the worklist. Degree first: a hub keeps its colour and leaves the worklist
+// in the first round. With ids alone a hub lost half its clashes and rescanned its row every
+// round, and a round lasts as long as its longest row: 33 rounds of 12 ms each on an H200 at
+// Kronecker 22, where the CPU took 113 ms for the whole colouring.
 GF_FN bool gm_detect(const State& S, const GfGraph& G, const GfGraph& GT, vid_t v) {
     S.next[v] = 0;
     if (!S.work[v]) return false;
     const int64_t c = S.color[v];
+    const int64_t dv = G.degree(v);
     for (eid_t i = G.begin(v); i < G.end(v); ++i) {
         const vid_t u = G.indices[i];
-        if (S.color[u] == c && (!S.work[u] || u < v)) { S.next[v] = 1; return true; }
+        if (S.color[u] != c) continue;
+        const int64_t du = G.degree(u);
+        if (!S.work[u] || du > dv || (du == dv && u < v)) { S.next[v] = 1; return true; }
     }
     return false;
 }
