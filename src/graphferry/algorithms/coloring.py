@@ -12,11 +12,9 @@ colours.
   Grosset et al.): every vertex of the worklist ``W`` takes, at once, the
   smallest colour its neighbours show right now (reads race on purpose);
   then conflict detection puts back into ``W`` every vertex of ``W`` that
-  shares its colour with a neighbour outside ``W`` or with a neighbour in
-  ``W`` that comes first (a higher degree, then a lower id: hubs keep their
-  colours, as in largest-first orders). Of two clashing vertices one always
-  keeps its colour, so ``W`` shrinks every round; the colouring depends on
-  thread timing.
+  shares its colour with a neighbour outside ``W`` or with a lower-numbered
+  neighbour in ``W``. Of two clashing vertices one always keeps its colour, so
+  ``W`` shrinks every round; the colouring depends on thread timing.
 * ``method="jones_plassmann"`` (Jones and Plassmann, SIAM J. Sci. Comput.
   1993): in each round every uncoloured vertex whose priority beats every
   uncoloured neighbour's (an independent set) takes the smallest colour its
@@ -59,11 +57,6 @@ PROGRAM = Program(
     neighbor_writes="own",  # each function writes its own vertex's color, work or next
     source=r"""
 #define GF_COLOR_WINDOW 256
-#if defined(GF_CUDA)
-#define GF_COLOR_BATCH 16   // reads in flight per thread on a GPU (a CPU core overlaps them itself:
-#else               // batching there measured a fifth to two thirds slower at Kronecker 20)
-#define GF_COLOR_BATCH 1
-#endif
 
 // Smallest colour c >= 0 that no neighbour of v shows (uncoloured neighbours show -1),
 // found window by window: a bitmask of GF_COLOR_WINDOW colours per pass over the row.
@@ -72,18 +65,9 @@ GF_FN int64_t first_free_color(const State& S, const GfGraph& G, vid_t v) {
     for (int64_t base = 0;; base += GF_COLOR_WINDOW) {
         uint32_t used[GF_COLOR_WINDOW / 32];
         for (int k = 0; k < GF_COLOR_WINDOW / 32; ++k) used[k] = 0u;
-        // GF_COLOR_BATCH colours read before any is used: a long row's reads overlap instead of
-        // each waiting out the memory's latency (a round waits for its longest row's thread)
-        for (eid_t i0 = b; i0 < e; i0 += GF_COLOR_BATCH) {
-            const int z = (int)(e - i0 < GF_COLOR_BATCH ? e - i0 : GF_COLOR_BATCH);
-            vid_t u[GF_COLOR_BATCH];
-            int64_t got[GF_COLOR_BATCH];
-            for (int t = 0; t < z; ++t) u[t] = G.indices[i0 + t];
-            for (int t = 0; t < z; ++t) got[t] = gf_load(&S.color[u[t]]);
-            for (int t = 0; t < z; ++t) {
-                const int64_t c = got[t] - base;
-                if (c >= 0 && c < GF_COLOR_WINDOW) used[c >> 5] |= 1u << (c & 31);
-            }
+        for (eid_t i = b; i < e; ++i) {
+            const int64_t c = gf_load(&S.color[G.indices[i]]) - base;
+            if (c >= 0 && c < GF_COLOR_WINDOW) used[c >> 5] |= 1u << (c & 31);
         }
         for (int k = 0; k < GF_COLOR_WINDOW / 32; ++k) {
             if (used[k] == 0xFFFFFFFFu) continue;
@@ -101,21 +85,14 @@ GF_FN bool gm_tentative(const State& S, const GfGraph& G, const GfGraph& GT, vid
 }
 
 // Gebremedhin-Manne, step 2: a worklist vertex that clashes with a neighbour outside
-// the worklist, or with one inside it that comes first (more neighbours, then a lower id),
-// goes back into the worklist. Degree first: a hub keeps its colour and leaves the worklist
-// in the first round. With ids alone a hub lost half its clashes and rescanned its row every
-// round, and a round lasts as long as its longest row: 33 rounds of 12 ms each on an H200 at
-// Kronecker 22, where the CPU took 113 ms for the whole colouring.
+// the worklist, or with a lower-numbered one inside it, goes back into the worklist.
 GF_FN bool gm_detect(const State& S, const GfGraph& G, const GfGraph& GT, vid_t v) {
     S.next[v] = 0;
     if (!S.work[v]) return false;
     const int64_t c = S.color[v];
-    const int64_t dv = G.degree(v);
     for (eid_t i = G.begin(v); i < G.end(v); ++i) {
         const vid_t u = G.indices[i];
-        if (S.color[u] != c) continue;
-        const int64_t du = G.degree(u);
-        if (!S.work[u] || du > dv || (du == dv && u < v)) { S.next[v] = 1; return true; }
+        if (S.color[u] == c && (!S.work[u] || u < v)) { S.next[v] = 1; return true; }
     }
     return false;
 }
