@@ -358,7 +358,22 @@ class Calibration:
     def measure(self, plan: str, work: float, seconds: float) -> None:
         """Keep what a call of ``plan`` (``split`` or an executor's label) took on a whole graph of
         this work (the calibration excluded): the planner's predictions for graphs of about this
-        size come from it from now on, so a plan the sampled rates misjudged is judged by its run."""
+        size come from it from now on, so a plan the sampled rates misjudged is judged by its run.
+        Of two runs at about one size the faster one per unit of work is kept, as a benchmark keeps
+        its least time: one call slowed by the host (on the datasets' sub-millisecond calls, a
+        millisecond's preemption) would otherwise turn the planner to a plan 4x slower, and keep it
+        there, since the plan it left is not run again.
+
+        Example (a slow call of the same plan at the same size does not replace the fast one):
+            >>> c = Calibration([1.0], [], None, [], [])
+            >>> c.measure("cpu", 1000.0, 0.5); c.measure("cpu", 1000.0, 2.0); c.measured["cpu"]
+            (1000.0, 0.5)
+            >>> c.measure("cpu", 1e6, 9.0); c.measured["cpu"]           # another size: replaced
+            (1000000.0, 9.0)
+        """
+        kept = self.measured.get(plan)
+        if kept is not None and _near(kept[0], work) and kept[1] / max(kept[0], 1e-12) <= seconds / max(work, 1e-12):
+            return
         self.measured[plan] = (float(work), float(seconds))
 
 
