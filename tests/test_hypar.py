@@ -551,3 +551,25 @@ def test_the_planners_choice_gives_correct_answers_whichever_it_makes(g):
     assert np.array_equal(hypar(g, "components", TWO).values["labels"], scipy_labels(g))
     assert_triangles_equal_networkx(g, hypar(g, "triangles", TWO))
     assert_proper_coloring(g, hypar(g, "coloring", TWO))
+
+
+def test_triangles_count_on_a_dag_a_device_built():
+    # the DAG built by a device executor's backend (Backend.degree_ordered_dag, here on numpy:
+    # what a GPU runs with CuPy) serves every part, and the counts are networkx's
+    from graphferry.algorithms.hypar import Triangles
+    from graphferry.backends.base import Backend
+    from graphferry.backends.cpu.backend import CpuBackend
+
+    class ArrayBuild(CpuBackend):
+        built = 0
+
+        def degree_ordered_dag(self, offsets, indices):
+            ArrayBuild.built += 1
+            return Backend.degree_ordered_dag(self, offsets, indices)
+
+    g = kronecker_graph(10, seed=3)
+    app = Triangles()
+    app.builder = ArrayBuild()
+    r = hypar(g, app, TWO, plan="split", shares=[0.5, 0.5])
+    assert ArrayBuild.built == 1
+    assert_triangles_equal_networkx(g, r)

@@ -241,3 +241,19 @@ def test_without_a_compiler_the_simple_view_is_built_the_general_way(monkeypatch
     assert not transforms.is_simple(g, undirected=True)
     s = simple_graph(g, undirected=True)
     assert s is not g and np.array_equal(s.offsets, g.offsets) and np.array_equal(s.indices, g.indices)
+
+
+@given(e=weighted_edges())
+def test_the_array_library_dag_build_equals_the_host_passes(e):
+    # the build a GPU runs (Backend.degree_ordered_dag, here on numpy) against the C++ passes
+    from graphferry.backends.base import Backend
+    from graphferry.backends.cpu import host_ops
+    from graphferry.backends.cpu.backend import CpuBackend
+
+    n, src, dst, _, _ = e
+    g = simple_graph(Graph.from_edges(src, dst, n=n, directed=False), undirected=True)
+    want = host_ops.degree_ordered_dag(g.offsets, g.indices, simple=True)[:3]
+    got = Backend.degree_ordered_dag(CpuBackend(), g.offsets, g.indices)
+    assert [a.tolist() for a in got] == [a.tolist() for a in want]
+    assert got[1].dtype == g.indices.dtype
+    assert [a.tolist() for a in CpuBackend().degree_ordered_dag(g.offsets, g.indices)] == [a.tolist() for a in want]

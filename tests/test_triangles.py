@@ -257,3 +257,17 @@ def test_relabelling_is_chosen_as_gapbs_tc_does():
     assert not _relabelling_pays(o // 2, o // 2)
     r = triangle_count(even, backend="cpu")                                   # by id, against networkx
     assert np.array_equal(r.triangles, nx_triangles(n, src, dst))
+
+
+@pytest.mark.gpu
+def test_a_gpu_builds_the_counting_dag_as_the_host_does():
+    from graphferry.backends import get_backend
+    from graphferry.backends.cpu import host_ops
+    from graphferry.generators import kronecker_graph
+
+    skewed = simple_graph(kronecker_graph(12, seed=1), undirected=True)      # relabelled by degree
+    want = host_ops.degree_ordered_dag(skewed.offsets, skewed.indices, simple=True)[:3]
+    got = get_backend("cuda").degree_ordered_dag(skewed.offsets, skewed.indices)
+    assert all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(got, want))
+    r = triangle_count(skewed, backend="cuda")
+    verify_triangles(skewed, r.triangles, r.total)

@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends import get_backend
 from ..backends.cpu import host_ops
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 # the shared transforms moved to graphferry.transforms; imported back for existing callers
 from ..transforms import degree_ordered_dag, simple_graph, unique_pairs  # noqa: F401
 from ..transforms import is_simple
-from ._common import Result, driver_hooks, runtime_for
+from ._common import Result, driver_hooks, run_options, runtime_for
 
 PROGRAM = Program(
     "triangles",
@@ -164,7 +165,7 @@ def _relabelling_pays(offsets: np.ndarray, t_offsets: np.ndarray | None) -> bool
     return float(degree.mean()) / 1.3 > float(np.median(degree))
 
 
-def _counting_dag(graph: Graph) -> tuple[Graph, np.ndarray | None]:
+def _counting_dag(graph: Graph, opts: RunOptions | None = None) -> tuple[Graph, np.ndarray | None]:
     """The counting DAG built in C++ row by row, and the label order (None: labels are ids).
 
     Oriented by ``(degree, id)`` where :func:`_relabelling_pays`, else by id. No
@@ -172,11 +173,18 @@ def _counting_dag(graph: Graph) -> tuple[Graph, np.ndarray | None]:
     indices), plus an unsorted transpose for a directed graph (at most 3x the
     graph in all; the edge-list way took 15x). An undirected graph that is its own
     simple view (``is_simple``: one cached check per graph) is read in place.
+    A run on a device without a budget (``opts``) whose free memory holds the build
+    builds a relabelled DAG there (:meth:`Backend.degree_ordered_dag`).
     """
     t_offsets = t_indices = None
     if graph.directed:  # in-neighbours too, from a transpose that is dropped afterwards
         t_offsets, t_indices = host_ops.unordered_transpose(graph.offsets, graph.indices)
     by_degree = _relabelling_pays(graph.offsets, t_offsets)
+    if by_degree and not graph.directed and opts is not None and opts.budget is None:
+        builder = get_backend(opts.backend)
+        if builder.is_device and builder.dag_fits(graph.m) and is_simple(graph, undirected=True):
+            offsets, indices, order = builder.degree_ordered_dag(graph.offsets, graph.indices)
+            return Graph(offsets, indices, None, directed=True, name=f"{graph.name}-dag"), order
     offsets, indices, order, _ = host_ops.degree_ordered_dag(graph.offsets, graph.indices, t_offsets, t_indices,
                                                              simple=is_simple(graph, undirected=True),
                                                              by_degree=by_degree)
@@ -196,7 +204,7 @@ def triangle_count(graph: Graph, *, options: RunOptions | None = None, **kwargs)
     """
     (here,) = driver_hooks(kwargs, "counting_dag")
     if here is None:
-        dag, order = _counting_dag(graph)   # order None: the DAG's labels are graph's ids
+        dag, order = _counting_dag(graph, run_options(options, kwargs))   # order None: labels are graph's ids
     else:
         dag, order = graph, None
     with runtime_for(dag, "triangles", options, kwargs) as rt:

@@ -172,6 +172,49 @@ class Backend(ABC):
         """``arr`` as ``dtype`` (a new array), where it lives."""
         return arr.astype(dtype)
 
+    # --- graph transforms where the backend computes ------------------------
+    #: device bytes per arc that :meth:`degree_ordered_dag` takes at most (the CSR, each arc's
+    #: source and both ranks, the kept keys and the sort's scratch)
+    DAG_BYTES_PER_ARC = 48
+
+    def dag_fits(self, arcs: int) -> bool:
+        """Whether :meth:`degree_ordered_dag` of ``arcs`` arcs fits the backend's free memory (half of it)."""
+        return arcs * self.DAG_BYTES_PER_ARC <= self.free_device_bytes() // 2
+
+    def degree_ordered_dag(self, offsets: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The degree-ordered DAG of a simple undirected CSR (rows strictly increasing, no self-loops,
+        symmetric) built with the backend's array library, returned on the host:
+        ``(dag_offsets, dag_indices, order)`` as :func:`graphferry.backends.cpu.host_ops.degree_ordered_dag`
+        gives them (vertex ``r`` of the DAG is ``order[r]``, the ``r``-th by ``(degree, id)``; row ``r``
+        holds the sorted labels above ``r`` of its neighbours). On a GPU the whole build is a few sorts
+        and gathers over the arcs, where the host's is two passes of random rank lookups and a sort
+        per row (0.37 s of a Kronecker 22 triangle count on 16 cores).
+
+        Example (the array-library build on numpy: a triangle 0-1-2 and a lone vertex 3):
+            >>> from graphferry.backends.cpu.backend import CpuBackend
+            >>> off, idx = np.array([0, 2, 4, 6, 6]), np.array([1, 2, 0, 2, 0, 1], np.int32)
+            >>> [a.tolist() for a in Backend.degree_ordered_dag(CpuBackend(), off, idx)]
+            [[0, 0, 2, 3, 3], [2, 3, 3], [3, 0, 1, 2]]
+        """
+        xp = self.xp
+        n, m = len(offsets) - 1, len(indices)
+        off = self.asarray(np.ascontiguousarray(offsets, dtype=np.int64))
+        idx = self.asarray(np.ascontiguousarray(indices))
+        ids = xp.arange(n, dtype=np.int64)
+        order = xp.argsort((off[1:] - off[:-1]) * n + ids)     # by degree, then id (distinct keys)
+        rank = xp.empty(n, dtype=np.int64)
+        rank[order] = ids
+        rs = rank[xp.searchsorted(off, xp.arange(m, dtype=np.int64), side="right") - 1]   # each arc's source
+        rd = rank[idx]
+        keep = rs < rd                                          # oriented upwards: each edge once
+        key = xp.sort(rs[keep] * n + rd[keep])                  # by row, then label
+        del rs, rd, keep
+        rows = key // n
+        dag_indices = (key - rows * n).astype(idx.dtype)
+        dag_offsets = xp.zeros(n + 1, dtype=np.int64)
+        xp.cumsum(xp.bincount(rows, minlength=n), out=dag_offsets[1:])
+        return self.to_host(dag_offsets), self.to_host(dag_indices), self.to_host(order)
+
     def sorted_unique(self, ids: Any, n: int) -> Any:
         """The distinct ``ids`` (in ``[0, n)``), sorted."""
         return self.xp.unique(ids)

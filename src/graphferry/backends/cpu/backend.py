@@ -119,6 +119,11 @@ class CpuBackend(Backend):
     def asarray(self, host):
         return host_ops.copy(host)
 
+    def degree_ordered_dag(self, offsets, indices):
+        # parallel C++ passes over the rows (no arc-sized arrays but the DAG)
+        dag_offsets, dag_indices, order, _ = host_ops.degree_ordered_dag(offsets, indices, simple=True)
+        return dag_offsets, dag_indices, order
+
     # vertex state written in parallel (first touch on every core)
     def full(self, shape, value, dtype):
         return host_ops.full(shape, value, dtype)
