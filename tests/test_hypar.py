@@ -573,32 +573,3 @@ def test_triangles_count_on_a_dag_a_device_built():
     r = hypar(g, app, TWO, plan="split", shares=[0.5, 0.5])
     assert ArrayBuild.built == 1
     assert_triangles_equal_networkx(g, r)
-
-
-def test_triangles_give_the_host_the_longest_rows_and_count_as_networkx(monkeypatch):
-    # a device's part lasts as long as its longest DAG rows (a row per thread): the host executor
-    # takes the rows of most out-neighbours, with its range's work; every triangle is still counted once
-    from graphferry.algorithms import hypar as hy
-
-    monkeypatch.setattr(hy.Triangles, "_on_device", staticmethod(lambda ex: ex.budget is not None))
-    g = kronecker_graph(10, seed=5)
-    app = hy.Triangles()
-    seen = {}
-    assign = hy.Triangles.assign
-
-    def spy(self, g_, split, executors):
-        out = assign(self, g_, split, executors)
-        seen["ranges"], seen["sets"] = split.blocks(), out.blocks()
-        return out
-
-    monkeypatch.setattr(hy.Triangles, "assign", spy)
-    r = hypar(g, app, TWO, plan="split", shares=[0.4, 0.6])
-    assert_triangles_equal_networkx(g, r)
-    host, device = seen["sets"]
-    assert np.array_equal(np.sort(np.concatenate([host, device])), np.arange(g.n))
-    offsets, _, order, rank = app.dag(hy.simple_graph(g, undirected=True))
-    out = np.diff(offsets)[rank]                      # each vertex's DAG row length, by id
-    assert out[host].min() >= out[device].max()       # the host has the longest rows
-    weight = out * out + out + 1
-    want = weight[seen["ranges"][0]].sum()            # about its range's work (whole degree classes)
-    assert want <= weight[host].sum() <= want + weight[out == out[host].min()].sum()

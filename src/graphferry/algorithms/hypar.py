@@ -199,13 +199,8 @@ class Split:
     bounds: np.ndarray
     shares: list[float]                       # the edge share aimed at for each executor
     sample_seconds: list[float] = field(default_factory=list)
-    #: each executor's vertices (sorted ids) where an application chose them otherwise than by
-    #: ranges (:meth:`Application.assign`), with the same work each; None: the ranges
-    sets: list[np.ndarray] | None = None
 
     def blocks(self) -> list[np.ndarray]:
-        if self.sets is not None:
-            return list(self.sets)
         return [np.arange(self.bounds[i], self.bounds[i + 1], dtype=np.int64) for i in range(len(self.bounds) - 1)]
 
 
@@ -821,10 +816,8 @@ def _learn(cal: Calibration, app: "Application", executors: list[Executor], chos
         rest = seconds - timings["independent_wall"][0]    # what the parts' counting did not take
         seconds = rest + 1.0 / sum(s / max(t, 1e-9) for s, t in zip(split.shares, first))
         # and each executor alone: the whole of the divisible work at its measured speed, no merge
-        # (not where the application gave each executor the work that suits it: its speed on that
-        # work says too little of its speed on the rest)
         for label, share, took in zip(labels(executors), split.shares, first):
-            if share > 0 and not timings.get("assigned"):
+            if share > 0:
                 cal.measure(label, work, rest - timings["merge"] + took / share)
         log.info("hypar %s: executors took %s s for shares %s; next shares %s", app.name,
                  np.round(first, 4).tolist(), np.round(split.shares, 3).tolist(), np.round(fed, 3).tolist())
@@ -867,10 +860,6 @@ def _run(g: Graph, app: "Application", executors: list[Executor], chosen: Plan, 
         levels = 1
     else:
         first_cut = int(split.bounds[1])
-        assigned = app.assign(g, split, executors)
-        if assigned is not split:
-            timings["assigned"] = True           # blocks by the application's choice (no ranges)
-        split = assigned
         reduced: Graph | None = g
         per_executor = np.zeros(len(executors))
         pool = _pool(len(executors))
@@ -959,11 +948,6 @@ class Application:
 
     def use(self, executors: list[Executor]) -> None:
         """Told the call's executors before it starts (default: nothing to arrange)."""
-
-    def assign(self, g: Graph, split: Split, executors: list[Executor]) -> Split:
-        """The first level's blocks, chosen otherwise than as ranges where the application knows
-        which work suits which executor (default: the ranges)."""
-        return split
 
     def work(self, g: Graph) -> float:
         """What the application's cost grows with on ``g``, the planner's measure of size (its
@@ -1099,42 +1083,6 @@ class Triangles(Application):
                 dag = Graph(offsets, indices, None, directed=True, name=f"{g.name}-dag")
                 self._dag = (g, (offsets, indices, order, rank), dag)
             return self._dag
-
-    @staticmethod
-    def _on_device(ex: Executor) -> bool:
-        return get_backend(ex.backend).is_device
-
-    def assign(self, g, split, executors):
-        # HyPar gives each executor a share of the work; which work matters too. A GPU counts a
-        # DAG row per thread, so its part lasts as long as its longest rows: at Kronecker 22,
-        # giving the CPU 13% of the work as a range of ids cut the GPU's time by 10%. A CPU marks
-        # a row and scans its members' rows, as fast on long rows as on short ones. So the host
-        # executors take the rows of most out-neighbours, up to their shares of the work (by the
-        # blocks' cut weights), and the devices the rest: each the same work as its range had
-        on_device = [self._on_device(ex) for ex in executors]
-        if all(on_device) or not any(on_device):
-            return split
-        offsets, _, order, _ = self.dag(g)
-        out = np.diff(offsets)                                   # by rank
-        weight = out * out + out + 1                             # cut_weights, by rank
-        by_id = host_ops.unpermute(weight, order)
-        targets = [float(by_id[block].sum()) for block in split.blocks()]
-        # weight of the rows of at least d out-neighbours, for every d
-        from_top = np.cumsum(np.bincount(out, weights=weight.astype(np.float64))[::-1])[::-1]
-        turn = [i for i in range(len(executors)) if not on_device[i]] + \
-               [i for i in range(len(executors)) if on_device[i]]
-        klass = np.full(g.n, turn[-1], np.int64)                 # by rank: whose row it is
-        upper, taken = len(from_top), 0.0
-        for i in turn[:-1]:
-            taken += targets[i]
-            # the rows of at least d out-neighbours, d the largest whose rows weigh `taken` or more
-            lower = int(np.flatnonzero(from_top >= taken)[-1]) if (from_top >= taken).any() else 0
-            lower = min(lower, upper)
-            klass[(out >= lower) & (out < upper)] = i
-            upper = lower
-        owner = host_ops.unpermute(klass, order)                 # by vertex id
-        return Split(split.bounds, split.shares, split.sample_seconds,
-                     [np.flatnonzero(owner == i) for i in range(len(executors))])
 
     def cut_weights(self, g):
         # a DAG row of d vertices is merged (GPU) or marked and scanned (CPU) against its members'
