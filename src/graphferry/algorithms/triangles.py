@@ -98,6 +98,49 @@ static void gf_count_row(const State& S, const GfGraph& G, vid_t u, std::vector<
     }
     if (mine) gf_atomic_add(&S.tri[u], mine);
 }
+#else
+// GPU: how many labels the sorted rows indices[a, ae) and indices[b, be) share, each shared
+// label (a triangle's third corner) credited. Where one list is 8x shorter than the other, each of
+// its entries is searched in the longer (a lower bound from the last hit on) instead of merging:
+// a thread whose row of a few entries met a member with thousands had walked all of them.
+GF_FN int64_t tri_common(const State& S, const GfGraph& G, eid_t a, eid_t ae, eid_t b, eid_t be) {
+    if (a >= ae || b >= be) return 0;
+    if (G.indices[a] > G.indices[be - 1] || G.indices[b] > G.indices[ae - 1]) return 0;   // ranges apart
+    int64_t found = 0;
+    if ((ae - a) * 8 < (be - b) || (be - b) * 8 < (ae - a)) {
+        eid_t s = a, se = ae, l = b, le = be;               // s: the shorter list, l: the longer
+        if (ae - a > be - b) { s = b; se = be; l = a; le = ae; }
+        for (; s < se && l < le; ++s) {
+            const vid_t x = G.indices[s];
+            eid_t lo = l, hi = le;
+            while (lo < hi) {
+                const eid_t mid = lo + ((hi - lo) >> 1);
+                if (G.indices[mid] < x) lo = mid + 1; else hi = mid;
+            }
+            if (lo < le && G.indices[lo] == x) {
+                ++found;
+                gf_atomic_add(&S.tri[x], (int64_t)1);
+                ++lo;
+            }
+            l = lo;
+        }
+        return found;
+    }
+    while (a < ae && b < be) {
+        const vid_t x = G.indices[a], y = G.indices[b];
+        if (x < y) {
+            ++a;
+        } else if (y < x) {
+            ++b;
+        } else {
+            ++found;
+            gf_atomic_add(&S.tri[x], (int64_t)1);
+            ++a;
+            ++b;
+        }
+    }
+    return found;
+}
 #endif
 // G is the degree-ordered DAG: row u holds the neighbours with a higher label,
 // sorted. Triangle u < v < w is found once, at u (no other vertex's row holds
@@ -113,27 +156,11 @@ GF_FN bool count_triangles(const State& S, const GfGraph& G, const GfGraph& GT, 
     if (ue - ub < 65535) gf_count_row(S, G, u, mark16, third);
     else gf_count_row(S, G, u, mark32, third);
 #else
-    // GPU: w must be above v: the rest of u's row after v, merged with v's row
+    // GPU: w must be above v: the rest of u's row after v, against v's row
     int64_t mine = 0;
     for (eid_t i = ub; i < ue; ++i) {
         const vid_t v = G.indices[i];
-        eid_t a = i + 1;
-        eid_t b = G.begin(v);
-        const eid_t be = G.end(v);
-        int64_t with_v = 0;
-        while (a < ue && b < be) {
-            const vid_t x = G.indices[a], y = G.indices[b];
-            if (x < y) {
-                ++a;
-            } else if (y < x) {
-                ++b;
-            } else {
-                ++with_v;
-                gf_atomic_add(&S.tri[x], (int64_t)1);
-                ++a;
-                ++b;
-            }
-        }
+        const int64_t with_v = tri_common(S, G, i + 1, ue, G.begin(v), G.end(v));
         if (with_v) {
             mine += with_v;
             gf_atomic_add(&S.tri[v], with_v);
