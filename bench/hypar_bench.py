@@ -32,9 +32,10 @@ the CPU backend (not through HyPar); spanning-forest weight against scipy up to
 for properness; communities' reported modularity against a numpy formula here.
 Medians of ``--repeat`` runs after one warm-up (none on graphs above
 ``--no-warmup-above`` arcs: their runs say ``warm_up: false``). A HyPar run warms up
-again, up to three more calls, while its last call was one of the planner's trial runs
-(a plan not yet run at the graph's size, tried once): the timed calls then see the plan
-it settled on, and the trials' seconds are kept (``trial_seconds``). Results in the BENCH_RESULTS.md
+again until a call is not one of the planner's trial runs (a plan not yet run at the
+graph's size, tried once; at most three more calls): the timed calls then see the plan it
+settled on. The further warm-up calls' seconds are kept (``trial_seconds``; the last is the
+settled plan's). Results in the BENCH_RESULTS.md
 format, every run tagged with its ``graph``. Per graph and application a summary
 line gives HyPar (and the always-split HyPar) against the best single executor and
 against BSP; at the end, per application, the geometric means over the graphs (in
@@ -306,20 +307,24 @@ def main() -> None:
     def timed(call, big=False, trial=None):
         """Median seconds, the last result, the first call's seconds and result (the warm-up's, else
         the first timed call's), and the seconds of each further warm-up call. ``trial(result)``:
-        whether that call was one of the planner's trial runs; the warm-up goes on while it was
-        (at most MAX_TRIALS more calls), so that the timed calls see the plan the planner settled
-        on, as FFTW's plans are made before they are timed."""
+        whether that call was one of the planner's trial runs; given it, the warm-up goes on after
+        the first call until a call is not a trial (at most MAX_TRIALS more calls), so that the
+        timed calls see the plan the planner settled on, as FFTW's plans are made before they are
+        timed."""
         first = first_result = None
         trials: list[float] = []
         if not big:
             t = time.perf_counter()
             first_result = call()                                                  # warm-up
             first = time.perf_counter() - t
-            last = first_result
-            while trial is not None and trial(last) and len(trials) < MAX_TRIALS:
+            # the first call plans from predictions; the planner may try a plan on any later one, so
+            # the warm-up goes on until a call after the first is not a trial
+            while trial is not None and len(trials) < MAX_TRIALS:
                 t = time.perf_counter()
                 last = call()
                 trials.append(time.perf_counter() - t)
+                if not trial(last):
+                    break
         times, results = [], []
         for _ in range(args.repeat):
             t = time.perf_counter()

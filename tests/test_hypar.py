@@ -278,7 +278,10 @@ def test_bsp_baseline_equals_scipy(g):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("app", sorted(APPLICATIONS))
-def test_cpu_and_gpu_executors_and_gpu_only(app):
+def test_cpu_and_gpu_executors_and_gpu_only(app, monkeypatch):
+    from graphferry.backends.base import Backend
+
+    monkeypatch.setattr(Backend, "DAG_MIN_ARCS", 0)          # triangles' DAG built on the GPU at this size too
     g = kronecker_graph(12, seed=4)
     cpu = hypar(g, app, ONE)
     runs = [run(g, app, executors) for executors in ([Executor("cpu"), Executor("cuda")], [Executor("cuda")])
@@ -562,12 +565,15 @@ def test_triangles_count_on_a_dag_a_device_built():
 
     class ArrayBuild(CpuBackend):
         built = 0
+        DAG_MIN_ARCS = 0                                   # built here whatever the size
+
 
         def degree_ordered_dag(self, offsets, indices):
             ArrayBuild.built += 1
             return Backend.degree_ordered_dag(self, offsets, indices)
 
     g = kronecker_graph(10, seed=3)
+    assert not CpuBackend().dag_pays(g.m) and ArrayBuild().dag_pays(g.m)   # a small graph stays on the host
     app = Triangles()
     app.builder = ArrayBuild()
     r = hypar(g, app, TWO, plan="split", shares=[0.5, 0.5])

@@ -1075,7 +1075,7 @@ class Triangles(Application):
             if self._dag is None or self._dag[0] is not g:
                 # g is prepare()'s simple view: the rows are read in place (no dedup), as triangle_count does
                 simple = is_simple(g, undirected=True)
-                if self.builder is not None and simple and self.builder.dag_fits(g.m):
+                if self.builder is not None and simple and self.builder.dag_pays(g.m):
                     offsets, indices, order = self.builder.degree_ordered_dag(g.offsets, g.indices)
                 else:
                     offsets, indices, order, _ = host_ops.degree_ordered_dag(g.offsets, g.indices, simple=simple)

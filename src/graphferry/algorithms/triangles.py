@@ -209,7 +209,7 @@ def _counting_dag(graph: Graph, opts: RunOptions | None = None) -> tuple[Graph, 
     by_degree = _relabelling_pays(graph.offsets, t_offsets)
     if by_degree and not graph.directed and opts is not None and opts.budget is None:
         builder = get_backend(opts.backend)
-        if builder.is_device and builder.dag_fits(graph.m) and is_simple(graph, undirected=True):
+        if builder.is_device and builder.dag_pays(graph.m) and is_simple(graph, undirected=True):
             offsets, indices, order = builder.degree_ordered_dag(graph.offsets, graph.indices)
             return Graph(offsets, indices, None, directed=True, name=f"{graph.name}-dag"), order
     offsets, indices, order, _ = host_ops.degree_ordered_dag(graph.offsets, graph.indices, t_offsets, t_indices,

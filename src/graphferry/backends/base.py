@@ -176,10 +176,15 @@ class Backend(ABC):
     #: device bytes per arc that :meth:`degree_ordered_dag` takes at most (the CSR, each arc's
     #: source and both ranks, the kept keys and the sort's scratch)
     DAG_BYTES_PER_ARC = 48
+    #: fewest arcs for which a device build of the DAG pays: its uploads, sorts and launches cost
+    #: about 2 ms on an H200, which the host's passes spend on about 0.7 M arcs (on the datasets'
+    #: graphs of a few thousand arcs the device build made HyPar's triangle calls 3x slower)
+    DAG_MIN_ARCS = 1 << 22
 
-    def dag_fits(self, arcs: int) -> bool:
-        """Whether :meth:`degree_ordered_dag` of ``arcs`` arcs fits the backend's free memory (half of it)."""
-        return arcs * self.DAG_BYTES_PER_ARC <= self.free_device_bytes() // 2
+    def dag_pays(self, arcs: int) -> bool:
+        """Whether :meth:`degree_ordered_dag` of ``arcs`` arcs is worth running here (enough arcs to
+        pay for its fixed costs) and fits the backend's free memory (half of it)."""
+        return arcs >= self.DAG_MIN_ARCS and arcs * self.DAG_BYTES_PER_ARC <= self.free_device_bytes() // 2
 
     def degree_ordered_dag(self, offsets: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The degree-ordered DAG of a simple undirected CSR (rows strictly increasing, no self-loops,
