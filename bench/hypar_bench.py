@@ -450,7 +450,7 @@ def main() -> None:
                         else (lambda: bsp(graph, app, exs)))
                 secs, r, first, first_r, trials = timed(
                     call, cold, trial=(lambda r: r.timings.get("plan", {}).get("why", "").startswith("trying"))
-                    if kind == "hypar" else None)
+                    if kind == "hypar" and len(specs) > 1 else None)
                 ok, how = check(app, r)
                 run = {"graph": name, "m": g.m, "algorithm": app, "engine": label, "seconds": round(secs, 6),
                        "bytes_h2d": 0, "floor_seconds": 0.0, "verified": ok, "verified_how": how,
