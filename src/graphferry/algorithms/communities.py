@@ -50,8 +50,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..graph import Graph
 from ..backends.cpu import host_ops
+from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import on_handle, simple_graph
 from . import registry

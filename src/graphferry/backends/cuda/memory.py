@@ -30,7 +30,7 @@ import cupy
 import numpy as np
 
 from ...errors import DeviceMemoryError
-from ..cpu import host_ops   # host memory copies in parallel (the C++ host library)
+from ..cpu import host_ops  # host memory copies in parallel (the C++ host library)
 
 log = logging.getLogger(__name__)
 
