@@ -200,14 +200,16 @@ def _counting_dag(graph: Graph, opts: RunOptions | None = None) -> tuple[Graph, 
     indices), plus an unsorted transpose for a directed graph (at most 3x the
     graph in all; the edge-list way took 15x). An undirected graph that is its own
     simple view (``is_simple``: one cached check per graph) is read in place.
-    A run on a device without a budget (``opts``) whose free memory holds the build
-    builds a relabelled DAG there (:meth:`Backend.degree_ordered_dag`).
+    A run of a plain graph on a device without a budget (``opts``), large enough for the
+    build to pay and small enough to fit, builds a relabelled DAG there
+    (:meth:`Backend.degree_ordered_dag`).
     """
     t_offsets = t_indices = None
     if graph.directed:  # in-neighbours too, from a transpose that is dropped afterwards
         t_offsets, t_indices = host_ops.unordered_transpose(graph.offsets, graph.indices)
     by_degree = _relabelling_pays(graph.offsets, t_offsets)
-    if by_degree and not graph.directed and opts is not None and opts.budget is None:
+    # (a loaded graph keeps to its handle's device budget: built on the host)
+    if by_degree and not graph.directed and opts is not None and opts.budget is None and isinstance(graph, Graph):
         builder = get_backend(opts.backend)
         if builder.is_device and builder.dag_pays(graph.m) and is_simple(graph, undirected=True):
             offsets, indices, order = builder.degree_ordered_dag(graph.offsets, graph.indices)
