@@ -556,17 +556,17 @@ def test_the_planners_choice_gives_correct_answers_whichever_it_makes(g):
     assert_proper_coloring(g, hypar(g, "coloring", TWO))
 
 
-def test_triangles_count_on_a_dag_a_device_built():
+def test_triangles_count_on_a_dag_a_device_built(monkeypatch):
     # the DAG built by a device executor's backend (Backend.degree_ordered_dag, here on numpy:
     # what a GPU runs with CuPy) serves every part, and the counts are networkx's
-    from graphferry.algorithms.hypar import Triangles
+    from graphferry.algorithms import hypar as hy
     from graphferry.backends.base import Backend
     from graphferry.backends.cpu.backend import CpuBackend
 
     class ArrayBuild(CpuBackend):
         built = 0
+        is_device = True                                   # taken for a device by the application
         DAG_MIN_ARCS = 0                                   # built here whatever the size
-
 
         def degree_ordered_dag(self, offsets, indices):
             ArrayBuild.built += 1
@@ -574,8 +574,12 @@ def test_triangles_count_on_a_dag_a_device_built():
 
     g = kronecker_graph(10, seed=3)
     assert not CpuBackend().dag_pays(g.m) and ArrayBuild().dag_pays(g.m)   # a small graph stays on the host
-    app = Triangles()
-    app.builder = ArrayBuild()
+    device = ArrayBuild()
+    monkeypatch.setattr(hy, "get_backend", lambda name: device)   # TWO's unbudgeted executor: the array build
+    app = hy.Triangles()
     r = hypar(g, app, TWO, plan="split", shares=[0.5, 0.5])
-    assert ArrayBuild.built == 1
+    assert app.builder is device and ArrayBuild.built == 1
     assert_triangles_equal_networkx(g, r)
+    monkeypatch.setattr(hy, "get_backend", lambda name: CpuBackend())
+    hypar(g, app, TWO, plan="split", shares=[0.5, 0.5])     # the same instance, no device: the host builds
+    assert app.builder is None and ArrayBuild.built == 1

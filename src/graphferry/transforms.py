@@ -168,6 +168,18 @@ def degree_ordered_dag(graph: Graph, *, arc_counts: bool = False) -> tuple[Graph
     return cached(graph, ("dag", bool(arc_counts)), lambda: _degree_ordered_dag(_base(graph), arc_counts))
 
 
+def device_degree_ordered_dag(graph: Graph, backend: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``backend``'s build (:meth:`Backend.degree_ordered_dag`: ``(offsets, indices, order)``) of
+    undirected simple ``graph``'s degree-ordered DAG, where one pays: ``backend`` is a device, and
+    the graph has arcs enough for the build's fixed costs and few enough for its memory
+    (:meth:`Backend.dag_pays`). None otherwise (or without a backend): the host builds it.
+    Triangle counting and HyPar's triangle application both decide by this."""
+    if (backend is None or not backend.is_device or graph.directed or not backend.dag_pays(graph.m)
+            or not is_simple(graph, undirected=True)):
+        return None
+    return backend.degree_ordered_dag(graph.offsets, graph.indices)
+
+
 def _degree_ordered_dag(graph: Graph, arc_counts: bool) -> tuple[Graph, np.ndarray, np.ndarray]:
     n = graph.n
     src, dst = graph.edges()

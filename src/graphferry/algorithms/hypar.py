@@ -133,7 +133,13 @@ import numpy as np
 from ..backends import get_backend
 from ..backends.cpu import host_ops
 from ..graph import Graph
-from ..transforms import contract, induced_subgraph, is_simple, simple_graph
+from ..transforms import (
+    contract,
+    device_degree_ordered_dag,
+    induced_subgraph,
+    is_simple,
+    simple_graph,
+)
 from . import registry
 
 log = logging.getLogger(__name__)
@@ -1046,17 +1052,14 @@ class Triangles(Application):
     def __init__(self):
         self._dag: tuple | None = None          # (graph, its DAG, the DAG as a Graph): built once a run
         self._dag_lock = threading.Lock()
-        self.builder = None                     # a device backend that builds the DAG (use()), else the host
+        self.builder = None                     # the call's device backend that may build the DAG (use())
 
     def use(self, executors):
         # the DAG is built once for every executor: on the first device among them that has no
         # budget (a few sorts over the arcs there, 2-3x faster than the host's passes), then read
-        # by each executor from the host
-        for ex in executors:
-            backend = get_backend(ex.backend)
-            if ex.budget is None and backend.is_device:
-                self.builder = backend
-                return
+        # by each executor from the host; chosen anew each call (an instance may serve several)
+        self.builder = next((backend for backend in (get_backend(ex.backend) for ex in executors if ex.budget is None)
+                             if backend.is_device), None)
 
     def start(self, g):
         return {"triangles": np.zeros(g.n, np.int64)}
@@ -1074,11 +1077,12 @@ class Triangles(Application):
         with self._dag_lock:
             if self._dag is None or self._dag[0] is not g:
                 # g is prepare()'s simple view: the rows are read in place (no dedup), as triangle_count does
-                simple = is_simple(g, undirected=True)
-                if self.builder is not None and simple and self.builder.dag_pays(g.m):
-                    offsets, indices, order = self.builder.degree_ordered_dag(g.offsets, g.indices)
+                built = device_degree_ordered_dag(g, self.builder)
+                if built is not None:
+                    offsets, indices, order = built
                 else:
-                    offsets, indices, order, _ = host_ops.degree_ordered_dag(g.offsets, g.indices, simple=simple)
+                    offsets, indices, order, _ = host_ops.degree_ordered_dag(g.offsets, g.indices,
+                                                                             simple=is_simple(g, undirected=True))
                 rank = host_ops.unpermute(np.arange(g.n, dtype=np.int64), order)   # rank[order[r]] = r
                 dag = Graph(offsets, indices, None, directed=True, name=f"{g.name}-dag")
                 self._dag = (g, (offsets, indices, order, rank), dag)

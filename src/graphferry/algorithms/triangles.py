@@ -37,7 +37,7 @@ from ..graph import Graph
 from ..runtime import Program, RunOptions
 # the shared transforms moved to graphferry.transforms; imported back for existing callers
 from ..transforms import degree_ordered_dag, simple_graph, unique_pairs  # noqa: F401
-from ..transforms import is_simple
+from ..transforms import device_degree_ordered_dag, is_simple
 from ._common import Result, driver_hooks, run_options, runtime_for
 
 PROGRAM = Program(
@@ -209,10 +209,10 @@ def _counting_dag(graph: Graph, opts: RunOptions | None = None) -> tuple[Graph, 
         t_offsets, t_indices = host_ops.unordered_transpose(graph.offsets, graph.indices)
     by_degree = _relabelling_pays(graph.offsets, t_offsets)
     # (a loaded graph keeps to its handle's device budget: built on the host)
-    if by_degree and not graph.directed and opts is not None and opts.budget is None and isinstance(graph, Graph):
-        builder = get_backend(opts.backend)
-        if builder.is_device and builder.dag_pays(graph.m) and is_simple(graph, undirected=True):
-            offsets, indices, order = builder.degree_ordered_dag(graph.offsets, graph.indices)
+    if by_degree and opts is not None and opts.budget is None and isinstance(graph, Graph):
+        built = device_degree_ordered_dag(graph, get_backend(opts.backend))
+        if built is not None:
+            offsets, indices, order = built
             return Graph(offsets, indices, None, directed=True, name=f"{graph.name}-dag"), order
     offsets, indices, order, _ = host_ops.degree_ordered_dag(graph.offsets, graph.indices, t_offsets, t_indices,
                                                              simple=is_simple(graph, undirected=True),
