@@ -226,9 +226,11 @@ def minimum_spanning_forest(graph: Graph, *, options: RunOptions | None = None, 
     # argsort and the least index per run of equal keys: np.unique's return_index sorts stably,
     # 0.31 s for a Kronecker 22 forest's 2.4 M edges
     key = lo * np.int64(max(n, 1)) + hi
-    order = np.argsort(key)
-    runs = np.flatnonzero(np.r_[True, key[order[1:]] != key[order[:-1]]]) if len(key) else np.empty(0, np.int64)
-    first = np.sort(np.minimum.reduceat(order, runs)) if len(key) else runs
+    first = np.empty(0, np.int64)
+    if len(key):
+        order = np.argsort(key)
+        runs = np.flatnonzero(np.r_[True, key[order[1:]] != key[order[:-1]]])
+        first = np.sort(np.minimum.reduceat(order, runs))
     lo, hi, w = lo[first], hi[first], w[first]
     components = int(np.count_nonzero(labels == np.arange(n)))
     edges = {"source": lo, "target": hi, "weight": w.astype(np.float32)}

@@ -681,7 +681,7 @@ def copy(host: np.ndarray) -> np.ndarray:
     if not host.flags.c_contiguous:
         return np.array(host, copy=True)
     out = np.empty_like(host)
-    _lib().gf_copy_bytes(_p(out), _p(host), host.nbytes)
+    copy_into(out, host)
     return out
 
 
