@@ -72,7 +72,11 @@ def graphs(draw, weighted=False):
     seed = draw(st.integers(0, 2**32 - 1))
     directed = draw(st.booleans())
     rng = np.random.default_rng(seed)
-    w = rng.integers(1, 20, m).astype(np.float32) if weighted else None
+    w = None
+    if weighted:  # integers the loaded graph narrows to uint8 or uint16, or fractions it keeps as float32
+        kind = draw(st.sampled_from(["uint8", "uint16", "float32"]))
+        w = (rng.integers(1, 20, m) * (1000 if kind == "uint16" else 1) + (0.25 if kind == "float32" else 0))
+        w = w.astype(np.float32)
     return Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=directed, weights=w)
 
 

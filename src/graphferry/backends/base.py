@@ -39,6 +39,27 @@ def row_lines(xp, b, e, itemsize: int):
     return xp.where(e > b, last - first + 1, 0)
 
 
+#: Edge weight types kernels read (GfWeights in gf_prelude.h): float32, or exact integers narrowed
+WEIGHT_DTYPES = (np.dtype(np.float32), np.dtype(np.uint8), np.dtype(np.uint16))
+
+
+def weight_bytes(weights) -> int:
+    """The width kernels are told to read ``weights`` at (0 for none); refuses other types, whose
+    bytes a kernel would misread (an int32 array has a float32's width).
+
+    Example:
+        >>> import numpy as np
+        >>> weight_bytes(None), weight_bytes(np.ones(2, np.float32)), weight_bytes(np.ones(2, np.uint8))
+        (0, 4, 1)
+    """
+    if weights is None:
+        return 0
+    dt = np.dtype(weights.dtype)
+    if dt not in WEIGHT_DTYPES:
+        raise TypeError(f"edge weights must be float32, uint8 or uint16 for the kernels, got {dt}")
+    return dt.itemsize
+
+
 @dataclass
 class PartitionView:
     """One partition's edges as the kernels read them (the same for every engine).

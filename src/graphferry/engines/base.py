@@ -53,9 +53,11 @@ class EdgeSide:
         return dev
 
     @classmethod
-    def of(cls, graph, partition_bytes: int, use_weights: bool) -> "EdgeSide":
-        w = graph.weights if use_weights else None
-        per_edge = graph.indices.itemsize + (4 if w is not None else 0)
+    def of(cls, graph, partition_bytes: int, use_weights: bool, weights: np.ndarray | None = None) -> "EdgeSide":
+        """``graph``'s side cut into partitions of about ``partition_bytes``; ``weights``: the
+        weights as kernels will read them (the loaded graph's narrowed copy), else ``graph.weights``."""
+        w = (graph.weights if weights is None else weights) if use_weights else None
+        per_edge = graph.indices.itemsize + (0 if w is None else w.itemsize)
         return cls(graph.offsets, graph.indices, w, partition_by_bytes(graph.offsets, per_edge, partition_bytes))
 
     @property
@@ -63,8 +65,13 @@ class EdgeSide:
         return len(self.offsets) - 1
 
     @property
+    def weight_bytes(self) -> int:
+        """Bytes of one edge's weight (4: float32, 1 or 2: narrowed integers, 0: unweighted)."""
+        return 0 if self.weights is None else self.weights.itemsize
+
+    @property
     def bytes_per_edge(self) -> int:
-        return self.indices.itemsize + (4 if self.weights is not None else 0)
+        return self.indices.itemsize + self.weight_bytes
 
     @property
     def edge_bytes(self) -> int:
@@ -118,13 +125,13 @@ class Engine(ABC):
         """
         s = self.side
         cap = s.max_partition_edges()
-        per_buffer = cap * (s.indices.itemsize + (0 if s.weights is None else 4))
+        per_buffer = cap * s.bytes_per_edge
         bufs: list[tuple[Any, Any]] = []
         for k in range(most):
             if k and per_buffer > self.arena.free_bytes:
                 break
             idx = self.arena.alloc(cap, s.indices.dtype, f"{label} buffer {k} (indices)")
-            w = None if s.weights is None else self.arena.alloc(cap, np.float32, f"{label} buffer {k} (weights)")
+            w = None if s.weights is None else self.arena.alloc(cap, s.weights.dtype, f"{label} buffer {k} (weights)")
             bufs.append((idx, w))
         return bufs
 

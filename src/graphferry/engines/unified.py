@@ -68,7 +68,8 @@ class UnifiedEngine(Engine):
         s = self.side
         pages = pages_touched(s.offsets, active, part.lo, part.hi, s.indices.itemsize)
         if s.weights is not None:
-            pages = np.concatenate([pages, pages_touched(s.offsets, active, part.lo, part.hi, 4, self._weight_base)])
+            pages = np.concatenate([pages, pages_touched(s.offsets, active, part.lo, part.hi, s.weight_bytes,
+                                                         self._weight_base)])
         moved = self._touch(pages) * PAGE_BYTES
         if self._real is not None:
             indices, weights = self._real.prepare(part, pages)

@@ -47,7 +47,7 @@ class ZeroCopyEngine(Engine):
         offsets, xp = (self._offsets, self.backend.xp) if on_device else (s.offsets, np)
         moved = lines_touched(offsets, active, part.lo, part.hi, s.indices.itemsize, xp) * LINE_BYTES
         if s.weights is not None:
-            moved += lines_touched(offsets, active, part.lo, part.hi, 4, xp) * LINE_BYTES
+            moved += lines_touched(offsets, active, part.lo, part.hi, s.weight_bytes, xp) * LINE_BYTES
         return moved
 
     def load(self, part, active):

@@ -192,17 +192,20 @@ class Runtime:
         if b.is_device and hasattr(engine_class(self.engine_name), "whole") and self.loaded.distribution is None:
             return self._resident_whole_graph(use_weights, in_edges)
 
-        def arrays(g: Graph) -> GraphArrays:
+        narrow = use_weights and self.loaded.narrows(self.engine_name)
+
+        def arrays(g: Graph, csr: str) -> GraphArrays:
+            w = (self.loaded.side_weights(csr) if narrow else g.weights) if use_weights else None
             return GraphArrays(b.asarray(g.offsets) if b.is_device else g.offsets,
-                               b.host_view(g.indices), b.host_view(g.weights) if use_weights else None, g.n)
+                               b.host_view(g.indices), None if w is None else b.host_view(w), g.n)
 
         def build():
-            out = arrays(self.graph)
+            out = arrays(self.graph, "out")
             if in_edges:
-                return out, arrays(self.loaded.transpose())
+                return out, arrays(self.loaded.transpose(), "in")
             return out, GraphArrays(None, None, None, self.graph.n)
 
-        return self.loaded.whole((use_weights, in_edges), build)
+        return self.loaded.whole((use_weights, in_edges, narrow), build)
 
     def host_whole_graph(self, use_weights: bool, in_edges: bool = True) -> tuple[GraphArrays, GraphArrays]:
         """The whole graph and transpose as host arrays (what a CPU executor of the hybrid reads);

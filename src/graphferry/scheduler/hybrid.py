@@ -140,7 +140,7 @@ class HybridEngine:
         when even single-partition slots take more than that, until two fit at all."""
         s = self.side
         cap = max(1, s.max_partition_edges())
-        per_edge = s.indices.itemsize + (4 if s.weights is not None else 0)
+        per_edge = s.bytes_per_edge
         budget = self.arena.budget_bytes - sum(
             sum(int(x.indices.nbytes) + (int(x.weights.nbytes) if x.weights is not None else 0) for x in v)
             for shape, v in self.pool.slots.items() if shape[0] != self.key)
@@ -148,11 +148,11 @@ class HybridEngine:
             k -= 1
         if 2 * k * cap * per_edge > budget:
             return None, 0  # not even two single-partition slots: explicit copies are impossible
-        return (self.key, s.indices.dtype.str, s.weights is not None, k * cap), k
+        return (self.key, s.indices.dtype.str, None if s.weights is None else s.weights.dtype.str, k * cap), k
 
     def _slot(self, shape):
-        _, dt, weighted, cap = shape
-        return self.pool.slot(shape, cap, np.dtype(dt), weighted)
+        _, dt, w_dt, cap = shape
+        return self.pool.slot(shape, cap, np.dtype(dt), None if w_dt is None else np.dtype(w_dt))
 
     def _partition_bytes(self, p) -> int:
         return p.num_edges * self.side.bytes_per_edge
@@ -431,7 +431,7 @@ class HybridEngine:
             return block, 0, 0.0
         s, b = self.side, self.backend
         block = self.pool.admit(key, int(s.offsets[-1]), s.indices.dtype,
-                                None if s.weights is None else np.float32, 0.0)
+                                None if s.weights is None else s.weights.dtype, 0.0)
         if block is None:
             return None, 0, 0.0
         t = time.perf_counter()
@@ -708,7 +708,7 @@ class HybridEngine:
         if need > 0:  # other sides' idle blocks make the room, least valuable first
             self.pool.drop_blocks(need, among=idle)
         block = self.pool.admit((self.key, SPAN), e1 - e0, s.indices.dtype,
-                                None if s.weights is None else np.float32, float(self.value[a:z].mean()))
+                                None if s.weights is None else s.weights.dtype, float(self.value[a:z].mean()))
         if block is None:
             return
         b = self.backend
@@ -747,7 +747,7 @@ class HybridEngine:
         p = self.side.partitions[i]
         s = self.side
         return self.pool.admit((self.key, i), p.num_edges, s.indices.dtype,
-                               None if s.weights is None else np.float32, float(self.value[i]))
+                               None if s.weights is None else s.weights.dtype, float(self.value[i]))
 
     def _edges(self, stats, idx: list[int], dense: bool) -> int:
         """Edges of partitions ``idx`` a round reads: all of each partition's when every row counts
@@ -923,7 +923,7 @@ class HybridEngine:
                 continue
             if slot.host_indices is None:
                 slot.host_indices = b.pinned_empty(slot.capacity, s.indices.dtype)
-                slot.host_weights = None if s.weights is None else b.pinned_empty(slot.capacity, np.float32)
+                slot.host_weights = None if s.weights is None else b.pinned_empty(slot.capacity, s.weights.dtype)
             ids = np.concatenate([host_ids[int(stats.cuts[i]) : int(stats.cuts[i + 1])] for i in chunk])
             b.host_wait(slot.staged_at)
             t0 = time.perf_counter()

@@ -99,7 +99,7 @@ class BufferPool:
         return self.arena.free_bytes - self.unallocated_reserve
 
     # ------------------------------------------------------------ staging slots
-    def slot(self, shape: tuple, capacity: int, idx_dtype, weighted: bool, count: int = 2) -> Slot | None:
+    def slot(self, shape: tuple, capacity: int, idx_dtype, w_dtype, count: int = 2) -> Slot | None:
         """The next of up to ``count`` slots of ``shape`` (round robin), allocated on first use.
 
         Resident blocks are dropped (least valuable first) to make room; None when
@@ -109,14 +109,14 @@ class BufferPool:
         turn = self._turn.get(shape, 0)
         self._turn[shape] = turn + 1
         if len(have) < count:
-            need = capacity * (np.dtype(idx_dtype).itemsize + (4 if weighted else 0))
+            need = capacity * (np.dtype(idx_dtype).itemsize + (np.dtype(w_dtype).itemsize if w_dtype is not None else 0))
             if self.arena.free_bytes < need:
                 self.drop_blocks(need - self.arena.free_bytes)
             if self.arena.free_bytes < need and self.reclaim is not None:
                 self.reclaim(need)
             if self.arena.free_bytes >= need:
                 idx = self._alloc(capacity, idx_dtype, f"hybrid slot {shape} (indices)")
-                w = self._alloc(capacity, np.float32, f"hybrid slot {shape} (weights)") if weighted else None
+                w = self._alloc(capacity, w_dtype, f"hybrid slot {shape} (weights)") if w_dtype is not None else None
                 have.append(Slot(capacity, idx, w))
                 self.stats["slots"] += 1
                 return have[-1]
@@ -127,7 +127,7 @@ class BufferPool:
     # ------------------------------------------------------------ resident partitions
     def admit(self, key: tuple, edges: int, idx_dtype, w_dtype, value: float) -> Block | None:
         """A new block for partition ``key`` if it fits, dropping less valuable blocks; else None."""
-        nbytes = edges * (np.dtype(idx_dtype).itemsize + (np.dtype(w_dtype).itemsize if w_dtype else 0))
+        nbytes = edges * (np.dtype(idx_dtype).itemsize + (np.dtype(w_dtype).itemsize if w_dtype is not None else 0))
         if nbytes > self.room_for_blocks():
             cheaper = _by_value((k, b) for k, b in self.blocks.items() if b.value < value and k not in self.busy)
             freeable = sum(self.blocks[k].nbytes for _, k in cheaper)
@@ -140,7 +140,7 @@ class BufferPool:
                     break
                 self.drop(k)
         idx = self._alloc(edges, idx_dtype, f"resident partition {key}")
-        w = self._alloc(edges, w_dtype, f"resident partition {key} (weights)") if w_dtype else None
+        w = self._alloc(edges, w_dtype, f"resident partition {key} (weights)") if w_dtype is not None else None
         block = self.blocks[key] = Block(idx, w, nbytes, value)
         self.busy.add(key)
         self.stats["blocks_admitted"] += 1

@@ -80,7 +80,7 @@ def dense_stats(side, backend=None) -> PartitionStats:
 
 def _line_sizes(side) -> tuple[int, ...]:
     """The item sizes of the arrays a row's reads cover: indices, and weights where the side has them."""
-    return (side.indices.itemsize,) + ((4,) if side.weights is not None else ())
+    return (side.indices.itemsize,) + ((side.weight_bytes,) if side.weights is not None else ())
 
 
 def _device_bounds(side, backend):

@@ -18,15 +18,15 @@ import ctypes
 
 import numpy as np
 
-from ..base import Backend, CompiledProgram, PartitionView
+from ..base import Backend, CompiledProgram, PartitionView, weight_bytes
 from . import host_ops
 from .compiler import compile_library
 
 _P = ctypes.c_void_p
 _I = ctypes.c_int64
-_EDGE_ARGTYPES = [_P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _P, _I, _P, _P]
+_EDGE_ARGTYPES = [_P, _P, _P, _P, _P, _P, _I, _P, _I, _I, _I, _P, _I, _P, _P]
 _VMAP_ARGTYPES = [_P, _P, _P, _I, _I, _P, _I, _P, _P]
-_NMAP_ARGTYPES = [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _P, _I, _I]
+_NMAP_ARGTYPES = [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _P, _I, _I, _I, _I]
 
 
 def _ptr(a) -> int:
@@ -55,7 +55,8 @@ class CpuProgram(CompiledProgram):
         nlist = 0 if row_list is None else len(row_list)
         self._fn(kind, _EDGE_ARGTYPES)(
             _ptr(A), _ptr(F), _ptr(I),
-            _ptr(view.offsets), _ptr(view.indices), _ptr(view.weights), _ptr(view.vertex_ids),
+            _ptr(view.offsets), _ptr(view.indices), _ptr(view.weights), weight_bytes(view.weights),
+            _ptr(view.vertex_ids),
             view.lo, view.rows, view.edge_base,
             _ptr(row_list), nlist, _ptr(in_bits), _ptr(out_bits),
         )
@@ -80,9 +81,9 @@ class CpuProgram(CompiledProgram):
         seeds = np.ascontiguousarray(seeds, dtype=np.int64)
         stats = np.zeros(3, np.int64)
         fn = self._fn(f"gf_push_buckets_{'f32' if values.dtype == np.float32 else 'f64'}",
-                      [_P, _P, _P, _P, _P, _P, _I, _P, ctypes.c_double, _P, _I, _P])
+                      [_P, _P, _P, _P, _P, _P, _I, _I, _P, ctypes.c_double, _P, _I, _P])
         fn(_ptr(A), _ptr(F), _ptr(I), _ptr(view.offsets), _ptr(view.indices), _ptr(view.weights),
-           view.rows, _ptr(values), float(delta), _ptr(seeds), len(seeds), _ptr(stats))
+           weight_bytes(view.weights), view.rows, _ptr(values), float(delta), _ptr(seeds), len(seeds), _ptr(stats))
         return int(stats[0]), int(stats[1]), int(stats[2])
 
     def vertex_map(self, fn, tables, lo, hi, ids, in_bits, out_bits):
@@ -99,6 +100,7 @@ class CpuProgram(CompiledProgram):
             _ptr(graph.offsets), _ptr(graph.indices), _ptr(graph.weights),
             _ptr(transpose.offsets), _ptr(transpose.indices), _ptr(transpose.weights),
             graph.n, lo, hi, _ptr(out_bits), graph.edge_base, transpose.edge_base,
+            weight_bytes(graph.weights), weight_bytes(transpose.weights),
         )
 
 

@@ -57,7 +57,7 @@ static inline int64_t gf_chunk(int64_t count) {
 // Edges [b, e) of row v, pushed with update_atomic. By value, as gf_pull_rows: the state's
 // pointers and the view stay in registers across the compare-and-swaps, which the
 // compiler treats as barriers (shared variables are loaded again after each).
-static inline void gf_push_edges(const State S, const vid_t* indices, const float* weights, uint32_t* out_bits,
+static inline void gf_push_edges(const State S, const vid_t* indices, const GfWeights weights, uint32_t* out_bits,
                                  vid_t v, eid_t b, eid_t e) {
     for (eid_t j = b; j < e; ++j) {
         const vid_t d = indices[j];
@@ -72,11 +72,12 @@ static inline void gf_push_edges(const State S, const vid_t* indices, const floa
 // row_list (optional) names the active rows; otherwise all rows, filtered by
 // in_bits when given. Heavy rows are fine with dynamic scheduling on a CPU.
 GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
-                       const eid_t* offsets, const vid_t* indices, const float* weights,
+                       const eid_t* offsets, const vid_t* indices, const void* weight_data, int64_t weight_bytes,
                        const vid_t* vertex_ids, int64_t lo, int64_t rows, int64_t edge_base,
                        const int64_t* row_list, int64_t nlist,
                        const uint32_t* in_bits, uint32_t* out_bits) {
     const State S = gf_state(A, F, I);
+    const GfWeights weights{weight_data, weight_bytes};
     const int64_t count = row_list ? nlist : rows;
     const int64_t chunk = gf_chunk(count);
     if (count <= chunk) {
@@ -177,7 +178,7 @@ struct alignas(64) GfThreadBuckets {   // one thread's own lines: no false shari
 
 // stats: [0] rounds, [1] vertices relaxed, [2] edges relaxed.
 template <typename P>
-static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_t* indices, const float* weights,
+static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_t* indices, const GfWeights weights,
                                 int64_t n, const P* prio, double delta, const int64_t* seeds,
                                 int64_t nseeds, int64_t* stats) {
     const int nt = omp_get_max_threads();
@@ -282,7 +283,7 @@ static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_
                         const vid_t a = part[i + 8];
                         const eid_t r = offsets[a];
                         __builtin_prefetch(&indices[r]);
-                        if (weights) __builtin_prefetch(&weights[r]);
+                        if (weights) __builtin_prefetch(weights.at(r));
                         __builtin_prefetch(&prio[a]);
                         __builtin_prefetch(&relaxed[a]);
                     }
@@ -309,11 +310,11 @@ static void gf_push_buckets_run(const State& S, const eid_t* offsets, const vid_
 #define GF_PUSH_BUCKETS(SUFFIX, P)                                                                     \
     GF_EXPORT void gf_push_buckets_##SUFFIX(void* const* A, const double* F, const int64_t* I,        \
                                             const eid_t* offsets, const vid_t* indices,               \
-                                            const float* weights, int64_t n, const P* prio,           \
-                                            double delta,                                             \
+                                            const void* weights, int64_t weight_bytes, int64_t n,     \
+                                            const P* prio, double delta,                              \
                                             const int64_t* seeds, int64_t nseeds, int64_t* stats) {   \
-        gf_push_buckets_run<P>(gf_state(A, F, I), offsets, indices, weights, n, prio, delta, seeds,   \
-                               nseeds, stats);                                                        \
+        gf_push_buckets_run<P>(gf_state(A, F, I), offsets, indices, GfWeights{weights, weight_bytes}, \
+                               n, prio, delta, seeds, nseeds, stats);                                 \
     }
 GF_PUSH_BUCKETS(f32, float)
 GF_PUSH_BUCKETS(f64, double)
@@ -327,7 +328,7 @@ GF_PUSH_BUCKETS(f64, double)
 // same arrays). RANGE: a range view (row k is vertex lo + k, no row list): a loop with no
 // per-row test of the view's form.
 template <bool RANGE>
-static inline void gf_pull_rows(const State S, const eid_t* offsets, const vid_t* indices, const float* weights,
+static inline void gf_pull_rows(const State S, const eid_t* offsets, const vid_t* indices, const GfWeights weights,
                                 const vid_t* vertex_ids, int64_t lo, int64_t edge_base, const int64_t* row_list,
                                 const uint32_t* in_bits, uint32_t* out_bits, int64_t k_begin, int64_t k_end) {
     GfBitWriter out(out_bits);
@@ -384,11 +385,12 @@ static inline void gf_pull_rows(const State S, const eid_t* offsets, const vid_t
 // Pull: rows are destinations (in-edge view); one thread owns each row, so
 // update needs no atomics; stop early once cond(d) turns false (Ligra).
 GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
-                       const eid_t* offsets, const vid_t* indices, const float* weights,
+                       const eid_t* offsets, const vid_t* indices, const void* weight_data, int64_t weight_bytes,
                        const vid_t* vertex_ids, int64_t lo, int64_t rows, int64_t edge_base,
                        const int64_t* row_list, int64_t nlist,
                        const uint32_t* in_bits, uint32_t* out_bits) {
     const State S = gf_state(A, F, I);
+    const GfWeights weights{weight_data, weight_bytes};
     const int64_t count = row_list ? nlist : rows;
     const int64_t chunk = gf_chunk(count), chunks = (count + chunk - 1) / chunk;
     const bool range = !row_list && !vertex_ids;
@@ -492,14 +494,15 @@ static inline int64_t gf_weighted_split(const eid_t* offsets, int64_t lo, int64_
         }                                                                                      \
     }                                                                                          \
     GF_EXPORT void gf_nmap_##fn(void* const* A, const double* F, const int64_t* I,             \
-                                const eid_t* go, const vid_t* gi, const float* gw,             \
-                                const eid_t* to, const vid_t* ti, const float* tw,             \
+                                const eid_t* go, const vid_t* gi, const void* gw,              \
+                                const eid_t* to, const vid_t* ti, const void* tw,              \
                                 int64_t n, int64_t lo, int64_t hi, uint32_t* out_bits,         \
-                                int64_t gb, int64_t tb) {                                      \
+                                int64_t gb, int64_t tb, int64_t gwb, int64_t twb) {            \
         const State S = gf_state(A, F, I);                                                     \
-        /* gb / tb: the first edge gi, gw / ti, tw hold (0: the whole graph) */                \
-        const GfGraph G{go, gi ? gi - gb : nullptr, gw ? gw - gb : nullptr, n};                \
-        const GfGraph GT{to, ti ? ti - tb : nullptr, tw ? tw - tb : nullptr, n};               \
+        /* gb / tb: the first edge gi, gw / ti, tw hold (0: the whole graph); gwb / twb: */    \
+        /* the weights' width in bytes (GfWeights) */                                          \
+        const GfGraph G{go, gi ? gi - gb : nullptr, GfWeights{gw, gwb}.shifted(gb), n};         \
+        const GfGraph GT{to, ti ? ti - tb : nullptr, GfWeights{tw, twb}.shifted(tb), n};        \
         const int64_t chunks = gf_weighted_chunks(hi - lo);                                    \
         _Pragma("omp parallel for schedule(dynamic, 1) if (chunks > 1)")                       \
         for (int64_t c = 0; c < chunks; ++c)                                                   \

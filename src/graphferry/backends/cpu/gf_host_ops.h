@@ -12,27 +12,28 @@
 
 // Gather the edges of rows ids[0..k) into out_indices/out_weights; out_offsets
 // (k+1 entries) must already hold the exclusive prefix sum of their degrees.
+// Weights are wb bytes each (float32, or integers narrowed to uint8 / uint16).
 template <typename V>
-static void gf_gather_impl(const int64_t* offsets, const V* indices, const float* weights,
+static void gf_gather_impl(const int64_t* offsets, const V* indices, const void* weights, int64_t wb,
                            const int64_t* ids, int64_t k, const int64_t* out_offsets,
-                           V* out_indices, float* out_weights) {
+                           V* out_indices, void* out_weights) {
 #pragma omp parallel for schedule(dynamic, 256)
     for (int64_t r = 0; r < k; ++r) {
         const int64_t v = ids[r];
         const int64_t b = offsets[v], len = offsets[v + 1] - b, o = out_offsets[r];
         std::memcpy(out_indices + o, indices + b, len * sizeof(V));
-        if (weights) std::memcpy(out_weights + o, weights + b, len * sizeof(float));
+        if (weights) std::memcpy((char*)out_weights + o * wb, (const char*)weights + b * wb, len * wb);
     }
 }
-GF_EXPORT void gf_gather_i32(const int64_t* offsets, const int32_t* indices, const float* weights,
+GF_EXPORT void gf_gather_i32(const int64_t* offsets, const int32_t* indices, const void* weights, int64_t wb,
                              const int64_t* ids, int64_t k, const int64_t* out_offsets,
-                             int32_t* out_indices, float* out_weights) {
-    gf_gather_impl(offsets, indices, weights, ids, k, out_offsets, out_indices, out_weights);
+                             int32_t* out_indices, void* out_weights) {
+    gf_gather_impl(offsets, indices, weights, wb, ids, k, out_offsets, out_indices, out_weights);
 }
-GF_EXPORT void gf_gather_i64(const int64_t* offsets, const int64_t* indices, const float* weights,
+GF_EXPORT void gf_gather_i64(const int64_t* offsets, const int64_t* indices, const void* weights, int64_t wb,
                              const int64_t* ids, int64_t k, const int64_t* out_offsets,
-                             int64_t* out_indices, float* out_weights) {
-    gf_gather_impl(offsets, indices, weights, ids, k, out_offsets, out_indices, out_weights);
+                             int64_t* out_indices, void* out_weights) {
+    gf_gather_impl(offsets, indices, weights, wb, ids, k, out_offsets, out_indices, out_weights);
 }
 
 // ------------------------------------------------------------------ frontiers
@@ -523,6 +524,42 @@ GF_EXPORT void gf_check_weights(const float* w, int64_t m, int64_t* out) {
     }
     out[0] = first == m ? -1 : first;
     out[1] = integral;
+}
+
+// The narrowest exact type of float32 weights w[0..m): 1 when every weight is an integer
+// in [0, 255] (uint8), 2 in [0, 65535] (uint16), else 4 (keep float32). -0.0 and NaN keep
+// float32 (a narrowed weight reads back as +0.0). Branch-free blocks, as gf_check_weights.
+GF_EXPORT int64_t gf_weight_width(const float* w, int64_t m) {
+    const int64_t block = 4096, blocks = (m + block - 1) / block;
+    float most = 0.0f;
+    int whole = 1;
+#pragma omp parallel for schedule(static) reduction(max : most) reduction(& : whole) if (blocks > 256)
+    for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t lo = b * block, hi = std::min(m, lo + block);
+        float top = 0.0f;
+        int bad = 0;
+        for (int64_t i = lo; i < hi; ++i) {
+            const float x = w[i];
+            uint32_t bits;
+            std::memcpy(&bits, &x, 4);
+            const float r = (x + 8388608.0f) - 8388608.0f;   // x itself iff x is an integer below 2^23
+            bad |= (int)(bits >> 31) | !(x <= 65535.0f) | (r != x);
+            top = x > top ? x : top;
+        }
+        whole &= !bad;
+        most = top > most ? top : most;
+    }
+    if (!whole) return 4;
+    return most <= 255.0f ? 1 : 2;
+}
+
+// out[i] = w[i] as an integer of `bytes` bytes (1 or 2); gf_weight_width said it is exact.
+GF_EXPORT void gf_narrow_weights(const float* w, int64_t m, int64_t bytes, void* out) {
+#pragma omp parallel for schedule(static) if (m > (1 << 20))
+    for (int64_t i = 0; i < m; ++i) {
+        if (bytes == 1) ((uint8_t*)out)[i] = (uint8_t)w[i];
+        else ((uint16_t*)out)[i] = (uint16_t)w[i];
+    }
 }
 
 // ------------------------------------------------- vertex-state primitives

@@ -30,7 +30,7 @@ def _lib():
     lib = compile_library('#include "gf_host_ops.h"\n', label="host_ops")
     for name in ("gf_gather_i32", "gf_gather_i64"):
         f = getattr(lib, name)
-        f.argtypes = [_P, _P, _P, _P, ctypes.c_int64, _P, _P, _P]
+        f.argtypes = [_P, _P, _P, ctypes.c_int64, _P, ctypes.c_int64, _P, _P, _P]
         f.restype = None
     _I = ctypes.c_int64
     for name, args, res in (("gf_bits_to_ids", [_P, _I, _P], _I), ("gf_ids_to_bits", [_P, _I, _P], None),
@@ -54,6 +54,8 @@ def _lib():
         f = getattr(lib, f"gf_bucket_range_{t}")
         f.argtypes, f.restype = [_P, _I, _P, _D, _P], None
     lib.gf_check_weights.argtypes, lib.gf_check_weights.restype = [_P, _I, _P], None
+    lib.gf_weight_width.argtypes, lib.gf_weight_width.restype = [_P, _I], _I
+    lib.gf_narrow_weights.argtypes, lib.gf_narrow_weights.restype = [_P, _I, _I, _P], None
     for name in ("gf_transpose_fill_i32", "gf_transpose_fill_i64"):
         f = getattr(lib, name)
         f.argtypes, f.restype = [_I, _P, _P, _P, _P], None
@@ -124,12 +126,14 @@ def gather_rows(offsets, indices, weights, ids, out_indices=None, out_weights=No
     if out_indices is None:
         out_indices = np.empty(total, dtype=indices.dtype)
     if weights is not None and out_weights is None:
-        out_weights = np.empty(total, dtype=np.float32)
+        out_weights = np.empty(total, dtype=weights.dtype)
     if len(out_indices) < total:
         raise ValueError(f"staging buffer holds {len(out_indices)} edges, {total} needed")
+    if weights is not None and out_weights.dtype != weights.dtype:
+        raise TypeError(f"staging buffer holds {out_weights.dtype} weights, the side's are {weights.dtype}")
     fn = _lib().gf_gather_i32 if indices.dtype == np.int32 else _lib().gf_gather_i64
-    fn(_p(offsets), _p(indices), _p(weights), _p(ids), len(ids), _p(coff),
-       _p(out_indices), _p(out_weights if weights is not None else None))
+    fn(_p(offsets), _p(indices), _p(weights), 0 if weights is None else weights.itemsize, _p(ids), len(ids),
+       _p(coff), _p(out_indices), _p(out_weights if weights is not None else None))
     return coff, out_indices[:total], (out_weights[:total] if weights is not None else None)
 
 
@@ -623,6 +627,27 @@ def check_weights(weights: np.ndarray) -> tuple[int, bool]:
     out = np.empty(2, np.int64)
     _lib().gf_check_weights(_p(w), len(w), _p(out))
     return int(out[0]), bool(out[1])
+
+
+def narrow_weights(weights: np.ndarray, alloc=None) -> np.ndarray | None:
+    """``weights`` (float32) as uint8 or uint16 when every one is an integer that fits (else None):
+    a weighted edge then takes 5 or 6 bytes instead of 8 (int32 ids), on the bus and in device
+    memory. Two parallel passes; ``alloc(count, dtype)`` makes the output (pinned memory, say).
+
+    Example:
+        >>> narrow_weights(np.array([1, 255, 0], np.float32)).tolist(), narrow_weights(np.array([1, 300], np.float32)).dtype
+        ([1, 255, 0], dtype('uint16'))
+        >>> narrow_weights(np.array([1, 0.5], np.float32)), narrow_weights(np.array([-0.0, 1], np.float32))
+        (None, None)
+    """
+    w = np.ascontiguousarray(weights, dtype=np.float32)
+    width = int(_lib().gf_weight_width(_p(w), len(w)))
+    if width == 4:
+        return None
+    dtype = np.uint8 if width == 1 else np.uint16
+    out = alloc(len(w), dtype) if alloc is not None else np.empty(len(w), dtype)
+    _lib().gf_narrow_weights(_p(w), len(w), width, _p(out))
+    return out
 
 
 # ------------------------------------------------------------------ vertex state

@@ -34,7 +34,7 @@ import cupy
 import numpy as np
 
 from ...errors import CompilerError
-from ..base import Backend, CompiledProgram, PartitionView
+from ..base import Backend, CompiledProgram, PartitionView, weight_bytes
 from .memory import H2D, HostRegistry, ManagedEdges, SlotRing, Staging, env_flag, pinned_empty
 
 log = logging.getLogger(__name__)
@@ -244,7 +244,7 @@ class CudaProgram(CompiledProgram):
         # work items: at most one partial chunk per heavy row beyond nedges / CHUNK full ones
         hl, hc = b.huge_queue(nedges // CHUNK + nedges // HUGE_MIN + 2) if huge else (None, None)
         args = (_p(A), _p(F), _p(I), _p(view.offsets), _p(view.indices), _p(view.weights),
-                _p(view.vertex_ids), _I64(view.lo), _I64(view.rows), _I64(view.edge_base),
+                _I64(weight_bytes(view.weights)), _p(view.vertex_ids), _I64(view.lo), _I64(view.rows), _I64(view.edge_base),
                 _p(row_list), _I64(0 if row_list is None else count), _p(in_bits), _p(out_bits),
                 _p(hl), _p(hc))
         stream = b.compute_stream()
@@ -301,7 +301,8 @@ class CudaProgram(CompiledProgram):
             _p(A), _p(F), _p(I),
             _p(graph.offsets), _p(graph.indices), _p(graph.weights),
             _p(transpose.offsets), _p(transpose.indices), _p(transpose.weights),
-            _I64(graph.n), _I64(lo), _I64(hi), _p(out_bits), _I64(graph.edge_base), _I64(transpose.edge_base)))
+            _I64(graph.n), _I64(lo), _I64(hi), _p(out_bits), _I64(graph.edge_base), _I64(transpose.edge_base),
+            _I64(weight_bytes(graph.weights)), _I64(weight_bytes(transpose.weights))))
         b.after_launch()
 
 

@@ -55,7 +55,7 @@ __device__ __forceinline__ eid_t gf_aligned_start(const vid_t* indices, eid_t b)
 struct GfEdgeArgs {
     const eid_t* offsets;
     const vid_t* indices;
-    const float* weights;
+    GfWeights weights;
     const vid_t* vertex_ids;
     int64_t lo, rows, edge_base;
     const int64_t* row_list;
@@ -102,13 +102,15 @@ __device__ __forceinline__ void gf_visit(const GfEdgeArgs& a, eid_t b, eid_t e, 
 
 #define GF_EDGE_PARAMS                                                                        \
     void* const* A, const double* F, const int64_t* I, const eid_t* offsets,                  \
-        const vid_t* indices, const float* weights, const vid_t* vertex_ids, int64_t lo,      \
+        const vid_t* indices, const void* weight_data, int64_t weight_bytes,                 \
+        const vid_t* vertex_ids, int64_t lo,                                                  \
         int64_t rows, int64_t edge_base, const int64_t* row_list, int64_t nlist,              \
         const uint32_t* in_bits, uint32_t* out_bits, int64_t* huge_list,                      \
         unsigned long long* huge_count
 #define GF_EDGE_ARGS_INIT                                                                     \
     GfEdgeArgs a;                                                                             \
-    a.offsets = offsets; a.indices = indices; a.weights = weights; a.vertex_ids = vertex_ids; \
+    a.offsets = offsets; a.indices = indices; a.vertex_ids = vertex_ids;                      \
+    a.weights.p = weight_data; a.weights.bytes = weight_bytes;                                \
     a.lo = lo; a.rows = rows; a.edge_base = edge_base; a.row_list = row_list;                 \
     a.nlist = nlist; a.in_bits = in_bits; a.out_bits = out_bits
 
@@ -326,16 +328,17 @@ GF_KERNEL void gf_pull_huge(GF_EDGE_PARAMS) { GF_EDGE_ARGS_INIT; gf_edge_huge<Gf
 // neighbor_map over [lo, hi): thread per vertex; the function may read the whole
 // graph and its transpose (resident or mapped host memory). gb / tb: the first edge the
 // arrays gi, gw / ti, tw hold (a device block of consecutive rows holds edges from gb on;
-// the rows [lo, hi) read only edges inside it), 0 for a whole graph.
+// the rows [lo, hi) read only edges inside it), 0 for a whole graph; gwb / twb: the
+// weights' width in bytes (GfWeights).
 #define GF_NEIGHBOR_KERNEL(fn)                                                                 \
     GF_KERNEL void gf_nmap_##fn(void* const* A, const double* F, const int64_t* I,             \
-                                const eid_t* go, const vid_t* gi, const float* gw,             \
-                                const eid_t* to, const vid_t* ti, const float* tw, int64_t n,  \
+                                const eid_t* go, const vid_t* gi, const void* gw,              \
+                                const eid_t* to, const vid_t* ti, const void* tw, int64_t n,   \
                                 int64_t lo, int64_t hi, uint32_t* out_bits,                    \
-                                int64_t gb, int64_t tb) {                                      \
+                                int64_t gb, int64_t tb, int64_t gwb, int64_t twb) {            \
         const State S = gf_state(A, F, I);                                                     \
-        GfGraph G{go, gi - gb, gw ? gw - gb : nullptr, n};                                     \
-        GfGraph GT{to, ti ? ti - tb : nullptr, tw ? tw - tb : nullptr, n};                     \
+        GfGraph G{go, gi - gb, GfWeights{gw, gwb}.shifted(gb), n};                             \
+        GfGraph GT{to, ti ? ti - tb : nullptr, GfWeights{tw, twb}.shifted(tb), n};             \
         const int64_t stride = (int64_t)gridDim.x * blockDim.x;                               \
         for (int64_t v = lo + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; v < hi; v += stride) { \
             if (fn(S, G, GT, (vid_t)v) && out_bits) gf_set_bit(out_bits, v);                   \

@@ -270,7 +270,8 @@ class ManagedEdges:
         s = self.side
         yield self.indices.data.ptr + part.edge_lo * s.indices.itemsize, part.num_edges * s.indices.itemsize
         if self.weights is not None:
-            yield self.weights.data.ptr + part.edge_lo * 4, part.num_edges * 4
+            w = self.weights.itemsize  # float32, or narrowed integers (uint8 / uint16)
+            yield self.weights.data.ptr + part.edge_lo * w, part.num_edges * w
 
     def _advise_read_mostly(self, on: bool, part) -> None:
         rt = self._cudart

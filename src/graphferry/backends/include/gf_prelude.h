@@ -11,6 +11,7 @@
 //   gf_atomic_add(p,v) atomic *p += v (int32/int64/float/double)
 //   gf_cas(p,e,d)      compare-and-swap; true if *p was e and is now d
 //   gf_load(p)         a read of a value other threads may be writing
+//   GfWeights          edge weights as a kernel reads them (w[j], 1 where absent)
 //   GfGraph            whole-graph CSR access for neighbourhood functions
 #pragma once
 
@@ -21,6 +22,7 @@
 #if defined(__CUDACC_RTC__)
 typedef signed char int8_t;
 typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
 typedef int int32_t;
 typedef unsigned int uint32_t;
 typedef long long int64_t;
@@ -249,6 +251,30 @@ GF_FN void gf_link(vid_t* parent, vid_t u, vid_t v) {
     }
 }
 
+// ------------------------------------------------------- edge weights
+// A side's weights are float32, or, where every weight is an integer that fits, uint8 or
+// uint16 (the loaded graph narrows them once: a weighted edge then crosses the bus in 5
+// bytes instead of 8 with int32 ids). Kernels read them through this view, which reads
+// like the pointer it replaces: `w ? w[j] : 1.0f`. The width is one value per launch, so
+// the branch in operator[] goes the same way for every thread.
+struct GfWeights {
+    const void* p;
+    int64_t bytes;   // 4: float32, 2: uint16, 1: uint8
+    GF_MEMBER explicit operator bool() const { return p != nullptr; }
+    GF_MEMBER float operator[](int64_t j) const {
+        if (bytes == 1) return (float)((const uint8_t*)p)[j];
+        if (bytes == 2) return (float)((const uint16_t*)p)[j];
+        return ((const float*)p)[j];
+    }
+    // the address of weight j (prefetching)
+    GF_MEMBER const void* at(int64_t j) const { return (const char*)p + j * bytes; }
+    // the same weights indexed from `base` on: shifted[j] is this[j - base]
+    GF_MEMBER GfWeights shifted(int64_t base) const {
+        GfWeights w{p ? (const char*)p - base * bytes : nullptr, bytes};
+        return w;
+    }
+};
+
 // ------------------------------------------------------- whole-graph access
 // Neighbourhood functions (triangles, LCC, CDLP) read any vertex's adjacency;
 // they run where the whole CSR is addressable (host memory, or resident/mapped
@@ -256,7 +282,7 @@ GF_FN void gf_link(vid_t* parent, vid_t u, vid_t v) {
 struct GfGraph {
     const eid_t* offsets;
     const vid_t* indices;
-    const float* weights;   // may be null
+    GfWeights weights;      // may be null (reads as false)
     int64_t n;
     GF_MEMBER eid_t begin(vid_t v) const { return offsets[v]; }
     GF_MEMBER eid_t end(vid_t v) const { return offsets[v + 1]; }
