@@ -177,6 +177,8 @@ def hytgraph_runs(bindir: Path, el: Path, source, n: int, ours, timeout, log) ->
             "pagerank-delta": ("hybrid_pr", ["-weight_num", "1", "-error", "0.01"]),
             "wcc": ("hybrid_cc", ["-weight_num", "1"])}
     for name, (binary, extra) in jobs.items():
+        if not peer_wanted(name):
+            continue
         exe = bindir / binary
         if not exe.exists():
             log(f"  peer:hytgraph {name}: skipped ({exe} absent)")
@@ -448,6 +450,15 @@ def parse_gapbs(out: str, binary: str) -> tuple[list[float], int | None, bool]:
     return trial, iters, bool(passes) and all(p == "PASS" for p in passes)
 
 
+#: --peer-algorithms: the peers' runs to make (None: every one)
+PEER_ALGORITHMS: set[str] | None = None
+
+
+def peer_wanted(name: str) -> bool:
+    """Whether the peers run ``name`` (delta PageRank counts as PageRank)."""
+    return PEER_ALGORITHMS is None or name.removesuffix("-delta") in PEER_ALGORITHMS
+
+
 def gapbs_runs(bindir: Path, files, source, trials, verify, ours, timeout, log) -> list[dict]:
     runs = []
     jobs = {"bfs": ("bfs", files[".sg"], ["-r", str(source)]),
@@ -455,6 +466,8 @@ def gapbs_runs(bindir: Path, files, source, trials, verify, ours, timeout, log) 
             "pagerank": ("pr", files[".sg"], ["-i", str(PR_ITERATIONS), "-t", "1e-4", "-l"]),
             "wcc": ("cc", files[".sg"], [])}
     for name, (binary, graph, extra) in jobs.items():
+        if not peer_wanted(name):
+            continue
         exe = bindir / binary
         if not exe.exists() or graph is None:
             log(f"  peer:gapbs {name}: skipped ({exe} absent)")
@@ -498,6 +511,8 @@ def emogi_runs(bindir: Path, bel: Path, source, weighted, ours, timeout, log) ->
             "wcc": ("emogi_cc_32", ["-t", "2"])}
     for mode, label in ((0, "peer:emogi-gpu"), (2, "peer:emogi-zerocopy")):
         for name, (binary, extra) in jobs.items():
+            if not peer_wanted(name):
+                continue
             exe = bindir / binary
             if not exe.exists() or (name == "sssp" and not weighted):
                 log(f"  {label} {name}: skipped ({exe} absent)")
@@ -580,8 +595,10 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
     }
     names = [a for a in args.algorithms] + (["pagerank-delta"] if "pagerank" in args.algorithms else [])
 
-    def ours_on(lg, engine):
+    def ours_on(lg, engine, only=None, label=None):
         for name in names:
+            if only is not None and name not in only:
+                continue
             if name == "pagerank-delta" and engine not in args.delta_engines:
                 continue
             if time.perf_counter() > args.deadline:
@@ -597,6 +614,8 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
                 runs.append({"algorithm": name, "engine": engine, "error": f"{type(e).__name__}: {e}",
                              "traceback": where, "verified": False})
                 continue
+            if label is not None:
+                run["engine"] = label
             runs.append(run)
             for key in ("depth", "components"):  # the graph's facts, from any checked run
                 if key in run and run.get("verified") and (name, key) not in ours:
@@ -646,7 +665,15 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
             ours_on(part, engine)
         if part._pool is not None:
             doc.setdefault("hybrid_pool", part._pool.stats)
+        doc["graph"]["side_weights"] = part.placement.get("out weights", "float32")
         part.close()
+        if args.float32_weights_too and "sssp" in names:
+            # the same budget with the weights kept float32 (8 bytes a weighted edge, not 5):
+            # what narrowing them is worth, in this call
+            part = gf.load(full.graph, backend="cuda", budget=quarter_budget, pinned=False, narrow_weights=False)
+            for engine in [e for e in [*GPU_ENGINES, *HYBRID_RUNS] if e != "resident" and e in args.engines]:
+                ours_on(part, engine, only=["sssp"], label=f"{engine}:float32-weights")
+            part.close()
         if "zerocopy-partitioned" in args.engines:
             partitioned_runs(gf, full.graph, quarter_budget, "zerocopy", names, source, args, checker,
                              pinned_gbps, runs, log).close()
@@ -726,13 +753,18 @@ def main(argv=None) -> int:
     ap.add_argument("--cpu-only", action="store_true", help="graphferry's CPU backend only, even with a GPU")
     ap.add_argument("--records", default=None, help="write every run's run record (JSON) here")
     ap.add_argument("--deadline-s", type=float, default=1e9, help="stop starting graphferry runs after this")
+    ap.add_argument("--peer-algorithms", nargs="+", default=None, choices=ALGORITHMS,
+                    help="the peers run only these (default: every algorithm)")
+    ap.add_argument("--float32-weights-too", action="store_true",
+                    help="run SSSP again under the same budget with float32 weights (engine 'E:float32-weights')")
     ap.add_argument("--store-dir", default=None,
                     help="write the graph as a graphferry store here and load graphferry's runs from it "
                          "(load_seconds and GB/s from the page cache in the results)")
     args = ap.parse_args(argv)
     args.deadline = time.perf_counter() + args.deadline_s
-    global RECORDS
+    global RECORDS, PEER_ALGORITHMS
     RECORDS = None if args.records is None else Path(args.records)
+    PEER_ALGORITHMS = None if args.peer_algorithms is None else set(args.peer_algorithms)
     if RECORDS is not None:
         RECORDS.mkdir(parents=True, exist_ok=True)
     out = Path(args.out)
