@@ -35,7 +35,13 @@ Medians of ``--repeat`` runs after one warm-up (none on graphs above
 again until a call is not one of the planner's trial runs (a plan not yet run at the
 graph's size, tried once; at most three more calls): the timed calls then see the plan it
 settled on. The further warm-up calls' seconds are kept (``trial_seconds``; the last is the
-settled plan's). Results in the BENCH_RESULTS.md
+settled plan's). A graphferry run (hypar, split, only:X, bsp) whose first timed call takes less
+than ``SHORT_CALL_SECONDS`` is timed as ``timeit.Timer.autorange`` does: each of the ``--repeat``
+samples loops the call until it lasts about ``SAMPLE_SECONDS``, and ``seconds`` is the median of the
+samples' seconds a call (``calls_per_sample`` calls each; ``all_seconds``: every sample's seconds a
+call); a sample in which the planner tried a plan is run again (``samples_redone``). Longer runs
+keep one call a sample (``calls_per_sample: 1``), as before. Peers keep their own timing. Results
+in the BENCH_RESULTS.md
 format, every run tagged with its ``graph``. Per graph and application a summary
 line gives HyPar (and the always-split HyPar) against the best single executor and
 against BSP; at the end, per application, the geometric means over the graphs (in
@@ -86,6 +92,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -101,6 +108,15 @@ PHASES = ("prepare", "partition", "independent_wall", "merge", "post_process", "
 #: scaled by arcs, would run past the deadline
 ESTIMATE_FROM_ARCS = 1_000_000
 MAX_TRIALS = 3       # warm-up calls after the first while the planner is trying plans (hypar runs)
+#: a graphferry run whose first timed call takes less than this is timed in loops (as timeit's
+#: autorange): the datasets' calls take 0.05-5 ms, where one call's seconds are mostly the timer's
+#: and the host's noise (a preemption, a first call's faults), and the median of three single calls
+#: swung the geometric means of best single / HyPar between 0.5 and 1.2 from one run to the next on
+#: the same code. Longer calls (Kronecker 22 and up: 30 ms to 9 s) keep one call a sample, so that
+#: their results stay comparable with the files recorded before.
+SHORT_CALL_SECONDS = 0.02
+SAMPLE_SECONDS = 0.2          # a looped sample lasts at least about this long (timeit's autorange: 0.2 s)
+MAX_CALLS_PER_SAMPLE = 1_000_000   # a bound on the loop, should a call take no measurable time
 
 
 class ExecutorSpec:
@@ -187,6 +203,97 @@ def dataset(path: Path):
 def geomean(xs):
     xs = [x for x in xs if x and x > 0 and math.isfinite(x)]
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
+
+
+class Timing(NamedTuple):
+    """What :func:`time_runs` measured of one run."""
+
+    seconds: float            # the median over the samples of their seconds a call
+    result: object            # the last timed call's result
+    first: float              # the first call's seconds (the warm-up's, else the first timed call's)
+    first_result: object      # and its result
+    trials: list              # the seconds of each further warm-up call (the planner's trials; the last settled)
+    calls_per_sample: int     # 1: each sample is one call (as before); more: a looped sample (autorange)
+    all_seconds: list         # each sample's seconds a call
+    samples_redone: int       # looped samples run again because one of their calls was a planner trial
+
+
+def calls_for(seconds_a_call: float) -> int:
+    """Calls a looped sample makes so that it lasts at least about :data:`SAMPLE_SECONDS`."""
+    return max(1, min(MAX_CALLS_PER_SAMPLE, math.ceil(SAMPLE_SECONDS / max(seconds_a_call, 1e-9))))
+
+
+def time_runs(call, repeat: int, big: bool = False, trial=None, loop: bool = True,
+              clock=time.perf_counter) -> Timing:
+    """Time ``call``: the median of ``repeat`` samples, after a warm-up call unless ``big``.
+
+    ``trial(result)``: whether that call was one of the planner's trial runs; given it, the warm-up
+    goes on after the first call until a call is not a trial (at most MAX_TRIALS more calls), so that
+    the timed calls see the plan the planner settled on, as FFTW's plans are made before they are timed.
+
+    The first timed call decides how the samples are taken. At least :data:`SHORT_CALL_SECONDS`
+    (or ``loop`` false): it is the first sample, and each of the others is one call too, as this
+    bench has always timed. Shorter (with ``loop``): as ``timeit.Timer.autorange``, it and a sizing
+    loop (a quarter of a sample, not kept) find how many calls make a sample last about
+    :data:`SAMPLE_SECONDS`; each sample then loops that many calls and counts its seconds over
+    them. Every call of a loop is passed to ``trial`` (every engine's loop does the same
+    bookkeeping), and a loop in which the planner tried a plan is run again (at most MAX_TRIALS
+    loops in all), so that no sample includes a trial.
+    """
+    first = first_result = None
+    trials: list[float] = []
+    if not big:
+        t = clock()
+        first_result = call()                                                  # warm-up
+        first = clock() - t
+        # the first call plans from predictions; the planner may try a plan on any later one, so
+        # the warm-up goes on until a call after the first is not a trial
+        while trial is not None and len(trials) < MAX_TRIALS:
+            t = clock()
+            last = call()
+            trials.append(clock() - t)
+            if not trial(last):
+                break
+    t = clock()
+    result = call()
+    once = clock() - t
+    if first is None:
+        first, first_result = once, result
+    if not loop or once >= SHORT_CALL_SECONDS:            # one call a sample, exactly as before
+        times, results = [once], [result]
+        for _ in range(repeat - 1):
+            t = clock()
+            results.append(call())
+            times.append(clock() - t)
+        return Timing(statistics.median(times), results[-1], first, first_result, trials, 1, times, 0)
+
+    is_trial = trial if trial is not None else (lambda _: False)
+
+    def sample(calls):
+        """Seconds a call over a loop of ``calls`` calls, the last result, whether a call was a trial."""
+        tried = False
+        t = clock()
+        for _ in range(calls):
+            r = call()
+            tried = is_trial(r) or tried
+        return (clock() - t) / calls, r, tried
+
+    # sizing: a loop of about a quarter of a sample (the probe call may have been slowed by the host)
+    redone = 0
+    per, _, tried = sample(max(1, calls_for(once) // 4))
+    while tried and redone < MAX_TRIALS:
+        redone += 1
+        per, _, tried = sample(max(1, calls_for(per) // 4))
+    calls = calls_for(per)
+    times, results = [], []
+    while len(times) < max(repeat, 1):
+        per, r, tried = sample(calls)
+        if tried and redone < MAX_TRIALS:
+            redone += 1
+            continue
+        times.append(per)
+        results.append(r)
+    return Timing(statistics.median(times), results[-1], first, first_result, trials, calls, times, redone)
 
 
 def main() -> None:
@@ -291,7 +398,10 @@ def main() -> None:
                     "(sampled runs on every executor) is made by the first call on a graph size and kept, so "
                     "warmed-up runs exclude it (first_seconds and calibration_seconds say what it cost); hypar is "
                     "the planner's choice (plan: what ran and why), split the paper's always-split HyPar; a budgeted "
-                    "executor's budget is its fraction of each graph's edge bytes (budget_bytes per run)"
+                    "executor's budget is its fraction of each graph's edge bytes (budget_bytes per run); a graphferry "
+                    f"run whose first timed call took under {SHORT_CALL_SECONDS:g} s is timed in samples of "
+                    f"calls_per_sample calls lasting about {SAMPLE_SECONDS:g} s each (seconds: the median of the "
+                    "samples' seconds a call, all_seconds: each sample's), longer runs one call a sample"
                     + ("" if any(s.backend == "cuda" for _, _, specs, _ in plans for s in specs) else
                        "; no GPU: the CPU backend plays both sides (cpu:sim reads its edges through a simulated "
                        "device arena), so the figures compare schedules, not devices")}
@@ -304,35 +414,9 @@ def main() -> None:
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)
             Path(args.out).write_text(json.dumps(doc, indent=1, default=float))
 
-    def timed(call, big=False, trial=None):
-        """Median seconds, the last result, the first call's seconds and result (the warm-up's, else
-        the first timed call's), and the seconds of each further warm-up call. ``trial(result)``:
-        whether that call was one of the planner's trial runs; given it, the warm-up goes on after
-        the first call until a call is not a trial (at most MAX_TRIALS more calls), so that the
-        timed calls see the plan the planner settled on, as FFTW's plans are made before they are
-        timed."""
-        first = first_result = None
-        trials: list[float] = []
-        if not big:
-            t = time.perf_counter()
-            first_result = call()                                                  # warm-up
-            first = time.perf_counter() - t
-            # the first call plans from predictions; the planner may try a plan on any later one, so
-            # the warm-up goes on until a call after the first is not a trial
-            while trial is not None and len(trials) < MAX_TRIALS:
-                t = time.perf_counter()
-                last = call()
-                trials.append(time.perf_counter() - t)
-                if not trial(last):
-                    break
-        times, results = [], []
-        for _ in range(args.repeat):
-            t = time.perf_counter()
-            results.append(call())
-            times.append(time.perf_counter() - t)
-        if first is None:
-            first, first_result = times[0], results[0]
-        return statistics.median(times), results[-1], first, first_result, trials
+    def timed(call, big=False, trial=None, loop=True):
+        """:func:`time_runs` with ``--repeat`` samples."""
+        return time_runs(call, args.repeat, big, trial, loop)
 
     def expect(app, label, m, cold):
         """Seconds this plan should take, from the largest graph of at least ESTIMATE_FROM_ARCS arcs run
@@ -342,7 +426,10 @@ def main() -> None:
         if not before:
             return 0.0
         r = max(before, key=lambda r: r["m"])
-        return r["seconds"] * m / r["m"] * (args.repeat + (0 if cold else 1))
+        per = r["seconds"] * m / r["m"]
+        if per < SHORT_CALL_SECONDS:       # looped samples: a sizing loop and --repeat samples of about SAMPLE_SECONDS
+            return (args.repeat + 1) * SAMPLE_SECONDS + per * (0 if cold else 2)
+        return per * (args.repeat + (0 if cold else 1))
 
     tmp = Path(tempfile.mkdtemp(prefix="gf-hypar-"))
     for name, build in sources:
@@ -429,7 +516,7 @@ def main() -> None:
                     p = nk.community.PLP(NG)
                     p.run()
                     return np.asarray(p.getPartition().getVector())
-                secs, labels, _, _, _ = timed(plp, cold)
+                secs, labels = timed(plp, cold, loop=False)[:2]      # a peer: one call a sample, as before
                 q = modularity(g, labels)
                 runs.append({"graph": name, "m": g.m, "algorithm": app, "engine": "peer:networkit-plp",
                              "seconds": round(secs, 6),
@@ -448,17 +535,23 @@ def main() -> None:
                 call = ((lambda: hypar(graph, app, exs, threshold_edges=args.threshold_edges,
                                        plan="split" if kind == "split" else "auto")) if kind != "bsp"
                         else (lambda: bsp(graph, app, exs)))
-                secs, r, first, first_r, trials = timed(
+                timing = timed(
                     call, cold, trial=(lambda r: r.timings.get("plan", {}).get("why", "").startswith("trying"))
                     if kind == "hypar" and len(specs) > 1 else None)
+                secs, r, first, first_r, trials = timing[:5]
                 ok, how = check(app, r)
-                run = {"graph": name, "m": g.m, "algorithm": app, "engine": label, "seconds": round(secs, 6),
+                # a looped sample's seconds a call keep nanoseconds: at 0.1 ms, microseconds are 1% steps
+                run = {"graph": name, "m": g.m, "algorithm": app, "engine": label,
+                       "seconds": round(secs, 6 if timing.calls_per_sample == 1 else 9),
                        "bytes_h2d": 0, "floor_seconds": 0.0, "verified": ok, "verified_how": how,
                        "scalars": dict(r.scalars), "levels": r.levels, "cut": r.cut,
                        "sample_seconds": r.timings["sample_seconds"],
                        "budget_bytes": [e.budget for e in exs], "warm_up": not cold,
                        "first_seconds": round(first, 6), "trial_seconds": [round(x, 6) for x in trials],
-                       "calibration_seconds": first_r.timings.get("calibration_seconds")}
+                       "calibration_seconds": first_r.timings.get("calibration_seconds"),
+                       "calls_per_sample": timing.calls_per_sample,
+                       "all_seconds": [round(x, 9) for x in timing.all_seconds],
+                       "samples_redone": timing.samples_redone}
                 if kind == "bsp":
                     run.update(supersteps=r.timings["supersteps"], executor_seconds=r.timings["executor_seconds"])
                 else:
@@ -473,8 +566,9 @@ def main() -> None:
                 chose = f" plan={run['plan']['chosen']}" if "plan" in run else ""
                 if run.get("shares"):
                     chose += f" shares={[round(x, 3) for x in run['shares']]}"
-                print(f"{name:<14} {app:<12} {label:<34} {secs * 1e3:10.1f} ms  verified={ok} "
-                      f"levels={r.levels} cut={r.cut}{chose} {run['scalars']}", flush=True)
+                loops = f" calls/sample={timing.calls_per_sample}" if timing.calls_per_sample > 1 else ""
+                print(f"{name:<14} {app:<12} {label:<34} {secs * 1e3:10.3f} ms  verified={ok} "
+                      f"levels={r.levels} cut={r.cut}{chose} {run['scalars']}{loops}", flush=True)
                 save()
             for line in summary(runs, name, app, sets):
                 print(line, flush=True)
