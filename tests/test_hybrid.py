@@ -23,7 +23,7 @@ from graphferry import Graph
 from graphferry.algorithms.bfs import bfs, verify_bfs
 from graphferry.algorithms.pagerank import pagerank, pagerank_ldbc
 from graphferry.algorithms.sssp import sssp, verify_sssp
-from graphferry.algorithms.wcc import verify_wcc, wcc
+from graphferry.algorithms.wcc import same_partition, verify_wcc, wcc
 from graphferry.scheduler import Calibration, Policy
 
 import ldbc
@@ -1110,3 +1110,72 @@ def test_the_pool_drops_blocks_of_equal_value_whatever_their_keys():
     pool.busy = set()
     pool.drop_blocks(800)  # room for a slot: everything not busy goes, least valuable first
     assert not pool.blocks and arena.used_bytes == 0
+
+
+def test_wcc_sampling_reads_a_kept_copy_of_the_row_prefixes():
+    """Afforest's sampling reads a row's first two edges (Program.neighbor_prefix): the hybrid
+    serves it from a device copy of those prefixes, built once within the budget and kept, so a
+    second call moves only the finishing pass's edges; the labels are the CPU's and scipy's."""
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(13, seed=5)
+    ref = wcc(g, backend="cpu").labels
+    _, scipy_labels = csgraph.connected_components(g.to_scipy(), directed=True, connection="weak")
+    budget = g.m * 4 // 2
+    with gf.load(g, backend="cpu", budget=budget, partition_bytes=g.m * 4 // 16) as lg:
+        first, second = wcc(lg, engine="hybrid"), wcc(lg, engine="hybrid")
+        prefixes = [b for k, b in lg.pool.blocks.items() if k[1] == "prefix"]
+        assert len(prefixes) == 1 and lg.arena.used_bytes <= budget
+        deg = np.diff(g.offsets)
+        assert len(prefixes[0].indices) == np.minimum(deg, 2).sum()
+        np.testing.assert_array_equal(prefixes[0].offsets[1:], np.cumsum(np.minimum(deg, 2)))
+    for r in (first, second):
+        np.testing.assert_array_equal(r.labels, ref)
+        assert same_partition(r.labels, scipy_labels)
+    gathered = np.minimum(deg, 2).sum() * 4
+    assert second.record.bytes_h2d <= first.record.bytes_h2d - gathered
+    # a forced mix keeps its own placements (no copy), as does a policy without residency
+    with gf.load(g, backend="cpu", budget=budget, partition_bytes=g.m * 4 // 16) as lg:
+        for policy in (Policy(mix=[("device", "zerocopy")]), Policy(calibration=NOMINAL, residency=False)):
+            r = wcc(lg, engine="hybrid", policy=policy)
+            np.testing.assert_array_equal(r.labels, ref)
+        assert not any(k[1] == "prefix" for k in lg.pool.blocks)
+
+
+def test_wcc_without_room_for_the_prefixes_reads_rows_in_place():
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(12, seed=2)
+    budget = 4096   # less than the prefixes' offsets alone
+    r = wcc(g, backend="cpu", engine="hybrid", budget=budget, partition_bytes=g.m * 4 // 16)
+    np.testing.assert_array_equal(r.labels, wcc(g, backend="cpu").labels)
+    assert r.record.extra["peak_device_edge_bytes"] <= budget
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("vid", [np.int32, np.int64])
+def test_cuda_row_prefixes_and_wcc_from_them_equal_the_cpu(vid):
+    import cupy as cp
+
+    from graphferry.backends import get_backend
+    from graphferry.backends.cpu.backend import CpuBackend
+    from graphferry.generators import kronecker_graph
+
+    rng = np.random.default_rng(8)
+    deg = rng.integers(0, 9, 5000)
+    offsets = np.concatenate([[0], np.cumsum(deg)]).astype(np.int64)
+    indices = rng.integers(0, 5000, int(offsets[-1])).astype(vid)
+    for k in (1, 2, 5):
+        want_o, want_i = np.empty(5001, np.int64), np.empty(int(np.minimum(deg, k).sum()), vid)
+        total = CpuBackend().row_prefixes(offsets, indices, k, want_o, want_i)
+        b = get_backend("cuda")
+        got_o, got_i = cp.empty(5001, cp.int64), cp.empty(total, vid)
+        assert b.row_prefixes(cp.asarray(offsets), b.host_view(indices), k, got_o, got_i) == total
+        np.testing.assert_array_equal(got_o.get(), want_o)
+        np.testing.assert_array_equal(got_i.get(), want_i)
+    g = kronecker_graph(16, seed=4)
+    ref = wcc(g, backend="cpu").labels
+    with gf.load(g, backend="cuda", budget=g.m * 4 // 2, partition_bytes=g.m * 4 // 16) as lg:
+        for _ in range(2):
+            np.testing.assert_array_equal(wcc(lg, engine="hybrid").labels, ref)
+        assert any(k[1] == "prefix" for k in lg.pool.blocks)

@@ -58,6 +58,7 @@ PROGRAM = Program(
     vertex_functions=("compress", "finish"),
     edge_writes=("label",),   # links write labels only; the result is written by `finish`
     neighbor_functions=("sample",),
+    neighbor_prefix=SAMPLE_EDGES,  # sample reads a row's first two edges: a device may keep just those
     source=r"""
 GF_FN bool cond(const State& S, vid_t d) { return true; }
 GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { gf_link(S.label, s, d); return false; }

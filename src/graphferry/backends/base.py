@@ -359,6 +359,30 @@ class Backend(ABC):
         ids = self.ids_from_bits(bits, n)
         return int(len(ids)), int(degrees[ids].sum()) if len(ids) else 0
 
+    def row_prefixes(self, offsets: Any, indices: Any, k: int, out_offsets: Any, out_indices: Any) -> int:
+        """The CSR of every row's first ``k`` edges: ``out_offsets[v]`` = ``sum_{u < v} min(D(u), k)``
+        (``n + 1`` entries) and ``out_indices`` those edges, row by row; returns their number.
+        ``offsets`` as the device reads them, ``indices`` too (on a GPU: mapped host memory, each
+        row's first line read once). The generic form builds edge-sized temporaries.
+
+        Example:
+            >>> import numpy as np
+            >>> from graphferry.backends.cpu.backend import CpuBackend
+            >>> off, idx = np.array([0, 3, 3, 4]), np.array([5, 6, 7, 8], np.int32)
+            >>> po, pi = np.empty(4, np.int64), np.empty(3, np.int32)
+            >>> CpuBackend().row_prefixes(off, idx, 2, po, pi), po.tolist(), pi.tolist()
+            (3, [0, 2, 2, 3], [5, 6, 8])
+        """
+        xp = self.xp
+        n = int(offsets.size) - 1
+        count = xp.minimum(offsets[1:] - offsets[:-1], k)
+        out_offsets[0] = 0
+        xp.cumsum(count, out=out_offsets[1:])
+        total = int(out_offsets[n])
+        rows = xp.repeat(xp.arange(n, dtype=np.int64), count)
+        out_indices[:total] = indices[xp.arange(total, dtype=np.int64) - out_offsets[rows] + offsets[rows]]
+        return total
+
     def partition_counts(self, ids: Any, offsets: Any, bounds: Any, itemsizes: tuple[int, ...]) -> np.ndarray:
         """Per partition ``[bounds[i], bounds[i+1])`` of the vertices, the active vertices among the
         sorted ``ids``, their edges and the 128-byte lines their rows cover in arrays of each of

@@ -176,6 +176,12 @@ class Program:
     #: or "neighbors" (its neighbours' rows too: intersections, as in triangle counting and
     #: LCC, which must say so).
     neighbor_reads: str = "row"
+    #: A "row" function that reads at most the first this-many edges of its row (and the row's
+    #: degree) promises it here (Afforest's sampling: 2). Where a vertex's row lies across the
+    #: bus, one such read costs a whole request; the hybrid may then serve every row from a
+    #: device copy of just those prefixes (a CSR of ``min(D(u), k)`` edges a row, built once
+    #: and kept like a resident partition), in which ``G.degree(u)`` is the prefix's. 0: no promise.
+    neighbor_prefix: int = 0
     #: How several executors running a neighbourhood function over disjoint vertex ranges at once
     #: merge: "own" (it writes only its own vertex's entries: each range is copied back), a
     #: combine operator ("sum": it adds into any vertex's entries, merged as increments; "min",
@@ -197,6 +203,9 @@ class Program:
         if self.neighbor_reads not in NEIGHBOR_READS:
             raise ValueError(f"program {self.name}: neighbor_reads must be one of {', '.join(NEIGHBOR_READS)}, "
                              f"got {self.neighbor_reads!r}")
+        if self.neighbor_prefix < 0 or (self.neighbor_prefix and self.neighbor_reads != "row"):
+            raise ValueError(f"program {self.name}: neighbor_prefix needs neighbor_reads='row' and a count >= 0, "
+                             f"got {self.neighbor_prefix!r} with {self.neighbor_reads!r}")
         if self.neighbor_writes not in NEIGHBOR_WRITES:
             raise ValueError(f"program {self.name}: neighbor_writes must be one of "
                              f"{', '.join(str(c) for c in NEIGHBOR_WRITES)}, got {self.neighbor_writes!r}")

@@ -126,6 +126,7 @@ class HybridEngine:
         self._exchange: dict[int, ExchangeEstimate] = {}  # per other executor: bytes its exchanges move
         self._exchange_speed: dict[int, ExchangeSpeed] = {}  # per other executor: measured / calibrated time
         self._host_view = None
+        self._prefix_edges: dict[int, int] = {}  # k -> sum of min(D(u), k): a prefix copy's edges
         self._span: tuple[int, int] | None = None  # partitions a..b-1 held as one block (the span)
         self._span_moved: dict[int, int] = {}      # span partitions copied this round: bytes, for the record
         self._kernel_rate: dict[tuple[str, str], float] = {}  # (program, direction) -> device edges/s seen
@@ -327,6 +328,13 @@ class HybridEngine:
         block = self.pool.blocks.get(whole_key)
         # a copy of G serves GT only where they are one graph
         can_copy = not in_edges or gt_host.indices is g_host.indices
+        # rows that would cross the bus, a function that reads only their first edges, and a
+        # policy that lets the engine keep things on the device (a forced mix keeps its placements)
+        if prog.neighbor_prefix and not in_edges and block is None and g_dev.weights is None \
+                and policy.mix is None and policy.residency and len(self._resident_set()) < len(parts):
+            done = self._neighbors_from_prefixes(st, fn, prog.neighbor_prefix, it, g_dev, gt_dev)
+            if done is not None:
+                return done
         whole_bytes = s.edge_bytes
         fits = can_copy and whole_bytes <= self.pool.room_for_blocks()  # it displaces no partition
         state_bytes = sum(int(a.nbytes) for a in st.arrays.values())
@@ -419,6 +427,53 @@ class HybridEngine:
 
         self._merge_others(refreshed, by_exec, out, it, merge, lambda i: parts[i].num_vertices, parts=parts,
                            state_bytes=state_bytes, model=model)
+        self.pool.busy = set()
+        return out
+
+    def _neighbors_from_prefixes(self, st, fn: str, k: int, it, g_dev, gt_dev):
+        """Run a function that reads at most its row's first ``k`` edges (``Program.neighbor_prefix``)
+        over every vertex in one device launch, from a copy of those prefixes kept in the pool;
+        None where the budget cannot hold the copy (the caller then places rows as usual).
+
+        Read in place, each row costs a request across the bus however few of its edges the
+        function reads (Afforest's sampling reads 2 of a row: on a uniform graph of degree 32
+        that is the whole 128-byte line, so the sampling pass moved every edge byte). The copy
+        is ``min(D(u), k)`` edges a row and its offsets, gathered once from the mapped rows;
+        it is worth more than the partitions it displaces while this function runs (it serves
+        every row, they serve some), and as another side's idle block it is the first a later
+        edge map's span or slot displaces.
+        """
+        b, s = self.backend, self.side
+        n, parts = s.n, s.partitions
+        key = (("neighbors",) + tuple(self.key), "prefix", int(k))
+        block = self.pool.blocks.get(key)
+        moved, t = 0, time.perf_counter()
+        if block is None:
+            count = self._prefix_edges.get(k)
+            if count is None:
+                count = self._prefix_edges[k] = int(np.minimum(np.diff(s.offsets), k).sum())
+            value = 1.0 + max((blk.value for blk in self.pool.blocks.values()), default=0.0)
+            block = self.pool.admit(key, max(1, count), s.indices.dtype, None, value, offsets=n + 1)
+            if block is None:
+                return None
+            indices = self._mapped()[0]
+            b.row_prefixes(s.device_offsets(b), indices, k, block.offsets, block.indices)
+            moved = count * s.indices.itemsize
+        self.pool.busy = {key}
+        self.iterations += 1
+        out = b.new_bitmap(n)
+        # the runtime's bundle of arrays, pointing at the prefixes' CSR (its own offsets and edges)
+        g = dataclasses.replace(g_dev, offsets=block.offsets, indices=block.indices, weights=None, edge_base=0)
+        st.kernels.neighbor_map(fn, st._tables_now(), g, gt_dev, 0, n, out)
+        b.synchronize()
+        it.kernel_seconds += time.perf_counter() - t
+        device_times = b.take_device_times()
+        if device_times is not None:
+            it.copy_seconds, it.kernel_seconds = device_times
+        name0 = self.executors[0].name
+        for p in parts:  # the gather's bytes, once, on the first partition
+            it.add_partition(p.index, "resident", moved, p.num_vertices, device=name0)
+            moved = 0
         self.pool.busy = set()
         return out
 

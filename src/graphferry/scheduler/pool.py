@@ -58,6 +58,8 @@ class Block:
     nbytes: int
     value: float = 0.0
     extra: dict = field(default_factory=dict)
+    #: a block with rows of its own layout (the row prefixes' CSR) holds its offsets here
+    offsets: Any | None = None
 
 
 class BufferPool:
@@ -125,9 +127,11 @@ class BufferPool:
         return have[turn % len(have)]
 
     # ------------------------------------------------------------ resident partitions
-    def admit(self, key: tuple, edges: int, idx_dtype, w_dtype, value: float) -> Block | None:
-        """A new block for partition ``key`` if it fits, dropping less valuable blocks; else None."""
+    def admit(self, key: tuple, edges: int, idx_dtype, w_dtype, value: float, offsets: int = 0) -> Block | None:
+        """A new block for partition ``key`` if it fits, dropping less valuable blocks; else None.
+        ``offsets``: int64 entries of an offsets array the block holds too (0: none)."""
         nbytes = edges * (np.dtype(idx_dtype).itemsize + (np.dtype(w_dtype).itemsize if w_dtype is not None else 0))
+        nbytes += 8 * offsets
         if nbytes > self.room_for_blocks():
             cheaper = _by_value((k, b) for k, b in self.blocks.items() if b.value < value and k not in self.busy)
             freeable = sum(self.blocks[k].nbytes for _, k in cheaper)
@@ -141,7 +145,8 @@ class BufferPool:
                 self.drop(k)
         idx = self._alloc(edges, idx_dtype, f"resident partition {key}")
         w = self._alloc(edges, w_dtype, f"resident partition {key} (weights)") if w_dtype is not None else None
-        block = self.blocks[key] = Block(idx, w, nbytes, value)
+        offs = self._alloc(offsets, np.int64, f"resident partition {key} (offsets)") if offsets else None
+        block = self.blocks[key] = Block(idx, w, nbytes, value, offsets=offs)
         self.busy.add(key)
         self.stats["blocks_admitted"] += 1
         return block
@@ -151,6 +156,7 @@ class BufferPool:
         log.debug("pool: dropped block %s (%d bytes, value %.3g)", key, b.nbytes, b.value)
         self._release(b.indices)
         self._release(b.weights)
+        self._release(b.offsets)
         self.stats["blocks_dropped"] += 1
 
     def drop_blocks(self, nbytes: int, among=None) -> None:

@@ -200,6 +200,22 @@ extern "C" __global__ void gf_partition_counts(const long long* ids, long long k
             if (acc[i]) atomicAdd(&out[i], acc[i]);
     }
 }
+// row_prefixes: thread per row copies its first min(D(v), k) edges (read across the bus from
+// mapped memory, one request per row) to out[poffs[v]...]; T: the vertex-id type's width
+template <typename T>
+__device__ void gf_row_prefix(const long long* offs, const long long* poffs, long long n, const T* idx, T* out) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x; v < n; v += stride) {
+        const long long b = offs[v], o = poffs[v], c = poffs[v + 1] - o;
+        for (long long r = 0; r < c; ++r) out[o + r] = idx[b + r];
+    }
+}
+extern "C" __global__ void gf_row_prefixes_i32(const long long* offs, const long long* poffs, long long n,
+                                               const int* idx, int* out) { gf_row_prefix(offs, poffs, n, idx, out); }
+extern "C" __global__ void gf_row_prefixes_i64(const long long* offs, const long long* poffs, long long n,
+                                               const long long* idx, long long* out) {
+    gf_row_prefix(offs, poffs, n, idx, out);
+}
 extern "C" __global__ void gf_set_ids(const long long* ids, long long k, unsigned int* bits) {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= k) return;
@@ -625,6 +641,19 @@ class CudaBackend(Backend):
         self._bitmap_fn(f"gf_bits_degrees_{kind}")(grid, (BLOCK,), (bits, _I64(nwords), _I64(n), degrees, out))
         count, edges = (int(x) for x in out.get())
         return count, edges
+
+    def row_prefixes(self, offsets, indices, k, out_offsets, out_indices) -> int:
+        # the counts' prefix sum by CuPy, the copy by one kernel (no edge-sized temporaries)
+        n = int(offsets.size) - 1
+        count = cupy.minimum(offsets[1:] - offsets[:-1], k)
+        out_offsets[0] = 0
+        cupy.cumsum(count, out=out_offsets[1:])
+        total = int(out_offsets[n])
+        kind = "i32" if np.dtype(indices.dtype) == np.int32 else "i64"
+        grid = max(1, min((n + BLOCK - 1) // BLOCK, self.num_sms * 16))
+        self._bitmap_fn(f"gf_row_prefixes_{kind}")((grid,), (BLOCK,), (offsets, out_offsets, _I64(n), indices,
+                                                                       out_indices))
+        return total
 
     def partition_counts(self, ids, offsets, bounds, itemsizes) -> np.ndarray:
         """One kernel and one read back of ``3 * partitions`` numbers (the generic form took a
