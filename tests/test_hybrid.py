@@ -1179,3 +1179,35 @@ def test_cuda_row_prefixes_and_wcc_from_them_equal_the_cpu(vid):
         for _ in range(2):
             np.testing.assert_array_equal(wcc(lg, engine="hybrid").labels, ref)
         assert any(k[1] == "prefix" for k in lg.pool.blocks)
+
+
+def test_the_prefixes_take_room_from_an_idle_sides_slots_and_give_it_back():
+    """After BFS and SSSP each side holds its slots and the rest of the budget is spans: WCC's
+    prefix copy takes blocks' room, or the idle weighted side's slot room (its buffers are given
+    back); SSSP then makes its slots again, and every answer is the CPU's within the budget."""
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(14, seed=3, weighted=True)
+    budget = int(0.25 * g.m * 8)
+    src = int(np.argmax(np.diff(g.offsets)))
+    want = {"bfs": bfs(g, src, backend="cpu").levels, "sssp": sssp(g, src, backend="cpu").distances,
+            "wcc": wcc(g, backend="cpu").labels}
+    runs = {"bfs": lambda lg: bfs(lg, src, engine="hybrid").levels,
+            "sssp": lambda lg: sssp(lg, src, engine="hybrid").distances,
+            "wcc": lambda lg: wcc(lg, engine="hybrid").labels}
+    with gf.load(g, backend="cpu", budget=budget, partition_bytes=g.m * 8 // 125) as lg:
+        released = 0
+        for name in ("bfs", "sssp", "wcc", "sssp", "wcc", "sssp"):
+            np.testing.assert_array_equal(runs[name](lg), want[name])
+            assert lg.arena.used_bytes <= budget
+            prefix = [k for k in lg.pool.blocks if k[1] == "prefix"]
+            weighted_slots = [k for k in lg.pool.slots if k[0][1]]
+            if name == "wcc":
+                assert prefix   # kept past the call's own finishing edge map
+                released += not weighted_slots
+            elif name == "sssp":
+                assert weighted_slots
+        assert released
+        # two calls in a row: the second finds the copy and gathers nothing again
+        first, second = wcc(lg, engine="hybrid"), wcc(lg, engine="hybrid")
+        assert second.record.bytes_h2d < first.record.bytes_h2d

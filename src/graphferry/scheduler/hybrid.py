@@ -453,7 +453,9 @@ class HybridEngine:
             if count is None:
                 count = self._prefix_edges[k] = int(np.minimum(np.diff(s.offsets), k).sum())
             value = 1.0 + max((blk.value for blk in self.pool.blocks.values()), default=0.0)
-            block = self.pool.admit(key, max(1, count), s.indices.dtype, None, value, offsets=n + 1)
+            # the slots of sides not being read may give their room back (made again when used)
+            block = self.pool.admit(key, max(1, count), s.indices.dtype, None, value, offsets=n + 1,
+                                    idle=lambda shape: shape[0] != self.key)
             if block is None:
                 return None
             indices = self._mapped()[0]
@@ -736,7 +738,11 @@ class HybridEngine:
             return  # nothing read enough yet (cheap test before the window search)
         s = self.side
         per_edge = s.bytes_per_edge
-        idle = [k for k in self.pool.blocks if k[0] != self.key and k not in self.pool.busy]
+        # a row-prefix copy (neighbourhood functions) gives way only once edge maps value this side's
+        # partitions more: WCC's finishing round (a few rows) must not drop the copy every call
+        mean_value = float(self.value.mean()) if len(self.value) else 0.0
+        idle = [k for k in self.pool.blocks if k[0] != self.key and k not in self.pool.busy
+                and (k[1] != "prefix" or self.pool.blocks[k].value < mean_value)]
         room_edges = (self.pool.room_for_blocks() + sum(self.pool.blocks[k].nbytes for k in idle)) // per_edge
         edges = s.partition_edges
         if not len(edges) or room_edges < max(1, int(edges.min())):

@@ -75,6 +75,7 @@ class BufferPool:
         self.blocks: dict[tuple, Block] = {}
         self._reserved: dict[tuple, int] = {}   # slot shape -> bytes promised to its slots
         self._turn: dict[tuple, int] = {}
+        self._spare_host: dict[tuple, list] = {}  # slot shape -> pinned host staging of released slots
         self.busy: set[tuple] = set()  # blocks read in the current iteration: never dropped during it
         self.stats = {"blocks_admitted": 0, "blocks_dropped": 0, "slots": 0}
 
@@ -90,15 +91,37 @@ class BufferPool:
 
     @property
     def unallocated_reserve(self) -> int:
+        return self._unallocated(None)
+
+    def _unallocated(self, exempt) -> int:
+        """Bytes promised to slots and not yet held by them, but for shapes ``exempt(shape)`` waives."""
         held = {k: sum(_slot_bytes(s) for s in v) for k, v in self.slots.items()}
-        return sum(max(0, r - held.get(k, 0)) for k, r in self._reserved.items())
+        return sum(max(0, r - held.get(k, 0)) for k, r in self._reserved.items() if exempt is None or not exempt(k))
 
     def reserve(self, shape: tuple, nbytes: int) -> None:
         """Promise ``nbytes`` to slots of ``shape`` (resident blocks never take it)."""
         self._reserved[shape] = max(self._reserved.get(shape, 0), int(nbytes))
 
-    def room_for_blocks(self) -> int:
-        return self.arena.free_bytes - self.unallocated_reserve
+    def room_for_blocks(self, exempt=None) -> int:
+        """Free bytes a block may take: the slots' promised room excluded (but for ``exempt`` shapes)."""
+        return self.arena.free_bytes - self._unallocated(exempt)
+
+    def release_slots(self, which) -> int:
+        """Give back the device buffers of the slots of every shape ``which(shape)`` names (idle
+        sides'); their pinned host staging is kept for the shape's next slots. Returns the bytes."""
+        shapes = [shape for shape in self.slots if which(shape)]
+        if shapes:
+            self.backend.synchronize()  # no copy or kernel may still be using them
+        freed = 0
+        for shape in shapes:
+            for s in self.slots.pop(shape):
+                freed += _slot_bytes(s)
+                self._release(s.indices)
+                self._release(s.weights)
+                if s.host_indices is not None:
+                    self._spare_host.setdefault(shape, []).append((s.host_indices, s.host_weights))
+            self._turn.pop(shape, None)
+        return freed
 
     # ------------------------------------------------------------ staging slots
     def slot(self, shape: tuple, capacity: int, idx_dtype, w_dtype, count: int = 2) -> Slot | None:
@@ -120,6 +143,9 @@ class BufferPool:
                 idx = self._alloc(capacity, idx_dtype, f"hybrid slot {shape} (indices)")
                 w = self._alloc(capacity, w_dtype, f"hybrid slot {shape} (weights)") if w_dtype is not None else None
                 have.append(Slot(capacity, idx, w))
+                spare = self._spare_host.get(shape)
+                if spare:  # a released slot's pinned staging (pinned allocations are slow)
+                    have[-1].host_indices, have[-1].host_weights = spare.pop()
                 self.stats["slots"] += 1
                 return have[-1]
         if not have:
@@ -127,20 +153,25 @@ class BufferPool:
         return have[turn % len(have)]
 
     # ------------------------------------------------------------ resident partitions
-    def admit(self, key: tuple, edges: int, idx_dtype, w_dtype, value: float, offsets: int = 0) -> Block | None:
+    def admit(self, key: tuple, edges: int, idx_dtype, w_dtype, value: float, offsets: int = 0,
+              idle=None) -> Block | None:
         """A new block for partition ``key`` if it fits, dropping less valuable blocks; else None.
-        ``offsets``: int64 entries of an offsets array the block holds too (0: none)."""
+        ``offsets``: int64 entries of an offsets array the block holds too (0: none). ``idle(shape)``:
+        slot shapes of sides not being read, whose promised room the block may take and whose
+        buffers are given back if it needs them (they are allocated again when next used)."""
         nbytes = edges * (np.dtype(idx_dtype).itemsize + (np.dtype(w_dtype).itemsize if w_dtype is not None else 0))
         nbytes += 8 * offsets
-        if nbytes > self.room_for_blocks():
+        if nbytes > self.room_for_blocks(idle):
             cheaper = _by_value((k, b) for k, b in self.blocks.items() if b.value < value and k not in self.busy)
             freeable = sum(self.blocks[k].nbytes for _, k in cheaper)
-            if nbytes > self.room_for_blocks() + freeable and self.reclaim is not None:
-                self.reclaim(nbytes + self.unallocated_reserve)  # idle buffers outside the pool first
-            if nbytes > self.room_for_blocks() + freeable:
+            if nbytes > self.room_for_blocks(idle) + freeable and idle is not None:
+                self.release_slots(idle)
+            if nbytes > self.room_for_blocks(idle) + freeable and self.reclaim is not None:
+                self.reclaim(nbytes + self._unallocated(idle))  # idle buffers outside the pool first
+            if nbytes > self.room_for_blocks(idle) + freeable:
                 return None
             for _, k in cheaper:
-                if nbytes <= self.room_for_blocks():
+                if nbytes <= self.room_for_blocks(idle):
                     break
                 self.drop(k)
         idx = self._alloc(edges, idx_dtype, f"resident partition {key}")
