@@ -209,6 +209,19 @@ MUTANTS = [
            "src/graphferry/backends/cpu/gf_host_ops.h",
            "    return gf_float_order_bits(w == 0.0f ? 0.0f : w);   // -0 and +0 compare equal: one key for both\n",
            "    return gf_float_order_bits(w);\n", ("tests/test_transforms.py",)),
+    # ------------------------------------------------------------------ narrowed weights, row prefixes
+    Mutant("narrow-weights-256-as-uint8", "a weight of 256 is narrowed to uint8 (it wraps to 0)",
+           "src/graphferry/backends/cpu/gf_host_ops.h", "return most <= 255.0f ? 1 : 2;", "return most <= 256.0f ? 1 : 2;",
+           ("tests/test_narrow_weights.py",)),
+    Mutant("narrow-weights-misread", "kernels read one narrowed weight a unit too heavy",
+           "src/graphferry/backends/include/gf_prelude.h",
+           "if (bytes == 1) return (float)((const uint8_t*)p)[j];",
+           "if (bytes == 1) return (float)((const uint8_t*)p)[j] + (float)(j == 7);",
+           ("tests/test_narrow_weights.py",)),
+    Mutant("row-prefixes-shifted", "the prefix copy starts one edge into each row",
+           "src/graphferry/backends/base.py",
+           "- out_offsets[rows] + offsets[rows]]", "- out_offsets[rows] + offsets[rows] + 1]",
+           ("tests/test_hybrid.py",)),
 ]
 
 

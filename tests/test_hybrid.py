@@ -1183,8 +1183,8 @@ def test_cuda_row_prefixes_and_wcc_from_them_equal_the_cpu(vid):
 
 def test_the_prefixes_take_room_from_an_idle_sides_slots_and_give_it_back():
     """After BFS and SSSP each side holds its slots and the rest of the budget is spans: WCC's
-    prefix copy takes blocks' room, or the idle weighted side's slot room (its buffers are given
-    back); SSSP then makes its slots again, and every answer is the CPU's within the budget."""
+    prefix copy takes the room of blocks not being read; SSSP then makes its slots again, and
+    every answer is the CPU's within the budget."""
     from graphferry.generators import kronecker_graph
 
     g = kronecker_graph(14, seed=3, weighted=True)
@@ -1196,7 +1196,6 @@ def test_the_prefixes_take_room_from_an_idle_sides_slots_and_give_it_back():
             "sssp": lambda lg: sssp(lg, src, engine="hybrid").distances,
             "wcc": lambda lg: wcc(lg, engine="hybrid").labels}
     with gf.load(g, backend="cpu", budget=budget, partition_bytes=g.m * 8 // 125) as lg:
-        released = 0
         for name in ("bfs", "sssp", "wcc", "sssp", "wcc", "sssp"):
             np.testing.assert_array_equal(runs[name](lg), want[name])
             assert lg.arena.used_bytes <= budget
@@ -1204,10 +1203,45 @@ def test_the_prefixes_take_room_from_an_idle_sides_slots_and_give_it_back():
             weighted_slots = [k for k in lg.pool.slots if k[0][1]]
             if name == "wcc":
                 assert prefix   # kept past the call's own finishing edge map
-                released += not weighted_slots
             elif name == "sssp":
                 assert weighted_slots
-        assert released
         # two calls in a row: the second finds the copy and gathers nothing again
         first, second = wcc(lg, engine="hybrid"), wcc(lg, engine="hybrid")
         assert second.record.bytes_h2d < first.record.bytes_h2d
+
+
+def test_a_sides_stale_slot_promise_lapses_when_it_reserves_another_shape():
+    from graphferry.backends.base import DeviceArena
+    from graphferry.backends.cpu.backend import CpuBackend
+    from graphferry.scheduler.pool import BufferPool
+
+    pool = BufferPool(DeviceArena(CpuBackend(), 10_000))
+    a3, a2, b2 = ("side-a", "<i4", None, 300), ("side-a", "<i4", None, 200), ("side-b", "<i4", None, 200)
+    pool.reserve(a3, 2400)
+    pool.reserve(b2, 1600)
+    assert pool.unallocated_reserve == 4000
+    pool.reserve(a2, 1600)            # side a now groups fewer partitions: its 3-group promise lapses
+    assert pool.unallocated_reserve == 3200 and pool.room_for_blocks() == 6800
+    assert pool.slot(a2, 200, np.int32, None) is not None
+    pool.reserve(a3, 2400)            # a shape holding slots keeps its promise
+    assert pool.unallocated_reserve == 1600 + 2400 + 1600 - 800
+
+
+def test_a_block_takes_an_idle_sides_slot_room_and_the_slots_come_back_with_their_staging():
+    from graphferry.backends.base import DeviceArena
+    from graphferry.backends.cpu.backend import CpuBackend
+    from graphferry.scheduler.pool import BufferPool
+
+    arena = DeviceArena(CpuBackend(), 9000)
+    pool = BufferPool(arena)
+    shape = ("side-b", "<i4", None, 200)
+    pool.reserve(shape, 1600)
+    first = pool.slot(shape, 200, np.int32, None)
+    first.host_indices = np.empty(200, np.int32)
+    pool.slot(shape, 200, np.int32, None)
+    assert arena.used_bytes == 1600
+    assert pool.admit(("side-a", "prefix"), 2000, np.int32, None, 1.0) is None   # b's slots keep their room
+    block = pool.admit(("side-a", "prefix"), 2000, np.int32, None, 1.0, idle=lambda s: s[0] == "side-b")
+    assert block is not None and not pool.slots and arena.used_bytes == 8000
+    again = pool.slot(shape, 200, np.int32, None)   # side b copies again: its slot is made anew
+    assert again is not None and again.host_indices is first.host_indices and arena.used_bytes == 8800

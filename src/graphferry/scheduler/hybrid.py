@@ -322,6 +322,10 @@ class HybridEngine:
         b, s = self.backend, self.side
         n, parts, prog = s.n, s.partitions, st.program
         assert int(s.bounds[0]) == 0 and int(s.bounds[-1]) == n, "partitions must cover every vertex"
+        # a new iteration: what the last one read (any side's) may go now; an edge map that
+        # returned early (SSSP's) left its side's blocks marked, and a copy wanting their room
+        # found none (the row prefixes at Kronecker 25 after SSSP)
+        self.pool.busy = set()
         (g_dev, gt_dev), (g_host, gt_host) = mapped, host
         in_edges = gt_host.offsets is not None
         whole_key = (("neighbors",) + tuple(self.key), "whole")
@@ -452,12 +456,15 @@ class HybridEngine:
             count = self._prefix_edges.get(k)
             if count is None:
                 count = self._prefix_edges[k] = int(np.minimum(np.diff(s.offsets), k).sum())
-            value = 1.0 + max((blk.value for blk in self.pool.blocks.values()), default=0.0)
-            # the slots of sides not being read may give their room back (made again when used)
-            block = self.pool.admit(key, max(1, count), s.indices.dtype, None, value, offsets=n + 1,
+            # any block not being read gives way (it serves some rows, the copy serves all), and
+            # the slots of sides not being read give their room back (made again when used)
+            block = self.pool.admit(key, max(1, count), s.indices.dtype, None, float("inf"), offsets=n + 1,
                                     idle=lambda shape: shape[0] != self.key)
             if block is None:
+                log.debug("hybrid: no room for the row prefixes (%d edges): rows read in place", count)
                 return None
+            # kept at a value above every block's now; it fades while other maps run
+            block.value = 1.0 + max((blk.value for k2, blk in self.pool.blocks.items() if k2 != key), default=0.0)
             indices = self._mapped()[0]
             b.row_prefixes(s.device_offsets(b), indices, k, block.offsets, block.indices)
             moved = count * s.indices.itemsize

@@ -99,7 +99,12 @@ class BufferPool:
         return sum(max(0, r - held.get(k, 0)) for k, r in self._reserved.items() if exempt is None or not exempt(k))
 
     def reserve(self, shape: tuple, nbytes: int) -> None:
-        """Promise ``nbytes`` to slots of ``shape`` (resident blocks never take it)."""
+        """Promise ``nbytes`` to slots of ``shape`` (resident blocks never take it). A side's
+        (``shape[0]``) earlier promises to other shapes that hold no slot lapse: a side sizes its
+        slots anew each iteration (fewer partitions a group once another side holds slots), and
+        every stale promise kept blocks out of room no slot would ever take."""
+        for other in [k for k in self._reserved if k[0] == shape[0] and k != shape and not self.slots.get(k)]:
+            del self._reserved[other]
         self._reserved[shape] = max(self._reserved.get(shape, 0), int(nbytes))
 
     def room_for_blocks(self, exempt=None) -> int:
