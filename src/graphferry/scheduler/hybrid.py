@@ -683,6 +683,7 @@ class HybridEngine:
                                  device=self.executors[0].name)
         # the floor as for any plan: the active bytes of partitions not resident when it began
         it.floor_bytes = self._floor_bytes(stats, [i for i in placed if i not in resident], dense)
+        self.pool.busy = set()  # as every other plan's end: nothing is being read now
         return out
 
     def _observe_kernel_rate(self, program: str, direction: str, edges: int, seconds: float) -> None:
