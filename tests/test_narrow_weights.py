@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.sparse.csgraph as csgraph
-from hypothesis import given, settings, strategies as st
+from conftest import ENGINES, dijkstra_distances
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.sparse import csgraph
 
 import graphferry as gf
 from graphferry import Graph
 from graphferry.algorithms.mst import minimum_spanning_forest
 from graphferry.algorithms.sssp import sssp
 from graphferry.backends.cpu.host_ops import narrow_weights
-
-from conftest import ENGINES, dijkstra_distances
 
 #: weight kind -> (a draw of m weights, the dtype the side should read)
 KINDS = {

@@ -404,11 +404,7 @@ class HybridEngine:
         t = time.perf_counter()
         for lo, hi, src in self._neighbor_runs(dev, source):
             st.kernels.neighbor_map(fn, tables, *view(src), lo, hi, out)
-        b.synchronize()
-        it.kernel_seconds += time.perf_counter() - t
-        device_times = b.take_device_times()
-        if device_times is not None:
-            it.copy_seconds, it.kernel_seconds = device_times
+        self._device_time(it, t)
         name0 = self.executors[0].name
         for i in dev:
             p = parts[i]
@@ -474,17 +470,23 @@ class HybridEngine:
         # the runtime's bundle of arrays, pointing at the prefixes' CSR (its own offsets and edges)
         g = dataclasses.replace(g_dev, offsets=block.offsets, indices=block.indices, weights=None, edge_base=0)
         st.kernels.neighbor_map(fn, st._tables_now(), g, gt_dev, 0, n, out)
-        b.synchronize()
-        it.kernel_seconds += time.perf_counter() - t
-        device_times = b.take_device_times()
-        if device_times is not None:
-            it.copy_seconds, it.kernel_seconds = device_times
+        self._device_time(it, t)
         name0 = self.executors[0].name
         for p in parts:  # the gather's bytes, once, on the first partition
             it.add_partition(p.index, "resident", moved, p.num_vertices, device=name0)
             moved = 0
         self.pool.busy = set()
         return out
+
+    def _device_time(self, it, t0: float) -> None:
+        """Wait for the device; the iteration's kernel time is the wall time since ``t0``, or the
+        device's own copy and kernel times where it measured them."""
+        b = self.backend
+        b.synchronize()
+        it.kernel_seconds += time.perf_counter() - t0
+        device_times = b.take_device_times()
+        if device_times is not None:
+            it.copy_seconds, it.kernel_seconds = device_times
 
     def _whole_block(self, key, block):
         """The pool's copy of this side's whole graph: kept, or admitted and uploaded now
