@@ -1245,6 +1245,15 @@ def test_a_block_takes_an_idle_sides_slot_room_and_the_slots_come_back_with_thei
     assert block is not None and not pool.slots and arena.used_bytes == 8000
     again = pool.slot(shape, 200, np.int32, None)   # side b copies again: its slot is made anew
     assert again is not None and again.host_indices is first.host_indices and arena.used_bytes == 8800
+    pool.release_slots(lambda s: True)
+    pool.reserve(("side-b", "<i4", None, 100), 800)  # side b sizes its slots anew: the old shape's staging goes
+    assert not pool._spare_host
+    pool.reserve(shape, 1600)
+    again = pool.slot(shape, 200, np.int32, None)
+    again.host_indices = np.empty(200, np.int32)
+    pool.release_slots(lambda s: True)
+    pool.close()
+    assert not pool._spare_host and arena.used_bytes == 0
 
 
 def test_a_whole_side_round_leaves_no_block_marked_busy_for_the_next_map(monkeypatch):

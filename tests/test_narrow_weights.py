@@ -137,3 +137,39 @@ def test_cuda_sssp_on_narrowed_weights_equals_the_cpu(engine, kind):
     with gf.load(g, backend="cuda") as lg:
         forest = minimum_spanning_forest(lg, engine="resident")
     assert forest.edges["weight"].sum() == pytest.approx(minimum_spanning_forest(g, backend="cpu").edges["weight"].sum())
+
+
+def test_which_loads_narrow_and_which_read_float_weights():
+    """A kept graph narrows for every engine; one loaded for a single call only for engines that
+    move edges again and again; several ranks never (their maps read the graph's own weights)."""
+    from graphferry.distributed.graph import DistributedGraph
+    from graphferry.distributed.world import local_world
+
+    g = weighted_graph("uint8")
+    kept = gf.load(g, backend="cpu")
+    one_call = gf.LoadedGraph(g, backend="cpu", temporary=True)
+    assert all(kept.narrows(e) for e in ENGINES + ["hybrid"])
+    assert [e for e in ENGINES + ["hybrid"] if one_call.narrows(e)] == ["filter", "compaction", "zerocopy", "unified",
+                                                                        "hybrid"]
+    assert not gf.load(g, backend="cpu", narrow_weights=False).narrows("filter")
+    ranks = DistributedGraph(g, local_world(), backend="cpu")
+    assert not any(ranks.narrows(e) for e in ENGINES)
+    kept.close()
+
+
+def test_a_block_admitted_again_gives_its_old_buffers_back():
+    """A forced filter mix copies partitions that already hold a block again: the pool used to
+    overwrite the block and lose its bytes from the budget's count (at close, bytes stayed used)."""
+    from graphferry.generators import kronecker_graph
+    from graphferry.scheduler import Policy
+
+    g = kronecker_graph(12, seed=3, weighted=True)
+    src = int(np.argmax(np.diff(g.offsets)))
+    with gf.load(g, backend="cpu", budget=int(0.6 * g.m * 8), partition_bytes=g.m * 8 // 125) as lg:
+        for _ in range(2):
+            r = sssp(lg, src, engine="hybrid", policy=Policy(mix=[("device", "filter")]))
+        held = sum(b.nbytes for b in lg.pool.blocks.values()) + sum(
+            s.indices.nbytes + (0 if s.weights is None else s.weights.nbytes) for v in lg.pool.slots.values() for s in v)
+        assert lg.arena.used_bytes == held
+    assert lg.arena.used_bytes == 0
+    np.testing.assert_array_equal(r.distances, sssp(g, src, backend="cpu").distances)

@@ -93,8 +93,12 @@ def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto",
     free memory; on the CPU, room for both edge directions). ``pinned``: place
     the edges in pinned host memory (default: when host memory allows it).
     ``narrow_weights``: where every edge weight is an integer of at most 65535,
-    weighted maps read a uint8 or uint16 copy of the weights (made on first use;
-    results are the same, and a weighted edge moves 5 or 6 bytes instead of 8).
+    weighted maps read a uint8 or uint16 copy of the weights (made on first use, pinned
+    on a device whatever ``pinned`` says, since it is a new buffer either way; results are
+    the same, and a weighted edge moves 5 or 6 bytes instead of 8). It applies to this
+    handle's sides: a graph an algorithm derives for one call (the spanning forest's
+    symmetrised graph, betweenness's simple graph) narrows its own weights where its
+    engine moves edges again and again.
 
     Example:
         >>> import graphferry as gf
@@ -280,10 +284,14 @@ class LoadedGraph:
         return side, eng
 
     def narrows(self, engine: str) -> bool:
-        """Whether ``engine``'s weighted sides read narrowed weights: always where edges are moved
-        or the graph is kept; a temporary graph on the host engine reads them where they lie
-        (nothing moves, and a copy made for one call would cost a pass over every weight)."""
-        return self.narrow_weights and (self.backend.is_device or engine != "host" or not self.temporary)
+        """Whether ``engine``'s weighted sides read narrowed weights. A kept graph: always (each
+        later call moves, or reads, fewer bytes). A graph loaded for one call: only for engines
+        that move edges again and again (a pass over every weight pays back only then; the host
+        engine moves nothing, resident moves them once). Several ranks: never (their edge maps
+        read the graph's own weights, and each rank would copy all of them)."""
+        if not self.narrow_weights or self.distribution is not None:
+            return False
+        return not self.temporary or engine not in ("host", "resident")
 
     def side_weights(self, csr: str) -> np.ndarray | None:
         """The weights of CSR ``csr`` ("out" or "in") as kernels read them: a uint8 or uint16 copy

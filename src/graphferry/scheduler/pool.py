@@ -105,6 +105,7 @@ class BufferPool:
         every stale promise kept blocks out of room no slot would ever take."""
         for other in [k for k in self._reserved if k[0] == shape[0] and k != shape and not self.slots.get(k)]:
             del self._reserved[other]
+            self._spare_host.pop(other, None)  # staging of a shape this side no longer makes
         self._reserved[shape] = max(self._reserved.get(shape, 0), int(nbytes))
 
     def room_for_blocks(self, exempt=None) -> int:
@@ -166,6 +167,8 @@ class BufferPool:
         buffers are given back if it needs them (they are allocated again when next used)."""
         nbytes = edges * (np.dtype(idx_dtype).itemsize + (np.dtype(w_dtype).itemsize if w_dtype is not None else 0))
         nbytes += 8 * offsets
+        if key in self.blocks:  # admitted again (a forced mix copies a held partition anew): the old one goes
+            self.drop(key)
         if nbytes > self.room_for_blocks(idle):
             cheaper = _by_value((k, b) for k, b in self.blocks.items() if b.value < value and k not in self.busy)
             freeable = sum(self.blocks[k].nbytes for _, k in cheaper)
@@ -214,6 +217,7 @@ class BufferPool:
                 self._release(s.weights)
         self.slots.clear()
         self._reserved.clear()
+        self._spare_host.clear()
 
 
 def _by_value(items) -> list[tuple[float, tuple]]:
