@@ -1274,3 +1274,20 @@ def test_a_whole_side_round_leaves_no_block_marked_busy_for_the_next_map(monkeyp
         r = wcc(lg, engine="hybrid")
         assert {p["engine"] for p in r.record.to_dict()["steps"][0]["partitions"]} == {"resident"}
         np.testing.assert_array_equal(r.labels, wcc(g, backend="cpu").labels)
+
+
+def test_a_closed_hybrid_side_leaves_no_slot_promise_behind():
+    """A hybrid side evicted for another engine's buffers gives back its promises too, also of
+    shapes holding no slot (released for another side's block): blocks get the room again."""
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(14, seed=3, weighted=True)
+    src = int(np.argmax(np.diff(g.offsets)))
+    with gf.load(g, backend="cpu", budget=int(0.55 * g.m * 8), partition_bytes=g.m * 8 // 125) as lg:
+        sssp(lg, src, engine="hybrid")
+        wcc(lg, engine="hybrid")
+        bfs(lg, src, engine="resident")   # needs the room: the hybrid sides are evicted
+        live = {eng.key for _, eng in lg._engines.values() if hasattr(eng, "key")}
+        assert not [sh for sh in lg.pool._reserved if sh[0] not in live]
+        assert lg.pool.room_for_blocks() == lg.arena.free_bytes
+        np.testing.assert_array_equal(wcc(lg, engine="hybrid").labels, wcc(g, backend="cpu").labels)

@@ -1038,7 +1038,11 @@ class HybridEngine:
             for slot in self.pool.slots.pop(shape):
                 self.pool._release(slot.indices)
                 self.pool._release(slot.weights)
-            self.pool._reserved.pop(shape, None)
+        # every promise of this side's, also of shapes holding no slot now (released for another
+        # side's block, or never made): a closed side's promise kept blocks out of its room
+        for shape in [sh for sh in self.pool._reserved if sh[0] == self.key]:
+            del self.pool._reserved[shape]
+            self.pool._spare_host.pop(shape, None)
         if self._threads is not None:
             self._threads.shutdown(wait=True)
             self._threads = None
