@@ -375,13 +375,16 @@ class Backend(ABC):
         """
         xp = self.xp
         n = int(offsets.size) - 1
-        count = xp.minimum(offsets[1:] - offsets[:-1], k)
-        out_offsets[0] = 0
-        xp.cumsum(count, out=out_offsets[1:])
-        total = int(out_offsets[n])
-        rows = xp.repeat(xp.arange(n, dtype=np.int64), count)
+        total = self._prefix_offsets(offsets, k, out_offsets)
+        rows = xp.repeat(xp.arange(n, dtype=np.int64), out_offsets[1:] - out_offsets[:-1])
         out_indices[:total] = indices[xp.arange(total, dtype=np.int64) - out_offsets[rows] + offsets[rows]]
         return total
+
+    def _prefix_offsets(self, offsets: Any, k: int, out_offsets: Any) -> int:
+        """``out_offsets``: the prefix sums of ``min(D(v), k)`` (:meth:`row_prefixes`); their total."""
+        out_offsets[0] = 0
+        self.xp.cumsum(self.xp.minimum(offsets[1:] - offsets[:-1], k), out=out_offsets[1:])
+        return int(out_offsets[-1])
 
     def partition_counts(self, ids: Any, offsets: Any, bounds: Any, itemsizes: tuple[int, ...]) -> np.ndarray:
         """Per partition ``[bounds[i], bounds[i+1])`` of the vertices, the active vertices among the

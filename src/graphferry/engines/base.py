@@ -65,6 +65,12 @@ class EdgeSide:
         return len(self.offsets) - 1
 
     @property
+    def weight_dtype(self) -> np.dtype | None:
+        """The weights' type (float32, or narrowed uint8 / uint16), None when unweighted: what every
+        device buffer or staging copy of them is made of."""
+        return None if self.weights is None else self.weights.dtype
+
+    @property
     def weight_bytes(self) -> int:
         """Bytes of one edge's weight (4: float32, 1 or 2: narrowed integers, 0: unweighted)."""
         return 0 if self.weights is None else self.weights.itemsize
@@ -131,7 +137,7 @@ class Engine(ABC):
             if k and per_buffer > self.arena.free_bytes:
                 break
             idx = self.arena.alloc(cap, s.indices.dtype, f"{label} buffer {k} (indices)")
-            w = None if s.weights is None else self.arena.alloc(cap, s.weights.dtype, f"{label} buffer {k} (weights)")
+            w = None if s.weights is None else self.arena.alloc(cap, s.weight_dtype, f"{label} buffer {k} (weights)")
             bufs.append((idx, w))
         return bufs
 

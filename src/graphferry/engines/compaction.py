@@ -32,7 +32,7 @@ class CompactionEngine(Engine):
         self._bufs = []
         for idx, w in self.partition_buffers("compaction"):   # a staging buffer for each
             stage_idx = backend.pinned_empty(cap, side.indices.dtype)
-            stage_w = None if side.weights is None else backend.pinned_empty(cap, side.weights.dtype)
+            stage_w = None if side.weights is None else backend.pinned_empty(cap, side.weight_dtype)
             self._bufs.append((idx, w, stage_idx, stage_w))
         self._next = 0
         self._last = 0

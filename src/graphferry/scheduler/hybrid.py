@@ -149,7 +149,7 @@ class HybridEngine:
             k -= 1
         if 2 * k * cap * per_edge > budget:
             return None, 0  # not even two single-partition slots: explicit copies are impossible
-        return (self.key, s.indices.dtype.str, None if s.weights is None else s.weights.dtype.str, k * cap), k
+        return (self.key, s.indices.dtype.str, None if s.weights is None else s.weight_dtype.str, k * cap), k
 
     def _slot(self, shape):
         _, dt, w_dt, cap = shape
@@ -322,10 +322,7 @@ class HybridEngine:
         b, s = self.backend, self.side
         n, parts, prog = s.n, s.partitions, st.program
         assert int(s.bounds[0]) == 0 and int(s.bounds[-1]) == n, "partitions must cover every vertex"
-        # a new iteration: what the last one read (any side's) may go now; an edge map that
-        # returned early (SSSP's) left its side's blocks marked, and a copy wanting their room
-        # found none (the row prefixes at Kronecker 25 after SSSP)
-        self.pool.busy = set()
+        self.pool.busy = set()  # a new iteration: what the last one read (any side's) may go now
         (g_dev, gt_dev), (g_host, gt_host) = mapped, host
         in_edges = gt_host.offsets is not None
         whole_key = (("neighbors",) + tuple(self.key), "whole")
@@ -497,7 +494,7 @@ class HybridEngine:
             return block, 0, 0.0
         s, b = self.side, self.backend
         block = self.pool.admit(key, int(s.offsets[-1]), s.indices.dtype,
-                                None if s.weights is None else s.weights.dtype, 0.0)
+                                s.weight_dtype, 0.0)
         if block is None:
             return None, 0, 0.0
         t = time.perf_counter()
@@ -779,7 +776,7 @@ class HybridEngine:
         if need > 0:  # other sides' idle blocks make the room, least valuable first
             self.pool.drop_blocks(need, among=idle)
         block = self.pool.admit((self.key, SPAN), e1 - e0, s.indices.dtype,
-                                None if s.weights is None else s.weights.dtype, float(self.value[a:z].mean()))
+                                s.weight_dtype, float(self.value[a:z].mean()))
         if block is None:
             return
         b = self.backend
@@ -818,7 +815,7 @@ class HybridEngine:
         p = self.side.partitions[i]
         s = self.side
         return self.pool.admit((self.key, i), p.num_edges, s.indices.dtype,
-                               None if s.weights is None else s.weights.dtype, float(self.value[i]))
+                               s.weight_dtype, float(self.value[i]))
 
     def _edges(self, stats, idx: list[int], dense: bool) -> int:
         """Edges of partitions ``idx`` a round reads: all of each partition's when every row counts
@@ -994,7 +991,7 @@ class HybridEngine:
                 continue
             if slot.host_indices is None:
                 slot.host_indices = b.pinned_empty(slot.capacity, s.indices.dtype)
-                slot.host_weights = None if s.weights is None else b.pinned_empty(slot.capacity, s.weights.dtype)
+                slot.host_weights = None if s.weights is None else b.pinned_empty(slot.capacity, s.weight_dtype)
             ids = np.concatenate([host_ids[int(stats.cuts[i]) : int(stats.cuts[i + 1])] for i in chunk])
             b.host_wait(slot.staged_at)
             t0 = time.perf_counter()
@@ -1034,15 +1031,7 @@ class HybridEngine:
     def close(self) -> None:
         for key in [k for k in self.pool.blocks if k[0] in (self.key, ("neighbors",) + tuple(self.key))]:
             self.pool.drop(key)
-        for shape in [sh for sh in self.pool.slots if sh[0] == self.key]:
-            for slot in self.pool.slots.pop(shape):
-                self.pool._release(slot.indices)
-                self.pool._release(slot.weights)
-        # every promise of this side's, also of shapes holding no slot now (released for another
-        # side's block, or never made): a closed side's promise kept blocks out of its room
-        for shape in [sh for sh in self.pool._reserved if sh[0] == self.key]:
-            del self.pool._reserved[shape]
-            self.pool._spare_host.pop(shape, None)
+        self.pool.forget_side(self.key)
         if self._threads is not None:
             self._threads.shutdown(wait=True)
             self._threads = None

@@ -129,6 +129,18 @@ class BufferPool:
             self._turn.pop(shape, None)
         return freed
 
+    def forget_side(self, side) -> None:
+        """A closed side's slots, promises and kept staging go: every promise, also of shapes
+        holding no slot now (released for another side's block, or never made), which would keep
+        blocks out of that room for good."""
+        def mine(shape):
+            return shape[0] == side
+
+        self.release_slots(mine)
+        for table in (self._reserved, self._spare_host):
+            for shape in [sh for sh in table if mine(sh)]:
+                del table[shape]
+
     # ------------------------------------------------------------ staging slots
     def slot(self, shape: tuple, capacity: int, idx_dtype, w_dtype, count: int = 2) -> Slot | None:
         """The next of up to ``count`` slots of ``shape`` (round robin), allocated on first use.
@@ -140,7 +152,7 @@ class BufferPool:
         turn = self._turn.get(shape, 0)
         self._turn[shape] = turn + 1
         if len(have) < count:
-            need = capacity * (np.dtype(idx_dtype).itemsize + (np.dtype(w_dtype).itemsize if w_dtype is not None else 0))
+            need = capacity * _entry_bytes(idx_dtype, w_dtype)
             if self.arena.free_bytes < need:
                 self.drop_blocks(need - self.arena.free_bytes)
             if self.arena.free_bytes < need and self.reclaim is not None:
@@ -165,8 +177,7 @@ class BufferPool:
         ``offsets``: int64 entries of an offsets array the block holds too (0: none). ``idle(shape)``:
         slot shapes of sides not being read, whose promised room the block may take and whose
         buffers are given back if it needs them (they are allocated again when next used)."""
-        nbytes = edges * (np.dtype(idx_dtype).itemsize + (np.dtype(w_dtype).itemsize if w_dtype is not None else 0))
-        nbytes += 8 * offsets
+        nbytes = edges * _entry_bytes(idx_dtype, w_dtype) + 8 * offsets
         if key in self.blocks:  # admitted again (a forced mix copies a held partition anew): the old one goes
             self.drop(key)
         if nbytes > self.room_for_blocks(idle):
@@ -224,6 +235,11 @@ def _by_value(items) -> list[tuple[float, tuple]]:
     """``(value, key)`` of blocks ``(key, block)``, least valuable first; ties in the order the
     blocks were admitted (keys are not compared: a partition's index and a span's name differ)."""
     return sorted(((b.value, k) for k, b in items), key=lambda vk: vk[0])
+
+
+def _entry_bytes(idx_dtype, w_dtype) -> int:
+    """Bytes of one edge in buffers of these index and weight types (no weights: ``w_dtype`` None)."""
+    return np.dtype(idx_dtype).itemsize + (0 if w_dtype is None else np.dtype(w_dtype).itemsize)
 
 
 def _slot_bytes(s: Slot) -> int:

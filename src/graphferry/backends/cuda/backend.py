@@ -645,10 +645,7 @@ class CudaBackend(Backend):
     def row_prefixes(self, offsets, indices, k, out_offsets, out_indices) -> int:
         # the counts' prefix sum by CuPy, the copy by one kernel (no edge-sized temporaries)
         n = int(offsets.size) - 1
-        count = cupy.minimum(offsets[1:] - offsets[:-1], k)
-        out_offsets[0] = 0
-        cupy.cumsum(count, out=out_offsets[1:])
-        total = int(out_offsets[n])
+        total = self._prefix_offsets(offsets, k, out_offsets)
         kind = "i32" if np.dtype(indices.dtype) == np.int32 else "i64"
         grid = max(1, min((n + BLOCK - 1) // BLOCK, self.num_sms * 16))
         self._bitmap_fn(f"gf_row_prefixes_{kind}")((grid,), (BLOCK,), (offsets, out_offsets, _I64(n), indices,
