@@ -852,7 +852,8 @@ def test_sparse_rounds_keep_a_span_once_its_partitions_were_read_whole():
     want = sssp(g, 0, backend="cpu").distances
     runs = {}
     for residency in (True, False):
-        lg = gf.load(g, backend="cpu", budget=budget, partition_bytes=max(64, g.m * 8 // 32))
+        # plain ids: the budget's arithmetic above is in 4-byte ids
+        lg = gf.load(g, backend="cpu", budget=budget, partition_bytes=max(64, g.m * 8 // 32), pack_ids=False)
         policy = Policy(use_cpu=False, residency=residency)
         calls = [sssp(lg, 0, engine="hybrid", policy=policy) for _ in range(2)]
         for r in calls:
@@ -976,7 +977,9 @@ def test_row_reading_neighbor_maps_read_the_span_on_the_device(directed, backend
         src, dst = g.edges()
         keep = src < dst
         g = Graph.from_edges(src[keep], dst[keep], n=g.n, directed=True)
-    lg = gf.load(g, backend=backend, budget=g.edge_bytes // 2, partition_bytes=max(64, g.edge_bytes // 32))
+    # plain ids: blocks of packed ids serve edge maps only (test_packed_blocks_are_not_read_by_neighbor_maps)
+    lg = gf.load(g, backend=backend, budget=g.edge_bytes // 2, partition_bytes=max(64, g.edge_bytes // 32),
+                 pack_ids=False)
     policy = Policy(use_cpu=False)
     with Runtime(lg, engine="hybrid", policy=policy) as rt:  # pushes keep a span and a block of its own
         st = rt.start(_label_program(), arrays={"label": VERTEX_IDS})
@@ -1015,7 +1018,8 @@ def test_resident_kernels_go_between_the_filter_groups_copies():
     g = kronecker_graph(13, seed=4)
     fast = Calibration.from_json(Calibration.nominal().to_json())
     fast.device_edge_rate = {k: 2e10 for k in fast.device_edge_rate}  # 4-byte edges, copies at 51 GB/s
-    lg = gf.load(g, backend="cpu", budget=g.edge_bytes // 2, partition_bytes=max(64, g.edge_bytes // 32))
+    lg = gf.load(g, backend="cpu", budget=g.edge_bytes // 2, partition_bytes=max(64, g.edge_bytes // 32),
+                 pack_ids=False)  # plain ids: half the edges fit, the rest are copied
     policy = Policy(use_cpu=False, calibration=fast, combine_k=2)
     want = pagerank_ldbc(g, damping=0.85, iterations=3, backend="cpu").ranks
     for _ in range(2):  # the first call keeps a span; the second reads it
@@ -1283,7 +1287,8 @@ def test_a_closed_hybrid_side_leaves_no_slot_promise_behind():
 
     g = kronecker_graph(14, seed=3, weighted=True)
     src = int(np.argmax(np.diff(g.offsets)))
-    with gf.load(g, backend="cpu", budget=int(0.55 * g.m * 8), partition_bytes=g.m * 8 // 125) as lg:
+    with gf.load(g, backend="cpu", budget=int(0.55 * g.m * 8), partition_bytes=g.m * 8 // 125,
+                 pack_ids=False) as lg:  # plain ids: resident then needs the hybrid's room
         sssp(lg, src, engine="hybrid")
         wcc(lg, engine="hybrid")
         bfs(lg, src, engine="resident")   # needs the room: the hybrid sides are evicted

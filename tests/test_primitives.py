@@ -302,23 +302,24 @@ def test_bits_degree_sum_counts_a_bitmaps_vertices_and_their_degrees():
         assert b.bits_degree_sum(b.bits_from_ids(ids, n), deg, n) == (len(ids), int(deg[ids].sum()))
 
 
-def _partition_counts_oracle(ids, offsets, bounds, itemsizes):
-    """Per partition: active ids, their edges, and the 128-byte lines of each row's byte range."""
+def _partition_counts_oracle(ids, offsets, bounds, bit_sizes):
+    """Per partition: active ids, their edges, and the 128-byte (1024-bit) lines of each row's bit range."""
     out = np.zeros((3, len(bounds) - 1), dtype=np.int64)
     for v in ids.tolist():
         p = int(np.searchsorted(bounds, v, side="right")) - 1
         b, e = int(offsets[v]), int(offsets[v + 1])
         out[0, p] += 1
         out[1, p] += e - b
-        out[2, p] += sum(len(range((b * s) // 128, (e * s - 1) // 128 + 1)) if e > b else 0 for s in itemsizes)
+        out[2, p] += sum(len(range((b * s) // 1024, (e * s - 1) // 1024 + 1)) if e > b else 0 for s in bit_sizes)
     return out
 
 
 def partition_counts_cases(seed=6):
-    """(ids, offsets, bounds, itemsizes) cases: empty rows, rows across lines, hubs, one partition."""
+    """(ids, offsets, bounds, bits per entry) cases: empty rows, rows across lines, hubs, one
+    partition, packed ids (25 or 7 bits) beside 8- and 16-bit weights."""
     rng = np.random.default_rng(seed)
-    for n, parts, sizes in ((1, 1, (4,)), (40, 3, (4,)), (1000, 7, (4, 4)), (5000, 300, (8, 4)),
-                            (3000, 2000, (4,))):
+    for n, parts, sizes in ((1, 1, (32,)), (40, 3, (32,)), (1000, 7, (32, 32)), (5000, 300, (64, 32)),
+                            (3000, 2000, (32,)), (2000, 30, (25, 8)), (700, 5, (7, 16))):
         deg = rng.integers(0, 90, n) * rng.integers(0, 2, n)
         deg[rng.integers(0, n, max(1, n // 100))] = rng.integers(100, 5000)
         offsets = np.concatenate([[0], np.cumsum(deg)]).astype(np.int64)

@@ -25,17 +25,18 @@ INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 LINE_BYTES = 128
 
 
-def row_lines(xp, b, e, itemsize: int):
-    """The ``LINE_BYTES`` lines covering edge ranges ``[b, e)`` of ``itemsize``-byte entries, 0 for
-    empty rows (HyTGraph formula 3's ``ceil(D_o(v) d_1 / m) + am(v)``: misalignment included).
+def row_lines(xp, b, e, bits: int):
+    """The ``LINE_BYTES`` lines covering edge ranges ``[b, e)`` of ``bits``-bit entries (32 for
+    int32 ids, the field width for packed ids), 0 for empty rows (HyTGraph formula 3's
+    ``ceil(D_o(v) d_1 / m) + am(v)``: misalignment included).
 
     Example:
         >>> import numpy as np
-        >>> row_lines(np, np.array([0, 3, 40]), np.array([2, 40, 40]), 4).tolist()
+        >>> row_lines(np, np.array([0, 3, 40]), np.array([2, 40, 40]), 32).tolist()
         [1, 2, 0]
     """
-    first = (b * itemsize) // LINE_BYTES
-    last = (e * itemsize - 1) // LINE_BYTES
+    first = (b * bits) // (8 * LINE_BYTES)
+    last = (e * bits - 1) // (8 * LINE_BYTES)
     return xp.where(e > b, last - first + 1, 0)
 
 
@@ -66,7 +67,7 @@ class PartitionView:
 
     Row ``r`` has edges ``offsets[r] - edge_base .. offsets[r + 1] - edge_base``
     of ``indices``/``weights`` and is vertex ``vertex_ids[r]`` (compacted view)
-    or ``lo + r`` (range view).
+    or ``lo + r`` (range view). ``indices`` are plain vertex ids, or packed (``index_bits``).
     """
 
     offsets: Any
@@ -76,6 +77,15 @@ class PartitionView:
     lo: int
     rows: int
     edge_base: int
+    #: 0: ``indices`` holds plain vertex ids; else ids packed in fields of this many bits
+    #: (:func:`~graphferry.backends.cpu.host_ops.pack_indices`), ``edge_base`` a multiple of 32
+    index_bits: int = 0
+
+    @property
+    def edge_capacity(self) -> int:
+        """Edges ``indices`` can hold (its entries, or its packed fields)."""
+        size = int(self.indices.size)
+        return size * 32 // self.index_bits if self.index_bits else size
 
 
 class CompiledProgram(ABC):
@@ -388,15 +398,15 @@ class Backend(ABC):
 
     def partition_counts(self, ids: Any, offsets: Any, bounds: Any, itemsizes: tuple[int, ...]) -> np.ndarray:
         """Per partition ``[bounds[i], bounds[i+1])`` of the vertices, the active vertices among the
-        sorted ``ids``, their edges and the 128-byte lines their rows cover in arrays of each of
-        ``itemsizes`` (misalignment included): a host ``(3, partitions)`` int64 array. ``ids``,
+        sorted ``ids``, their edges and the 128-byte lines their rows cover in arrays of entries of
+        each of ``itemsizes`` bits (misalignment included): a host ``(3, partitions)`` int64 array. ``ids``,
         ``offsets`` and ``bounds`` lie where the backend keeps them.
 
         Example:
             >>> import numpy as np
             >>> from graphferry.backends.cpu.backend import CpuBackend
             >>> off = np.array([0, 2, 3, 40, 40])   # rows of 2, 1, 37 and 0 edges
-            >>> CpuBackend().partition_counts(np.array([0, 2, 3]), off, np.array([0, 2, 4]), (4,)).tolist()
+            >>> CpuBackend().partition_counts(np.array([0, 2, 3]), off, np.array([0, 2, 4]), (32,)).tolist()
             [[1, 2], [2, 37], [1, 2]]
         """
         xp = self.xp

@@ -31,12 +31,32 @@ from ..partition import Partition, partition_by_bytes
 
 @dataclass
 class EdgeSide:
-    """One direction's CSR (out-edges for push, in-edges for pull) and its partitions."""
+    """One direction's CSR (out-edges for push, in-edges for pull) and its partitions.
+
+    ``packed`` (with ``index_bits``): the ids packed in ``index_bits``-bit fields
+    (:func:`~graphferry.backends.cpu.host_ops.pack_indices`), what engines that move or map
+    ranges of edges copy and read (the *range layout*); ``indices`` stay for everything
+    that reads rows by position on the host (compaction's gather, a CPU executor,
+    neighbourhood functions). A packed range starts at a multiple of 32 edges
+    (:meth:`range_of`), its weights with it.
+
+    Example:
+        >>> import numpy as np
+        >>> from graphferry import Graph
+        >>> from graphferry.backends.cpu.host_ops import pack_indices
+        >>> g = Graph.from_edges(list(range(40)), [1] * 40, n=64)
+        >>> side = EdgeSide.of(g, 1 << 20, False, packed=(pack_indices(g.indices, 6), 6))
+        >>> base, idx, _ = side.range_of(side.range_indices, None, 33, 40)
+        >>> base, len(idx), side.range_bytes(33, 40)   # edges 32..63: one group of 32 six-bit fields
+        (32, 6, 24)
+    """
 
     offsets: np.ndarray
     indices: np.ndarray
     weights: np.ndarray | None
     partitions: list[Partition]
+    packed: np.ndarray | None = None
+    index_bits: int = 0
     bounds: np.ndarray = field(init=False)
 
     def __post_init__(self):
@@ -53,12 +73,17 @@ class EdgeSide:
         return dev
 
     @classmethod
-    def of(cls, graph, partition_bytes: int, use_weights: bool, weights: np.ndarray | None = None) -> "EdgeSide":
-        """``graph``'s side cut into partitions of about ``partition_bytes``; ``weights``: the
-        weights as kernels will read them (the loaded graph's narrowed copy), else ``graph.weights``."""
+    def of(cls, graph, partition_bytes: int, use_weights: bool, weights: np.ndarray | None = None,
+           packed: tuple[np.ndarray, int] | None = None) -> "EdgeSide":
+        """``graph``'s side cut into partitions of about ``partition_bytes`` (of plain ids: the
+        same partitions packed or not); ``weights``: the weights as kernels will read them (the
+        loaded graph's narrowed copy), else ``graph.weights``; ``packed``: ``(words, bits)`` of
+        the ids packed (the loaded graph's copy), or None."""
         w = (graph.weights if weights is None else weights) if use_weights else None
         per_edge = graph.indices.itemsize + (0 if w is None else w.itemsize)
-        return cls(graph.offsets, graph.indices, w, partition_by_bytes(graph.offsets, per_edge, partition_bytes))
+        words, bits = packed if packed is not None else (None, 0)
+        return cls(graph.offsets, graph.indices, w, partition_by_bytes(graph.offsets, per_edge, partition_bytes),
+                   words, bits)
 
     @property
     def n(self) -> int:
@@ -77,7 +102,69 @@ class EdgeSide:
 
     @property
     def bytes_per_edge(self) -> int:
+        """Bytes of one edge with plain ids (what compaction's gather and the host read)."""
         return self.indices.itemsize + self.weight_bytes
+
+    # ---- the range layout: what copies of consecutive edges and mapped reads use
+    @property
+    def range_indices(self) -> np.ndarray:
+        """The ids as ranges of edges are copied and mapped: packed words, else the plain ids."""
+        return self.indices if self.packed is None else self.packed
+
+    @property
+    def range_index_bits(self) -> int:
+        """Bits of one id in the range layout (32 for plain int32 ids)."""
+        return self.index_bits if self.packed is not None else 8 * self.indices.itemsize
+
+    @property
+    def view_bits(self) -> int:
+        """``PartitionView.index_bits`` of a range view: 0 for plain ids."""
+        return self.index_bits if self.packed is not None else 0
+
+    @property
+    def range_bytes_per_edge(self) -> float:
+        """Bytes one edge of a range moves (fractional when packed: 25-bit ids are 3.125 bytes)."""
+        return self.range_index_bits / 8 + self.weight_bytes
+
+    def range_base(self, e0: int) -> int:
+        """The first edge a copy of edges from ``e0`` on holds: ``e0``, or the multiple of 32 at or
+        below it (where a packed word starts)."""
+        return e0 & ~31 if self.packed is not None else e0
+
+    def range_entries(self, edges: int) -> tuple[int, int]:
+        """``(index entries, weight entries)`` a buffer needs to hold any run of ``edges`` consecutive
+        edges in the range layout (packed: the run's groups of 32, one more where it straddles)."""
+        if self.packed is None:
+            return edges, edges
+        return (-(-edges // 32) + 1) * self.index_bits, edges + 31
+
+    def range_of(self, idx, w, e0: int, e1: int, first: int = 0):
+        """``(base, idx[...], w[...])``: edges ``[e0, e1)`` of arrays ``idx`` / ``w`` (host or device)
+        that hold the range layout from edge ``first`` on (0, or the base of the copy they hold),
+        with ``base`` the kernel's ``edge_base``. ``w`` may be None."""
+        base = self.range_base(e0)
+        if self.packed is None:
+            i0, i1 = base - first, e1 - first
+        else:
+            bits = self.index_bits
+            start = (first >> 5) * bits
+            i0, i1 = (base >> 5) * bits - start, min(((e1 + 31) >> 5) * bits - start, len(idx))
+        return base, idx[i0:i1], None if w is None else w[base - first : e1 - first]
+
+    def host_range(self, e0: int, e1: int):
+        """``(base, ids, weights)`` of edges ``[e0, e1)`` in the range layout, in host memory."""
+        return self.range_of(self.range_indices, self.weights, e0, e1)
+
+    def range_bytes(self, e0: int, e1: int) -> int:
+        """Bytes a copy of edges ``[e0, e1)`` in the range layout moves."""
+        _, idx, w = self.host_range(e0, e1)
+        return int(idx.nbytes) + (0 if w is None else int(w.nbytes))
+
+    def range_view(self, offsets, lo: int, rows: int, idx, w, e0: int, e1: int, first: int = 0) -> PartitionView:
+        """A range view of rows ``[lo, lo + rows)`` (edges ``[e0, e1)``) over arrays holding the range
+        layout from edge ``first`` on (see :meth:`range_of`)."""
+        base, i, ws = self.range_of(idx, w, e0, e1, first)
+        return PartitionView(offsets, i, ws, None, lo, rows, base, self.view_bits)
 
     @property
     def edge_bytes(self) -> int:
@@ -101,6 +188,9 @@ class Loaded:
 
 class Engine(ABC):
     name = "?"
+    #: True where the engine reads the side's range layout (``EdgeSide.range_of``): a loaded graph
+    #: then hands it a side with packed ids where it packs them; others always get plain ids
+    reads_packed = False
     #: False when the engine moves nothing: unless the caller sets partition_bytes,
     #: its edge side is one partition, since partitions would only add kernel launches.
     splits_partitions = True
@@ -122,27 +212,47 @@ class Engine(ABC):
         """Give back every device buffer."""
 
     # ---- helpers shared by engines -------------------------------------
-    def partition_buffers(self, label: str, most: int = 2) -> list[tuple[Any, Any]]:
+    def partition_buffers(self, label: str, most: int = 2, plain_too: bool = False) -> list[tuple[Any, Any]]:
         """Device buffers (indices, weights or None) for the side's largest partition, ``most``
         of them where the budget holds that many, else fewer (at least one; the first that does
         not fit raises DeviceMemoryError naming the budget). Two alternate so that the copy of
         partition ``i + 1`` overlaps the kernel on ``i``; with one, each copy waits for the
         kernel that read the buffer. A budget just above one hub row's edges holds only one.
+        Sized for the range layout (packed ids where the side has them); ``plain_too``: also for
+        the partition's edges as plain ids (a compaction gather).
         """
         s = self.side
         cap = s.max_partition_edges()
-        per_buffer = cap * s.bytes_per_edge
+        n_idx, n_w = s.range_entries(cap)
+        n_idx = max(n_idx, cap) if plain_too else n_idx
+        per_buffer = n_idx * s.indices.itemsize + (0 if s.weights is None else n_w * s.weight_bytes)
         bufs: list[tuple[Any, Any]] = []
         for k in range(most):
             if k and per_buffer > self.arena.free_bytes:
                 break
-            idx = self.arena.alloc(cap, s.indices.dtype, f"{label} buffer {k} (indices)")
-            w = None if s.weights is None else self.arena.alloc(cap, s.weight_dtype, f"{label} buffer {k} (weights)")
+            idx = self.arena.alloc(n_idx, s.indices.dtype, f"{label} buffer {k} (indices)")
+            w = None if s.weights is None else self.arena.alloc(n_w, s.weight_dtype, f"{label} buffer {k} (weights)")
             bufs.append((idx, w))
         return bufs
 
     def range_view(self, part: Partition, offsets, indices, weights, edge_base: int) -> PartitionView:
+        """A view of ``part`` over plain ids ``indices`` (and ``weights``) that start at edge ``edge_base``."""
         return PartitionView(offsets, indices, weights, None, part.lo, part.num_vertices, edge_base)
+
+    def partition_view(self, part: Partition, offsets, indices, weights, first: int = 0) -> PartitionView:
+        """Partition ``part``'s range view over arrays holding the range layout from edge ``first``
+        on (a whole side's: 0; a copy of the partition: its :meth:`EdgeSide.range_base`)."""
+        return self.side.range_view(offsets, part.lo, part.num_vertices, indices, weights,
+                                    part.edge_lo, part.edge_hi, first)
+
+    def copy_range(self, part: Partition, idx, w, after=None) -> int:
+        """Copy ``part``'s edges in the range layout into device buffers ``idx`` / ``w`` (from their
+        start); returns the bytes moved."""
+        _, hi, hw = self.side.host_range(part.edge_lo, part.edge_hi)
+        self.backend.copy_h2d(idx[: len(hi)], hi, after=after)
+        if w is not None:
+            self.backend.copy_h2d(w[: len(hw)], hw, after=after)
+        return int(hi.nbytes) + (0 if hw is None else int(hw.nbytes))
 
     def rows_of(self, part: Partition, active: np.ndarray | None):
         """Active rows of ``part`` relative to ``part.lo`` on the device, or None."""

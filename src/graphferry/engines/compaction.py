@@ -25,12 +25,13 @@ from .base import Engine, Loaded
 
 class CompactionEngine(Engine):
     name = "compaction"
+    reads_packed = True
 
     def __init__(self, side, backend, arena):
         super().__init__(side, backend, arena)
         cap = side.max_partition_edges()
         self._bufs = []
-        for idx, w in self.partition_buffers("compaction"):   # a staging buffer for each
+        for idx, w in self.partition_buffers("compaction", plain_too=True):   # a staging buffer for each
             stage_idx = backend.pinned_empty(cap, side.indices.dtype)
             stage_w = None if side.weights is None else backend.pinned_empty(cap, side.weight_dtype)
             self._bufs.append((idx, w, stage_idx, stage_w))
@@ -69,14 +70,9 @@ class CompactionEngine(Engine):
         contiguous edge range, so it is copied as it lies, with no gather."""
         s = self.side
         t0 = time.perf_counter()
-        k = part.num_edges
-        self.backend.copy_h2d(d_idx[:k], s.indices[part.edge_lo : part.edge_hi], after=after)
-        if d_w is not None:
-            self.backend.copy_h2d(d_w[:k], s.weights[part.edge_lo : part.edge_hi], after=after)
+        moved = self.copy_range(part, d_idx, d_w, after=after) + (part.num_vertices + 1) * 8
         offs = self.backend.asarray(s.offsets[part.lo : part.hi + 1])
-        view = PartitionView(offs, d_idx[:k], None if d_w is None else d_w[:k], None, part.lo,
-                             part.num_vertices, part.edge_lo)
-        moved = k * s.bytes_per_edge + (part.num_vertices + 1) * 8
+        view = self.partition_view(part, offs, d_idx, d_w, first=s.range_base(part.edge_lo))
         return Loaded(view, None, True, moved, copy_seconds=time.perf_counter() - t0)
 
     def done(self, loaded):

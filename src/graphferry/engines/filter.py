@@ -20,6 +20,7 @@ from .base import Engine, Loaded
 
 class FilterEngine(Engine):
     name = "filter"
+    reads_packed = True
 
     def __init__(self, side, backend, arena):
         super().__init__(side, backend, arena)
@@ -27,7 +28,7 @@ class FilterEngine(Engine):
         self._next = 0
         self._free_at = [None] * len(self._bufs)  # per buffer: token of the last kernel that read it
         self._offsets = side.device_offsets(backend)
-        backend.register_host(side.indices)
+        backend.register_host(side.range_indices)
         if side.weights is not None:
             backend.register_host(side.weights)
 
@@ -36,17 +37,12 @@ class FilterEngine(Engine):
         buf = self._last = self._next
         idx, w = self._bufs[buf]
         self._next = (self._next + 1) % len(self._bufs)
-        k = part.num_edges
         t = time.perf_counter()
-        after = self._free_at[buf]
-        self.backend.copy_h2d(idx[:k], s.indices[part.edge_lo : part.edge_hi], after=after)
-        if w is not None:
-            self.backend.copy_h2d(w[:k], s.weights[part.edge_lo : part.edge_hi], after=after)
+        moved = self.copy_range(part, idx, w, after=self._free_at[buf])
         secs = time.perf_counter() - t
-        view = self.range_view(part, self._offsets[part.lo : part.hi + 1], idx[:k],
-                               None if w is None else w[:k], part.edge_lo)
-        return Loaded(view, self.rows_of(part, active), active is None, k * s.bytes_per_edge,
-                      copy_seconds=secs)
+        view = self.partition_view(part, self._offsets[part.lo : part.hi + 1], idx, w,
+                                   first=s.range_base(part.edge_lo))
+        return Loaded(view, self.rows_of(part, active), active is None, moved, copy_seconds=secs)
 
     def done(self, loaded):
         self._free_at[self._last] = self.backend.record()

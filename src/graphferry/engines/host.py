@@ -22,10 +22,7 @@ class HostEngine(Engine):
 
     def load(self, part, active):
         s = self.side
-        view = self.range_view(part, s.offsets[part.lo : part.hi + 1],
-                               s.indices[part.edge_lo : part.edge_hi],
-                               None if s.weights is None else s.weights[part.edge_lo : part.edge_hi],
-                               part.edge_lo)
+        view = self.partition_view(part, s.offsets[part.lo : part.hi + 1], s.range_indices, s.weights)
         return Loaded(view, self.rows_of(part, active), active is None, 0)
 
     def rows_of(self, part, active):

@@ -17,12 +17,13 @@ from .base import Engine, Loaded
 
 class ResidentEngine(Engine):
     name = "resident"
+    reads_packed = True
     device_rows = True  # active rows may come as the backend's ids (runtime._work)
 
     def __init__(self, side, backend, arena):
         super().__init__(side, backend, arena)
         m = int(side.offsets[-1])
-        self._idx = arena.alloc(m, side.indices.dtype, "resident edge indices")
+        self._idx = arena.alloc(len(side.range_indices), side.indices.dtype, "resident edge indices")
         self._w = None
         if side.weights is not None:
             try:
@@ -35,7 +36,7 @@ class ResidentEngine(Engine):
     def _upload(self) -> float:
         s = self.side
         t = time.perf_counter()
-        self.backend.copy_h2d(self._idx, s.indices)
+        self.backend.copy_h2d(self._idx, s.range_indices)
         if self._w is not None:
             self.backend.copy_h2d(self._w, s.weights)
         self._dev = (s.device_offsets(self.backend), self._idx, self._w)
@@ -48,12 +49,12 @@ class ResidentEngine(Engine):
         if self._dev is not None:
             return self._dev, 0, 0.0
         secs = self._upload()
-        return self._dev, self.side.edge_bytes, secs
+        s = self.side
+        return self._dev, s.range_bytes(0, int(s.offsets[-1])), secs
 
     def load(self, part, active):
         (offs, idx, w), moved, secs = self.whole()
-        view = self.range_view(part, offs[part.lo : part.hi + 1], idx[part.edge_lo : part.edge_hi],
-                               None if w is None else w[part.edge_lo : part.edge_hi], part.edge_lo)
+        view = self.partition_view(part, offs[part.lo : part.hi + 1], idx, w)
         return Loaded(view, self.rows_of(part, active), active is None, moved, copy_seconds=secs)
 
     def close(self):

@@ -15,6 +15,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..backends.base import PartitionView
 from .base import Engine, Loaded
 
 PAGE_BYTES = 64 * 1024
@@ -77,10 +78,10 @@ class UnifiedEngine(Engine):
                 moved = self._real.last_bytes
         else:
             indices, weights = s.indices, s.weights
-        view = self.range_view(part, self._offsets[part.lo : part.hi + 1],
-                               indices[part.edge_lo : part.edge_hi],
-                               None if weights is None else weights[part.edge_lo : part.edge_hi],
-                               part.edge_lo)
+        # managed memory holds the plain ids (the side is never packed for this engine)
+        view = PartitionView(self._offsets[part.lo : part.hi + 1], indices[part.edge_lo : part.edge_hi],
+                             None if weights is None else weights[part.edge_lo : part.edge_hi], None,
+                             part.lo, part.num_vertices, part.edge_lo)
         return Loaded(view, self.rows_of(part, active), active is None, moved)
 
     def close(self):

@@ -16,26 +16,28 @@ from ..backends.base import LINE_BYTES
 from .base import Engine, Loaded
 
 
-def lines_touched(offsets, ids, lo: int, hi: int, itemsize: int, xp=np) -> int:
-    """Number of 128-byte lines covering the edge ranges of ``ids`` (all of [lo, hi) if None);
-    ``offsets`` and ``ids`` arrays of the array module ``xp`` (numpy, or CuPy on the device)."""
+def lines_touched(offsets, ids, lo: int, hi: int, bits: int, xp=np) -> int:
+    """Number of 128-byte lines covering the edge ranges of ``ids`` (all of [lo, hi) if None) in
+    an array of ``bits``-bit entries; ``offsets`` and ``ids`` arrays of the array module ``xp``
+    (numpy, or CuPy on the device)."""
     if ids is None:
         ids = xp.arange(lo, hi, dtype=np.int64)
-    b = offsets[ids] * itemsize
-    e = offsets[ids + 1] * itemsize
+    b = offsets[ids] * bits
+    e = offsets[ids + 1] * bits
     nonempty = e > b
-    first = b[nonempty] // LINE_BYTES
-    last = (e[nonempty] - 1) // LINE_BYTES
+    first = b[nonempty] // (8 * LINE_BYTES)
+    last = (e[nonempty] - 1) // (8 * LINE_BYTES)
     return int((last - first + 1).sum())
 
 
 class ZeroCopyEngine(Engine):
     name = "zerocopy"
+    reads_packed = True
     device_rows = True  # active rows may come as the backend's ids (runtime._work)
 
     def __init__(self, side, backend, arena):
         super().__init__(side, backend, arena)
-        self._indices = backend.host_view(side.indices)
+        self._indices = backend.host_view(side.range_indices)
         self._weights = None if side.weights is None else backend.host_view(side.weights)
         self._offsets = side.device_offsets(backend)
         self._dense_bytes: dict[int, int] = {}
@@ -45,9 +47,9 @@ class ZeroCopyEngine(Engine):
         # device ids (runtime._work, one partition) are counted on the device
         on_device = active is not None and not isinstance(active, np.ndarray)
         offsets, xp = (self._offsets, self.backend.xp) if on_device else (s.offsets, np)
-        moved = lines_touched(offsets, active, part.lo, part.hi, s.indices.itemsize, xp) * LINE_BYTES
+        moved = lines_touched(offsets, active, part.lo, part.hi, s.range_index_bits, xp) * LINE_BYTES
         if s.weights is not None:
-            moved += lines_touched(offsets, active, part.lo, part.hi, s.weight_bytes, xp) * LINE_BYTES
+            moved += lines_touched(offsets, active, part.lo, part.hi, 8 * s.weight_bytes, xp) * LINE_BYTES
         return moved
 
     def load(self, part, active):
@@ -58,8 +60,5 @@ class ZeroCopyEngine(Engine):
                 moved = self._dense_bytes[part.index] = self._lines_bytes(part, None)
         else:
             moved = self._lines_bytes(part, active)
-        view = self.range_view(part, self._offsets[part.lo : part.hi + 1],
-                               self._indices[part.edge_lo : part.edge_hi],
-                               None if self._weights is None else self._weights[part.edge_lo : part.edge_hi],
-                               part.edge_lo)
+        view = self.partition_view(part, self._offsets[part.lo : part.hi + 1], self._indices, self._weights)
         return Loaded(view, self.rows_of(part, active), active is None, moved)

@@ -86,7 +86,7 @@ class LoadedGraphClosedError(RuntimeError):
 
 def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto", budget: int | None = None,
          partition_bytes: int | None = None, pinned: bool | None = None,
-         narrow_weights: bool = True) -> "LoadedGraph":
+         narrow_weights: bool = True, pack_ids: bool = True) -> "LoadedGraph":
     """Load ``graph`` (a :class:`Graph` or a graph store's path) once for ``backend``.
 
     ``budget``: bytes of device memory for edge data (default: 80% of the GPU's
@@ -98,7 +98,10 @@ def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto",
     the same, and a weighted edge moves 5 or 6 bytes instead of 8). It applies to this
     handle's sides: a graph an algorithm derives for one call (the spanning forest's
     symmetrised graph, betweenness's simple graph) narrows its own weights where its
-    engine moves edges again and again.
+    engine moves edges again and again. ``pack_ids``: engines that copy or map ranges of
+    edges (filter, compaction, zerocopy, resident, hybrid) read the vertex ids packed in
+    ``ceil(log2 n)``-bit fields (made on first use, pinned on a device; 25 bits instead of 32
+    for 2^25 vertices, on the bus and in device memory); same results, same partitions.
 
     Example:
         >>> import graphferry as gf
@@ -115,7 +118,8 @@ def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto",
 
         graph = open_store(Path(graph))
     return LoadedGraph(graph, backend=backend, budget=budget, partition_bytes=partition_bytes,
-                       pinned=True if pinned is None else pinned, narrow_weights=narrow_weights, _t0=t0)
+                       pinned=True if pinned is None else pinned, narrow_weights=narrow_weights,
+                       pack_ids=pack_ids, _t0=t0)
 
 
 class LoadedGraph:
@@ -133,7 +137,8 @@ class LoadedGraph:
 
     def __init__(self, graph: Graph, *, backend: str | Backend = "auto", budget: int | None = None,
                  partition_bytes: int | None = None, pinned: bool = True,
-                 temporary: bool = False, narrow_weights: bool = True, _t0: float | None = None):
+                 temporary: bool = False, narrow_weights: bool = True, pack_ids: bool = True,
+                 _t0: float | None = None):
         t0 = time.perf_counter() if _t0 is None else _t0
         if partition_bytes is not None and int(partition_bytes) <= 0:
             raise ValueError(f"partition_bytes must be positive, got {partition_bytes}")
@@ -143,6 +148,7 @@ class LoadedGraph:
         self.partition_bytes = None if partition_bytes is None else int(partition_bytes)
         self.temporary = temporary
         self.narrow_weights = bool(narrow_weights)
+        self.pack_ids = bool(pack_ids)
         self.closed = False
         self.placement: dict[str, str] = {}
         self.graph = self._place(graph, pinned) if not temporary else graph
@@ -151,6 +157,7 @@ class LoadedGraph:
         self._cal = None  # the calibration, once read (see _calibration)
         self._sides: dict[tuple, EdgeSide] = {}
         self._narrowed: dict[str, np.ndarray | None] = {}  # per CSR: its weights narrowed, or None
+        self._packed_ids: dict[str, tuple[np.ndarray, int]] = {}  # per CSR: its ids packed, and their bits
         self._transpose: Graph | None = None
         self._whole: dict[tuple, Any] = {}
         self._degrees: dict[str, Any] = {}
@@ -256,7 +263,8 @@ class LoadedGraph:
         elif pbytes is None:
             pbytes = DEFAULT_PARTITION_BYTES if cls.splits_partitions else 1 << 62
         narrow = use_weights and self.narrows(engine)
-        skey = (csr, use_weights, pbytes, narrow)
+        pack = self.packs(engine)
+        skey = (csr, use_weights, pbytes, narrow, pack)
         key = (csr, use_weights, engine)
         if key in self._engines:
             self._engines.move_to_end(key)
@@ -265,7 +273,8 @@ class LoadedGraph:
         if side is None:
             g = self.graph if csr == "out" else self.transpose()
             side = self._sides[skey] = EdgeSide.of(g, pbytes, use_weights,
-                                                   self.side_weights(csr) if narrow else None)
+                                                   self.side_weights(csr) if narrow else None,
+                                                   self.side_packed(csr) if pack else None)
             self.stats["sides_built"] += 1
         while True:
             used = self.arena.used_bytes
@@ -293,6 +302,57 @@ class LoadedGraph:
             return False
         return not self.temporary or engine not in ("host", "resident")
 
+    def packs(self, engine: str) -> bool:
+        """Whether ``engine``'s sides read packed ids (:meth:`side_packed`): engines that copy or map
+        ranges of edges (``reads_packed``), on a graph of int32 ids, by the rule of :meth:`narrows`
+        (a graph loaded for one call: not for resident, which moves the edges once; several ranks:
+        never)."""
+        if not self.pack_ids or self.distribution is not None or self.graph.indices.dtype != np.int32:
+            return False
+        cls = engine_class(engine)
+        if not getattr(cls, "reads_packed", False):
+            return False
+        return not self.temporary or engine != "resident"
+
+    def side_packed(self, csr: str) -> tuple[np.ndarray, int]:
+        """The ids of CSR ``csr`` ("out" or "in") packed in ``ceil(log2 n)``-bit fields
+        (:func:`~graphferry.backends.cpu.host_ops.pack_indices`), and that width: made once, in
+        pinned memory on a device where the host allows (kernels read it across the bus).
+
+        Example:
+            >>> import graphferry as gf
+            >>> g = gf.Graph.from_edges([0, 1, 2], [1, 2, 0], n=3)
+            >>> with gf.load(g, backend="cpu") as lg:
+            ...     words, bits = lg.side_packed("out")
+            >>> bits, len(words)   # 3 ids of 2 bits: one group of 32 fields, 2 words
+            (2, 2)
+        """
+        self._check_open()
+        g = self.graph if csr == "out" or not self.graph.directed else self.transpose()
+        key = "out" if g is self.graph else "in"
+        if key not in self._packed_ids:
+            from ..backends.cpu.host_ops import id_bits, pack_indices
+
+            t = time.perf_counter()
+            bits = id_bits(g.n)
+            words = pack_indices(g.indices, bits, self._new_host_buffer)
+            self._packed_ids[key] = (words, bits)
+            self.placement[f"{key} ids"] = f"packed in {bits} bits"
+            log.info("%s-edge ids packed in %d bits in %.3f s", key, bits, time.perf_counter() - t)
+        return self._packed_ids[key]
+
+    def _new_host_buffer(self, count: int, dtype) -> np.ndarray:
+        """A new host array for a copy kernels read across the bus: on a device, pinned
+        (cudaHostAlloc) wherever the host allows, since kernels read such memory across the bus
+        faster than memory registered in place (37 against 51 GB/s, NOTES-engines)."""
+        b = self.backend
+        if b.is_device and count * np.dtype(dtype).itemsize <= host_available_bytes() * (1 - HOST_HEADROOM):
+            try:
+                return b.pinned_empty(count, dtype)
+            except Exception as e:  # noqa: BLE001 - refused: plain memory, registered by the engines
+                log.info("pinned allocation of %d %s refused (%s)", count, np.dtype(dtype).name, e)
+        return np.empty(count, dtype)
+
     def side_weights(self, csr: str) -> np.ndarray | None:
         """The weights of CSR ``csr`` ("out" or "in") as kernels read them: a uint8 or uint16 copy
         where every weight is an integer that fits (made once, placed like the graph's edges:
@@ -316,21 +376,8 @@ class LoadedGraph:
         if key not in self._narrowed:
             from ..backends.cpu.host_ops import narrow_weights
 
-            b = self.backend
-
-            def alloc(count, dtype):
-                # a new buffer either way: on a device, pinned (cudaHostAlloc) wherever the host
-                # allows, since kernels read such memory across the bus faster than memory
-                # registered in place (37 against 51 GB/s, NOTES-engines)
-                if b.is_device and count * np.dtype(dtype).itemsize <= host_available_bytes() * (1 - HOST_HEADROOM):
-                    try:
-                        return b.pinned_empty(count, dtype)
-                    except Exception as e:  # noqa: BLE001 - refused: plain memory, registered by the engines
-                        log.info("pinned allocation for narrowed weights refused (%s)", e)
-                return np.empty(count, dtype)
-
             t = time.perf_counter()
-            w = self._narrowed[key] = narrow_weights(g.weights, alloc)
+            w = self._narrowed[key] = narrow_weights(g.weights, self._new_host_buffer)
             if w is not None:
                 self.placement[f"{key} weights"] = f"narrowed to {w.dtype.name}"
                 log.info("%s-edge weights narrowed to %s in %.3f s", key, w.dtype.name, time.perf_counter() - t)
@@ -453,6 +500,7 @@ class LoadedGraph:
             self._pool.close()
         self._sides.clear()
         self._narrowed.clear()
+        self._packed_ids.clear()
         self._whole.clear()
         self._degrees.clear()
         self._programs.clear()

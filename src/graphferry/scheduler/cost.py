@@ -184,14 +184,18 @@ class CostModel:
             raise ValueError(f"cost model mode must be 'calibrated' or 'paper', got {self.mode!r}")
 
     def transfer_costs(self, *, part_edges, active_vertices, active_edges, lines,
-                       bytes_per_edge: int, index_bytes: int = 8) -> dict[str, np.ndarray]:
+                       bytes_per_edge: int, index_bytes: int = 8,
+                       range_bytes_per_edge: float | None = None) -> dict[str, np.ndarray]:
         """``{"filter": Tef, "compaction": Tec, "zerocopy": Tiz}`` (seconds when calibrated, RTTs
         in paper mode), each an array with one entry per partition (the counts are arrays, or
-        scalars for one partition)."""
+        scalars for one partition). ``bytes_per_edge``: an edge as compaction gathers it (plain
+        ids); ``range_bytes_per_edge``: as a copy of a range or a zero-copy read moves it (packed
+        ids: fewer; default ``bytes_per_edge``)."""
         part_edges, active_vertices, active_edges, lines = (
             np.asarray(x, dtype=np.float64) for x in (part_edges, active_vertices, active_edges, lines))
         d1, d2 = bytes_per_edge, index_bytes
-        filter_bytes = part_edges * d1
+        d_range = d1 if range_bytes_per_edge is None else range_bytes_per_edge
+        filter_bytes = part_edges * d_range
         compact_bytes = active_edges * d1 + active_vertices * d2
         if self.mode == "paper":
             share = np.divide(active_edges, part_edges, out=np.ones_like(part_edges), where=part_edges > 0)
@@ -210,7 +214,7 @@ class CostModel:
         # (the device reads host memory in sectors of that size): lines * request / rate(request).
         # Pricing every line as 128 bytes at that rate overstated scattered reads by 128 / request
         # (H200, SSSP at Kronecker 25: 2x; filter was chosen where zero-copy took half the time).
-        request = np.divide(active_edges * d1, lines, out=np.full_like(lines, float(LINE_BYTES)), where=lines > 0)
+        request = np.divide(active_edges * d_range, lines, out=np.full_like(lines, float(LINE_BYTES)), where=lines > 0)
         request = np.clip(request, min(c.zerocopy_bandwidth), LINE_BYTES)
         tiz = lines * request / c.zerocopy_rate(request)
         return {"filter": tef, "compaction": tec, "zerocopy": tiz}

@@ -109,6 +109,7 @@ class HybridEngine:
     name = "hybrid"
     splits_partitions = True
     schedules = True  # the runtime hands it whole edge_maps
+    reads_packed = True  # copies and zero-copy reads use the side's range layout (packed ids)
 
     def __init__(self, side, backend, arena, *, pool, executors, key: tuple, calibration_for):
         self.side = side
@@ -126,11 +127,14 @@ class HybridEngine:
         self._exchange: dict[int, ExchangeEstimate] = {}  # per other executor: bytes its exchanges move
         self._exchange_speed: dict[int, ExchangeSpeed] = {}  # per other executor: measured / calibrated time
         self._host_view = None
+        self._range_view = None
         self._prefix_edges: dict[int, int] = {}  # k -> sum of min(D(u), k): a prefix copy's edges
         self._span: tuple[int, int] | None = None  # partitions a..b-1 held as one block (the span)
         self._span_moved: dict[int, int] = {}      # span partitions copied this round: bytes, for the record
         self._kernel_rate: dict[tuple[str, str], float] = {}  # (program, direction) -> device edges/s seen
         backend.register_host(side.indices)  # explicit copies at the bus's pinned speed
+        if side.packed is not None:
+            backend.register_host(side.packed)
         if side.weights is not None:
             backend.register_host(side.weights)
 
@@ -141,7 +145,7 @@ class HybridEngine:
         when even single-partition slots take more than that, until two fit at all."""
         s = self.side
         cap = max(1, s.max_partition_edges())
-        per_edge = s.bytes_per_edge
+        per_edge = s.range_bytes_per_edge
         budget = self.arena.budget_bytes - sum(
             sum(int(x.indices.nbytes) + (int(x.weights.nbytes) if x.weights is not None else 0) for x in v)
             for shape, v in self.pool.slots.items() if shape[0] != self.key)
@@ -151,12 +155,23 @@ class HybridEngine:
             return None, 0  # not even two single-partition slots: explicit copies are impossible
         return (self.key, s.indices.dtype.str, None if s.weights is None else s.weight_dtype.str, k * cap), k
 
+    def _slot_entries(self, shape) -> tuple[int, int]:
+        """``(id entries, weight entries)`` of a slot of ``shape``: any run of its ``shape[3]`` edges
+        in the range layout (compaction chunks gather plain ids: at most the first many edges)."""
+        return self.side.range_entries(shape[3])
+
+    def _slot_bytes(self, shape) -> int:
+        n_idx, n_w = self._slot_entries(shape)
+        s = self.side
+        return n_idx * s.indices.itemsize + (0 if s.weights is None else n_w * s.weight_bytes)
+
     def _slot(self, shape):
-        _, dt, w_dt, cap = shape
-        return self.pool.slot(shape, cap, np.dtype(dt), None if w_dt is None else np.dtype(w_dt))
+        _, dt, w_dt, _ = shape
+        n_idx, n_w = self._slot_entries(shape)
+        return self.pool.slot(shape, n_w, np.dtype(dt), None if w_dt is None else np.dtype(w_dt), index_count=n_idx)
 
     def _partition_bytes(self, p) -> int:
-        return p.num_edges * self.side.bytes_per_edge
+        return self.side.range_bytes(p.edge_lo, p.edge_hi)
 
     # ------------------------------------------------------------ one edge_map
     def edge_map(self, st, frontier, direction: str, it, policy: Policy):
@@ -169,7 +184,7 @@ class HybridEngine:
         self._update_values(stats, policy.decay)
         shape, k = self._slot_shape(policy.combine_k)
         if shape is not None:
-            self.pool.reserve(shape, 2 * shape[3] * s.bytes_per_edge)
+            self.pool.reserve(shape, 2 * self._slot_bytes(shape))
         resident_before = self._resident_set()
         self.read_edges += stats.active_edges
         if policy.residency and policy.mix is None and policy.mode != "paper":
@@ -182,7 +197,8 @@ class HybridEngine:
         state_bytes = sum(int(a.nbytes) for a in st.arrays.values())
         ctx = Decision(stats, parts, resident, self.executors, direction, st.program.combine,
                        s.bytes_per_edge, s.indices.itemsize, state_bytes, self.iterations,
-                       self._exchange_forecast(st, state_bytes), partition_edges=s.partition_edges)
+                       self._exchange_forecast(st, state_bytes), partition_edges=s.partition_edges,
+                       range_bytes_per_edge=s.range_bytes_per_edge)
         model = None if policy.mix is not None else policy.model(self.calibration_for)
         placed = policy.decide(ctx, model)
         self.iterations += 1
@@ -341,7 +357,8 @@ class HybridEngine:
         state_bytes = sum(int(a.nbytes) for a in st.arrays.values())
         # partitions whose edges edge maps keep on the device (the span, blocks of their own): a
         # function that reads only its own rows reads theirs there, at device speed
-        held = self._resident_set() if prog.neighbor_reads == "row" else set()
+        # (a block of packed ids serves edge maps only: neighbourhood functions read plain ids)
+        held = self._resident_set() if prog.neighbor_reads == "row" and s.packed is None else set()
         ctx = NeighborDecision(neighbor_work(s, prog.neighbor_reads), parts, self.executors, prog.neighbor_reads,
                                prog.neighbor_writes, state_bytes, whole_bytes, can_copy and block is not None, fits,
                                self.iterations, self._exchange_forecast(st, state_bytes), held=frozenset(held))
@@ -611,11 +628,23 @@ class HybridEngine:
         return es
 
     def _mapped(self):
-        """The side's indices and weights as the device reads them in place (made once)."""
+        """The side's plain indices and weights as the device reads them in place (made once):
+        what neighbourhood functions read."""
         if self._host_view is None:
             b, s = self.backend, self.side
             self._host_view = (b.host_view(s.indices), None if s.weights is None else b.host_view(s.weights))
         return self._host_view
+
+    def _mapped_range(self):
+        """The side's range layout (packed ids where it has them) and weights as the device reads
+        them in place (made once): what edge maps read across the bus."""
+        s = self.side
+        if s.packed is None:
+            return self._mapped()
+        if self._range_view is None:
+            b = self.backend
+            self._range_view = (b.host_view(s.packed), self._mapped()[1])
+        return self._range_view
 
     # ------------------------------------------------------------ the whole-side plan
     @staticmethod
@@ -638,7 +667,7 @@ class HybridEngine:
         before it and after it read in place, its own rows from its copy (``resident``: the
         partitions on the device when the round began, for the floor)."""
         b, s = self.backend, self.side
-        hidx, hw = self._mapped()
+        hidx, hw = self._mapped_range()
         out = b.new_bitmap(s.n)
         offs = s.device_offsets(b)
         in_bits = None if frontier.is_all else frontier.bits
@@ -663,10 +692,11 @@ class HybridEngine:
                 rows = stats.ids[c0:c1] - lo if lo else stats.ids[c0:c1]
             if span is not None and first == span[0]:
                 blk = span[2]
-                view = PartitionView(offs[lo : hi + 1], blk.indices, blk.weights, None, lo, hi - lo,
-                                     parts[first].edge_lo)
+                e0 = parts[first].edge_lo
+                view = s.range_view(offs[lo : hi + 1], lo, hi - lo, blk.indices, blk.weights, e0,
+                                    parts[stop - 1].edge_hi, s.range_base(e0))
             else:
-                view = PartitionView(offs[lo : hi + 1], hidx, hw, None, lo, hi - lo, 0)
+                view = PartitionView(offs[lo : hi + 1], hidx, hw, None, lo, hi - lo, 0, s.view_bits)
             self._launch(kernel, tables, view, rows, self._bits_for(direction, rows, in_bits), out, it)
         b.synchronize()
         device_times = b.take_device_times()
@@ -744,13 +774,14 @@ class HybridEngine:
         if min_reads > 0 and self.read_edges.sum() < min_reads * self.side.partition_edges.min():
             return  # nothing read enough yet (cheap test before the window search)
         s = self.side
-        per_edge = s.bytes_per_edge
+        per_edge = s.range_bytes_per_edge
         # a row-prefix copy (neighbourhood functions) gives way only once edge maps value this side's
         # partitions more: WCC's finishing round (a few rows) must not drop the copy every call
         mean_value = float(self.value.mean()) if len(self.value) else 0.0
         idle = [k for k in self.pool.blocks if k[0] != self.key and k not in self.pool.busy
                 and (k[1] != "prefix" or self.pool.blocks[k].value < mean_value)]
-        room_edges = (self.pool.room_for_blocks() + sum(self.pool.blocks[k].nbytes for k in idle)) // per_edge
+        room_edges = int((self.pool.room_for_blocks() + sum(self.pool.blocks[k].nbytes for k in idle)) / per_edge)
+        room_edges -= 64 if s.packed is not None else 0  # a packed copy's groups at both ends
         edges = s.partition_edges
         if not len(edges) or room_edges < max(1, int(edges.min())):
             return
@@ -772,33 +803,34 @@ class HybridEngine:
             return
         parts = s.partitions
         e0, e1 = parts[a].edge_lo, parts[z - 1].edge_hi
-        need = (e1 - e0) * per_edge - self.pool.room_for_blocks()
+        _, h_idx, h_w = s.host_range(e0, e1)
+        need = s.range_bytes(e0, e1) - self.pool.room_for_blocks()
         if need > 0:  # other sides' idle blocks make the room, least valuable first
             self.pool.drop_blocks(need, among=idle)
-        block = self.pool.admit((self.key, SPAN), e1 - e0, s.indices.dtype,
-                                s.weight_dtype, float(self.value[a:z].mean()))
+        block = self.pool.admit((self.key, SPAN), e1 - s.range_base(e0), s.indices.dtype,
+                                s.weight_dtype, float(self.value[a:z].mean()), index_count=len(h_idx))
         if block is None:
             return
         b = self.backend
-        b.copy_h2d(block.indices, s.indices[e0:e1])
+        b.copy_h2d(block.indices, h_idx)
         if block.weights is not None:
-            b.copy_h2d(block.weights, s.weights[e0:e1])
+            b.copy_h2d(block.weights, h_w)
         self._span = (a, z)
         self._span_moved = {i: self._partition_bytes(parts[i]) for i in range(a, z)}
         log.debug("hybrid: partitions %d..%d (%d bytes) kept on the device as one span", a, z - 1, block.nbytes)
 
     def _device_copy(self, i: int):
-        """Partition ``i``'s edges on the device, ``(indices, weights)``: its own block's, or its
-        slice of the span's; None when it has none."""
+        """Partition ``i``'s edges on the device, ``(indices, weights, first)``: its own block's, or
+        the span's, whose range layout starts at edge ``first`` (``EdgeSide.range_of``); None when
+        it has none."""
+        s = self.side
         block = self.pool.blocks.get((self.key, i))
         if block is not None:
-            return block.indices, block.weights
+            return block.indices, block.weights, s.range_base(s.partitions[i].edge_lo)
         span = self._span_block()
         if span is None or not span[0] <= i < span[1]:
             return None
-        parts, blk = self.side.partitions, span[2]
-        lo, hi = parts[i].edge_lo - parts[span[0]].edge_lo, parts[i].edge_hi - parts[span[0]].edge_lo
-        return blk.indices[lo:hi], None if blk.weights is None else blk.weights[lo:hi]
+        return span[2].indices, span[2].weights, s.range_base(s.partitions[span[0]].edge_lo)
 
     # ------------------------------------------------------------ helpers
     def _update_values(self, stats, decay: float) -> None:
@@ -812,10 +844,11 @@ class HybridEngine:
                 block.value *= decay
 
     def _admit(self, i: int):
-        p = self.side.partitions[i]
         s = self.side
-        return self.pool.admit((self.key, i), p.num_edges, s.indices.dtype,
-                               s.weight_dtype, float(self.value[i]))
+        p = s.partitions[i]
+        _, h_idx, _ = s.host_range(p.edge_lo, p.edge_hi)
+        return self.pool.admit((self.key, i), p.edge_hi - s.range_base(p.edge_lo), s.indices.dtype,
+                               s.weight_dtype, float(self.value[i]), index_count=len(h_idx))
 
     def _edges(self, stats, idx: list[int], dense: bool) -> int:
         """Edges of partitions ``idx`` a round reads: all of each partition's when every row counts
@@ -824,8 +857,9 @@ class HybridEngine:
         return int(edges[np.asarray(idx, dtype=np.int64)].sum())
 
     def _floor_bytes(self, stats, idx: list[int], dense: bool) -> int:
-        """Edge bytes of partitions ``idx`` that a round must bring to the device (see :meth:`_edges`)."""
-        return self._edges(stats, idx, dense) * self.side.bytes_per_edge
+        """Edge bytes of partitions ``idx`` that a round must bring to the device (see :meth:`_edges`),
+        in the range layout (packed ids where the side has them)."""
+        return int(self._edges(stats, idx, dense) * self.side.range_bytes_per_edge)
 
     @staticmethod
     def _rows(stats, i: int, dense: bool) -> int:
@@ -882,16 +916,19 @@ class HybridEngine:
             fresh = True
         if fresh:
             t = time.perf_counter()
-            b.copy_h2d(block.indices, s.indices[p.edge_lo : p.edge_hi])
+            _, h_idx, h_w = s.host_range(p.edge_lo, p.edge_hi)
+            b.copy_h2d(block.indices[: len(h_idx)], h_idx)
             if block.weights is not None:
-                b.copy_h2d(block.weights, s.weights[p.edge_lo : p.edge_hi])
+                b.copy_h2d(block.weights[: len(h_w)], h_w)
             secs = time.perf_counter() - t
             moved = self._partition_bytes(p)
         if copy is not None:
             moved = self._span_moved.pop(i, 0)
-        indices, weights = copy if copy is not None else (block.indices, block.weights)
+        indices, weights, first = copy if copy is not None else (block.indices, block.weights,
+                                                                 s.range_base(p.edge_lo))
         offs = s.device_offsets(b)
-        view = PartitionView(offs[p.lo : p.hi + 1], indices, weights, None, p.lo, p.num_vertices, p.edge_lo)
+        view = s.range_view(offs[p.lo : p.hi + 1], p.lo, p.num_vertices, indices, weights, p.edge_lo, p.edge_hi,
+                            first)
         rows = self._device_rows(stats, i, i, p.lo)
         launch(view, rows, self._bits_for(direction, rows, in_bits), loaded=True)
         it.copy_seconds += secs
@@ -931,15 +968,14 @@ class HybridEngine:
             if slot is None:  # no room for a copy after all: read these in place
                 self._run_zerocopy(g, stats, launch, in_bits, direction, dense, it)
                 continue
-            e = last.edge_hi - first.edge_lo
             t = time.perf_counter()
-            b.copy_h2d(slot.indices[:e], s.indices[first.edge_lo : last.edge_hi], after=slot.free_at)
+            base, h_idx, h_w = s.host_range(first.edge_lo, last.edge_hi)
+            b.copy_h2d(slot.indices[: len(h_idx)], h_idx, after=slot.free_at)
             if slot.weights is not None:
-                b.copy_h2d(slot.weights[:e], s.weights[first.edge_lo : last.edge_hi], after=slot.free_at)
+                b.copy_h2d(slot.weights[: len(h_w)], h_w, after=slot.free_at)
             it.copy_seconds += time.perf_counter() - t
-            view = PartitionView(offs[first.lo : last.hi + 1], slot.indices[:e],
-                                 None if slot.weights is None else slot.weights[:e], None,
-                                 first.lo, last.hi - first.lo, first.edge_lo)
+            view = s.range_view(offs[first.lo : last.hi + 1], first.lo, last.hi - first.lo, slot.indices,
+                                slot.weights, first.edge_lo, last.edge_hi, base)
             rows = self._device_rows(stats, g[0], g[-1], first.lo)
             launch(view, rows, self._bits_for(direction, rows, in_bits), loaded=True)
             slot.free_at = b.record()
@@ -953,7 +989,7 @@ class HybridEngine:
         b, s = self.backend, self.side
         xp = b.xp
         parts = s.partitions
-        hidx, hw = self._mapped()
+        hidx, hw = self._mapped_range()
         if stats.dense:
             if len(idx) == len(parts):
                 rows = None
@@ -961,7 +997,7 @@ class HybridEngine:
                 rows = xp.concatenate([xp.arange(parts[i].lo, parts[i].hi, dtype=xp.int64) for i in idx])
         else:
             rows = xp.concatenate([stats.ids[int(stats.cuts[i]) : int(stats.cuts[i + 1])] for i in idx])
-        view = PartitionView(s.device_offsets(b), hidx, hw, None, 0, s.n, 0)  # one launch for all of them
+        view = PartitionView(s.device_offsets(b), hidx, hw, None, 0, s.n, 0, s.view_bits)  # one launch for all
         launch(view, rows, self._bits_for(direction, rows, in_bits))
         for i in idx:
             it.add_partition(i, "zerocopy", int(stats.lines[i]) * LINE_BYTES, self._rows(stats, i, dense),
@@ -971,7 +1007,15 @@ class HybridEngine:
         if not idx:
             return
         b, s = self.backend, self.side
-        cap = shape[3]
+        cap = min(self._slot_entries(shape))  # plain ids gathered: as many edges as the id buffer holds
+        # a partition with more active edges than that (packed ids: a slot holds a run of shape[3]
+        # edges in fewer words) is copied whole, which then moves fewer bytes than its gather would
+        whole = [i for i in idx if int(stats.active_edges[i]) > cap]
+        if whole:
+            self._run_filter(whole, stats, launch, None, direction, False, it, shape, 1)
+            idx = [i for i in idx if int(stats.active_edges[i]) <= cap]
+            if not idx:
+                return
         chunk: list[int] = []
         edges = 0
         chunks = []
@@ -990,7 +1034,7 @@ class HybridEngine:
                 self._run_zerocopy(chunk, stats, launch, None, "push", False, it)
                 continue
             if slot.host_indices is None:
-                slot.host_indices = b.pinned_empty(slot.capacity, s.indices.dtype)
+                slot.host_indices = b.pinned_empty(cap, s.indices.dtype)
                 slot.host_weights = None if s.weights is None else b.pinned_empty(slot.capacity, s.weight_dtype)
             ids = np.concatenate([host_ids[int(stats.cuts[i]) : int(stats.cuts[i + 1])] for i in chunk])
             b.host_wait(slot.staged_at)

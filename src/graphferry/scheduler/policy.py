@@ -70,6 +70,9 @@ class Decision:
     exchange_bytes: dict = field(default_factory=dict)
     #: each partition's edges as one array (the edge side's ``partition_edges``)
     partition_edges: Any = field(kw_only=True)
+    #: bytes an edge of a copied range or a zero-copy read moves (packed ids: fewer than
+    #: ``bytes_per_edge``, which a compaction gather moves); None: ``bytes_per_edge``
+    range_bytes_per_edge: float | None = field(default=None, kw_only=True)
 
 
 @dataclass
@@ -141,7 +144,8 @@ class Policy:
         engines, cost = model.transfer_engines(
             part_edges=ctx.partition_edges[active],
             active_vertices=s.active_vertices[active], active_edges=edges, lines=s.lines[active],
-            bytes_per_edge=ctx.bytes_per_edge, index_bytes=ctx.index_bytes)
+            bytes_per_edge=ctx.bytes_per_edge, index_bytes=ctx.index_bytes,
+            range_bytes_per_edge=ctx.range_bytes_per_edge)
         on_device = np.isin(active, np.fromiter(ctx.resident, dtype=np.int64, count=len(ctx.resident)))
         engines = np.where(on_device, "resident", engines)
         dev_cost = np.where(on_device, 0.0, model.seconds("", cost)) + kernel

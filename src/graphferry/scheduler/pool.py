@@ -38,7 +38,9 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class Slot:
-    """A staging buffer pair on the device (and its pinned host staging, made on first gather)."""
+    """A staging buffer pair on the device (and its pinned host staging, made on first gather).
+    ``capacity``: entries of its weights buffer; its index buffer may hold fewer entries
+    (packed ids: a run of ``capacity`` edges in fewer words)."""
 
     capacity: int
     indices: Any
@@ -142,8 +144,10 @@ class BufferPool:
                 del table[shape]
 
     # ------------------------------------------------------------ staging slots
-    def slot(self, shape: tuple, capacity: int, idx_dtype, w_dtype, count: int = 2) -> Slot | None:
-        """The next of up to ``count`` slots of ``shape`` (round robin), allocated on first use.
+    def slot(self, shape: tuple, capacity: int, idx_dtype, w_dtype, count: int = 2,
+             index_count: int | None = None) -> Slot | None:
+        """The next of up to ``count`` slots of ``shape`` (round robin), allocated on first use:
+        ``index_count`` (default ``capacity``) entries of ``idx_dtype``, ``capacity`` of ``w_dtype``.
 
         Resident blocks are dropped (least valuable first) to make room; None when
         even that cannot fit one slot.
@@ -152,13 +156,14 @@ class BufferPool:
         turn = self._turn.get(shape, 0)
         self._turn[shape] = turn + 1
         if len(have) < count:
-            need = capacity * _entry_bytes(idx_dtype, w_dtype)
+            n_idx = capacity if index_count is None else int(index_count)
+            need = _buffer_bytes(n_idx, idx_dtype, capacity, w_dtype)
             if self.arena.free_bytes < need:
                 self.drop_blocks(need - self.arena.free_bytes)
             if self.arena.free_bytes < need and self.reclaim is not None:
                 self.reclaim(need)
             if self.arena.free_bytes >= need:
-                idx = self._alloc(capacity, idx_dtype, f"hybrid slot {shape} (indices)")
+                idx = self._alloc(n_idx, idx_dtype, f"hybrid slot {shape} (indices)")
                 w = self._alloc(capacity, w_dtype, f"hybrid slot {shape} (weights)") if w_dtype is not None else None
                 have.append(Slot(capacity, idx, w))
                 spare = self._spare_host.get(shape)
@@ -172,12 +177,14 @@ class BufferPool:
 
     # ------------------------------------------------------------ resident partitions
     def admit(self, key: tuple, edges: int, idx_dtype, w_dtype, value: float, offsets: int = 0,
-              idle=None) -> Block | None:
+              idle=None, index_count: int | None = None) -> Block | None:
         """A new block for partition ``key`` if it fits, dropping less valuable blocks; else None.
+        ``edges`` entries of weights, ``index_count`` (default ``edges``) of ids (packed: fewer).
         ``offsets``: int64 entries of an offsets array the block holds too (0: none). ``idle(shape)``:
         slot shapes of sides not being read, whose promised room the block may take and whose
         buffers are given back if it needs them (they are allocated again when next used)."""
-        nbytes = edges * _entry_bytes(idx_dtype, w_dtype) + 8 * offsets
+        n_idx = edges if index_count is None else int(index_count)
+        nbytes = _buffer_bytes(n_idx, idx_dtype, edges, w_dtype) + 8 * offsets
         if key in self.blocks:  # admitted again (a forced mix copies a held partition anew): the old one goes
             self.drop(key)
         if nbytes > self.room_for_blocks(idle):
@@ -193,7 +200,7 @@ class BufferPool:
                 if nbytes <= self.room_for_blocks(idle):
                     break
                 self.drop(k)
-        idx = self._alloc(edges, idx_dtype, f"resident partition {key}")
+        idx = self._alloc(n_idx, idx_dtype, f"resident partition {key}")
         w = self._alloc(edges, w_dtype, f"resident partition {key} (weights)") if w_dtype is not None else None
         offs = self._alloc(offsets, np.int64, f"resident partition {key} (offsets)") if offsets else None
         block = self.blocks[key] = Block(idx, w, nbytes, value, offsets=offs)
@@ -237,9 +244,9 @@ def _by_value(items) -> list[tuple[float, tuple]]:
     return sorted(((b.value, k) for k, b in items), key=lambda vk: vk[0])
 
 
-def _entry_bytes(idx_dtype, w_dtype) -> int:
-    """Bytes of one edge in buffers of these index and weight types (no weights: ``w_dtype`` None)."""
-    return np.dtype(idx_dtype).itemsize + (0 if w_dtype is None else np.dtype(w_dtype).itemsize)
+def _buffer_bytes(n_idx: int, idx_dtype, n_w: int, w_dtype) -> int:
+    """Bytes of ``n_idx`` ids and ``n_w`` weights of these types (no weights: ``w_dtype`` None)."""
+    return n_idx * np.dtype(idx_dtype).itemsize + (0 if w_dtype is None else n_w * np.dtype(w_dtype).itemsize)
 
 
 def _slot_bytes(s: Slot) -> int:

@@ -79,8 +79,9 @@ def dense_stats(side, backend=None) -> PartitionStats:
 
 
 def _line_sizes(side) -> tuple[int, ...]:
-    """The item sizes of the arrays a row's reads cover: indices, and weights where the side has them."""
-    return (side.indices.itemsize,) + ((side.weight_bytes,) if side.weights is not None else ())
+    """Bits an entry of the arrays a row's reads cover: the ids as edge maps read them (packed or
+    plain), and weights where the side has them."""
+    return (side.range_index_bits,) + ((8 * side.weight_bytes,) if side.weights is not None else ())
 
 
 def _device_bounds(side, backend):

@@ -24,7 +24,7 @@ from .compiler import compile_library
 
 _P = ctypes.c_void_p
 _I = ctypes.c_int64
-_EDGE_ARGTYPES = [_P, _P, _P, _P, _P, _P, _I, _P, _I, _I, _I, _P, _I, _P, _P]
+_EDGE_ARGTYPES = [_P, _P, _P, _P, _P, _I, _P, _I, _P, _I, _I, _I, _P, _I, _P, _P]
 _VMAP_ARGTYPES = [_P, _P, _P, _I, _I, _P, _I, _P, _P]
 _NMAP_ARGTYPES = [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _P, _I, _I, _I, _I]
 
@@ -55,7 +55,7 @@ class CpuProgram(CompiledProgram):
         nlist = 0 if row_list is None else len(row_list)
         self._fn(kind, _EDGE_ARGTYPES)(
             _ptr(A), _ptr(F), _ptr(I),
-            _ptr(view.offsets), _ptr(view.indices), _ptr(view.weights), weight_bytes(view.weights),
+            _ptr(view.offsets), _ptr(view.indices), view.index_bits, _ptr(view.weights), weight_bytes(view.weights),
             _ptr(view.vertex_ids),
             view.lo, view.rows, view.edge_base,
             _ptr(row_list), nlist, _ptr(in_bits), _ptr(out_bits),
@@ -75,8 +75,8 @@ class CpuProgram(CompiledProgram):
         (no push, or values that are not float32/float64)."""
         if not self.program.has_push or values.dtype not in (np.float32, np.float64):
             return None
-        if view.vertex_ids is not None or view.lo != 0 or view.edge_base != 0:
-            raise ValueError("push_buckets needs a whole side (a range view from vertex 0)")
+        if view.vertex_ids is not None or view.lo != 0 or view.edge_base != 0 or view.index_bits:
+            raise ValueError("push_buckets needs a whole side (a range view from vertex 0, plain ids)")
         A, F, I = tables
         seeds = np.ascontiguousarray(seeds, dtype=np.int64)
         stats = np.zeros(3, np.int64)

@@ -2,7 +2,9 @@
 //
 // Every engine hands these kernels the same kind of partition view:
 //   offsets[r] - edge_base .. offsets[r+1] - edge_base  are row r's edges in indices/weights,
-//   row r is vertex vertex_ids[r] (compacted view) or lo + r (range view).
+//   row r is vertex vertex_ids[r] (compacted view) or lo + r (range view),
+//   indices plain vid_t or packed in index_bits-bit fields (GfCols); each loop is compiled
+//   for both forms (Ids: const vid_t* or GfPackedIds), chosen once per launch.
 // One kernel per direction (push / pull), never per engine.
 //
 // Two things decide how these scale past a few cores (measured on 16):
@@ -57,7 +59,8 @@ static inline int64_t gf_chunk(int64_t count) {
 // Edges [b, e) of row v, pushed with update_atomic. By value, as gf_pull_rows: the state's
 // pointers and the view stay in registers across the compare-and-swaps, which the
 // compiler treats as barriers (shared variables are loaded again after each).
-static inline void gf_push_edges(const State S, const vid_t* indices, const GfWeights weights, uint32_t* out_bits,
+template <class Ids>
+static inline void gf_push_edges(const State S, const Ids indices, const GfWeights weights, uint32_t* out_bits,
                                  vid_t v, eid_t b, eid_t e) {
     for (eid_t j = b; j < e; ++j) {
         const vid_t d = indices[j];
@@ -71,13 +74,11 @@ static inline void gf_push_edges(const State S, const vid_t* indices, const GfWe
 // Push: every active row scatters along its out-edges with update_atomic.
 // row_list (optional) names the active rows; otherwise all rows, filtered by
 // in_bits when given. Heavy rows are fine with dynamic scheduling on a CPU.
-GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
-                       const eid_t* offsets, const vid_t* indices, const void* weight_data, int64_t weight_bytes,
-                       const vid_t* vertex_ids, int64_t lo, int64_t rows, int64_t edge_base,
-                       const int64_t* row_list, int64_t nlist,
-                       const uint32_t* in_bits, uint32_t* out_bits) {
-    const State S = gf_state(A, F, I);
-    const GfWeights weights{weight_data, weight_bytes};
+template <class Ids>
+static void gf_push_run(const State S, const eid_t* offsets, const Ids indices, const GfWeights weights,
+                        const vid_t* vertex_ids, int64_t lo, int64_t rows, int64_t edge_base,
+                        const int64_t* row_list, int64_t nlist,
+                        const uint32_t* in_bits, uint32_t* out_bits) {
     const int64_t count = row_list ? nlist : rows;
     const int64_t chunk = gf_chunk(count);
     if (count <= chunk) {
@@ -118,6 +119,23 @@ GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
         if (!row_list && in_bits && !gf_bit(in_bits, v)) continue;
         gf_push_edges(S, indices, weights, out_bits, v, offsets[r] - edge_base, offsets[r + 1] - edge_base);
     }
+}
+
+GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
+                       const eid_t* offsets, const void* indices, int64_t index_bits,
+                       const void* weight_data, int64_t weight_bytes,
+                       const vid_t* vertex_ids, int64_t lo, int64_t rows, int64_t edge_base,
+                       const int64_t* row_list, int64_t nlist,
+                       const uint32_t* in_bits, uint32_t* out_bits) {
+    const State S = gf_state(A, F, I);
+    const GfWeights weights{weight_data, weight_bytes};
+    const GfCols cols{indices, index_bits};
+    if (index_bits)
+        gf_push_run(S, offsets, cols.packed(), weights, vertex_ids, lo, rows, edge_base, row_list, nlist,
+                    in_bits, out_bits);
+    else
+        gf_push_run(S, offsets, cols.plain(), weights, vertex_ids, lo, rows, edge_base, row_list, nlist,
+                    in_bits, out_bits);
 }
 #endif
 
@@ -327,8 +345,8 @@ GF_PUSH_BUCKETS(f64, double)
 // step at Kronecker 22 on one thread: 65 ms this way, against 56 ms in registers, on the
 // same arrays). RANGE: a range view (row k is vertex lo + k, no row list): a loop with no
 // per-row test of the view's form.
-template <bool RANGE>
-static inline void gf_pull_rows(const State S, const eid_t* offsets, const vid_t* indices, const GfWeights weights,
+template <bool RANGE, class Ids>
+static inline void gf_pull_rows(const State S, const eid_t* offsets, const Ids indices, const GfWeights weights,
                                 const vid_t* vertex_ids, int64_t lo, int64_t edge_base, const int64_t* row_list,
                                 const uint32_t* in_bits, uint32_t* out_bits, int64_t k_begin, int64_t k_end) {
     GfBitWriter out(out_bits);
@@ -384,13 +402,11 @@ static inline void gf_pull_rows(const State S, const eid_t* offsets, const vid_t
 
 // Pull: rows are destinations (in-edge view); one thread owns each row, so
 // update needs no atomics; stop early once cond(d) turns false (Ligra).
-GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
-                       const eid_t* offsets, const vid_t* indices, const void* weight_data, int64_t weight_bytes,
-                       const vid_t* vertex_ids, int64_t lo, int64_t rows, int64_t edge_base,
-                       const int64_t* row_list, int64_t nlist,
-                       const uint32_t* in_bits, uint32_t* out_bits) {
-    const State S = gf_state(A, F, I);
-    const GfWeights weights{weight_data, weight_bytes};
+template <class Ids>
+static void gf_pull_run(const State S, const eid_t* offsets, const Ids indices, const GfWeights weights,
+                        const vid_t* vertex_ids, int64_t lo, int64_t rows, int64_t edge_base,
+                        const int64_t* row_list, int64_t nlist,
+                        const uint32_t* in_bits, uint32_t* out_bits) {
     const int64_t count = row_list ? nlist : rows;
     const int64_t chunk = gf_chunk(count), chunks = (count + chunk - 1) / chunk;
     const bool range = !row_list && !vertex_ids;
@@ -404,6 +420,23 @@ GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
             gf_pull_rows<false>(S, offsets, indices, weights, vertex_ids, lo, edge_base, row_list, in_bits, out_bits,
                                 k_begin, k_end);
     }
+}
+
+GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
+                       const eid_t* offsets, const void* indices, int64_t index_bits,
+                       const void* weight_data, int64_t weight_bytes,
+                       const vid_t* vertex_ids, int64_t lo, int64_t rows, int64_t edge_base,
+                       const int64_t* row_list, int64_t nlist,
+                       const uint32_t* in_bits, uint32_t* out_bits) {
+    const State S = gf_state(A, F, I);
+    const GfWeights weights{weight_data, weight_bytes};
+    const GfCols cols{indices, index_bits};
+    if (index_bits)
+        gf_pull_run(S, offsets, cols.packed(), weights, vertex_ids, lo, rows, edge_base, row_list, nlist,
+                    in_bits, out_bits);
+    else
+        gf_pull_run(S, offsets, cols.plain(), weights, vertex_ids, lo, rows, edge_base, row_list, nlist,
+                    in_bits, out_bits);
 }
 #endif
 

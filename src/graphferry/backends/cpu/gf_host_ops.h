@@ -562,6 +562,27 @@ GF_EXPORT void gf_narrow_weights(const float* w, int64_t m, int64_t bytes, void*
     }
 }
 
+// Vertex ids idx[0..m) (each below 2^bits, 1 <= bits <= 31) packed in `bits`-bit fields: id j
+// takes bits [j * bits, (j + 1) * bits) of the little-endian word stream out, which holds
+// ceil(m / 32) * bits words. 32 ids fill `bits` words exactly, so a thread packing ids
+// 32g .. 32g + 31 writes only its own words: no two threads share one.
+GF_EXPORT void gf_pack_indices(const int32_t* idx, int64_t m, int64_t bits, uint32_t* out) {
+    const int64_t groups = (m + 31) / 32;
+    const uint64_t mask = (1ull << bits) - 1;
+#pragma omp parallel for schedule(static) if (groups > (1 << 14))
+    for (int64_t g = 0; g < groups; ++g) {
+        uint32_t* w = out + g * bits;
+        uint64_t acc = 0;   // bits not yet written, lowest first
+        int have = 0;
+        const int64_t lo = g * 32, hi = std::min(m, lo + 32);
+        for (int64_t j = lo; j < lo + 32; ++j) {
+            acc |= (uint64_t)(j < hi ? (uint32_t)idx[j] & mask : 0) << have;
+            have += (int)bits;
+            if (have >= 32) { *w++ = (uint32_t)acc; acc >>= 32; have -= 32; }
+        }
+    }
+}
+
 // ------------------------------------------------- vertex-state primitives
 // The runtime's reduce, select and result conversion over n-sized state: one
 // parallel pass each (numpy's are serial and, for select, build two n-sized

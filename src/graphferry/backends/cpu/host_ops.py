@@ -56,6 +56,7 @@ def _lib():
     lib.gf_check_weights.argtypes, lib.gf_check_weights.restype = [_P, _I, _P], None
     lib.gf_weight_width.argtypes, lib.gf_weight_width.restype = [_P, _I], _I
     lib.gf_narrow_weights.argtypes, lib.gf_narrow_weights.restype = [_P, _I, _I, _P], None
+    lib.gf_pack_indices.argtypes, lib.gf_pack_indices.restype = [_P, _I, _I, _P], None
     for name in ("gf_transpose_fill_i32", "gf_transpose_fill_i64"):
         f = getattr(lib, name)
         f.argtypes, f.restype = [_I, _P, _P, _P, _P], None
@@ -648,6 +649,53 @@ def narrow_weights(weights: np.ndarray, alloc=None) -> np.ndarray | None:
     out = alloc(len(w), dtype) if alloc is not None else np.empty(len(w), dtype)
     _lib().gf_narrow_weights(_p(w), len(w), width, _p(out))
     return out
+
+
+def id_bits(n: int) -> int:
+    """Bits a vertex id of a graph of ``n`` vertices needs (at least 1).
+
+    Example:
+        >>> id_bits(1), id_bits(2), id_bits(1 << 25), id_bits((1 << 25) + 1)
+        (1, 1, 25, 26)
+    """
+    return max(1, (int(n) - 1).bit_length())
+
+
+def packed_words(m: int, bits: int) -> int:
+    """Words (4 bytes each) of ``m`` ids packed in ``bits``-bit fields (:func:`pack_indices`)."""
+    return ((int(m) + 31) // 32) * int(bits)
+
+
+def pack_indices(indices: np.ndarray, bits: int, alloc=None) -> np.ndarray:
+    """int32 vertex ids, each below ``2**bits``, packed in ``bits``-bit fields (1 to 31): id ``j``
+    is bits ``[j * bits, (j + 1) * bits)`` of the little-endian stream of 32-bit words returned
+    (typed int32 so that buffers of a graph's vertex-id type hold them). 32 ids take ``bits``
+    words exactly, so any range of edges starting at a multiple of 32 starts on a word. Edges
+    of a graph of 2^25 vertices move 25 bits instead of 32 (kernels read them with ``GfCols``).
+    One parallel pass; ``alloc(count, dtype)`` makes the output (pinned memory, say).
+
+    Example:
+        >>> w = pack_indices(np.array([5, 0, 7, 3], np.int32), 3)
+        >>> len(w), unpack_indices(w, 3, 4).tolist()
+        (3, [5, 0, 7, 3])
+    """
+    idx = np.ascontiguousarray(indices)
+    if idx.dtype != np.int32 or not 1 <= bits <= 31:
+        raise ValueError(f"packing takes int32 ids and 1 to 31 bits, got {idx.dtype} and {bits}")
+    count = packed_words(len(idx), bits)
+    out = alloc(count, np.int32) if alloc is not None else np.empty(count, np.int32)
+    _lib().gf_pack_indices(_p(idx), len(idx), int(bits), _p(out))
+    return out
+
+
+def unpack_indices(words: np.ndarray, bits: int, m: int) -> np.ndarray:
+    """The ``m`` ids of :func:`pack_indices`'s words, as int64 (numpy; for checks, not for speed)."""
+    u = np.ascontiguousarray(words).view(np.uint32).astype(np.uint64)
+    u = np.concatenate([u, np.zeros(1, np.uint64)])
+    pos = np.arange(m, dtype=np.uint64) * np.uint64(bits)
+    word, shift = pos >> np.uint64(5), pos & np.uint64(31)
+    two = u[word] | (u[word + np.uint64(1)] << np.uint64(32))
+    return ((two >> shift) & np.uint64((1 << bits) - 1)).astype(np.int64)
 
 
 # ------------------------------------------------------------------ vertex state

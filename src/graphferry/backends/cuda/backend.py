@@ -143,11 +143,11 @@ extern "C" __global__ void gf_bits_degrees_i32(const unsigned int* bits, long lo
     gf_bits_degrees<int>(bits, nwords, n, deg, out);
 }
 // Per partition [bounds[p], bounds[p+1]) of the vertices: the active ids among the sorted ids,
-// their edges, and the 128-byte lines their rows cover in arrays of itemsize s0 (and s1 when
-// nonzero), into out[0..3*parts) (active, edges, lines). Sorted ids put a warp's lanes mostly in
+// their edges, and the 128-byte lines their rows cover in arrays of s0 bits an entry (and s1
+// when nonzero; packed ids: their field's width), into out[0..3*parts) (active, edges, lines). Sorted ids put a warp's lanes mostly in
 // one partition: such a warp adds its sums once; counters in shared memory where they fit.
 __device__ __forceinline__ long long gf_row_lines(long long b, long long e, long long s) {
-    return e > b ? (e * s - 1) / 128 - (b * s) / 128 + 1 : 0;
+    return e > b ? (e * s - 1) / 1024 - (b * s) / 1024 + 1 : 0;
 }
 extern "C" __global__ void gf_partition_counts(const long long* ids, long long k, const long long* off,
                                                const long long* bounds, int parts, int s0, int s1,
@@ -254,12 +254,12 @@ class CudaProgram(CompiledProgram):
         if count == 0:
             return
         A, F, I = tables
-        nedges = int(view.indices.size)
+        nedges = view.edge_capacity
         coop = op == "push" or self.program.has_push
         huge = coop and nedges >= HUGE_MIN
         # work items: at most one partial chunk per heavy row beyond nedges / CHUNK full ones
         hl, hc = b.huge_queue(nedges // CHUNK + nedges // HUGE_MIN + 2) if huge else (None, None)
-        args = (_p(A), _p(F), _p(I), _p(view.offsets), _p(view.indices), _p(view.weights),
+        args = (_p(A), _p(F), _p(I), _p(view.offsets), _p(view.indices), _I64(view.index_bits), _p(view.weights),
                 _I64(weight_bytes(view.weights)), _p(view.vertex_ids), _I64(view.lo), _I64(view.rows), _I64(view.edge_base),
                 _p(row_list), _I64(0 if row_list is None else count), _p(in_bits), _p(out_bits),
                 _p(hl), _p(hc))

@@ -4,6 +4,7 @@
 // these kernels the same kind of partition view,
 //   offsets[r] - edge_base .. offsets[r+1] - edge_base  are row r's edges in indices/weights,
 //   row r is vertex vertex_ids[r] (compacted view) or lo + r (range view),
+//   indices plain vid_t or packed in index_bits-bit fields (GfCols, gf_prelude.h),
 // one kernel per direction (push / pull), never per engine. Two trailing
 // arguments (huge_list, huge_count) carry the rows too heavy for one block to a
 // second, grid-wide launch.
@@ -46,15 +47,18 @@ __device__ __forceinline__ void gf_set_bit(uint32_t* bits, int64_t v) {
 }
 
 // First edge index to read so that a group's first request starts on the
-// 128-byte line holding indices[b] (lanes below b are masked).
-__device__ __forceinline__ eid_t gf_aligned_start(const vid_t* indices, eid_t b) {
-    const unsigned long long addr = (unsigned long long)(indices + b);
+// 128-byte line holding indices[b] (lanes below b are masked). Packed ids: the
+// multiple of 32 at or below b, whose field starts a word (32 fields fill
+// index_bits words, under one line).
+__device__ __forceinline__ eid_t gf_aligned_start(const GfCols& cols, eid_t b) {
+    if (cols.bits) return b & ~(eid_t)31;
+    const unsigned long long addr = (unsigned long long)(cols.plain() + b);
     return b - (eid_t)((addr & 127ull) / sizeof(vid_t));
 }
 
 struct GfEdgeArgs {
     const eid_t* offsets;
-    const vid_t* indices;
+    GfCols indices;
     GfWeights weights;
     const vid_t* vertex_ids;
     int64_t lo, rows, edge_base;
@@ -102,14 +106,15 @@ __device__ __forceinline__ void gf_visit(const GfEdgeArgs& a, eid_t b, eid_t e, 
 
 #define GF_EDGE_PARAMS                                                                        \
     void* const* A, const double* F, const int64_t* I, const eid_t* offsets,                  \
-        const vid_t* indices, const void* weight_data, int64_t weight_bytes,                 \
+        const void* indices, int64_t index_bits, const void* weight_data, int64_t weight_bytes, \
         const vid_t* vertex_ids, int64_t lo,                                                  \
         int64_t rows, int64_t edge_base, const int64_t* row_list, int64_t nlist,              \
         const uint32_t* in_bits, uint32_t* out_bits, int64_t* huge_list,                      \
         unsigned long long* huge_count
 #define GF_EDGE_ARGS_INIT                                                                     \
     GfEdgeArgs a;                                                                             \
-    a.offsets = offsets; a.indices = indices; a.vertex_ids = vertex_ids;                      \
+    a.offsets = offsets; a.indices.p = indices; a.indices.bits = index_bits;                  \
+    a.vertex_ids = vertex_ids;                                                                \
     a.weights.p = weight_data; a.weights.bytes = weight_bytes;                                \
     a.lo = lo; a.rows = rows; a.edge_base = edge_base; a.row_list = row_list;                 \
     a.nlist = nlist; a.in_bits = in_bits; a.out_bits = out_bits

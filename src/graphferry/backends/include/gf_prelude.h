@@ -12,6 +12,7 @@
 //   gf_cas(p,e,d)      compare-and-swap; true if *p was e and is now d
 //   gf_load(p)         a read of a value other threads may be writing
 //   GfWeights          edge weights as a kernel reads them (w[j], 1 where absent)
+//   GfCols             an edge range's vertex ids as edge kernels read them (plain or packed)
 //   GfGraph            whole-graph CSR access for neighbourhood functions
 #pragma once
 
@@ -257,6 +258,36 @@ GF_FN void gf_link(vid_t* parent, vid_t u, vid_t v) {
 // bytes instead of 8 with int32 ids). Kernels read them through this view, which reads
 // like the pointer it replaces: `w ? w[j] : 1.0f`. The width is one value per launch, so
 // the branch in operator[] goes the same way for every thread.
+// Vertex ids packed in `bits`-bit fields (1 to 31; host_ops.pack_indices): id j is bits
+// [j * bits, (j + 1) * bits) of the little-endian stream of 32-bit words at p. A field
+// spans at most two words; consecutive ids lie in consecutive words, so lanes reading
+// consecutive ids read consecutive words (coalesced), `bits` / 32 of a plain id's bytes.
+struct GfPackedIds {
+    const uint32_t* p;
+    int64_t bits;
+    GF_MEMBER vid_t operator[](int64_t j) const {
+        const uint64_t pos = (uint64_t)j * (uint64_t)bits;
+        const uint32_t* w = p + (pos >> 5);
+        const unsigned s = (unsigned)(pos & 31);
+        uint64_t v = (uint64_t)(w[0] >> s);
+        if (s + (unsigned)bits > 32u) v |= (uint64_t)w[1] << (32u - s);   // the field's high part
+        return (vid_t)(v & ((1ull << bits) - 1ull));
+    }
+};
+
+// An edge range's vertex ids as edge kernels read them: a plain vid_t array (bits 0), or
+// packed (GfPackedIds). A packed range handed to a kernel starts at an edge that is a
+// multiple of 32 (which starts a word), so the kernel's edge_base is one too.
+struct GfCols {
+    const void* p;
+    int64_t bits;
+    GF_MEMBER vid_t operator[](int64_t j) const {
+        return bits ? GfPackedIds{(const uint32_t*)p, bits}[j] : ((const vid_t*)p)[j];
+    }
+    GF_MEMBER GfPackedIds packed() const { return GfPackedIds{(const uint32_t*)p, bits}; }
+    GF_MEMBER const vid_t* plain() const { return (const vid_t*)p; }
+};
+
 struct GfWeights {
     const void* p;
     int64_t bytes;   // 4: float32, 2: uint16, 1: uint8
