@@ -666,7 +666,15 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
         if part._pool is not None:
             doc.setdefault("hybrid_pool", part._pool.stats)
         doc["graph"]["side_weights"] = part.placement.get("out weights", "float32")
+        doc["graph"]["side_ids"] = part.placement.get("out ids", "plain int32")
         part.close()
+        if args.plain_ids_too:
+            # the same budget with the ids kept int32 (4 bytes an id, not ceil(log2 n) bits):
+            # what packing them is worth, in this call
+            part = gf.load(full.graph, backend="cuda", budget=quarter_budget, pinned=False, pack_ids=False)
+            for engine in args.plain_ids_too:
+                ours_on(part, engine, label=f"{engine}:plain-ids")
+            part.close()
         if args.float32_weights_too and "sssp" in names:
             # the same budget with the weights kept float32 (8 bytes a weighted edge, not 5):
             # what narrowing them is worth, in this call
@@ -755,6 +763,9 @@ def main(argv=None) -> int:
     ap.add_argument("--deadline-s", type=float, default=1e9, help="stop starting graphferry runs after this")
     ap.add_argument("--peer-algorithms", nargs="+", default=None, choices=ALGORITHMS,
                     help="the peers run only these (default: every algorithm)")
+    ap.add_argument("--plain-ids-too", nargs="*", default=[], metavar="ENGINE",
+                    help="run these engines again under the same budget with int32 ids, not packed ones "
+                         "(engine 'E:plain-ids')")
     ap.add_argument("--float32-weights-too", action="store_true",
                     help="run SSSP again under the same budget with float32 weights (engine 'E:float32-weights')")
     ap.add_argument("--store-dir", default=None,
