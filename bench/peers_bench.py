@@ -75,6 +75,8 @@ GPU_ENGINES = ["resident", "filter", "compaction", "zerocopy"]
 HYBRID_RUNS = {"hybrid": {}, "hybrid-paper": {"mode": "paper"}, "hybrid-gpu": {"use_cpu": False}}
 PR_ITERATIONS, PR_DAMPING = 20, 0.85
 PR_DELTA_TOL = 1e-2
+#: the delta form's vertex state (--delta-dtype): float64, or float32 as EMOGI's pagerank_32 keeps it
+PR_DELTA_DTYPE = "float64"
 SSSP_DELTA = 2  # GAPBS's setting for Kronecker graphs (its benchmark makefile)
 
 
@@ -320,7 +322,8 @@ def call(name: str, lg, source: int, engine: str):
     if name == "pagerank":
         return pagerank_ldbc(lg, damping=PR_DAMPING, iterations=PR_ITERATIONS, engine=engine)
     if name == "pagerank-delta":
-        return pagerank(lg, damping=PR_DAMPING, tol=PR_DELTA_TOL, max_iterations=100, engine=engine)
+        return pagerank(lg, damping=PR_DAMPING, tol=PR_DELTA_TOL, max_iterations=100, engine=engine,
+                        dtype=PR_DELTA_DTYPE)
     raise ValueError(name)
 
 
@@ -581,6 +584,7 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
                   "edge_bytes": int(g.m * g.indices.itemsize), "weighted_edge_bytes": int(g.m * 8),
                   "source": source, **info},
         "budget_bytes": int(0.25 * g.m * 8),
+        "pagerank_delta_state": PR_DELTA_DTYPE,
         "load_seconds": loads,
         "notes": ("graphferry: seconds = wall time of one algorithm call on a loaded graph (graphferry.load), "
                   "median of reps after a warm-up; load_seconds apart (peers' timers exclude loading too); "
@@ -763,6 +767,8 @@ def main(argv=None) -> int:
     ap.add_argument("--deadline-s", type=float, default=1e9, help="stop starting graphferry runs after this")
     ap.add_argument("--peer-algorithms", nargs="+", default=None, choices=ALGORITHMS,
                     help="the peers run only these (default: every algorithm)")
+    ap.add_argument("--delta-dtype", choices=["float64", "float32"], default="float64",
+                    help="vertex state of PageRank's delta form (float32: EMOGI's precision)")
     ap.add_argument("--plain-ids-too", nargs="*", default=[], metavar="ENGINE",
                     help="run these engines again under the same budget with int32 ids, not packed ones "
                          "(engine 'E:plain-ids')")
@@ -773,7 +779,8 @@ def main(argv=None) -> int:
                          "(load_seconds and GB/s from the page cache in the results)")
     args = ap.parse_args(argv)
     args.deadline = time.perf_counter() + args.deadline_s
-    global RECORDS, PEER_ALGORITHMS
+    global RECORDS, PEER_ALGORITHMS, PR_DELTA_DTYPE
+    PR_DELTA_DTYPE = args.delta_dtype
     RECORDS = None if args.records is None else Path(args.records)
     PEER_ALGORITHMS = None if args.peer_algorithms is None else set(args.peer_algorithms)
     if RECORDS is not None:

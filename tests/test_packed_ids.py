@@ -22,7 +22,7 @@ from graphferry.backends.cpu.host_ops import id_bits, pack_indices, packed_words
 from graphferry.engines.base import EdgeSide
 from graphferry.scheduler import Policy
 
-PACKING_ENGINES = ["resident", "filter", "compaction", "zerocopy", "hybrid"]
+PACKING_ENGINES = ["filter", "compaction", "zerocopy", "hybrid"]
 MIXES = {
     "all": [("device", "resident"), ("device", "filter"), ("device", "compaction"), ("device", "zerocopy"),
             ("host", "host")],
@@ -88,17 +88,17 @@ def _mask(k: int, bits: int, words: int) -> np.ndarray:
 
 
 def test_which_loads_pack_and_which_read_plain_ids():
-    """A kept graph packs for the engines that copy or map ranges, one loaded for a single call
-    not for resident (it moves the edges once), no engine that reads host rows (host, unified),
-    never for several ranks or when asked not to."""
+    """A kept graph packs for the engines that copy or map ranges (not resident: on a GPU its copy
+    is also what neighbourhood functions read, as plain ids), no engine that reads host rows
+    (host, unified), never for several ranks or when asked not to."""
     from graphferry.distributed.graph import DistributedGraph
     from graphferry.distributed.world import local_world
 
     g = Graph.from_edges([0, 1, 2], [1, 2, 0], n=3)
     kept = gf.load(g, backend="cpu")
     one_call = gf.LoadedGraph(g, backend="cpu", temporary=True)
-    assert [e for e in ["host", "unified"] + PACKING_ENGINES if kept.packs(e)] == PACKING_ENGINES
-    assert [e for e in PACKING_ENGINES if one_call.packs(e)] == ["filter", "compaction", "zerocopy", "hybrid"]
+    assert [e for e in ["host", "unified", "resident"] + PACKING_ENGINES if kept.packs(e)] == PACKING_ENGINES
+    assert [e for e in PACKING_ENGINES if one_call.packs(e)] == PACKING_ENGINES
     assert not gf.load(g, backend="cpu", pack_ids=False).packs("filter")
     assert not any(DistributedGraph(g, local_world(), backend="cpu").packs(e) for e in PACKING_ENGINES)
     kept.close()
@@ -135,7 +135,7 @@ def test_every_engine_on_packed_ids_equals_plain_ids_and_the_oracles(engine):
     for key in ("levels", "dist", "dist_pull", "labels"):
         np.testing.assert_array_equal(packed[key], plain[key], err_msg=key)
     np.testing.assert_allclose(packed["ranks"], plain["ranks"], rtol=1e-12, atol=1e-15)
-    if engine in ("filter", "resident"):  # whole ranges move: 11 of 32 bits an id (weights unused)
+    if engine == "filter":  # whole ranges move: 11 of 32 bits an id (weights unused)
         assert packed["moved"] < 0.45 * plain["moved"]
 
 

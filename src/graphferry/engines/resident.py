@@ -17,7 +17,9 @@ from .base import Engine, Loaded
 
 class ResidentEngine(Engine):
     name = "resident"
-    reads_packed = True
+    # plain ids: on a GPU its device copy is also the whole graph neighbourhood functions read
+    # (Runtime.whole_graph), and they read plain ids (GfGraph)
+    reads_packed = False
     device_rows = True  # active rows may come as the backend's ids (runtime._work)
 
     def __init__(self, side, backend, arena):

@@ -99,7 +99,7 @@ def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto",
     handle's sides: a graph an algorithm derives for one call (the spanning forest's
     symmetrised graph, betweenness's simple graph) narrows its own weights where its
     engine moves edges again and again. ``pack_ids``: engines that copy or map ranges of
-    edges (filter, compaction, zerocopy, resident, hybrid) read the vertex ids packed in
+    edges again and again (filter, compaction, zerocopy, hybrid) read the vertex ids packed in
     ``ceil(log2 n)``-bit fields (made on first use, pinned on a device; 25 bits instead of 32
     for 2^25 vertices, on the bus and in device memory); same results, same partitions.
 
@@ -304,15 +304,11 @@ class LoadedGraph:
 
     def packs(self, engine: str) -> bool:
         """Whether ``engine``'s sides read packed ids (:meth:`side_packed`): engines that copy or map
-        ranges of edges (``reads_packed``), on a graph of int32 ids, by the rule of :meth:`narrows`
-        (a graph loaded for one call: not for resident, which moves the edges once; several ranks:
-        never)."""
+        ranges of edges again and again (``reads_packed``: filter, compaction, zerocopy, hybrid),
+        on a graph of int32 ids; never for several ranks (their maps read the graph's own ids)."""
         if not self.pack_ids or self.distribution is not None or self.graph.indices.dtype != np.int32:
             return False
-        cls = engine_class(engine)
-        if not getattr(cls, "reads_packed", False):
-            return False
-        return not self.temporary or engine != "resident"
+        return bool(getattr(engine_class(engine), "reads_packed", False))
 
     def side_packed(self, csr: str) -> tuple[np.ndarray, int]:
         """The ids of CSR ``csr`` ("out" or "in") packed in ``ceil(log2 n)``-bit fields

@@ -189,7 +189,8 @@ class Runtime:
         use_weights = use_weights and self.graph.weighted
         b = self.backend
         # an engine that holds the whole side on the device (resident) lends it
-        if b.is_device and hasattr(engine_class(self.engine_name), "whole") and self.loaded.distribution is None:
+        if b.is_device and hasattr(engine_class(self.engine_name), "whole") and self.loaded.distribution is None \
+                and not self.loaded.packs(self.engine_name):  # (its copy must hold plain ids)
             return self._resident_whole_graph(use_weights, in_edges)
 
         narrow = use_weights and self.loaded.narrows(self.engine_name)
