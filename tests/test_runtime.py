@@ -231,3 +231,21 @@ def test_rows_of_equals_searchsorted(degrees, data):
         return
     pos = np.array(data.draw(st.lists(st.integers(0, int(offsets[-1]) - 1), max_size=30)), np.int64)
     assert rows_of(offsets, pos).tolist() == (np.searchsorted(offsets, pos, side="right") - 1).tolist()
+
+
+def test_a_backends_full_pull_fraction_decides_where_a_program_that_reads_every_edge_pulls(monkeypatch):
+    """PageRank's delta form never stops a pull early: it pulls once its frontier's edges pass the
+    backend's ``full_pull_fraction`` of m (1 on the CPU, 2/3 on a GPU); the ranks are the same."""
+    from graphferry.algorithms import pagerank
+    from graphferry.backends.cpu.backend import CpuBackend
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(10, seed=2)
+    directions, ranks = {}, {}
+    for fraction in (1.0, 0.0):
+        monkeypatch.setattr(CpuBackend, "full_pull_fraction", fraction)
+        r = pagerank(g, tol=1e-6, backend="cpu")
+        directions[fraction] = [s.direction for s in r.record.edge_steps]
+        ranks[fraction] = r.ranks
+    assert "push" in directions[1.0] and set(directions[0.0]) == {"pull"}
+    np.testing.assert_allclose(ranks[0.0], ranks[1.0], atol=1e-6)

@@ -124,6 +124,9 @@ class Backend(ABC):
     #: PriorityBuckets keeps pending vertices as one frontier and cuts it by value on each
     #: pop (cheap where passes over the pending set are: a GPU) instead of filing them by bucket
     dense_buckets: bool = False
+    #: a program whose pull reads every edge (never stops early) pulls once its frontier's
+    #: edges exceed this share of m: a push's edge rate over a pull's here (runtime.direction)
+    full_pull_fraction: float = 1.0
 
     @abstractmethod
     def compile(self, program, vid_dtype: np.dtype) -> CompiledProgram: ...

@@ -357,6 +357,11 @@ class CudaBackend(Backend):
         self.round_price_resident = 100e6
         self.round_price_bus = 35e6
         self.dense_buckets = True
+        # Atomics on scattered heads make a push's edges dearer than a pull's here: delta PageRank
+        # at Kronecker 25 (hybrid, H200, peers-kron25-h200-s15.json's records) pushed 1.0 G edges
+        # in 54-60 ms of kernels where a pull of all 1.05 G took 42.5 ms (15-19 against 24.6 G
+        # edges/s). A program whose pull reads every edge pulls past 2/3 of them (direction.py).
+        self.full_pull_fraction = 2 / 3
         self._copy_stream = cupy.cuda.Stream(non_blocking=True)
         self.registry = HostRegistry()
         self._ring: SlotRing | None = None
