@@ -332,7 +332,7 @@ CHECKED_COLUMN = {"bfs": ("levels", "levels"), "sssp": ("dist", "distances"), "w
                   "pagerank": ("rank", "ranks"), "pagerank-delta": ("rank", "ranks")}
 
 
-def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log) -> dict:
+def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=None) -> dict:
     call(name, lg, source, engine)  # warm-up: compiles, builds sides and engines, resident upload
     walls, results = [], []
     for _ in range(reps):
@@ -392,7 +392,8 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log) -> dict
         run["copy_seconds"] = round(sum(s.copy_seconds for s in rec.edge_steps), 5)
         run["kernel_seconds"] = round(sum(s.kernel_seconds for s in rec.edge_steps), 5)
     if RECORDS is not None:  # every engine's: the hybrid's steps read beside the single engines'
-        (RECORDS / f"{run['engine']}-{name}.json").write_text(json.dumps(rec.to_dict(), default=float))
+        # a labelled run (E:plain-ids, ...) under its label: the engine's own record stays
+        (RECORDS / f"{label or run['engine']}-{name}.json").write_text(json.dumps(rec.to_dict(), default=float))
     log(f"  {run['engine']:>11} {name:<15} {wall * 1e3:9.1f} ms  {iters:3d} it  "
         f"outside {run['outside_fraction']:.0%}  to host {to_host * 1e3:.1f} ms "
         f"(outside with it {run['outside_fraction_with_to_host']:.0%})  {'ok' if ok else 'FAILED'} ({how})")
@@ -609,7 +610,7 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
                 log("  deadline reached: skipping the rest of graphferry's runs")
                 return
             try:
-                run = time_ours(name, lg, source, engine, args.reps, checker, pinned_gbps, log)
+                run = time_ours(name, lg, source, engine, args.reps, checker, pinned_gbps, log, label=label)
             except Exception as e:  # noqa: BLE001 - one failing run must not lose the others
                 import traceback
 

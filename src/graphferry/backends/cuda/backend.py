@@ -264,11 +264,12 @@ class CudaProgram(CompiledProgram):
                 _p(row_list), _I64(0 if row_list is None else count), _p(in_bits), _p(out_bits),
                 _p(hl), _p(hc))
         stream = b.compute_stream()
-        name = f"gf_{op}_zc" if b.is_mapped(view.indices) else f"gf_{op}"
+        form = "_packed" if view.index_bits else ""  # each kernel is compiled for both forms of ids
+        name = (f"gf_{op}_zc" if b.is_mapped(view.indices) else f"gf_{op}") + form
         mark = b.kernel_begin(stream)
         self._fn(name)(((count + BLOCK - 1) // BLOCK,), (BLOCK,), args)  # current stream
         if huge:
-            fn = f"gf_{op}_huge"
+            fn = f"gf_{op}_huge{form}"
             grid = b.huge_grid or (PUSH_HUGE_WAVES * self._resident_blocks(fn) if op == "push"
                                    else PULL_HUGE_BLOCKS_PER_SM * b.num_sms)
             self._fn(fn)((grid,), (BLOCK,), args)

@@ -4,7 +4,8 @@
 // these kernels the same kind of partition view,
 //   offsets[r] - edge_base .. offsets[r+1] - edge_base  are row r's edges in indices/weights,
 //   row r is vertex vertex_ids[r] (compacted view) or lo + r (range view),
-//   indices plain vid_t or packed in index_bits-bit fields (GfCols, gf_prelude.h),
+//   indices plain vid_t or packed in index_bits-bit fields (GfPackedIds, gf_prelude.h; each
+//   kernel is compiled for both: gf_push, gf_push_packed, ...),
 // one kernel per direction (push / pull), never per engine. Two trailing
 // arguments (huge_list, huge_count) carry the rows too heavy for one block to a
 // second, grid-wide launch.
@@ -47,18 +48,32 @@ __device__ __forceinline__ void gf_set_bit(uint32_t* bits, int64_t v) {
 }
 
 // First edge index to read so that a group's first request starts on the
-// 128-byte line holding indices[b] (lanes below b are masked). Packed ids: the
-// multiple of 32 at or below b, whose field starts a word (32 fields fill
-// index_bits words, under one line).
-__device__ __forceinline__ eid_t gf_aligned_start(const GfCols& cols, eid_t b) {
-    if (cols.bits) return b & ~(eid_t)31;
-    const unsigned long long addr = (unsigned long long)(cols.plain() + b);
+// 128-byte line holding indices[b] (lanes below b are masked).
+__device__ __forceinline__ eid_t gf_aligned_start(const vid_t* indices, eid_t b) {
+    const unsigned long long addr = (unsigned long long)(indices + b);
     return b - (eid_t)((addr & 127ull) / sizeof(vid_t));
 }
+// Packed ids: the multiple of 32 at or below b, whose field starts a word (32
+// fields fill index_bits words, under one line).
+__device__ __forceinline__ eid_t gf_aligned_start(const GfPackedIds&, eid_t b) { return b & ~(eid_t)31; }
 
+// The ids as a kernel of either form reads them. Each edge kernel is compiled
+// once per form (gf_push, gf_push_packed, ...): one kernel reading both paid
+// the packed decode's registers on plain views too (fewer warps in flight; on
+// zero-copy reads, which need many requests outstanding, SSSP at uniform 25
+// ran 40% slower on plain ids).
+template <class Ids> __device__ __forceinline__ Ids gf_ids(const void* p, int64_t bits);
+template <> __device__ __forceinline__ const vid_t* gf_ids<const vid_t*>(const void* p, int64_t) {
+    return (const vid_t*)p;
+}
+template <> __device__ __forceinline__ GfPackedIds gf_ids<GfPackedIds>(const void* p, int64_t bits) {
+    return GfPackedIds{(const uint32_t*)p, bits};
+}
+
+template <class Ids>
 struct GfEdgeArgs {
     const eid_t* offsets;
-    GfCols indices;
+    Ids indices;
     GfWeights weights;
     const vid_t* vertex_ids;
     int64_t lo, rows, edge_base;
@@ -69,7 +84,8 @@ struct GfEdgeArgs {
 };
 
 // Row k of the launch: its vertex and edge range (no filtering: deterministic).
-__device__ __forceinline__ bool gf_range(const GfEdgeArgs& a, int64_t k, vid_t& v, eid_t& b, eid_t& e) {
+template <class A>
+__device__ __forceinline__ bool gf_range(const A& a, int64_t k, vid_t& v, eid_t& b, eid_t& e) {
     const int64_t count = a.row_list ? a.nlist : a.rows;
     if (k >= count) return false;
     const int64_t r = a.row_list ? a.row_list[k] : k;
@@ -82,8 +98,8 @@ __device__ __forceinline__ bool gf_range(const GfEdgeArgs& a, int64_t k, vid_t& 
 // Visit the edges of [b, e) at from + t, from + t + width, ... below `to`, with
 // GF_UNROLL loads in flight per thread before any is used; f(x, w) returns
 // false to stop. Consecutive threads read consecutive edges.
-template <class Fn>
-__device__ __forceinline__ void gf_visit(const GfEdgeArgs& a, eid_t b, eid_t e, eid_t from, eid_t to,
+template <class A, class Fn>
+__device__ __forceinline__ void gf_visit(const A& a, eid_t b, eid_t e, eid_t from, eid_t to,
                                          eid_t t, eid_t width, Fn f) {
     if (to > e) to = e;
     for (eid_t j0 = from + t; j0 < to; j0 += GF_UNROLL * width) {
@@ -111,9 +127,9 @@ __device__ __forceinline__ void gf_visit(const GfEdgeArgs& a, eid_t b, eid_t e, 
         int64_t rows, int64_t edge_base, const int64_t* row_list, int64_t nlist,              \
         const uint32_t* in_bits, uint32_t* out_bits, int64_t* huge_list,                      \
         unsigned long long* huge_count
-#define GF_EDGE_ARGS_INIT                                                                     \
-    GfEdgeArgs a;                                                                             \
-    a.offsets = offsets; a.indices.p = indices; a.indices.bits = index_bits;                  \
+#define GF_EDGE_ARGS_INIT(IDS)                                                                \
+    GfEdgeArgs<IDS> a;                                                                        \
+    a.offsets = offsets; a.indices = gf_ids<IDS>(indices, index_bits);                        \
     a.vertex_ids = vertex_ids;                                                                \
     a.weights.p = weight_data; a.weights.bytes = weight_bytes;                                \
     a.lo = lo; a.rows = rows; a.edge_base = edge_base; a.row_list = row_list;                 \
@@ -123,13 +139,15 @@ __device__ __forceinline__ void gf_visit(const GfEdgeArgs& a, eid_t b, eid_t e, 
 // Push: every active row scatters along its out-edges with update_atomic.
 struct GfPush {
     static constexpr bool kCoop = true;  // rows may be shared by many threads
-    __device__ static bool row(const State& S, const GfEdgeArgs& a, int64_t k, vid_t& v, eid_t& b, eid_t& e) {
+    template <class A>
+    __device__ static bool row(const State& S, const A& a, int64_t k, vid_t& v, eid_t& b, eid_t& e) {
         if (!gf_range(a, k, v, b, e)) return false;
         if (!a.row_list && a.in_bits && !gf_bit(a.in_bits, v)) return false;
         return e > b;
     }
     // edges of row v in [from, to), read by thread t of a group of `width`
-    __device__ static void coop(const State& S, const GfEdgeArgs& a, vid_t v, eid_t b, eid_t e,
+    template <class A>
+    __device__ static void coop(const State& S, const A& a, vid_t v, eid_t b, eid_t e,
                                 eid_t from, eid_t to, eid_t t, eid_t width) {
         gf_visit(a, b, e, from, to, t, width, [&](vid_t d, float w) {
             if (cond(S, d) && update_atomic(S, v, d, w)) {
@@ -138,10 +156,12 @@ struct GfPush {
             return true;
         });
     }
-    __device__ static void warp(const State& S, const GfEdgeArgs& a, vid_t v, eid_t b, eid_t e, int lane) {
+    template <class A>
+    __device__ static void warp(const State& S, const A& a, vid_t v, eid_t b, eid_t e, int lane) {
         coop(S, a, v, b, e, gf_aligned_start(a.indices, b), e, lane, 32);
     }
-    __device__ static void single(const State& S, const GfEdgeArgs& a, vid_t v, eid_t b, eid_t e) {
+    template <class A>
+    __device__ static void single(const State& S, const A& a, vid_t v, eid_t b, eid_t e) {
         coop(S, a, v, b, e, b, e, 0, 1);
     }
 };
@@ -151,13 +171,15 @@ struct GfPush {
 // Pull: rows are destinations (in-edge view); stop once cond(d) turns false.
 struct GfPull {
     static constexpr bool kCoop = GF_HAS_PUSH;
-    __device__ static bool row(const State& S, const GfEdgeArgs& a, int64_t k, vid_t& d, eid_t& b, eid_t& e) {
+    template <class A>
+    __device__ static bool row(const State& S, const A& a, int64_t k, vid_t& d, eid_t& b, eid_t& e) {
         if (!gf_range(a, k, d, b, e)) return false;
         if (!cond(S, d)) return false;
         return e > b;
     }
 #if GF_HAS_PUSH
-    __device__ static void coop(const State& S, const GfEdgeArgs& a, vid_t d, eid_t b, eid_t e,
+    template <class A>
+    __device__ static void coop(const State& S, const A& a, vid_t d, eid_t b, eid_t e,
                                 eid_t from, eid_t to, eid_t t, eid_t width) {
         bool changed = false;
         gf_visit(a, b, e, from, to, t, width, [&](vid_t s, float w) {
@@ -168,13 +190,15 @@ struct GfPull {
         });
         if (changed && a.out_bits) gf_set_bit(a.out_bits, d);
     }
-    __device__ static void warp(const State& S, const GfEdgeArgs& a, vid_t d, eid_t b, eid_t e, int lane) {
+    template <class A>
+    __device__ static void warp(const State& S, const A& a, vid_t d, eid_t b, eid_t e, int lane) {
         coop(S, a, d, b, e, gf_aligned_start(a.indices, b), e, lane, 32);
     }
 #else
     // No atomic form: the warp loads 32 edges at a time (aligned, coalesced) and
     // filters them by in_bits; lane 0 applies update to the survivors in edge order.
-    __device__ static void warp(const State& S, const GfEdgeArgs& a, vid_t d, eid_t b, eid_t e, int lane) {
+    template <class A>
+    __device__ static void warp(const State& S, const A& a, vid_t d, eid_t b, eid_t e, int lane) {
         bool changed = false;
         int stop = 0;
         for (eid_t base = gf_aligned_start(a.indices, b); base < e; base += 32) {  // warp-uniform
@@ -206,7 +230,8 @@ struct GfPull {
     }
 #endif
     // one thread owns the row: update in edge order, as the CPU kernel does
-    __device__ static void single(const State& S, const GfEdgeArgs& a, vid_t d, eid_t b, eid_t e) {
+    template <class A>
+    __device__ static void single(const State& S, const A& a, vid_t d, eid_t b, eid_t e) {
         bool changed = false;
         gf_visit(a, b, e, b, e, 0, 1, [&](vid_t s, float w) {
             if (a.in_bits && !gf_bit(a.in_bits, s)) return true;
@@ -221,9 +246,9 @@ struct GfPull {
 // One launch over the active rows: thread k owns row k first (every thread
 // reaches every barrier). Rows of at least GF_HUGE_MIN edges are cut into
 // GF_CHUNK-edge work items for the grid-wide kernel (when huge_count is given).
-template <class Op, int WARP_MIN>
+template <class Op, int WARP_MIN, class Args>
 __device__ __forceinline__ void gf_edge_twc(void* const* A, const double* F, const int64_t* I,
-                                            const GfEdgeArgs& a, int64_t* huge_list,
+                                            const Args& a, int64_t* huge_list,
                                             unsigned long long* huge_count) {
     const State S = gf_state(A, F, I);
     const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -277,9 +302,9 @@ __device__ __forceinline__ void gf_edge_twc(void* const* A, const double* F, con
 // The queued work items (row, chunk) of the heavy rows, spread over every block
 // of the grid: GF_CHUNK edges each, from the 128-byte line holding the row's
 // first edge. The last block to finish resets the queue for the next launch.
-template <class Op>
+template <class Op, class Args>
 __device__ __forceinline__ void gf_edge_huge(void* const* A, const double* F, const int64_t* I,
-                                             const GfEdgeArgs& a, const int64_t* huge_list,
+                                             const Args& a, const int64_t* huge_list,
                                              unsigned long long* huge_count) {
     const State S = gf_state(A, F, I);
     const unsigned long long total = *(volatile unsigned long long*)huge_count;
@@ -302,18 +327,40 @@ __device__ __forceinline__ void gf_edge_huge(void* const* A, const double* F, co
     }
 }
 
+// Each kernel in both forms of ids: plain (gf_push, ...) and packed (gf_push_packed, ...).
+#define GF_EDGE_KERNELS(SUFFIX, IDS)                                                                   \
+    GF_PUSH_KERNELS(SUFFIX, IDS)                                                                       \
+    GF_PULL_KERNELS(SUFFIX, IDS)
 #if GF_HAS_PUSH
-GF_KERNEL void gf_push(GF_EDGE_PARAMS) { GF_EDGE_ARGS_INIT; gf_edge_twc<GfPush, 32>(A, F, I, a, huge_list, huge_count); }
-GF_KERNEL void gf_push_zc(GF_EDGE_PARAMS) { GF_EDGE_ARGS_INIT; gf_edge_twc<GfPush, 1>(A, F, I, a, huge_list, huge_count); }
-GF_KERNEL void gf_push_huge(GF_EDGE_PARAMS) { GF_EDGE_ARGS_INIT; gf_edge_huge<GfPush>(A, F, I, a, huge_list, huge_count); }
+#define GF_PUSH_KERNELS(SUFFIX, IDS)                                                                   \
+    GF_KERNEL void gf_push##SUFFIX(GF_EDGE_PARAMS) {                                                   \
+        GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<GfPush, 32>(A, F, I, a, huge_list, huge_count); }          \
+    GF_KERNEL void gf_push_zc##SUFFIX(GF_EDGE_PARAMS) {                                                \
+        GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<GfPush, 1>(A, F, I, a, huge_list, huge_count); }           \
+    GF_KERNEL void gf_push_huge##SUFFIX(GF_EDGE_PARAMS) {                                              \
+        GF_EDGE_ARGS_INIT(IDS); gf_edge_huge<GfPush>(A, F, I, a, huge_list, huge_count); }
+#else
+#define GF_PUSH_KERNELS(SUFFIX, IDS)
 #endif
-#if GF_HAS_PULL
-GF_KERNEL void gf_pull(GF_EDGE_PARAMS) { GF_EDGE_ARGS_INIT; gf_edge_twc<GfPull, 32>(A, F, I, a, huge_list, huge_count); }
-GF_KERNEL void gf_pull_zc(GF_EDGE_PARAMS) { GF_EDGE_ARGS_INIT; gf_edge_twc<GfPull, 1>(A, F, I, a, huge_list, huge_count); }
-#if GF_HAS_PUSH
-GF_KERNEL void gf_pull_huge(GF_EDGE_PARAMS) { GF_EDGE_ARGS_INIT; gf_edge_huge<GfPull>(A, F, I, a, huge_list, huge_count); }
+#if GF_HAS_PULL && GF_HAS_PUSH
+#define GF_PULL_KERNELS(SUFFIX, IDS)                                                                   \
+    GF_KERNEL void gf_pull##SUFFIX(GF_EDGE_PARAMS) {                                                   \
+        GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<GfPull, 32>(A, F, I, a, huge_list, huge_count); }          \
+    GF_KERNEL void gf_pull_zc##SUFFIX(GF_EDGE_PARAMS) {                                                \
+        GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<GfPull, 1>(A, F, I, a, huge_list, huge_count); }           \
+    GF_KERNEL void gf_pull_huge##SUFFIX(GF_EDGE_PARAMS) {                                              \
+        GF_EDGE_ARGS_INIT(IDS); gf_edge_huge<GfPull>(A, F, I, a, huge_list, huge_count); }
+#elif GF_HAS_PULL
+#define GF_PULL_KERNELS(SUFFIX, IDS)                                                                   \
+    GF_KERNEL void gf_pull##SUFFIX(GF_EDGE_PARAMS) {                                                   \
+        GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<GfPull, 32>(A, F, I, a, huge_list, huge_count); }          \
+    GF_KERNEL void gf_pull_zc##SUFFIX(GF_EDGE_PARAMS) {                                                \
+        GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<GfPull, 1>(A, F, I, a, huge_list, huge_count); }
+#else
+#define GF_PULL_KERNELS(SUFFIX, IDS)
 #endif
-#endif
+GF_EDGE_KERNELS(, const vid_t*)
+GF_EDGE_KERNELS(_packed, GfPackedIds)
 
 // vertex_map over ids (if given) or [lo, hi) filtered by in_bits; true sets out bit.
 #define GF_VERTEX_KERNEL(fn)                                                                   \
