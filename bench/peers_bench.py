@@ -393,7 +393,8 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=N
         run["kernel_seconds"] = round(sum(s.kernel_seconds for s in rec.edge_steps), 5)
     if RECORDS is not None:  # every engine's: the hybrid's steps read beside the single engines'
         # a labelled run (E:plain-ids, ...) under its label: the engine's own record stays
-        (RECORDS / f"{label or run['engine']}-{name}.json").write_text(json.dumps(rec.to_dict(), default=float))
+        stem = (label or run["engine"]).replace(":", "-")  # (no colon in a file name)
+        (RECORDS / f"{stem}-{name}.json").write_text(json.dumps(rec.to_dict(), default=float))
     log(f"  {run['engine']:>11} {name:<15} {wall * 1e3:9.1f} ms  {iters:3d} it  "
         f"outside {run['outside_fraction']:.0%}  to host {to_host * 1e3:.1f} ms "
         f"(outside with it {run['outside_fraction_with_to_host']:.0%})  {'ok' if ok else 'FAILED'} ({how})")
