@@ -21,7 +21,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import graphferry.algorithms as algorithms
+from graphferry import algorithms
 from graphferry.backends.base import INCLUDE_DIR
 from graphferry.runtime.program import Program
 
@@ -29,13 +29,15 @@ CUDA_DIR = Path(algorithms.__file__).resolve().parent.parent / "backends" / "cud
 
 
 def programs() -> dict[str, Program]:
-    """Every Program object defined at module level in graphferry.algorithms."""
+    """Every Program object defined at module level in graphferry.algorithms (or in a module-level
+    dict of them, as PageRank's per-dtype programs)."""
     found: dict[str, Program] = {}
     for info in pkgutil.iter_modules(algorithms.__path__):
         mod = importlib.import_module(f"graphferry.algorithms.{info.name}")
         for value in vars(mod).values():
-            if isinstance(value, Program):
-                found.setdefault(value.name, value)
+            for prog in value.values() if isinstance(value, dict) else (value,):
+                if isinstance(prog, Program):
+                    found.setdefault(prog.name, prog)
     return found
 
 
@@ -45,7 +47,7 @@ def compile_one(nvcc: str, prog: Program, vid: str, work: Path) -> str | None:
     src.write_text("#include <cstdint>\n" + prog.translation_unit(vid, "gf_cuda_kernels.cuh"))
     cmd = [nvcc, "-arch=sm_90", "-std=c++17", "--device-c", "-c", "-w", f"-I{INCLUDE_DIR}", f"-I{CUDA_DIR}",
            "-o", str(src.with_suffix(".o")), str(src)]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
     return None if r.returncode == 0 else r.stderr[-3000:]
 
 

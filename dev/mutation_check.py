@@ -191,8 +191,8 @@ MUTANTS = [
            "(self._admit_span() if dense else None)", ("tests/test_hybrid.py",)),
     Mutant("partition-counts-no-misalignment", "a row's lines counted without its misalignment",
            "src/graphferry/backends/base.py",
-           "    last = (e * itemsize - 1) // LINE_BYTES",
-           "    last = first + ((e - b) * itemsize - 1) // LINE_BYTES", ("tests/test_primitives.py",)),
+           "    last = (e * bits - 1) // (8 * LINE_BYTES)",
+           "    last = first + ((e - b) * bits - 1) // (8 * LINE_BYTES)", ("tests/test_primitives.py",)),
     # ------------------------------------------------------------------ HyPar
     Mutant("hypar-triangles-block-mark-misses-one", "a triangle part on the whole DAG leaves its block's first vertex unmarked",
            f"{ALG}/hypar.py", "            in_block[block] = 1\n", "            in_block[block[1:]] = 1\n",
@@ -226,6 +226,21 @@ MUTANTS = [
            "src/graphferry/backends/base.py",
            "- out_offsets[rows] + offsets[rows]]", "- out_offsets[rows] + offsets[rows] + 1]",
            ("tests/test_hybrid.py",)),
+    # ------------------------------------------------------------------ packed ids
+    Mutant("packed-ids-high-part-lost", "a field that spans two words loses its high part",
+           "src/graphferry/backends/include/gf_prelude.h",
+           "if (s + (unsigned)bits > 32u) v |= (uint64_t)w[1] << (32u - s);",
+           "if (s + (unsigned)bits > 33u) v |= (uint64_t)w[1] << (32u - s);",
+           ("tests/test_packed_ids.py",)),
+    Mutant("packed-range-unaligned", "a packed range starts at its own first edge, not a word",
+           "src/graphferry/engines/base.py", "return e0 & ~31 if self.packed is not None else e0",
+           "return e0 & ~15 if self.packed is not None else e0", ("tests/test_packed_ids.py",)),
+    Mutant("packed-range-short", "a packed copy stops one group early",
+           "src/graphferry/engines/base.py", "min(((e1 + 31) >> 5) * bits - start, len(idx))",
+           "min(((e1 + 31) >> 5) * bits - start - bits, len(idx))", ("tests/test_packed_ids.py",)),
+    Mutant("packing-drops-the-top-bit", "the pack pass keeps one bit fewer than an id needs",
+           "src/graphferry/backends/cpu/gf_host_ops.h", "    const uint64_t mask = (1ull << bits) - 1;",
+           "    const uint64_t mask = (1ull << (bits - 1)) - 1;", ("tests/test_packed_ids.py",)),
 ]
 
 

@@ -55,6 +55,25 @@ static inline int64_t gf_chunk(int64_t count) {
     return c < 64 ? 64 : (c > 4096 ? 4096 : (c & ~(int64_t)31));
 }
 
+// An exported edge kernel (the Python side's argument list): the ids plain or packed, the
+// loop RUN compiled for both forms and chosen once per launch.
+#define GF_EDGE_EXPORT(NAME, RUN)                                                                  \
+    GF_EXPORT void NAME(void* const* A, const double* F, const int64_t* I, const eid_t* offsets,    \
+                        const void* indices, int64_t index_bits, const void* weight_data,          \
+                        int64_t weight_bytes, const vid_t* vertex_ids, int64_t lo, int64_t rows,   \
+                        int64_t edge_base, const int64_t* row_list, int64_t nlist,                 \
+                        const uint32_t* in_bits, uint32_t* out_bits) {                             \
+        const State S = gf_state(A, F, I);                                                         \
+        const GfWeights weights{weight_data, weight_bytes};                                        \
+        const GfCols cols{indices, index_bits};                                                    \
+        if (index_bits)                                                                            \
+            RUN(S, offsets, cols.packed(), weights, vertex_ids, lo, rows, edge_base, row_list,     \
+                nlist, in_bits, out_bits);                                                         \
+        else                                                                                       \
+            RUN(S, offsets, cols.plain(), weights, vertex_ids, lo, rows, edge_base, row_list,      \
+                nlist, in_bits, out_bits);                                                         \
+    }
+
 #if GF_HAS_PUSH
 // Edges [b, e) of row v, pushed with update_atomic. By value, as gf_pull_rows: the state's
 // pointers and the view stay in registers across the compare-and-swaps, which the
@@ -121,22 +140,7 @@ static void gf_push_run(const State S, const eid_t* offsets, const Ids indices, 
     }
 }
 
-GF_EXPORT void gf_push(void* const* A, const double* F, const int64_t* I,
-                       const eid_t* offsets, const void* indices, int64_t index_bits,
-                       const void* weight_data, int64_t weight_bytes,
-                       const vid_t* vertex_ids, int64_t lo, int64_t rows, int64_t edge_base,
-                       const int64_t* row_list, int64_t nlist,
-                       const uint32_t* in_bits, uint32_t* out_bits) {
-    const State S = gf_state(A, F, I);
-    const GfWeights weights{weight_data, weight_bytes};
-    const GfCols cols{indices, index_bits};
-    if (index_bits)
-        gf_push_run(S, offsets, cols.packed(), weights, vertex_ids, lo, rows, edge_base, row_list, nlist,
-                    in_bits, out_bits);
-    else
-        gf_push_run(S, offsets, cols.plain(), weights, vertex_ids, lo, rows, edge_base, row_list, nlist,
-                    in_bits, out_bits);
-}
+GF_EDGE_EXPORT(gf_push, gf_push_run)
 #endif
 
 #if GF_HAS_PUSH
@@ -422,22 +426,7 @@ static void gf_pull_run(const State S, const eid_t* offsets, const Ids indices, 
     }
 }
 
-GF_EXPORT void gf_pull(void* const* A, const double* F, const int64_t* I,
-                       const eid_t* offsets, const void* indices, int64_t index_bits,
-                       const void* weight_data, int64_t weight_bytes,
-                       const vid_t* vertex_ids, int64_t lo, int64_t rows, int64_t edge_base,
-                       const int64_t* row_list, int64_t nlist,
-                       const uint32_t* in_bits, uint32_t* out_bits) {
-    const State S = gf_state(A, F, I);
-    const GfWeights weights{weight_data, weight_bytes};
-    const GfCols cols{indices, index_bits};
-    if (index_bits)
-        gf_pull_run(S, offsets, cols.packed(), weights, vertex_ids, lo, rows, edge_base, row_list, nlist,
-                    in_bits, out_bits);
-    else
-        gf_pull_run(S, offsets, cols.plain(), weights, vertex_ids, lo, rows, edge_base, row_list, nlist,
-                    in_bits, out_bits);
-}
+GF_EDGE_EXPORT(gf_pull, gf_pull_run)
 #endif
 
 // vertex_map over ids (if given) or [lo, hi) filtered by in_bits; true sets out bit.
