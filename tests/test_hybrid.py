@@ -977,7 +977,8 @@ def test_row_reading_neighbor_maps_read_the_span_on_the_device(directed, backend
         src, dst = g.edges()
         keep = src < dst
         g = Graph.from_edges(src[keep], dst[keep], n=g.n, directed=True)
-    # plain ids: blocks of packed ids serve edge maps only (test_packed_blocks_are_not_read_by_neighbor_maps)
+    # plain ids: blocks of packed ids serve edge maps only
+    # (test_packed_ids.py::test_neighbourhood_functions_read_plain_ids_beside_a_packed_span)
     lg = gf.load(g, backend=backend, budget=g.edge_bytes // 2, partition_bytes=max(64, g.edge_bytes // 32),
                  pack_ids=False)
     policy = Policy(use_cpu=False)

@@ -22,7 +22,7 @@ from graphferry.backends.cpu.host_ops import id_bits, pack_indices, packed_words
 from graphferry.engines.base import EdgeSide
 from graphferry.scheduler import Policy
 
-PACKING_ENGINES = ["filter", "compaction", "zerocopy", "hybrid"]
+PACKING_ENGINES = ["filter", "zerocopy", "hybrid"]
 MIXES = {
     "all": [("device", "resident"), ("device", "filter"), ("device", "compaction"), ("device", "zerocopy"),
             ("host", "host")],
@@ -88,16 +88,18 @@ def _mask(k: int, bits: int, words: int) -> np.ndarray:
 
 
 def test_which_loads_pack_and_which_read_plain_ids():
-    """A kept graph packs for the engines that copy or map ranges (not resident: on a GPU its copy
-    is also what neighbourhood functions read, as plain ids), no engine that reads host rows
-    (host, unified), never for several ranks or when asked not to."""
+    """A kept graph packs for the engines that copy or map ranges again and again, not for resident
+    (on a GPU its copy is also what neighbourhood functions read, as plain ids), compaction (its
+    buffers hold gathers of plain ids), nor engines that read host rows (host, unified); never for
+    several ranks or when asked not to."""
     from graphferry.distributed.graph import DistributedGraph
     from graphferry.distributed.world import local_world
 
     g = Graph.from_edges([0, 1, 2], [1, 2, 0], n=3)
     kept = gf.load(g, backend="cpu")
     one_call = gf.LoadedGraph(g, backend="cpu", temporary=True)
-    assert [e for e in ["host", "unified", "resident"] + PACKING_ENGINES if kept.packs(e)] == PACKING_ENGINES
+    others = ["host", "unified", "resident", "compaction"]
+    assert [e for e in others + PACKING_ENGINES if kept.packs(e)] == PACKING_ENGINES
     assert [e for e in PACKING_ENGINES if one_call.packs(e)] == PACKING_ENGINES
     assert not gf.load(g, backend="cpu", pack_ids=False).packs("filter")
     assert not any(DistributedGraph(g, local_world(), backend="cpu").packs(e) for e in PACKING_ENGINES)
@@ -188,3 +190,59 @@ def test_cuda_engines_on_packed_ids_equal_the_cpu(engine):
         np.testing.assert_array_equal(wcc(lg, engine=engine).labels, wcc(g, backend="cpu").labels)
         np.testing.assert_allclose(pagerank_ldbc(lg, damping=0.85, iterations=5, engine=engine).ranks,
                                    pagerank_ldbc(g, damping=0.85, iterations=5, backend="cpu").ranks, rtol=1e-10)
+
+
+def test_partitions_too_small_for_packing_keep_plain_ids():
+    """A packed run pays for a partial group of 32 at each end: partitions of a few edges would
+    need larger buffers than plain ids, so their side stays plain and a budget that fits plain
+    buffers still runs."""
+    g = Graph.from_edges(np.zeros(31, int), np.arange(31) % 7, n=7, directed=False,
+                         weights=(np.arange(31) + 1.25).astype(np.float32))
+    want = sssp(g, 0, backend="cpu").distances
+    with gf.load(g, backend="cpu", budget=420, partition_bytes=1) as lg:
+        np.testing.assert_array_equal(sssp(lg, 0, engine="filter").distances, want)
+        side = next(side for side, _ in lg._engines.values())
+        assert lg.packs("filter") and side.packed is None and side.packing_pays()
+    big = odd_graph()
+    with gf.load(big, backend="cpu", partition_bytes=4096) as lg:
+        bfs(lg, 0, engine="filter")
+        assert next(side for side, _ in lg._engines.values()).packed is not None
+
+
+@pytest.mark.parametrize("partition_bytes", [97, 997, 4001])
+def test_the_hybrid_records_the_bytes_it_copies(partition_bytes, monkeypatch):
+    """Filter groups and the span copy runs of partitions whose packed groups straddle their
+    bounds: each partition is charged its own share, so the record adds up to the copies."""
+    from graphferry.backends.cpu.backend import CpuBackend
+    from graphferry.scheduler import Calibration
+
+    copied = [0]
+    real = CpuBackend.copy_h2d
+
+    def counting(self, dst, src, after=None):
+        copied[0] += int(np.asarray(src).nbytes)
+        return real(self, dst, src, after)
+
+    monkeypatch.setattr(CpuBackend, "copy_h2d", counting)
+    g = odd_graph(seed=1, n=1500, m=20000)
+    for policy in (Policy(mix=[("device", "filter")], residency=False),
+                   Policy(calibration=Calibration.nominal(), use_cpu=False)):
+        with gf.load(g, backend="cpu", budget=g.m * 8 // 4, partition_bytes=partition_bytes) as lg:
+            copied[0] = 0
+            r = pagerank_ldbc(lg, damping=0.85, iterations=3, direction="pull", engine="hybrid", policy=policy)
+            assert r.record.bytes_h2d == copied[0]
+
+
+def test_the_hybrids_slots_are_sized_as_allocated():
+    """Packed slots hold whole groups and 31 more weights than their edges: the hybrid sizes its
+    two slots by those bytes, so their promise never exceeds the budget (room is left for blocks)."""
+    rng = np.random.default_rng(2)
+    n, m = 1500, 4000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n,
+                         weights=rng.integers(1, 9, m).astype(np.float32))
+    for budget in (260, 400, 1000):
+        with gf.load(g, backend="cpu", budget=budget, partition_bytes=64) as lg:
+            r = bfs(lg, 0, engine="hybrid", policy=Policy(mix=[("device", "filter")], residency=False),
+                    direction="push")
+            np.testing.assert_array_equal(r.levels, bfs(g, 0, backend="cpu").levels)
+            assert sum(lg.pool._reserved.values()) <= lg.arena.budget_bytes

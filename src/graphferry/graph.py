@@ -393,6 +393,8 @@ class Graph:
         if self._transpose is None:
             src, dst = self.edges()
             offsets, indices, w = csr_from_edges(dst, src, self.n, self.weights)
+            # the graph's own id type: kernels are compiled for it (int64 ids of a small graph stay int64)
+            indices = indices.astype(self.indices.dtype, copy=False)
             self._transpose = Graph(offsets, indices, w, directed=True, name=f"{self.name}^T")
             self._transpose._transpose = self
         return self._transpose

@@ -160,6 +160,27 @@ class EdgeSide:
         _, idx, w = self.host_range(e0, e1)
         return int(idx.nbytes) + (0 if w is None else int(w.nbytes))
 
+    def copy_shares(self, parts) -> list[int]:
+        """The bytes of one copy of consecutive partitions ``parts`` in the range layout, split
+        among them: each its own words and weights, the copy's leading partial group on the first
+        (packed groups straddle partitions). They add up to the copy's bytes."""
+        e0, prev, out = parts[0].edge_lo, 0, []
+        for p in parts:
+            upto = self.range_bytes(e0, p.edge_hi)
+            out.append(upto - prev)
+            prev = upto
+        return out
+
+    def packing_pays(self) -> bool:
+        """Whether a buffer for the largest partition takes no more bytes packed than plain (a
+        packed run pays for a partial group of 32 at each end: more than it saves on partitions of
+        a few dozen edges); always True for a plain side."""
+        if self.packed is None:
+            return True
+        cap = self.max_partition_edges()
+        n_idx, n_w = self.range_entries(cap)
+        return n_idx * 4 + n_w * self.weight_bytes <= cap * self.bytes_per_edge
+
     def range_view(self, offsets, lo: int, rows: int, idx, w, e0: int, e1: int, first: int = 0) -> PartitionView:
         """A range view of rows ``[lo, lo + rows)`` (edges ``[e0, e1)``) over arrays holding the range
         layout from edge ``first`` on (see :meth:`range_of`)."""
@@ -212,19 +233,17 @@ class Engine(ABC):
         """Give back every device buffer."""
 
     # ---- helpers shared by engines -------------------------------------
-    def partition_buffers(self, label: str, most: int = 2, plain_too: bool = False) -> list[tuple[Any, Any]]:
+    def partition_buffers(self, label: str, most: int = 2) -> list[tuple[Any, Any]]:
         """Device buffers (indices, weights or None) for the side's largest partition, ``most``
         of them where the budget holds that many, else fewer (at least one; the first that does
         not fit raises DeviceMemoryError naming the budget). Two alternate so that the copy of
         partition ``i + 1`` overlaps the kernel on ``i``; with one, each copy waits for the
         kernel that read the buffer. A budget just above one hub row's edges holds only one.
-        Sized for the range layout (packed ids where the side has them); ``plain_too``: also for
-        the partition's edges as plain ids (a compaction gather).
+        Sized for the range layout (packed ids where the side has them).
         """
         s = self.side
         cap = s.max_partition_edges()
         n_idx, n_w = s.range_entries(cap)
-        n_idx = max(n_idx, cap) if plain_too else n_idx
         per_buffer = n_idx * s.indices.itemsize + (0 if s.weights is None else n_w * s.weight_bytes)
         bufs: list[tuple[Any, Any]] = []
         for k in range(most):

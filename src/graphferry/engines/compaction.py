@@ -25,13 +25,15 @@ from .base import Engine, Loaded
 
 class CompactionEngine(Engine):
     name = "compaction"
-    reads_packed = True
+    # plain ids: its buffers hold gathers of plain ids; packed whole-partition copies would only
+    # add a partial group and 31 weights to every buffer
+    reads_packed = False
 
     def __init__(self, side, backend, arena):
         super().__init__(side, backend, arena)
         cap = side.max_partition_edges()
         self._bufs = []
-        for idx, w in self.partition_buffers("compaction", plain_too=True):   # a staging buffer for each
+        for idx, w in self.partition_buffers("compaction"):   # a staging buffer for each
             stage_idx = backend.pinned_empty(cap, side.indices.dtype)
             stage_w = None if side.weights is None else backend.pinned_empty(cap, side.weight_dtype)
             self._bufs.append((idx, w, stage_idx, stage_w))

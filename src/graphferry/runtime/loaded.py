@@ -99,7 +99,7 @@ def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto",
     handle's sides: a graph an algorithm derives for one call (the spanning forest's
     symmetrised graph, betweenness's simple graph) narrows its own weights where its
     engine moves edges again and again. ``pack_ids``: engines that copy or map ranges of
-    edges again and again (filter, compaction, zerocopy, hybrid) read the vertex ids packed in
+    edges again and again (filter, zerocopy, hybrid) read the vertex ids packed in
     ``ceil(log2 n)``-bit fields (made on first use, pinned on a device; 25 bits instead of 32
     for 2^25 vertices, on the bus and in device memory); same results, same partitions.
 
@@ -272,9 +272,11 @@ class LoadedGraph:
         side = self._sides.get(skey)
         if side is None:
             g = self.graph if csr == "out" else self.transpose()
-            side = self._sides[skey] = EdgeSide.of(g, pbytes, use_weights,
-                                                   self.side_weights(csr) if narrow else None,
-                                                   self.side_packed(csr) if pack else None)
+            w = self.side_weights(csr) if narrow else None
+            side = EdgeSide.of(g, pbytes, use_weights, w, self.side_packed(csr) if pack else None)
+            if not side.packing_pays():  # partitions of a few dozen edges: packed buffers are larger
+                side = EdgeSide.of(g, pbytes, use_weights, w)
+            self._sides[skey] = side
             self.stats["sides_built"] += 1
         while True:
             used = self.arena.used_bytes
@@ -304,7 +306,7 @@ class LoadedGraph:
 
     def packs(self, engine: str) -> bool:
         """Whether ``engine``'s sides read packed ids (:meth:`side_packed`): engines that copy or map
-        ranges of edges again and again (``reads_packed``: filter, compaction, zerocopy, hybrid),
+        ranges of edges again and again (``reads_packed``: filter, zerocopy, hybrid),
         on a graph of int32 ids; never for several ranks (their maps read the graph's own ids)."""
         if not self.pack_ids or self.distribution is not None or self.graph.indices.dtype != np.int32:
             return False

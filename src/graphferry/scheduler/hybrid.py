@@ -145,13 +145,16 @@ class HybridEngine:
         when even single-partition slots take more than that, until two fit at all."""
         s = self.side
         cap = max(1, s.max_partition_edges())
-        per_edge = s.range_bytes_per_edge
         budget = self.arena.budget_bytes - sum(
             sum(int(x.indices.nbytes) + (int(x.weights.nbytes) if x.weights is not None else 0) for x in v)
             for shape, v in self.pool.slots.items() if shape[0] != self.key)
-        while k > 1 and 2 * k * cap * per_edge > budget // 2:
+
+        def slot_bytes(k):  # a slot's buffers as allocated (packed: whole groups, one more at the ends)
+            return self._slot_bytes((None, None, None, k * cap))
+
+        while k > 1 and 2 * slot_bytes(k) > budget // 2:
             k -= 1
-        if 2 * k * cap * per_edge > budget:
+        if 2 * slot_bytes(k) > budget:
             return None, 0  # not even two single-partition slots: explicit copies are impossible
         return (self.key, s.indices.dtype.str, None if s.weights is None else s.weight_dtype.str, k * cap), k
 
@@ -816,7 +819,7 @@ class HybridEngine:
         if block.weights is not None:
             b.copy_h2d(block.weights, h_w)
         self._span = (a, z)
-        self._span_moved = {i: self._partition_bytes(parts[i]) for i in range(a, z)}
+        self._span_moved = dict(zip(range(a, z), s.copy_shares(parts[a:z])))
         log.debug("hybrid: partitions %d..%d (%d bytes) kept on the device as one span", a, z - 1, block.nbytes)
 
     def _device_copy(self, i: int):
@@ -979,8 +982,8 @@ class HybridEngine:
             rows = self._device_rows(stats, g[0], g[-1], first.lo)
             launch(view, rows, self._bits_for(direction, rows, in_bits), loaded=True)
             slot.free_at = b.record()
-            for i in g:
-                it.add_partition(i, "filter", self._partition_bytes(parts[i]), self._rows(stats, i, dense),
+            for i, moved in zip(g, s.copy_shares([parts[i] for i in g])):
+                it.add_partition(i, "filter", moved, self._rows(stats, i, dense),
                                  device=self.executors[0].name)
 
     def _run_zerocopy(self, idx, stats, launch, in_bits, direction, dense, it) -> None:
