@@ -160,6 +160,21 @@ class EdgeSide:
         _, idx, w = self.host_range(e0, e1)
         return int(idx.nbytes) + (0 if w is None else int(w.nbytes))
 
+    def range_buffer_bytes(self, edges: int) -> int:
+        """Bytes of a device buffer pair that holds any run of ``edges`` edges in the range layout
+        (:meth:`range_entries` of ids and of weights)."""
+        n_idx, n_w = self.range_entries(edges)
+        return n_idx * self.indices.itemsize + (0 if self.weights is None else n_w * self.weight_bytes)
+
+    def copy_range(self, backend, e0: int, e1: int, idx, w, after=None) -> int:
+        """Copy edges ``[e0, e1)`` in the range layout into the device arrays ``idx`` / ``w`` (from
+        their start; ``w`` None for an unweighted side), each copy after ``after``; the bytes moved."""
+        _, hi, hw = self.host_range(e0, e1)
+        backend.copy_h2d(idx[: len(hi)], hi, after=after)
+        if w is not None:
+            backend.copy_h2d(w[: len(hw)], hw, after=after)
+        return int(hi.nbytes) + (0 if hw is None else int(hw.nbytes))
+
     def copy_shares(self, parts) -> list[int]:
         """The bytes of one copy of consecutive partitions ``parts`` in the range layout, split
         among them: each its own words and weights, the copy's leading partial group on the first
@@ -175,11 +190,8 @@ class EdgeSide:
         """Whether a buffer for the largest partition takes no more bytes packed than plain (a
         packed run pays for a partial group of 32 at each end: more than it saves on partitions of
         a few dozen edges); always True for a plain side."""
-        if self.packed is None:
-            return True
         cap = self.max_partition_edges()
-        n_idx, n_w = self.range_entries(cap)
-        return n_idx * 4 + n_w * self.weight_bytes <= cap * self.bytes_per_edge
+        return self.range_buffer_bytes(cap) <= cap * self.bytes_per_edge
 
     def range_view(self, offsets, lo: int, rows: int, idx, w, e0: int, e1: int, first: int = 0) -> PartitionView:
         """A range view of rows ``[lo, lo + rows)`` (edges ``[e0, e1)``) over arrays holding the range
@@ -244,7 +256,7 @@ class Engine(ABC):
         s = self.side
         cap = s.max_partition_edges()
         n_idx, n_w = s.range_entries(cap)
-        per_buffer = n_idx * s.indices.itemsize + (0 if s.weights is None else n_w * s.weight_bytes)
+        per_buffer = s.range_buffer_bytes(cap)
         bufs: list[tuple[Any, Any]] = []
         for k in range(most):
             if k and per_buffer > self.arena.free_bytes:
@@ -267,11 +279,7 @@ class Engine(ABC):
     def copy_range(self, part: Partition, idx, w, after=None) -> int:
         """Copy ``part``'s edges in the range layout into device buffers ``idx`` / ``w`` (from their
         start); returns the bytes moved."""
-        _, hi, hw = self.side.host_range(part.edge_lo, part.edge_hi)
-        self.backend.copy_h2d(idx[: len(hi)], hi, after=after)
-        if w is not None:
-            self.backend.copy_h2d(w[: len(hw)], hw, after=after)
-        return int(hi.nbytes) + (0 if hw is None else int(hw.nbytes))
+        return self.side.copy_range(self.backend, part.edge_lo, part.edge_hi, idx, w, after=after)
 
     def rows_of(self, part: Partition, active: np.ndarray | None):
         """Active rows of ``part`` relative to ``part.lo`` on the device, or None."""

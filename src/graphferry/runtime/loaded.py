@@ -44,6 +44,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import time
@@ -275,7 +276,7 @@ class LoadedGraph:
             w = self.side_weights(csr) if narrow else None
             side = EdgeSide.of(g, pbytes, use_weights, w, self.side_packed(csr) if pack else None)
             if not side.packing_pays():  # partitions of a few dozen edges: packed buffers are larger
-                side = EdgeSide.of(g, pbytes, use_weights, w)
+                side = dataclasses.replace(side, packed=None, index_bits=0)
             self._sides[skey] = side
             self.stats["sides_built"] += 1
         while True:
@@ -325,9 +326,7 @@ class LoadedGraph:
             >>> bits, len(words)   # 3 ids of 2 bits: one group of 32 fields, 2 words
             (2, 2)
         """
-        self._check_open()
-        g = self.graph if csr == "out" or not self.graph.directed else self.transpose()
-        key = "out" if g is self.graph else "in"
+        g, key = self._csr(csr)
         if key not in self._packed_ids:
             from ..backends.cpu.host_ops import id_bits, pack_indices
 
@@ -338,6 +337,13 @@ class LoadedGraph:
             self.placement[f"{key} ids"] = f"packed in {bits} bits"
             log.info("%s-edge ids packed in %d bits in %.3f s", key, bits, time.perf_counter() - t)
         return self._packed_ids[key]
+
+    def _csr(self, csr: str) -> tuple[Graph, str]:
+        """CSR ``csr`` ("out" or "in") as a graph, and the key of its copies ("in" is "out" for an
+        undirected graph, which is its own transpose)."""
+        self._check_open()
+        g = self.graph if csr == "out" or not self.graph.directed else self.transpose()
+        return g, "out" if g is self.graph else "in"
 
     def _new_host_buffer(self, count: int, dtype) -> np.ndarray:
         """A new host array for a copy kernels read across the bus: on a device, pinned
@@ -364,13 +370,11 @@ class LoadedGraph:
             >>> w.dtype.name, w.tolist()
             ('uint8', [3, 200])
         """
-        self._check_open()
-        g = self.graph if csr == "out" or not self.graph.directed else self.transpose()
+        g, key = self._csr(csr)
         if g.weights is None:
             return None
         if not self.narrow_weights:
             return g.weights
-        key = "out" if g is self.graph else "in"
         if key not in self._narrowed:
             from ..backends.cpu.host_ops import narrow_weights
 

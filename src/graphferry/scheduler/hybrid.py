@@ -164,17 +164,12 @@ class HybridEngine:
         return self.side.range_entries(shape[3])
 
     def _slot_bytes(self, shape) -> int:
-        n_idx, n_w = self._slot_entries(shape)
-        s = self.side
-        return n_idx * s.indices.itemsize + (0 if s.weights is None else n_w * s.weight_bytes)
+        return self.side.range_buffer_bytes(shape[3])
 
     def _slot(self, shape):
         _, dt, w_dt, _ = shape
         n_idx, n_w = self._slot_entries(shape)
         return self.pool.slot(shape, n_w, np.dtype(dt), None if w_dt is None else np.dtype(w_dt), index_count=n_idx)
-
-    def _partition_bytes(self, p) -> int:
-        return self.side.range_bytes(p.edge_lo, p.edge_hi)
 
     # ------------------------------------------------------------ one edge_map
     def edge_map(self, st, frontier, direction: str, it, policy: Policy):
@@ -806,18 +801,13 @@ class HybridEngine:
             return
         parts = s.partitions
         e0, e1 = parts[a].edge_lo, parts[z - 1].edge_hi
-        _, h_idx, h_w = s.host_range(e0, e1)
         need = s.range_bytes(e0, e1) - self.pool.room_for_blocks()
         if need > 0:  # other sides' idle blocks make the room, least valuable first
             self.pool.drop_blocks(need, among=idle)
-        block = self.pool.admit((self.key, SPAN), e1 - s.range_base(e0), s.indices.dtype,
-                                s.weight_dtype, float(self.value[a:z].mean()), index_count=len(h_idx))
+        block = self._admit_range((self.key, SPAN), e0, e1, float(self.value[a:z].mean()))
         if block is None:
             return
-        b = self.backend
-        b.copy_h2d(block.indices, h_idx)
-        if block.weights is not None:
-            b.copy_h2d(block.weights, h_w)
+        s.copy_range(self.backend, e0, e1, block.indices, block.weights)
         self._span = (a, z)
         self._span_moved = dict(zip(range(a, z), s.copy_shares(parts[a:z])))
         log.debug("hybrid: partitions %d..%d (%d bytes) kept on the device as one span", a, z - 1, block.nbytes)
@@ -847,11 +837,15 @@ class HybridEngine:
                 block.value *= decay
 
     def _admit(self, i: int):
+        p = self.side.partitions[i]
+        return self._admit_range((self.key, i), p.edge_lo, p.edge_hi, float(self.value[i]))
+
+    def _admit_range(self, key: tuple, e0: int, e1: int, value: float):
+        """A pool block sized for edges ``[e0, e1)`` in the range layout (a partition's, or the span's)."""
         s = self.side
-        p = s.partitions[i]
-        _, h_idx, _ = s.host_range(p.edge_lo, p.edge_hi)
-        return self.pool.admit((self.key, i), p.edge_hi - s.range_base(p.edge_lo), s.indices.dtype,
-                               s.weight_dtype, float(self.value[i]), index_count=len(h_idx))
+        _, h_idx, _ = s.host_range(e0, e1)
+        return self.pool.admit(key, e1 - s.range_base(e0), s.indices.dtype, s.weight_dtype, value,
+                               index_count=len(h_idx))
 
     def _edges(self, stats, idx: list[int], dense: bool) -> int:
         """Edges of partitions ``idx`` a round reads: all of each partition's when every row counts
@@ -919,12 +913,8 @@ class HybridEngine:
             fresh = True
         if fresh:
             t = time.perf_counter()
-            _, h_idx, h_w = s.host_range(p.edge_lo, p.edge_hi)
-            b.copy_h2d(block.indices[: len(h_idx)], h_idx)
-            if block.weights is not None:
-                b.copy_h2d(block.weights[: len(h_w)], h_w)
+            moved = s.copy_range(b, p.edge_lo, p.edge_hi, block.indices, block.weights)
             secs = time.perf_counter() - t
-            moved = self._partition_bytes(p)
         if copy is not None:
             moved = self._span_moved.pop(i, 0)
         indices, weights, first = copy if copy is not None else (block.indices, block.weights,
@@ -972,13 +962,10 @@ class HybridEngine:
                 self._run_zerocopy(g, stats, launch, in_bits, direction, dense, it)
                 continue
             t = time.perf_counter()
-            base, h_idx, h_w = s.host_range(first.edge_lo, last.edge_hi)
-            b.copy_h2d(slot.indices[: len(h_idx)], h_idx, after=slot.free_at)
-            if slot.weights is not None:
-                b.copy_h2d(slot.weights[: len(h_w)], h_w, after=slot.free_at)
+            s.copy_range(b, first.edge_lo, last.edge_hi, slot.indices, slot.weights, after=slot.free_at)
             it.copy_seconds += time.perf_counter() - t
             view = s.range_view(offs[first.lo : last.hi + 1], first.lo, last.hi - first.lo, slot.indices,
-                                slot.weights, first.edge_lo, last.edge_hi, base)
+                                slot.weights, first.edge_lo, last.edge_hi, s.range_base(first.edge_lo))
             rows = self._device_rows(stats, g[0], g[-1], first.lo)
             launch(view, rows, self._bits_for(direction, rows, in_bits), loaded=True)
             slot.free_at = b.record()
