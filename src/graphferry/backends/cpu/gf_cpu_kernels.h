@@ -3,8 +3,8 @@
 // Every engine hands these kernels the same kind of partition view:
 //   offsets[r] - edge_base .. offsets[r+1] - edge_base  are row r's edges in indices/weights,
 //   row r is vertex vertex_ids[r] (compacted view) or lo + r (range view),
-//   indices plain vid_t or packed in index_bits-bit fields (GfCols); each loop is compiled
-//   for both forms (Ids: const vid_t* or GfPackedIds), chosen once per launch.
+//   indices plain vid_t or packed in index_bits-bit fields; each loop is compiled for both
+//   forms (Ids: const vid_t* or GfPackedIds), chosen once per launch.
 // One kernel per direction (push / pull), never per engine.
 //
 // Two things decide how these scale past a few cores (measured on 16):
@@ -65,13 +65,12 @@ static inline int64_t gf_chunk(int64_t count) {
                         const uint32_t* in_bits, uint32_t* out_bits) {                             \
         const State S = gf_state(A, F, I);                                                         \
         const GfWeights weights{weight_data, weight_bytes};                                        \
-        const GfCols cols{indices, index_bits};                                                    \
         if (index_bits)                                                                            \
-            RUN(S, offsets, cols.packed(), weights, vertex_ids, lo, rows, edge_base, row_list,     \
-                nlist, in_bits, out_bits);                                                         \
+            RUN(S, offsets, GfPackedIds{(const uint32_t*)indices, index_bits}, weights, vertex_ids,\
+                lo, rows, edge_base, row_list, nlist, in_bits, out_bits);                          \
         else                                                                                       \
-            RUN(S, offsets, cols.plain(), weights, vertex_ids, lo, rows, edge_base, row_list,      \
-                nlist, in_bits, out_bits);                                                         \
+            RUN(S, offsets, (const vid_t*)indices, weights, vertex_ids, lo, rows, edge_base,       \
+                row_list, nlist, in_bits, out_bits);                                               \
     }
 
 #if GF_HAS_PUSH

@@ -671,7 +671,7 @@ def pack_indices(indices: np.ndarray, bits: int, alloc=None) -> np.ndarray:
     is bits ``[j * bits, (j + 1) * bits)`` of the little-endian stream of 32-bit words returned
     (typed int32 so that buffers of a graph's vertex-id type hold them). 32 ids take ``bits``
     words exactly, so any range of edges starting at a multiple of 32 starts on a word. Edges
-    of a graph of 2^25 vertices move 25 bits instead of 32 (kernels read them with ``GfCols``).
+    of a graph of 2^25 vertices move 25 bits instead of 32 (kernels read them with ``GfPackedIds``).
     One parallel pass; ``alloc(count, dtype)`` makes the output (pinned memory, say).
 
     Example:

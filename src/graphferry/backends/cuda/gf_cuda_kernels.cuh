@@ -331,31 +331,26 @@ __device__ __forceinline__ void gf_edge_huge(void* const* A, const double* F, co
 #define GF_EDGE_KERNELS(SUFFIX, IDS)                                                                   \
     GF_PUSH_KERNELS(SUFFIX, IDS)                                                                       \
     GF_PULL_KERNELS(SUFFIX, IDS)
+// One direction's kernels (DIR: push or pull; OP: GfPush or GfPull) for one form of ids: the
+// launch over the rows (a warp per row from 32 edges; zero-copy views from one) and the
+// grid-wide launch over the heavy rows' chunks.
+#define GF_ROW_KERNELS(DIR, OP, SUFFIX, IDS)                                                          \
+    GF_KERNEL void gf_##DIR##SUFFIX(GF_EDGE_PARAMS) {                                                  \
+        GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<OP, 32>(A, F, I, a, huge_list, huge_count); }              \
+    GF_KERNEL void gf_##DIR##_zc##SUFFIX(GF_EDGE_PARAMS) {                                             \
+        GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<OP, 1>(A, F, I, a, huge_list, huge_count); }
+#define GF_HUGE_KERNEL(DIR, OP, SUFFIX, IDS)                                                          \
+    GF_KERNEL void gf_##DIR##_huge##SUFFIX(GF_EDGE_PARAMS) {                                           \
+        GF_EDGE_ARGS_INIT(IDS); gf_edge_huge<OP>(A, F, I, a, huge_list, huge_count); }
 #if GF_HAS_PUSH
-#define GF_PUSH_KERNELS(SUFFIX, IDS)                                                                   \
-    GF_KERNEL void gf_push##SUFFIX(GF_EDGE_PARAMS) {                                                   \
-        GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<GfPush, 32>(A, F, I, a, huge_list, huge_count); }          \
-    GF_KERNEL void gf_push_zc##SUFFIX(GF_EDGE_PARAMS) {                                                \
-        GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<GfPush, 1>(A, F, I, a, huge_list, huge_count); }           \
-    GF_KERNEL void gf_push_huge##SUFFIX(GF_EDGE_PARAMS) {                                              \
-        GF_EDGE_ARGS_INIT(IDS); gf_edge_huge<GfPush>(A, F, I, a, huge_list, huge_count); }
+#define GF_PUSH_KERNELS(SUFFIX, IDS) GF_ROW_KERNELS(push, GfPush, SUFFIX, IDS) GF_HUGE_KERNEL(push, GfPush, SUFFIX, IDS)
 #else
 #define GF_PUSH_KERNELS(SUFFIX, IDS)
 #endif
-#if GF_HAS_PULL && GF_HAS_PUSH
-#define GF_PULL_KERNELS(SUFFIX, IDS)                                                                   \
-    GF_KERNEL void gf_pull##SUFFIX(GF_EDGE_PARAMS) {                                                   \
-        GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<GfPull, 32>(A, F, I, a, huge_list, huge_count); }          \
-    GF_KERNEL void gf_pull_zc##SUFFIX(GF_EDGE_PARAMS) {                                                \
-        GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<GfPull, 1>(A, F, I, a, huge_list, huge_count); }           \
-    GF_KERNEL void gf_pull_huge##SUFFIX(GF_EDGE_PARAMS) {                                              \
-        GF_EDGE_ARGS_INIT(IDS); gf_edge_huge<GfPull>(A, F, I, a, huge_list, huge_count); }
+#if GF_HAS_PULL && GF_HAS_PUSH   // a pull shares heavy rows among threads only with an atomic form
+#define GF_PULL_KERNELS(SUFFIX, IDS) GF_ROW_KERNELS(pull, GfPull, SUFFIX, IDS) GF_HUGE_KERNEL(pull, GfPull, SUFFIX, IDS)
 #elif GF_HAS_PULL
-#define GF_PULL_KERNELS(SUFFIX, IDS)                                                                   \
-    GF_KERNEL void gf_pull##SUFFIX(GF_EDGE_PARAMS) {                                                   \
-        GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<GfPull, 32>(A, F, I, a, huge_list, huge_count); }          \
-    GF_KERNEL void gf_pull_zc##SUFFIX(GF_EDGE_PARAMS) {                                                \
-        GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<GfPull, 1>(A, F, I, a, huge_list, huge_count); }
+#define GF_PULL_KERNELS(SUFFIX, IDS) GF_ROW_KERNELS(pull, GfPull, SUFFIX, IDS)
 #else
 #define GF_PULL_KERNELS(SUFFIX, IDS)
 #endif

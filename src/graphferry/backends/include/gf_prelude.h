@@ -12,7 +12,7 @@
 //   gf_cas(p,e,d)      compare-and-swap; true if *p was e and is now d
 //   gf_load(p)         a read of a value other threads may be writing
 //   GfWeights          edge weights as a kernel reads them (w[j], 1 where absent)
-//   GfCols             an edge range's vertex ids as edge kernels read them (plain or packed)
+//   GfPackedIds        an edge range's vertex ids packed in fields of a few bits (ids[j])
 //   GfGraph            whole-graph CSR access for neighbourhood functions
 #pragma once
 
@@ -252,16 +252,14 @@ GF_FN void gf_link(vid_t* parent, vid_t u, vid_t v) {
     }
 }
 
-// ------------------------------------------------------- edge weights
-// A side's weights are float32, or, where every weight is an integer that fits, uint8 or
-// uint16 (the loaded graph narrows them once: a weighted edge then crosses the bus in 5
-// bytes instead of 8 with int32 ids). Kernels read them through this view, which reads
-// like the pointer it replaces: `w ? w[j] : 1.0f`. The width is one value per launch, so
-// the branch in operator[] goes the same way for every thread.
+// ------------------------------------------------------- packed vertex ids
 // Vertex ids packed in `bits`-bit fields (1 to 31; host_ops.pack_indices): id j is bits
 // [j * bits, (j + 1) * bits) of the little-endian stream of 32-bit words at p. A field
 // spans at most two words; consecutive ids lie in consecutive words, so lanes reading
 // consecutive ids read consecutive words (coalesced), `bits` / 32 of a plain id's bytes.
+// Edge kernels are compiled for these and for plain `const vid_t*` ids, both read as
+// ids[j]; a packed range handed to a kernel starts at an edge that is a multiple of 32
+// (which starts a word), so the kernel's edge_base is one too.
 struct GfPackedIds {
     const uint32_t* p;
     int64_t bits;
@@ -275,19 +273,12 @@ struct GfPackedIds {
     }
 };
 
-// An edge range's vertex ids as edge kernels read them: a plain vid_t array (bits 0), or
-// packed (GfPackedIds). A packed range handed to a kernel starts at an edge that is a
-// multiple of 32 (which starts a word), so the kernel's edge_base is one too.
-struct GfCols {
-    const void* p;
-    int64_t bits;
-    GF_MEMBER vid_t operator[](int64_t j) const {
-        return bits ? GfPackedIds{(const uint32_t*)p, bits}[j] : ((const vid_t*)p)[j];
-    }
-    GF_MEMBER GfPackedIds packed() const { return GfPackedIds{(const uint32_t*)p, bits}; }
-    GF_MEMBER const vid_t* plain() const { return (const vid_t*)p; }
-};
-
+// ------------------------------------------------------- edge weights
+// A side's weights are float32, or, where every weight is an integer that fits, uint8 or
+// uint16 (the loaded graph narrows them once: a weighted edge then crosses the bus in 5
+// bytes instead of 8 with int32 ids). Kernels read them through this view, which reads
+// like the pointer it replaces: `w ? w[j] : 1.0f`. The width is one value per launch, so
+// the branch in operator[] goes the same way for every thread.
 struct GfWeights {
     const void* p;
     int64_t bytes;   // 4: float32, 2: uint16, 1: uint8
