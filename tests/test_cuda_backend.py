@@ -250,29 +250,44 @@ def test_ldbc_graphs_match_cpu(stem, name):
 
 # ------------------------------------------------------------------ kernels directly
 @gpu
-@pytest.mark.parametrize("pull_only", [False, True])
-def test_pull_kernels_own_each_row(pull_only):
-    """A sum over in-edges: exact in int64, through thread, warp (serial or atomic), block and grid rows."""
+@pytest.mark.parametrize("form", ["atomic", "serial", "fold"])
+def test_pull_kernels_own_each_row(form):
+    """A sum over in-edges: exact in int64, through thread, warp (serial, atomic or summed partial
+    folds), block and grid rows; over every vertex and over a frontier (sources filtered)."""
     from graphferry.runtime import Program, Runtime
 
     src = "GF_FN bool cond(const State& S, vid_t d) { return true; }\n" \
           "GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { S.acc[d] += S.val[s] * (int64_t)w; return true; }\n"
-    if not pull_only:
+    if form != "serial":
         src += "GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) " \
                "{ gf_atomic_add(&S.acc[d], S.val[s] * (int64_t)w); return true; }\n"
-    prog = Program(f"insum{int(pull_only)}", arrays={"acc": "int64", "val": "int64"}, uses_weights=True, source=src)
+    if form == "fold":
+        src += "GF_FN int64_t pull_begin(const State& S, vid_t d) { return S.acc[d]; }\n" \
+               "GF_FN void pull_fold(const State& S, int64_t& a, vid_t s, vid_t d, float w) { a += S.val[s] * (int64_t)w; }\n" \
+               "GF_FN bool pull_end(const State& S, vid_t d, int64_t a) { S.acc[d] = a; return true; }\n" \
+               "GF_FN bool pull_merge(const State& S, vid_t d, int64_t a) { gf_atomic_add(&S.acc[d], a); return true; }\n"
+    prog = Program(f"insum_{form}", arrays={"acc": "int64", "val": "int64"}, uses_weights=True, source=src,
+                   combine="sum" if form == "fold" else None)
+    assert prog.pull_reduces == (form == "fold")
     g = hub_graph(seed=11).transpose()     # the hub now has a huge in-degree
-    val = np.random.default_rng(1).integers(-1000, 1000, g.n)
+    rng = np.random.default_rng(1)
+    val = rng.integers(-1000, 1000, g.n)
+    start = rng.integers(-50, 50, g.n)        # pull_begin's value: a fold adds to it
     s, d = g.edges()
-    want = np.zeros(g.n, np.int64)
-    np.add.at(want, d, val[s] * g.weights.astype(np.int64))
-    for engine in CUDA_ENGINES:
-        with Runtime(g, backend="cuda", engine=engine, budget=None if engine == "resident" else 8 << 20,
-                     partition_bytes=16 << 10) as rt:
-            st = rt.start(prog, arrays={"acc": 0, "val": val})
-            out = st.edge_map(rt.all_vertices(), direction="pull")
-            assert np.array_equal(st.host("acc"), want), engine
-            assert np.array_equal(np.sort(out.host_ids()), np.flatnonzero(g.in_degree > 0)), engine
+    active = np.flatnonzero(rng.random(g.n) < 0.5)
+    for sources in (None, active):
+        keep = np.ones(len(s), bool) if sources is None else np.isin(s, sources)
+        want = start.copy()
+        np.add.at(want, d[keep], val[s[keep]] * g.weights[keep].astype(np.int64))
+        changed = np.unique(d[keep])
+        for engine in CUDA_ENGINES:
+            with Runtime(g, backend="cuda", engine=engine, budget=None if engine == "resident" else 8 << 20,
+                         partition_bytes=16 << 10) as rt:
+                st = rt.start(prog, arrays={"acc": start, "val": val})
+                frontier = rt.all_vertices() if sources is None else rt.frontier(sources)
+                out = st.edge_map(frontier, direction="pull")
+                assert np.array_equal(st.host("acc"), want), (engine, sources is None)
+                assert np.array_equal(np.sort(out.host_ids()), changed), (engine, sources is None)
 
 
 @gpu

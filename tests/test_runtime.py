@@ -83,6 +83,26 @@ def test_again_names_vertex_functions_only():
         Program("a", arrays={"x": "int64"}, source=src, vertex_functions=("emit",), again=("settle",))
 
 
+def test_pull_merge_needs_a_summing_fold():
+    """pull_merge adds partial folds: a program that declares it without the fold or without
+    combine='sum' is refused by name; PageRank's programs declare it."""
+    from graphferry.algorithms.pagerank import DELTA_PROGRAMS, LDBC_PROGRAM
+
+    fold = ("GF_FN bool cond(const State& S, vid_t d) { return true; }\n"
+            "GF_FN bool update(const State& S, vid_t s, vid_t d, float w) { S.a[d] += 1; return true; }\n"
+            "GF_FN double pull_begin(const State& S, vid_t d) { return S.a[d]; }\n"
+            "GF_FN void pull_fold(const State& S, double& x, vid_t s, vid_t d, float w) { x += 1; }\n"
+            "GF_FN bool pull_end(const State& S, vid_t d, double x) { S.a[d] = x; return true; }\n")
+    merge = "GF_FN bool pull_merge(const State& S, vid_t d, double x) { gf_atomic_add(&S.a[d], x); return true; }\n"
+    assert Program("m", arrays={"a": "float64"}, source=fold + merge, combine="sum").pull_reduces
+    assert not Program("f", arrays={"a": "float64"}, source=fold, combine="sum").pull_reduces
+    with pytest.raises(ValueError, match="program m2: pull_merge .* combine='sum'"):
+        Program("m2", arrays={"a": "float64"}, source=fold + merge, combine="min")
+    with pytest.raises(ValueError, match="program m3: pull_merge"):
+        Program("m3", arrays={"a": "float64"}, source=fold.split("GF_FN double pull_begin")[0] + merge, combine="sum")
+    assert LDBC_PROGRAM.pull_reduces and all(p.pull_reduces for p in DELTA_PROGRAMS.values())
+
+
 def test_pull_source_arrays_reads_the_fold_and_its_own_parameter_names():
     src = ("GF_FN bool cond(const State& T, vid_t v) { return true; }\n"
            "GF_FN bool update(const State& T, vid_t u, vid_t v, float w) { T.a[v] += T.b[u]; return true; }\n"

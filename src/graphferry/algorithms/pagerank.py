@@ -69,6 +69,8 @@ GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
 GF_FN real_t pull_begin(const State& S, vid_t d) { return S.resid[d]; }
 GF_FN void pull_fold(const State& S, real_t& a, vid_t s, vid_t d, float w) { a += S.send[s]; }
 GF_FN bool pull_end(const State& S, vid_t d, real_t a) { S.resid[d] = a; return true; }
+// a partial sum of d's in-edges, added while other threads add the rest
+GF_FN bool pull_merge(const State& S, vid_t d, real_t a) { gf_atomic_add(&S.resid[d], a); return true; }
 // push: many sources add to d's residual at once
 GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
     gf_atomic_add(&S.resid[d], S.send[s]); return true;
@@ -133,6 +135,8 @@ GF_FN bool update(const State& S, vid_t s, vid_t d, float w) {
 GF_FN double pull_begin(const State& S, vid_t d) { return S.acc[d]; }
 GF_FN void pull_fold(const State& S, double& a, vid_t s, vid_t d, float w) { a += S.contrib[s]; }
 GF_FN bool pull_end(const State& S, vid_t d, double a) { S.acc[d] = a; return false; }
+// a partial sum of d's in-edges, added while other threads add the rest (a GPU's heavy rows)
+GF_FN bool pull_merge(const State& S, vid_t d, double a) { gf_atomic_add(&S.acc[d], a); return false; }
 // the atomic form: for push, and for device kernels that split a heavy row over many threads
 GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) {
     gf_atomic_add(&S.acc[d], S.contrib[s]); return false;

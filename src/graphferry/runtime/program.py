@@ -13,6 +13,12 @@ update):
   sum): the CPU kernel then stores once per row instead of once per edge.
   ``pull_end`` (called for rows that folded at least one edge) returns whether
   ``d`` changed; the result must equal ``update``'s.
+* optionally, for a fold that adds (``combine="sum"``: ``pull_fold`` adds a term
+  to the accumulator, so a fold started from zero is the row's increment),
+  ``pull_merge(S, d, part)``: add such a partial sum to ``d`` atomically and
+  return whether ``d`` changed. GPU kernels then share a heavy row among a warp,
+  a block or the grid by summing partial folds (shuffles, one atomic per block)
+  instead of adding every edge atomically.
 * vertex functions ``f(S, v) -> bool`` run by ``vertex_map`` (true = keep ``v`` active)
 * neighbourhood functions ``f(S, G, GT, v) -> bool`` run by ``neighbor_map``
   with read access to the whole graph ``G`` and its transpose ``GT``.
@@ -79,7 +85,7 @@ def _cond_is_true(source: str) -> bool:
 
 
 # The functions a pull runs for destination d, and the position of d among their parameters.
-_PULL_FUNCTIONS = {"cond": 1, "update": 2, "pull_begin": 1, "pull_fold": 3, "pull_end": 1}
+_PULL_FUNCTIONS = {"cond": 1, "update": 2, "pull_begin": 1, "pull_fold": 3, "pull_end": 1, "pull_merge": 1}
 
 
 def _closing(text: str, start: int, pair: str) -> int | None:
@@ -221,6 +227,9 @@ class Program:
         for f in self.vertex_functions + self.neighbor_functions:
             if not _defines(self.source, f):
                 raise ValueError(f"program {self.name}: function {f}(const State& ...) is not defined")
+        if _defines(self.source, "pull_merge") and not (self.has_pull_fold and self.combine == "sum"):
+            raise ValueError(f"program {self.name}: pull_merge adds partial folds, so it needs pull_begin, "
+                             f"pull_fold, pull_end and combine='sum' (got combine={self.combine!r})")
         if self.again is not None and not set(self.again) <= set(self.vertex_functions):
             raise ValueError(f"program {self.name}: again names functions that are not among its "
                              f"vertex_functions: {sorted(set(self.again) - set(self.vertex_functions))}")
@@ -265,6 +274,11 @@ class Program:
     def has_pull_fold(self) -> bool:
         return self.has_pull and all(_defines(self.source, f) for f in ("pull_begin", "pull_fold", "pull_end"))
 
+    @property
+    def pull_reduces(self) -> bool:
+        """A pull GPU kernels may split among threads by summing partial folds (``pull_merge``)."""
+        return self.has_pull_fold and self.combine == "sum" and _defines(self.source, "pull_merge")
+
     def array_dtype(self, name: str, vid_dtype: np.dtype) -> np.dtype:
         t = self.arrays[name]
         return np.dtype(vid_dtype) if t == "vid" else np.dtype(t)
@@ -306,6 +320,7 @@ class Program:
             f"#define GF_HAS_PUSH {int(self.has_push)}",
             f"#define GF_HAS_PULL {int(self.has_pull)}",
             f"#define GF_HAS_PULL_FOLD {int(self.has_pull_fold)}",
+            f"#define GF_PULL_REDUCES {int(self.pull_reduces)}",
             '#include "gf_prelude.h"',
             self.state_struct(),
             f"// ---- program {self.name}",

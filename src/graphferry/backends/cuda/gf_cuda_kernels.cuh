@@ -25,7 +25,12 @@
 // use the program's update_atomic (Ligra's contract: the atomic form of
 // update). A program with no push form keeps strict per-row ownership: a warp
 // loads the row's edges together and one lane applies update in edge order,
-// exactly as the CPU kernel does.
+// exactly as the CPU kernel does. A program whose pull is a sum fold
+// (GF_PULL_REDUCES: pull_begin / pull_fold / pull_end, combine "sum" and
+// pull_merge) needs no per-edge atomic at all: each thread folds its edges into a
+// register from zero, the warp or block adds the partial sums with shuffles, and
+// one thread ends the row (pull_merge where blocks of the grid-wide launch share
+// it). The atomics cost most on the rows every pull reads: PageRank's.
 #pragma once
 
 #define GF_KERNEL extern "C" __global__
@@ -46,6 +51,29 @@ __device__ __forceinline__ void gf_set_bit(uint32_t* bits, int64_t v) {
     uint32_t* w = &bits[v >> 5];
     if (!(*(volatile uint32_t*)w & m)) atomicOr(w, m);
 }
+
+#if GF_PULL_REDUCES
+// Sum of x over the warp, in every lane (all 32 lanes call).
+template <class T> __device__ __forceinline__ T gf_warp_sum(T x) {
+#pragma unroll
+    for (int o = 16; o; o >>= 1) x += __shfl_xor_sync(GF_FULL_MASK, x, o);
+    return x;
+}
+// Sum of x over the block, in thread 0, and whether any thread's `any` is set (every thread of
+// the block calls; the last barrier frees the shared slots for the next call).
+template <class T> __device__ __forceinline__ T gf_block_sum(T x, bool& any) {
+    __shared__ T part[GF_BLOCK / 32];
+    x = gf_warp_sum(x);
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = x;
+    any = __syncthreads_or(any);
+    T total = 0;
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < (int)(blockDim.x >> 5); ++i) total += part[i];
+    }
+    __syncthreads();
+    return total;
+}
+#endif
 
 // First edge index to read so that a group's first request starts on the
 // 128-byte line holding indices[b] (lanes below b are masked).
@@ -164,20 +192,69 @@ struct GfPush {
     __device__ static void single(const State& S, const A& a, vid_t v, eid_t b, eid_t e) {
         coop(S, a, v, b, e, b, e, 0, 1);
     }
+    // the whole block on one row; the block on edges [from, to) of a row other blocks share
+    template <class A>
+    __device__ static void block(const State& S, const A& a, vid_t v, eid_t b, eid_t e) {
+        coop(S, a, v, b, e, gf_aligned_start(a.indices, b), e, threadIdx.x, blockDim.x);
+    }
+    template <class A>
+    __device__ static void chunk(const State& S, const A& a, vid_t v, eid_t b, eid_t e, eid_t from, eid_t to) {
+        coop(S, a, v, b, e, from, to, threadIdx.x, blockDim.x);
+    }
 };
 #endif
 
 #if GF_HAS_PULL
 // Pull: rows are destinations (in-edge view); stop once cond(d) turns false.
 struct GfPull {
-    static constexpr bool kCoop = GF_HAS_PUSH;
+    static constexpr bool kCoop = GF_HAS_PUSH || GF_PULL_REDUCES;  // rows shared by many threads
     template <class A>
     __device__ static bool row(const State& S, const A& a, int64_t k, vid_t& d, eid_t& b, eid_t& e) {
         if (!gf_range(a, k, d, b, e)) return false;
         if (!cond(S, d)) return false;
         return e > b;
     }
-#if GF_HAS_PUSH
+#if GF_PULL_REDUCES
+    // This thread's share of row d's fold, from zero (the identity of "sum"): edges of [b, e) at
+    // from + t, from + t + width, ... below `to`; `folded`: at least one edge was folded.
+    template <class A>
+    __device__ static auto fold(const State& S, const A& a, vid_t d, eid_t b, eid_t e, eid_t from,
+                                eid_t to, eid_t t, eid_t width, bool& folded) {
+        decltype(pull_begin(S, d)) part = 0;
+        gf_visit(a, b, e, from, to, t, width, [&](vid_t s, float w) {
+            if (a.in_bits && !gf_bit(a.in_bits, s)) return true;
+            pull_fold(S, part, s, d, w);
+            folded = true;
+            return true;
+        });
+        return part;
+    }
+    // the group owns the row: its sum ends it (pull_end only for rows that folded an edge)
+    template <class T>
+    __device__ static void end(const State& S, uint32_t* out_bits, vid_t d, T sum) {
+        if (pull_end(S, d, pull_begin(S, d) + sum) && out_bits) gf_set_bit(out_bits, d);
+    }
+    template <class A>
+    __device__ static void warp(const State& S, const A& a, vid_t d, eid_t b, eid_t e, int lane) {
+        bool folded = false;
+        const auto sum = gf_warp_sum(fold(S, a, d, b, e, gf_aligned_start(a.indices, b), e, lane, 32, folded));
+        if (__any_sync(GF_FULL_MASK, folded) && lane == 0) end(S, a.out_bits, d, sum);
+    }
+    template <class A>
+    __device__ static void block(const State& S, const A& a, vid_t d, eid_t b, eid_t e) {
+        bool folded = false;
+        const auto part = fold(S, a, d, b, e, gf_aligned_start(a.indices, b), e, threadIdx.x, blockDim.x, folded);
+        const auto sum = gf_block_sum(part, folded);
+        if (folded && threadIdx.x == 0) end(S, a.out_bits, d, sum);
+    }
+    // other blocks share the row: the program's pull_merge adds this block's sum atomically
+    template <class A>
+    __device__ static void chunk(const State& S, const A& a, vid_t d, eid_t b, eid_t e, eid_t from, eid_t to) {
+        bool folded = false;
+        const auto sum = gf_block_sum(fold(S, a, d, b, e, from, to, threadIdx.x, blockDim.x, folded), folded);
+        if (folded && threadIdx.x == 0 && pull_merge(S, d, sum) && a.out_bits) gf_set_bit(a.out_bits, d);
+    }
+#elif GF_HAS_PUSH
     template <class A>
     __device__ static void coop(const State& S, const A& a, vid_t d, eid_t b, eid_t e,
                                 eid_t from, eid_t to, eid_t t, eid_t width) {
@@ -193,6 +270,14 @@ struct GfPull {
     template <class A>
     __device__ static void warp(const State& S, const A& a, vid_t d, eid_t b, eid_t e, int lane) {
         coop(S, a, d, b, e, gf_aligned_start(a.indices, b), e, lane, 32);
+    }
+    template <class A>
+    __device__ static void block(const State& S, const A& a, vid_t d, eid_t b, eid_t e) {
+        coop(S, a, d, b, e, gf_aligned_start(a.indices, b), e, threadIdx.x, blockDim.x);
+    }
+    template <class A>
+    __device__ static void chunk(const State& S, const A& a, vid_t d, eid_t b, eid_t e, eid_t from, eid_t to) {
+        coop(S, a, d, b, e, from, to, threadIdx.x, blockDim.x);
     }
 #else
     // No atomic form: the warp loads 32 edges at a time (aligned, coalesced) and
@@ -229,15 +314,28 @@ struct GfPull {
         if (lane == 0 && changed && a.out_bits) gf_set_bit(a.out_bits, d);
     }
 #endif
-    // one thread owns the row: update in edge order, as the CPU kernel does
+    // one thread owns the row: update in edge order, as the CPU kernel does (a fold program's
+    // row value stays in a register: one store per row, as on the CPU)
     template <class A>
     __device__ static void single(const State& S, const A& a, vid_t d, eid_t b, eid_t e) {
         bool changed = false;
+#if GF_HAS_PULL_FOLD
+        auto acc = pull_begin(S, d);
+        bool folded = false;
+        gf_visit(a, b, e, b, e, 0, 1, [&](vid_t s, float w) {
+            if (a.in_bits && !gf_bit(a.in_bits, s)) return true;
+            pull_fold(S, acc, s, d, w);
+            folded = true;
+            return true;
+        });
+        changed = folded && pull_end(S, d, acc);
+#else
         gf_visit(a, b, e, b, e, 0, 1, [&](vid_t s, float w) {
             if (a.in_bits && !gf_bit(a.in_bits, s)) return true;
             if (update(S, s, d, w)) changed = true;
             return cond(S, d);
         });
+#endif
         if (changed && a.out_bits) gf_set_bit(a.out_bits, d);
     }
 };
@@ -281,7 +379,7 @@ __device__ __forceinline__ void gf_edge_twc(void* const* A, const double* F, con
                 have = false;
             }
             __syncthreads();
-            Op::coop(S, a, sh_v, sh_b, sh_e, gf_aligned_start(a.indices, sh_b), sh_e, threadIdx.x, blockDim.x);
+            Op::block(S, a, sh_v, sh_b, sh_e);
             __syncthreads();
         }
     }
@@ -314,7 +412,7 @@ __device__ __forceinline__ void gf_edge_huge(void* const* A, const double* F, co
         eid_t b, e;
         gf_range(a, k, v, b, e);
         const eid_t from = gf_aligned_start(a.indices, b) + ci * (eid_t)GF_CHUNK;
-        Op::coop(S, a, v, b, e, from, from + GF_CHUNK, threadIdx.x, blockDim.x);
+        Op::chunk(S, a, v, b, e, from, from + GF_CHUNK);
     }
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -334,23 +432,31 @@ __device__ __forceinline__ void gf_edge_huge(void* const* A, const double* F, co
 // One direction's kernels (DIR: push or pull; OP: GfPush or GfPull) for one form of ids: the
 // launch over the rows (a warp per row from 32 edges; zero-copy views from one) and the
 // grid-wide launch over the heavy rows' chunks.
-#define GF_ROW_KERNELS(DIR, OP, SUFFIX, IDS)                                                          \
-    GF_KERNEL void gf_##DIR##SUFFIX(GF_EDGE_PARAMS) {                                                  \
+#define GF_ROW_KERNELS(DIR, OP, SUFFIX, IDS, BOUNDS)                                                  \
+    GF_KERNEL BOUNDS void gf_##DIR##SUFFIX(GF_EDGE_PARAMS) {                                           \
         GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<OP, 32>(A, F, I, a, huge_list, huge_count); }              \
-    GF_KERNEL void gf_##DIR##_zc##SUFFIX(GF_EDGE_PARAMS) {                                             \
+    GF_KERNEL BOUNDS void gf_##DIR##_zc##SUFFIX(GF_EDGE_PARAMS) {                                      \
         GF_EDGE_ARGS_INIT(IDS); gf_edge_twc<OP, 1>(A, F, I, a, huge_list, huge_count); }
 #define GF_HUGE_KERNEL(DIR, OP, SUFFIX, IDS)                                                          \
     GF_KERNEL void gf_##DIR##_huge##SUFFIX(GF_EDGE_PARAMS) {                                           \
         GF_EDGE_ARGS_INIT(IDS); gf_edge_huge<OP>(A, F, I, a, huge_list, huge_count); }
+#if GF_PULL_REDUCES
+// ptxas gives the summing pull 48 registers on packed ids (sm_90: 5 blocks of 256 threads a
+// multiprocessor); bounded to 6 blocks it keeps 40 and spills nothing (8 blocks, 32 registers,
+// spill 44-84 bytes)
+#define GF_PULL_BOUNDS __launch_bounds__(GF_BLOCK, 6)
+#else
+#define GF_PULL_BOUNDS
+#endif
 #if GF_HAS_PUSH
-#define GF_PUSH_KERNELS(SUFFIX, IDS) GF_ROW_KERNELS(push, GfPush, SUFFIX, IDS) GF_HUGE_KERNEL(push, GfPush, SUFFIX, IDS)
+#define GF_PUSH_KERNELS(SUFFIX, IDS) GF_ROW_KERNELS(push, GfPush, SUFFIX, IDS, ) GF_HUGE_KERNEL(push, GfPush, SUFFIX, IDS)
 #else
 #define GF_PUSH_KERNELS(SUFFIX, IDS)
 #endif
-#if GF_HAS_PULL && GF_HAS_PUSH   // a pull shares heavy rows among threads only with an atomic form
-#define GF_PULL_KERNELS(SUFFIX, IDS) GF_ROW_KERNELS(pull, GfPull, SUFFIX, IDS) GF_HUGE_KERNEL(pull, GfPull, SUFFIX, IDS)
+#if GF_HAS_PULL && (GF_HAS_PUSH || GF_PULL_REDUCES)   // heavy rows shared: with an atomic form or a sum
+#define GF_PULL_KERNELS(SUFFIX, IDS) GF_ROW_KERNELS(pull, GfPull, SUFFIX, IDS, GF_PULL_BOUNDS) GF_HUGE_KERNEL(pull, GfPull, SUFFIX, IDS)
 #elif GF_HAS_PULL
-#define GF_PULL_KERNELS(SUFFIX, IDS) GF_ROW_KERNELS(pull, GfPull, SUFFIX, IDS)
+#define GF_PULL_KERNELS(SUFFIX, IDS) GF_ROW_KERNELS(pull, GfPull, SUFFIX, IDS, )
 #else
 #define GF_PULL_KERNELS(SUFFIX, IDS)
 #endif
