@@ -131,40 +131,58 @@ def write_emogi(g, base: Path) -> Path:
     return bel
 
 
+_PAIRS = np.array([[ord("0") + k // 10, ord("0") + k % 10] for k in range(100)], dtype=np.uint8)
+
+
 def _digits(values: np.ndarray, width: int) -> np.ndarray:
-    """Non-negative integers as zero-padded decimal text, one row of ``width`` ASCII bytes each."""
+    """Non-negative integers as zero-padded decimal text, one row of ``width`` ASCII bytes each
+    (two digits per division: a 100-entry table of digit pairs)."""
     out = np.empty((len(values), width), dtype=np.uint8)
     v = values.astype(np.uint64, copy=True)
-    for k in range(width - 1, -1, -1):
-        out[:, k] = (v % np.uint64(10)).astype(np.uint8) + ord("0")
-        v //= np.uint64(10)
+    k = width
+    while k >= 2:
+        out[:, k - 2:k] = _PAIRS[(v % np.uint64(100)).astype(np.intp)]
+        v //= np.uint64(100)
+        k -= 2
+    if k:
+        out[:, 0] = (v % np.uint64(10)).astype(np.uint8) + ord("0")
     return out
 
 
-def write_hytgraph(g, base: Path, chunk: int = 1 << 24) -> Path:
+def write_hytgraph(g, base: Path, chunk: int = 1 << 22) -> Path:
     """HyTGraph's ``market_big`` text: ``src<TAB>dst<TAB>weight`` per line, decimal, 0-based, both
     directions of every undirected edge (its CC needs them), weights as integers (ours are 1..255).
-    Written from numpy digit arrays (zero-padded: its stream reader takes leading zeros), a chunk
-    of edges at a time; the graph's own ids and order, so its vertex count is ours where the
-    last vertex has an edge."""
+    Written from numpy digit arrays (zero-padded: its stream reader takes leading zeros), chunks of
+    edges formatted on every core (numpy's arithmetic leaves the GIL) and written in order; the
+    graph's own ids and order, so its vertex count is ours where the last vertex has an edge.
+    (Kronecker 25's 23 GB took 238 s on the device's 16 cores formatted one chunk at a time.)"""
+    from concurrent.futures import ThreadPoolExecutor
+
     path = base.with_suffix(".el")
     width = len(str(max(g.n - 1, 1)))
     deg = np.diff(g.offsets)
-    with open(path, "wb") as f:
-        for a in range(0, g.m, chunk):
-            b = min(g.m, a + chunk)
-            first = int(np.searchsorted(g.offsets, a, side="right")) - 1
-            last = int(np.searchsorted(g.offsets, b, side="left"))
-            rows = np.repeat(np.arange(first, last, dtype=np.int64), deg[first:last])
-            rows = rows[a - int(g.offsets[first]) : a - int(g.offsets[first]) + (b - a)]
-            cols = [_digits(rows, width), _digits(np.asarray(g.indices[a:b]), width)]
-            if g.weights is not None:
-                cols.append(_digits(np.rint(np.asarray(g.weights[a:b])).astype(np.int64), 3))
-            sep = np.full((b - a, 1), ord("\t"), dtype=np.uint8)
-            parts = []
-            for k, c in enumerate(cols):
-                parts += [c, sep if k < len(cols) - 1 else np.full((b - a, 1), ord("\n"), dtype=np.uint8)]
-            f.write(np.hstack(parts).tobytes())
+
+    def text(a: int) -> bytes:
+        b = min(g.m, a + chunk)
+        first = int(np.searchsorted(g.offsets, a, side="right")) - 1
+        last = int(np.searchsorted(g.offsets, b, side="left"))
+        rows = np.repeat(np.arange(first, last, dtype=np.int64), deg[first:last])
+        rows = rows[a - int(g.offsets[first]) : a - int(g.offsets[first]) + (b - a)]
+        cols = [_digits(rows, width), _digits(np.asarray(g.indices[a:b]), width)]
+        if g.weights is not None:
+            cols.append(_digits(np.rint(np.asarray(g.weights[a:b])).astype(np.int64), 3))
+        sep = np.full((b - a, 1), ord("\t"), dtype=np.uint8)
+        parts = []
+        for k, c in enumerate(cols):
+            parts += [c, sep if k < len(cols) - 1 else np.full((b - a, 1), ord("\n"), dtype=np.uint8)]
+        return np.hstack(parts).tobytes()
+
+    workers = max(1, os.cpu_count() or 1)
+    starts = list(range(0, g.m, chunk))
+    with open(path, "wb") as f, ThreadPoolExecutor(workers) as pool:
+        for w in range(0, len(starts), workers):  # a window at a time: at most `workers` chunks in memory
+            for block in pool.map(text, starts[w:w + workers]):
+                f.write(block)
     return path
 
 

@@ -105,3 +105,14 @@ def test_hytgraph_text_writer_writes_every_edge_as_the_csr_holds_it(tmp_path, kr
     assert back.shape == (kron10.m, 3)
     assert np.array_equal(back[:, 0], src) and np.array_equal(back[:, 1], dst)
     assert np.array_equal(back[:, 2], np.rint(kron10.weights).astype(np.int64))
+
+
+@pytest.mark.parametrize("width", range(1, 11))
+def test_decimal_digits_by_pairs_equal_python_formatting(width):
+    """The text writer's digits come two at a time from a table: every width, odd and even."""
+    import peers_bench
+
+    rng = np.random.default_rng(width)
+    values = np.concatenate([[0, 10 ** width - 1], rng.integers(0, 10 ** width, 500)]).astype(np.int64)
+    got = [bytes(row).decode() for row in peers_bench._digits(values, width)]
+    assert got == [str(v).zfill(width) for v in values]
