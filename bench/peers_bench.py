@@ -181,8 +181,7 @@ def write_hytgraph(g, base: Path, chunk: int = 1 << 22) -> Path:
     starts = list(range(0, g.m, chunk))
     with open(path, "wb") as f, ThreadPoolExecutor(workers) as pool:
         for w in range(0, len(starts), workers):  # a window at a time: at most `workers` chunks in memory
-            for block in pool.map(text, starts[w:w + workers]):
-                f.write(block)
+            f.writelines(pool.map(text, starts[w:w + workers]))
     return path
 
 
