@@ -185,10 +185,12 @@ def write_hytgraph(g, base: Path, chunk: int = 1 << 22) -> Path:
     return path
 
 
-def hytgraph_runs(bindir: Path, el: Path, source, n: int, ours, timeout, log) -> list[dict]:
+def hytgraph_runs(bindir: Path, el: Path, source, n: int, ours, timeout, log, on_run=None) -> list[dict]:
     """HyTGraph's four applications on its default hybrid engine (``-hybrid 2``: its cost model
     picks filter, compaction or zero-copy per segment and round), its own timer (``HOST: Total
-    time``: every round, transfers, policy and CPU compaction; loading and set-up excluded)."""
+    time``: every round, transfers, policy and CPU compaction; loading and set-up excluded).
+    ``on_run(run)`` after each application: at scale 25 each reads 23 GB of text, and a call's
+    deadline may come before the last one."""
     runs = []
     work = el.parent
     jobs = {"bfs": ("hybrid_bfs", ["-weight_num", "1", "-source_node", str(source)]),
@@ -239,6 +241,8 @@ def hytgraph_runs(bindir: Path, el: Path, source, n: int, ours, timeout, log) ->
                 run["seconds_per_iteration"] = round(secs / run["iterations"], 6)
         runs.append(run)
         log(f"  peer:hytgraph {name:<15} {secs * 1e3:9.1f} ms  rounds {run['iterations']}  {how}")
+        if on_run is not None:
+            on_run(run)
         out_file.unlink(missing_ok=True)
     return runs
 
@@ -743,8 +747,11 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
         t = time.perf_counter()
         el = write_hytgraph(g, work / "graph")
         log(f" HyTGraph input written in {time.perf_counter() - t:.1f} s ({el.stat().st_size / 1e9:.1f} GB text)")
-        runs += hytgraph_runs(Path(args.hytgraph_bin), el, source, g.n, ours, args.peer_timeout, log)
-        save(doc)
+        def keep(run):  # saved as each application ends
+            runs.append(run)
+            save(doc)
+
+        hytgraph_runs(Path(args.hytgraph_bin), el, source, g.n, ours, args.peer_timeout, log, on_run=keep)
     shutil.rmtree(work, ignore_errors=True)
     for label, flag in (("peer:subway", args.subway_bin),
                         ("peer:cugraph", None)):
