@@ -226,6 +226,16 @@ MUTANTS = [
            "src/graphferry/backends/base.py",
            "- out_offsets[rows] + offsets[rows]]", "- out_offsets[rows] + offsets[rows] + 1]",
            ("tests/test_hybrid.py",)),
+    # ------------------------------------------------------------------ summing pulls
+    Mutant("pull-merge-without-a-sum", "a program may merge partial folds under combine 'min'",
+           "src/graphferry/runtime/program.py",
+           'if _defines(self.source, "pull_merge") and not (self.has_pull_fold and self.combine == "sum"):',
+           'if _defines(self.source, "pull_merge") and not (self.has_pull_fold and self.combine in ("sum", "min")):',
+           ("tests/test_runtime.py",)),
+    Mutant("pull-reduces-without-merge", "kernels sum partial folds of a program with no pull_merge",
+           "src/graphferry/runtime/program.py",
+           'return self.has_pull_fold and self.combine == "sum" and _defines(self.source, "pull_merge")',
+           'return self.has_pull_fold and self.combine == "sum"', ("tests/test_runtime.py",)),
     # ------------------------------------------------------------------ packed ids
     Mutant("packed-ids-high-part-lost", "a field that spans two words loses its high part",
            "src/graphferry/backends/include/gf_prelude.h",
