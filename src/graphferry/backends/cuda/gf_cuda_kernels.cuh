@@ -163,9 +163,28 @@ __device__ __forceinline__ void gf_visit(const A& a, eid_t b, eid_t e, eid_t fro
     a.lo = lo; a.rows = rows; a.edge_base = edge_base; a.row_list = row_list;                 \
     a.nlist = nlist; a.in_bits = in_bits; a.out_bits = out_bits
 
+// A warp, a whole block, or a block of the grid-wide launch (edges [from, to) of a row that
+// other blocks share) on one row, through the direction's coop(): edges at t, t + width, ...
+// A direction that shares rows otherwise defines its own (its definitions hide these).
+template <class Op>
+struct GfCoopGroups {
+    template <class A>
+    __device__ static void warp(const State& S, const A& a, vid_t v, eid_t b, eid_t e, int lane) {
+        Op::coop(S, a, v, b, e, gf_aligned_start(a.indices, b), e, lane, 32);
+    }
+    template <class A>
+    __device__ static void block(const State& S, const A& a, vid_t v, eid_t b, eid_t e) {
+        Op::coop(S, a, v, b, e, gf_aligned_start(a.indices, b), e, threadIdx.x, blockDim.x);
+    }
+    template <class A>
+    __device__ static void chunk(const State& S, const A& a, vid_t v, eid_t b, eid_t e, eid_t from, eid_t to) {
+        Op::coop(S, a, v, b, e, from, to, threadIdx.x, blockDim.x);
+    }
+};
+
 #if GF_HAS_PUSH
 // Push: every active row scatters along its out-edges with update_atomic.
-struct GfPush {
+struct GfPush : GfCoopGroups<GfPush> {
     static constexpr bool kCoop = true;  // rows may be shared by many threads
     template <class A>
     __device__ static bool row(const State& S, const A& a, int64_t k, vid_t& v, eid_t& b, eid_t& e) {
@@ -185,28 +204,15 @@ struct GfPush {
         });
     }
     template <class A>
-    __device__ static void warp(const State& S, const A& a, vid_t v, eid_t b, eid_t e, int lane) {
-        coop(S, a, v, b, e, gf_aligned_start(a.indices, b), e, lane, 32);
-    }
-    template <class A>
     __device__ static void single(const State& S, const A& a, vid_t v, eid_t b, eid_t e) {
         coop(S, a, v, b, e, b, e, 0, 1);
-    }
-    // the whole block on one row; the block on edges [from, to) of a row other blocks share
-    template <class A>
-    __device__ static void block(const State& S, const A& a, vid_t v, eid_t b, eid_t e) {
-        coop(S, a, v, b, e, gf_aligned_start(a.indices, b), e, threadIdx.x, blockDim.x);
-    }
-    template <class A>
-    __device__ static void chunk(const State& S, const A& a, vid_t v, eid_t b, eid_t e, eid_t from, eid_t to) {
-        coop(S, a, v, b, e, from, to, threadIdx.x, blockDim.x);
     }
 };
 #endif
 
 #if GF_HAS_PULL
 // Pull: rows are destinations (in-edge view); stop once cond(d) turns false.
-struct GfPull {
+struct GfPull : GfCoopGroups<GfPull> {  // the summing and the serial pulls define their own groups
     static constexpr bool kCoop = GF_HAS_PUSH || GF_PULL_REDUCES;  // rows shared by many threads
     template <class A>
     __device__ static bool row(const State& S, const A& a, int64_t k, vid_t& d, eid_t& b, eid_t& e) {
@@ -266,18 +272,6 @@ struct GfPull {
             return true;
         });
         if (changed && a.out_bits) gf_set_bit(a.out_bits, d);
-    }
-    template <class A>
-    __device__ static void warp(const State& S, const A& a, vid_t d, eid_t b, eid_t e, int lane) {
-        coop(S, a, d, b, e, gf_aligned_start(a.indices, b), e, lane, 32);
-    }
-    template <class A>
-    __device__ static void block(const State& S, const A& a, vid_t d, eid_t b, eid_t e) {
-        coop(S, a, d, b, e, gf_aligned_start(a.indices, b), e, threadIdx.x, blockDim.x);
-    }
-    template <class A>
-    __device__ static void chunk(const State& S, const A& a, vid_t d, eid_t b, eid_t e, eid_t from, eid_t to) {
-        coop(S, a, d, b, e, from, to, threadIdx.x, blockDim.x);
     }
 #else
     // No atomic form: the warp loads 32 edges at a time (aligned, coalesced) and
