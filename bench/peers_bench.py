@@ -131,6 +131,26 @@ def write_emogi(g, base: Path) -> Path:
     return bel
 
 
+def write_galois_gr(g, base: Path) -> Path:
+    """Galois's binary graph (``.gr``, version 1), the format HyTGraph names by default (``-format
+    gr``): a header of four uint64 (version 1, bytes of edge data, nodes, edges), each node's
+    end offset (uint64), the edges' targets (uint32), four bytes of padding when the edge count
+    is odd, then one uint32 weight per edge (integers: ours are 1..255). Upstream HyTGraph's
+    ``ReadGraphGR`` is an empty stub: the build copy reads it (``bench/NOTES-peers.md``)."""
+    path = base.with_suffix(".gr")
+    weighted = g.weights is not None
+    with open(path, "wb") as f:
+        f.write(np.array([1, 4 if weighted else 0, g.n, g.m], dtype=np.uint64).tobytes())
+        _write_chunks(f, np.asarray(g.offsets)[1:], np.uint64)
+        _write_chunks(f, g.indices, np.uint32)
+        if g.m % 2:
+            f.write(bytes(4))
+        if weighted:
+            f.writelines(np.rint(np.asarray(g.weights[a:a + (1 << 26)])).astype(np.uint32).tobytes()
+                         for a in range(0, g.m, 1 << 26))
+    return path
+
+
 _PAIRS = np.array([[ord("0") + k // 10, ord("0") + k % 10] for k in range(100)], dtype=np.uint8)
 
 
@@ -185,7 +205,8 @@ def write_hytgraph(g, base: Path, chunk: int = 1 << 22) -> Path:
     return path
 
 
-def hytgraph_runs(bindir: Path, el: Path, source, n: int, ours, timeout, log, on_run=None) -> list[dict]:
+def hytgraph_runs(bindir: Path, el: Path, source, n: int, ours, timeout, log, on_run=None,
+                  fmt: str = "market_big") -> list[dict]:
     """HyTGraph's four applications on its default hybrid engine (``-hybrid 2``: its cost model
     picks filter, compaction or zero-copy per segment and round), its own timer (``HOST: Total
     time``: every round, transfers, policy and CPU compaction; loading and set-up excluded).
@@ -205,7 +226,7 @@ def hytgraph_runs(bindir: Path, el: Path, source, n: int, ours, timeout, log, on
             log(f"  peer:hytgraph {name}: skipped ({exe} absent)")
             continue
         out_file = work / f"hyt-{name}.out"
-        cmd = [str(exe), "-graphfile", str(el), "-format", "market_big", "-hybrid", "2", *extra,
+        cmd = [str(exe), "-graphfile", str(el), "-format", fmt, "-hybrid", "2", *extra,
                "-output", str(out_file)]
         out, wall = run_peer(cmd, timeout, log)
         m = re.search(r"HOST: Total time:\s*([\d.]+)", out)
@@ -745,13 +766,17 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
         for f in work.glob("graph.bel*"):
             f.unlink()  # EMOGI's files: room on the disk for the text
         t = time.perf_counter()
-        el = write_hytgraph(g, work / "graph")
-        log(f" HyTGraph input written in {time.perf_counter() - t:.1f} s ({el.stat().st_size / 1e9:.1f} GB text)")
+        writer = write_galois_gr if args.hytgraph_format == "gr" else write_hytgraph
+        el = writer(g, work / "graph")
+        log(f" HyTGraph input ({args.hytgraph_format}) written in {time.perf_counter() - t:.1f} s "
+            f"({el.stat().st_size / 1e9:.1f} GB)")
+
         def keep(run):  # saved as each application ends
             runs.append(run)
             save(doc)
 
-        hytgraph_runs(Path(args.hytgraph_bin), el, source, g.n, ours, args.peer_timeout, log, on_run=keep)
+        hytgraph_runs(Path(args.hytgraph_bin), el, source, g.n, ours, args.peer_timeout, log, on_run=keep,
+                      fmt=args.hytgraph_format)
     shutil.rmtree(work, ignore_errors=True)
     for label, flag in (("peer:subway", args.subway_bin),
                         ("peer:cugraph", None)):
@@ -784,6 +809,9 @@ def main(argv=None) -> int:
     ap.add_argument("--gapbs-bin", default=None, help="directory with GAPBS's bfs, sssp, pr, cc")
     ap.add_argument("--emogi-bin", default=None, help="directory with emogi_{bfs,sssp,pagerank,cc}_32")
     ap.add_argument("--hytgraph-bin", default=None, help="directory with HyTGraph's hybrid_{bfs,sssp,pr,cc}")
+    ap.add_argument("--hytgraph-format", choices=["market_big", "gr"], default="market_big",
+                    help="its input: market_big text (upstream's reader) or Galois's binary .gr (its "
+                         "reader is a stub upstream; Kronecker 25's text is 23 GB)")
     ap.add_argument("--subway-bin", default=None)
     ap.add_argument("--peer-trials", type=int, default=3)
     ap.add_argument("--peer-verify", action="store_true")

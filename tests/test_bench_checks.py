@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graphferry import Graph
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
 import cpu_peers_bench  # noqa: E402
@@ -116,3 +118,26 @@ def test_decimal_digits_by_pairs_equal_python_formatting(width):
     values = np.concatenate([[0, 10 ** width - 1], rng.integers(0, 10 ** width, 500)]).astype(np.int64)
     got = [bytes(row).decode() for row in peers_bench._digits(values, width)]
     assert got == [str(v).zfill(width) for v in values]
+
+
+@pytest.mark.parametrize("odd", [False, True])
+def test_galois_gr_writer_holds_the_csr(tmp_path, odd):
+    """HyTGraph's binary input (Galois .gr, version 1), read back field by field: the header, each
+    node's end offset, the targets, the padding an odd edge count needs, the integer weights."""
+    import peers_bench
+
+    rng = np.random.default_rng(5)
+    n, m = 50, 301 if odd else 300
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), rng.integers(1, 256, m).astype(np.float32),
+                         n=n, drop_duplicates=False)
+    raw = peers_bench.write_galois_gr(g, tmp_path / "g").read_bytes()
+    head = np.frombuffer(raw[:32], np.uint64)
+    assert head.tolist() == [1, 4, n, g.m] and g.m % 2 == int(odd)
+    at = 32
+    ends = np.frombuffer(raw[at:at + 8 * n], np.uint64)
+    at += 8 * n
+    targets = np.frombuffer(raw[at:at + 4 * g.m], np.uint32)
+    at += 4 * g.m + 4 * (g.m % 2)
+    weights = np.frombuffer(raw[at:], np.uint32)
+    assert np.array_equal(ends, g.offsets[1:]) and np.array_equal(targets, g.indices)
+    assert np.array_equal(weights, np.rint(g.weights).astype(np.uint32))
