@@ -141,3 +141,14 @@ def test_galois_gr_writer_holds_the_csr(tmp_path, odd):
     weights = np.frombuffer(raw[at:], np.uint32)
     assert np.array_equal(ends, g.offsets[1:]) and np.array_equal(targets, g.indices)
     assert np.array_equal(weights, np.rint(g.weights).astype(np.uint32))
+
+
+def test_the_floor_prices_an_edge_as_the_engines_move_it():
+    """engines_bench's floor: ids at ceil(log2 n) bits (int32 ids), weights at their narrowed width."""
+    rng = np.random.default_rng(2)
+    g = Graph.from_edges(rng.integers(0, 1024, 500), rng.integers(0, 1024, 500),
+                         rng.integers(1, 256, 500).astype(np.float32), n=1024)
+    assert engines_bench.floor_bytes_per_edge(g, weighted=False) == 10 / 8
+    assert engines_bench.floor_bytes_per_edge(g, weighted=True) == 10 / 8 + 1
+    wide = Graph.from_edges([0, 1], [1, 2], np.array([0.5, 300], np.float32), n=3)
+    assert engines_bench.floor_bytes_per_edge(wide, weighted=True) == 2 / 8 + 4

@@ -630,6 +630,18 @@ def check_weights(weights: np.ndarray) -> tuple[int, bool]:
     return int(out[0]), bool(out[1])
 
 
+def weight_width(weights: np.ndarray) -> int:
+    """Bytes a weight needs: 1 or 2 when every weight is an integer that fits uint8 / uint16
+    (:func:`narrow_weights` makes that copy), else 4 (float32). One parallel pass.
+
+    Example:
+        >>> weight_width(np.array([1, 255], np.float32)), weight_width(np.array([1, 300], np.float32)), weight_width(np.array([0.5], np.float32))
+        (1, 2, 4)
+    """
+    w = np.ascontiguousarray(weights, dtype=np.float32)
+    return int(_lib().gf_weight_width(_p(w), len(w)))
+
+
 def narrow_weights(weights: np.ndarray, alloc=None) -> np.ndarray | None:
     """``weights`` (float32) as uint8 or uint16 when every one is an integer that fits (else None):
     a weighted edge then takes 5 or 6 bytes instead of 8 (int32 ids), on the bus and in device
@@ -642,7 +654,7 @@ def narrow_weights(weights: np.ndarray, alloc=None) -> np.ndarray | None:
         (None, None)
     """
     w = np.ascontiguousarray(weights, dtype=np.float32)
-    width = int(_lib().gf_weight_width(_p(w), len(w)))
+    width = weight_width(w)
     if width == 4:
         return None
     dtype = np.uint8 if width == 1 else np.uint16
