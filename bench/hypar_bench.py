@@ -536,7 +536,7 @@ def main() -> None:
                                        plan="split" if kind == "split" else "auto")) if kind != "bsp"
                         else (lambda: bsp(graph, app, exs)))
                 timing = timed(
-                    call, cold, trial=(lambda r: r.timings.get("plan", {}).get("why", "").startswith("trying"))
+                    call, cold, trial=(lambda r: bool(r.timings.get("plan", {}).get("trial")))
                     if kind == "hypar" and len(specs) > 1 else None)
                 secs, r, first, first_r, trials = timing[:5]
                 ok, how = check(app, r)

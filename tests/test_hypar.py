@@ -162,6 +162,41 @@ def test_the_planner_tries_a_plan_predicted_near_the_best_run_once_then_keeps_th
     assert chosen.alone == 1 and not chosen.why.startswith("trying")   # the split, predicted 50x, is never tried
 
 
+def test_a_plan_measured_once_near_the_best_runs_again_until_it_has_as_many_runs():
+    """The chosen plan's time is the least of every call; a close rival measured once (its first run
+    may pay a first run's costs) runs again, up to RETRY_RUNS measurements, and then wins if faster."""
+    from graphferry.algorithms import hypar as planner
+    from graphferry.algorithms.hypar import Calibration, Rate, plan_for
+    g = kronecker_graph(8, seed=1)
+    work = float(g.n + g.m)
+    cal = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
+    cal.measure("split", work, 100.0)
+    cal.measure(TWO[1].label, work, 1.3)       # the second executor's one run, slowed
+    for _ in range(3):
+        cal.measure(TWO[0].label, work, 1.0)   # the first, chosen call after call
+    tried = plan_for(g, cal, TWO, work)
+    assert tried.alone == 1 and tried.trial and tried.why.startswith("trying")
+    cal.measure(TWO[1].label, work, 0.9)       # measured again: faster than the first
+    chosen = plan_for(g, cal, TWO, work)
+    assert chosen.alone == 1 and not chosen.trial
+    # a rival beyond RETRY_WITHIN of the best run is not run again, however few its runs
+    far = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
+    far.measure("split", work, 100.0)
+    far.measure(TWO[1].label, work, planner.RETRY_WITHIN * 1.01)
+    for _ in range(planner.RETRY_RUNS):
+        far.measure(TWO[0].label, work, 1.0)
+    assert plan_for(g, far, TWO, work).alone == 0 and not plan_for(g, far, TWO, work).trial
+    # nor one that already has RETRY_RUNS measurements
+    capped = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
+    capped.measure("split", work, 100.0)
+    for _ in range(planner.RETRY_RUNS):
+        capped.measure(TWO[1].label, work, 1.2)
+    for _ in range(planner.RETRY_RUNS + 5):
+        capped.measure(TWO[0].label, work, 1.0)
+    assert capped.runs == {"split": 1, TWO[1].label: planner.RETRY_RUNS, TWO[0].label: planner.RETRY_RUNS + 5}
+    assert plan_for(g, capped, TWO, work).alone == 0 and not plan_for(g, capped, TWO, work).trial
+
+
 def assert_triangles_equal_networkx(g: Graph, r) -> None:
     t = nx.triangles(nx_simple(g))
     assert r.values["triangles"].tolist() == [t[v] for v in range(g.n)]
