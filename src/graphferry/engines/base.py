@@ -266,10 +266,6 @@ class Engine(ABC):
             bufs.append((idx, w))
         return bufs
 
-    def range_view(self, part: Partition, offsets, indices, weights, edge_base: int) -> PartitionView:
-        """A view of ``part`` over plain ids ``indices`` (and ``weights``) that start at edge ``edge_base``."""
-        return PartitionView(offsets, indices, weights, None, part.lo, part.num_vertices, edge_base)
-
     def partition_view(self, part: Partition, offsets, indices, weights, first: int = 0) -> PartitionView:
         """Partition ``part``'s range view over arrays holding the range layout from edge ``first``
         on (a whole side's: 0; a copy of the partition: its :meth:`EdgeSide.range_base`)."""

@@ -15,7 +15,6 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..backends.base import PartitionView
 from .base import Engine, Loaded
 
 PAGE_BYTES = 64 * 1024
@@ -79,9 +78,7 @@ class UnifiedEngine(Engine):
         else:
             indices, weights = s.indices, s.weights
         # managed memory holds the plain ids (the side is never packed for this engine)
-        view = PartitionView(self._offsets[part.lo : part.hi + 1], indices[part.edge_lo : part.edge_hi],
-                             None if weights is None else weights[part.edge_lo : part.edge_hi], None,
-                             part.lo, part.num_vertices, part.edge_lo)
+        view = self.partition_view(part, self._offsets[part.lo : part.hi + 1], indices, weights)
         return Loaded(view, self.rows_of(part, active), active is None, moved)
 
     def close(self):
