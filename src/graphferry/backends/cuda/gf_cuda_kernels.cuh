@@ -220,19 +220,27 @@ struct GfPull : GfCoopGroups<GfPull> {  // the summing and the serial pulls defi
         if (!cond(S, d)) return false;
         return e > b;
     }
+#if GF_HAS_PULL_FOLD
+    // Fold into acc the edges of [b, e) at from + t, from + t + width, ... below `to` whose source
+    // is active (in_bits); `folded`: at least one edge was folded.
+    template <class A, class T>
+    __device__ static void fold_into(const State& S, const A& a, vid_t d, T& acc, eid_t b, eid_t e, eid_t from,
+                                     eid_t to, eid_t t, eid_t width, bool& folded) {
+        gf_visit(a, b, e, from, to, t, width, [&](vid_t s, float w) {
+            if (a.in_bits && !gf_bit(a.in_bits, s)) return true;
+            pull_fold(S, acc, s, d, w);
+            folded = true;
+            return true;
+        });
+    }
+#endif
 #if GF_PULL_REDUCES
-    // This thread's share of row d's fold, from zero (the identity of "sum"): edges of [b, e) at
-    // from + t, from + t + width, ... below `to`; `folded`: at least one edge was folded.
+    // This thread's share of row d's fold, from zero (the identity of "sum")
     template <class A>
     __device__ static auto fold(const State& S, const A& a, vid_t d, eid_t b, eid_t e, eid_t from,
                                 eid_t to, eid_t t, eid_t width, bool& folded) {
         decltype(pull_begin(S, d)) part = 0;
-        gf_visit(a, b, e, from, to, t, width, [&](vid_t s, float w) {
-            if (a.in_bits && !gf_bit(a.in_bits, s)) return true;
-            pull_fold(S, part, s, d, w);
-            folded = true;
-            return true;
-        });
+        fold_into(S, a, d, part, b, e, from, to, t, width, folded);
         return part;
     }
     // the group owns the row: its sum ends it (pull_end only for rows that folded an edge)
@@ -316,12 +324,7 @@ struct GfPull : GfCoopGroups<GfPull> {  // the summing and the serial pulls defi
 #if GF_HAS_PULL_FOLD
         auto acc = pull_begin(S, d);
         bool folded = false;
-        gf_visit(a, b, e, b, e, 0, 1, [&](vid_t s, float w) {
-            if (a.in_bits && !gf_bit(a.in_bits, s)) return true;
-            pull_fold(S, acc, s, d, w);
-            folded = true;
-            return true;
-        });
+        fold_into(S, a, d, acc, b, e, b, e, 0, 1, folded);
         changed = folded && pull_end(S, d, acc);
 #else
         gf_visit(a, b, e, b, e, 0, 1, [&](vid_t s, float w) {
