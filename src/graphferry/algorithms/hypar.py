@@ -340,9 +340,8 @@ class Calibration:
         alone by its label. A plan measured on a whole graph within :data:`REUSE_UP_TO` times this
         work (:meth:`measure`) is predicted from that, scaled as its sampled rate grows from the
         measured graph's work to this one (a rate with a fixed part grows more slowly than the
-        work: on the datasets' sub-millisecond calls, scaling by the work alone put the CPU's
-        components at 2.8x its time on a graph twice the size of the one it ran on, and the
-        planner took the slower executor); else from the sampled rates. A divisible
+        work, and the datasets' sub-millisecond calls are mostly fixed cost); else from the
+        sampled rates. A divisible
         application's split, unmeasured, is the executors' rates combined: together they do
         ``1 / sum(1 / T_i)`` (no merge, nothing left to post-process).
 
@@ -614,27 +613,27 @@ def _plan_to_explore(calibration: Calibration, predicted: dict[str, float], name
     if not ran:
         return None
     best = min(ran, key=lambda plan: predicted.get(plan, np.inf))
+    def trial(plan: str, what: str, within: float) -> Plan:
+        return Plan(None if plan == "split" else names.index(plan),
+                    f"trying {plan} {what} {predicted[plan]:.3g} s, within {within:g} x the best run, "
+                    f"{best} {predicted[best]:.3g} s", predicted, trial=True)
+
     untried = sorted((predicted[plan], plan) for plan in [*names, "split"]
                      if plan in predicted and plan not in ran and predicted[plan] <= EXPLORE_WITHIN * predicted[best])
     if untried:
-        seconds, plan = untried[0]
-        return Plan(None if plan == "split" else names.index(plan),
-                    f"trying {plan} once at this size: predicted {seconds:.3g} s, within {EXPLORE_WITHIN:g} x the "
-                    f"best run, {best} {predicted[best]:.3g} s", predicted, trial=True)
+        return trial(untried[0][1], "once at this size: predicted", EXPLORE_WITHIN)
     # A plan measured fewer times than the best one, and not far behind it, runs again. The chosen
     # plan's time is the least of every call, the others' of their one or two runs (the first of
     # which may pay what a first run pays): on the datasets' sub-millisecond components the CPU's one
     # measurement (0.35 ms) kept it behind the simulated device's least of many (0.23 ms), though
-    # alone it ran in 0.22 ms.
-    again = sorted((calibration.runs.get(plan, 1), predicted[plan], plan) for plan in ran
-                   if plan != best and plan in predicted and calibration.runs.get(plan, 1) < RETRY_RUNS
-                   and calibration.runs.get(plan, 1) < calibration.runs.get(best, 1)
+    # alone it ran in 0.22 ms. (Every measured plan has its count: Calibration.measure.)
+    runs = calibration.runs
+    again = sorted((runs[plan], predicted[plan], plan) for plan in ran
+                   if plan != best and plan in predicted and runs[plan] < min(RETRY_RUNS, runs[best])
                    and predicted[plan] <= RETRY_WITHIN * predicted[best])
     if again:
-        runs, seconds, plan = again[0]
-        return Plan(None if plan == "split" else names.index(plan),
-                    f"trying {plan} again at this size (it has {runs} of {RETRY_RUNS} runs): {seconds:.3g} s, "
-                    f"within {RETRY_WITHIN:g} x the best run, {best} {predicted[best]:.3g} s", predicted, trial=True)
+        count, _, plan = again[0]
+        return trial(plan, f"again at this size (it has {count} of {RETRY_RUNS} runs):", RETRY_WITHIN)
     return None
 
 
