@@ -269,3 +269,39 @@ def test_a_backends_full_pull_fraction_decides_where_a_program_that_reads_every_
         ranks[fraction] = r.ranks
     assert "push" in directions[1.0] and set(directions[0.0]) == {"pull"}
     np.testing.assert_allclose(ranks[0.0], ranks[1.0], atol=1e-6)
+
+
+@pytest.mark.parametrize("engine", ["resident", "hybrid"])
+def test_a_frontier_counted_to_every_vertex_hands_the_kernels_no_bitmap(monkeypatch, engine):
+    """Delta PageRank's first rounds hold every vertex: its frontier, an edge map's output counted
+    to n, is then the whole set (``is_all``), and pulls test no bitmap for it; partial frontiers
+    still hand theirs. The ranks are those of a run that tested every edge."""
+    import graphferry as gf
+    from graphferry.algorithms.pagerank import pagerank
+    from graphferry.generators import kronecker_graph
+
+    b = CpuBackend()
+    full = Frontier(b, 70, bits=Frontier.all(b, 70).bits)
+    assert not full.is_all and len(full) == 70 and full.is_all
+    part = Frontier.from_ids(b, 70, range(69))
+    assert len(part) == 69 and not part.is_all
+
+    g = kronecker_graph(9, seed=5)
+    want = pagerank(g, tol=1e-6, backend="cpu").ranks
+    lg = gf.load(g, backend="cpu", budget=None if engine == "resident" else g.edge_bytes // 2)
+    from graphferry.backends.cpu.backend import CpuProgram
+
+    seen = []
+    pull = CpuProgram.pull
+
+    def spy(self, tables, view, row_list, in_bits, out_bits):
+        seen.append(in_bits is None)
+        return pull(self, tables, view, row_list, in_bits, out_bits)
+
+    monkeypatch.setattr(CpuBackend, "full_pull_fraction", 0.0)  # every round pulls
+    monkeypatch.setattr(CpuProgram, "pull", spy)
+    r = pagerank(lg, tol=1e-6, engine=engine)
+    steps = r.record.edge_steps
+    assert steps[0].active_vertices == g.n and steps[-1].active_vertices < g.n
+    assert True in seen and False in seen  # full rounds without the bitmap, partial ones with it
+    np.testing.assert_allclose(r.ranks, want, atol=1e-6)

@@ -24,7 +24,10 @@ class Frontier:
 
     ``ids`` (sorted int64, device array) and ``bits`` (uint32 words, bit ``v`` of
     word ``v // 32``) are produced from each other on first use and cached.
-    ``is_all`` marks the frontier of every vertex without materialising it.
+    ``is_all`` marks the frontier of every vertex without materialising it; a frontier
+    found to hold all ``n`` vertices when counted becomes one, so kernels then test no
+    bitmap (delta PageRank's first rounds at uniform 25: every vertex active, 1.07 G edges
+    tested against the bitmap per round for nothing).
     """
 
     def __init__(self, backend, n: int, *, ids: Any = None, bits: Any = None, is_all: bool = False):
@@ -33,8 +36,14 @@ class Frontier:
         self._ids = ids
         self._bits = bits
         self.is_all = is_all
-        self._count: int | None = n if is_all else (len(ids) if ids is not None else None)
+        self._count: int | None = None
         self._host_ids: np.ndarray | None = None
+        self._counted(n if is_all else (len(ids) if ids is not None else None))
+
+    def _counted(self, count: int | None) -> None:
+        self._count = count
+        if count == self.n:  # every vertex (n == 0 included): the same set as Frontier.all
+            self.is_all = True
 
     @classmethod
     def from_ids(cls, backend, n: int, ids) -> "Frontier":
@@ -64,12 +73,12 @@ class Frontier:
                     self._ids = self.backend.ids_from_bits_counted(self._bits, self._count)
                 else:
                     self._ids = self.backend.ids_from_bits(self._bits, self.n)
-            self._count = len(self._ids)
+            self._counted(len(self._ids))
         return self._ids
 
     def know_count(self, count: int) -> None:
         """Take the number of active vertices from a pass that counted them (no popcount later)."""
-        self._count = int(count)
+        self._counted(int(count))
 
     @property
     def bits(self) -> Any:
@@ -98,7 +107,7 @@ class Frontier:
 
     def __len__(self) -> int:
         if self._count is None:
-            self._count = self.backend.popcount(self._bits)
+            self._counted(self.backend.popcount(self._bits))
         return self._count
 
     def __bool__(self) -> bool:
