@@ -152,3 +152,31 @@ def test_the_floor_prices_an_edge_as_the_engines_move_it():
     assert engines_bench.floor_bytes_per_edge(g, weighted=True) == 10 / 8 + 1
     wide = Graph.from_edges([0, 1], [1, 2], np.array([0.5, 300], np.float32), n=3)
     assert engines_bench.floor_bytes_per_edge(wide, weighted=True) == 2 / 8 + 4
+
+
+def test_hytgraph_ranks_are_read_back_and_measured_against_the_fixed_point(tmp_path, kron10):
+    """HyTGraph's PageRank output (``-print_ranks -norm``: two header lines, then ``vertex rank``
+    sorted by rank, printed with %e, trailing edgeless vertices absent) is read into a rank vector;
+    its L1 distance to the converged ranks is what the peers benchmark records beside ours."""
+    import peers_bench
+
+    from graphferry.algorithms.pagerank import pagerank, pagerank_reference
+
+    ref = pagerank_reference(kron10, 0.85)
+    kept = int(np.flatnonzero(np.diff(kron10.offsets))[-1]) + 1  # HyTGraph's vertex count
+    order = np.argsort(-ref[:kept], kind="stable")
+    lines = ["ALPHA 8.500000e-01 EPSILON 1.000000e-02", f"RANKS 1--{kept} of {kept}"]
+    lines += [f"{v} {ref[v] / ref[:kept].sum():.6e}" for v in order]
+    path = tmp_path / "hyt-pagerank-delta.out"
+    path.write_text("\n".join(lines) + "\n")
+    back = peers_bench.read_hytgraph_ranks(path, kron10.n)
+    assert len(back) == kron10.n and np.all(back[kept:] == 0)
+    np.testing.assert_allclose(back[:kept], ref[:kept] / ref[:kept].sum(), rtol=1e-6)
+    assert peers_bench.pagerank_l1(back, ref) < 1e-5 + 2 * ref[kept:].sum()
+    # the delta form's check measures the same distance, against the same fixed point
+    checker = peers_bench.Checker(kron10, 0)
+    ours = pagerank(kron10, damping=0.85, tol=0.01, backend="cpu").ranks
+    ok, how = checker.check("pagerank-delta", {"rank": ours})
+    assert ok and how.startswith("L1 ") and float(how.split()[1]) == pytest.approx(peers_bench.pagerank_l1(ours, ref), rel=1e-3)
+    uniform = np.full(kron10.n, 1.0 / kron10.n)  # far from the ranks: beyond the documented bound
+    assert not checker.check("pagerank-delta", {"rank": uniform})[0]
