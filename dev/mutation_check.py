@@ -255,6 +255,13 @@ MUTANTS = [
     Mutant("packing-drops-the-top-bit", "the pack pass keeps one bit fewer than an id needs",
            "src/graphferry/backends/cpu/gf_host_ops.h", "    const uint64_t mask = (1ull << bits) - 1;",
            "    const uint64_t mask = (1ull << (bits - 1)) - 1;", ("tests/test_packed_ids.py",)),
+    # ------------------------------------------------------------------ frontiers
+    Mutant("frontier-all-one-short", "a frontier one vertex short of every vertex counts as all of them",
+           "src/graphferry/runtime/frontier.py", "        if count == self.n:",
+           "        if count is not None and count >= self.n - 1:", ("tests/test_runtime.py",)),
+    Mutant("frontier-never-all-when-counted", "a frontier counted to every vertex still hands its bitmap",
+           "src/graphferry/runtime/frontier.py", "        if count == self.n:",
+           "        if count == self.n and count < 0:", ("tests/test_runtime.py",)),
 ]
 
 
