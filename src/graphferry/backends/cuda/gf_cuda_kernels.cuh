@@ -52,25 +52,6 @@ __device__ __forceinline__ void gf_set_bit(uint32_t* bits, int64_t v) {
     if (!(*(volatile uint32_t*)w & m)) atomicOr(w, m);
 }
 
-// The out bits of the rows a warp's lanes own (`mark`: this lane's row changed), set together:
-// lanes whose rows share a bitmap word OR their bits and one of them writes the word (every lane
-// calls). A pull's rows are consecutive, so a warp writes one or two words where each row wrote its
-// own: one atomic per row had 32 rows' warps queue on each word (33.5 M atomics a dense round at
-// uniform scale 25).
-__device__ __forceinline__ void gf_mark_rows(uint32_t* bits, int64_t v, bool mark) {
-    const unsigned want = __ballot_sync(GF_FULL_MASK, mark);
-    if (!mark) return;
-    const unsigned long long word = (unsigned long long)(v >> 5);
-#if __CUDA_ARCH__ >= 800
-    const unsigned same = __match_any_sync(want, word);
-    const uint32_t mine = __reduce_or_sync(same, 1u << (v & 31));
-    if ((int)(threadIdx.x & 31) == __ffs(same) - 1) atomicOr(&bits[word], mine);
-#else
-    (void)want;
-    gf_set_bit(bits, v);
-#endif
-}
-
 #if GF_PULL_REDUCES
 // Sum of x over the warp, in every lane (all 32 lanes call).
 template <class T> __device__ __forceinline__ T gf_warp_sum(T x) {
@@ -205,7 +186,6 @@ struct GfCoopGroups {
 // Push: every active row scatters along its out-edges with update_atomic.
 struct GfPush : GfCoopGroups<GfPush> {
     static constexpr bool kCoop = true;  // rows may be shared by many threads
-    static constexpr bool kRowMarks = false;  // a push marks its edges' heads, not its rows
     template <class A>
     __device__ static bool row(const State& S, const A& a, int64_t k, vid_t& v, eid_t& b, eid_t& e) {
         if (!gf_range(a, k, v, b, e)) return false;
@@ -234,9 +214,6 @@ struct GfPush : GfCoopGroups<GfPush> {
 // Pull: rows are destinations (in-edge view); stop once cond(d) turns false.
 struct GfPull : GfCoopGroups<GfPull> {  // the summing and the serial pulls define their own groups
     static constexpr bool kCoop = GF_HAS_PUSH || GF_PULL_REDUCES;  // rows shared by many threads
-    // the summing pull's warp and thread rows report whether their row changed, and gf_edge_twc
-    // sets those rows' out bits a warp at a time (gf_mark_rows)
-    static constexpr bool kRowMarks = GF_PULL_REDUCES;
     template <class A>
     __device__ static bool row(const State& S, const A& a, int64_t k, vid_t& d, eid_t& b, eid_t& e) {
         if (!gf_range(a, k, d, b, e)) return false;
@@ -271,14 +248,11 @@ struct GfPull : GfCoopGroups<GfPull> {  // the summing and the serial pulls defi
     __device__ static void end(const State& S, uint32_t* out_bits, vid_t d, T sum) {
         if (pull_end(S, d, pull_begin(S, d) + sum) && out_bits) gf_set_bit(out_bits, d);
     }
-    // the warp owns the row: whether it changed, in every lane (its bit is set with its warp's rows)
     template <class A>
-    __device__ static bool warp_changed(const State& S, const A& a, vid_t d, eid_t b, eid_t e, int lane) {
+    __device__ static void warp(const State& S, const A& a, vid_t d, eid_t b, eid_t e, int lane) {
         bool folded = false;
         const auto sum = gf_warp_sum(fold(S, a, d, b, e, gf_aligned_start(a.indices, b), e, lane, 32, folded));
-        bool changed = false;
-        if (__any_sync(GF_FULL_MASK, folded) && lane == 0) changed = pull_end(S, d, pull_begin(S, d) + sum);
-        return __shfl_sync(GF_FULL_MASK, changed, 0);
+        if (__any_sync(GF_FULL_MASK, folded) && lane == 0) end(S, a.out_bits, d, sum);
     }
     template <class A>
     __device__ static void block(const State& S, const A& a, vid_t d, eid_t b, eid_t e) {
@@ -345,7 +319,7 @@ struct GfPull : GfCoopGroups<GfPull> {  // the summing and the serial pulls defi
     // one thread owns the row: update in edge order, as the CPU kernel does (a fold program's
     // row value stays in a register: one store per row, as on the CPU)
     template <class A>
-    __device__ static bool single_changed(const State& S, const A& a, vid_t d, eid_t b, eid_t e) {
+    __device__ static void single(const State& S, const A& a, vid_t d, eid_t b, eid_t e) {
         bool changed = false;
 #if GF_HAS_PULL_FOLD
         auto acc = pull_begin(S, d);
@@ -359,11 +333,7 @@ struct GfPull : GfCoopGroups<GfPull> {  // the summing and the serial pulls defi
             return cond(S, d);
         });
 #endif
-        return changed;
-    }
-    template <class A>
-    __device__ static void single(const State& S, const A& a, vid_t d, eid_t b, eid_t e) {
-        if (single_changed(S, a, d, b, e) && a.out_bits) gf_set_bit(a.out_bits, d);
+        if (changed && a.out_bits) gf_set_bit(a.out_bits, d);
     }
 };
 #endif
@@ -411,7 +381,6 @@ __device__ __forceinline__ void gf_edge_twc(void* const* A, const double* F, con
         }
     }
     const int lane = threadIdx.x & 31;
-    bool mark = false;  // kRowMarks: this thread's row changed (its bit is set with its warp's)
     for (;;) {  // warp per row
         const unsigned mask = __ballot_sync(GF_FULL_MASK, have && deg >= WARP_MIN);
         if (!mask) break;
@@ -420,19 +389,9 @@ __device__ __forceinline__ void gf_edge_twc(void* const* A, const double* F, con
         const eid_t wb = __shfl_sync(GF_FULL_MASK, b, leader);
         const eid_t we = __shfl_sync(GF_FULL_MASK, e, leader);
         if (lane == leader) have = false;
-        if constexpr (Op::kRowMarks) {
-            const bool changed = Op::warp_changed(S, a, wv, wb, we, lane);
-            if (lane == leader) mark = changed;
-        } else {
-            Op::warp(S, a, wv, wb, we, lane);
-        }
+        Op::warp(S, a, wv, wb, we, lane);
     }
-    if constexpr (Op::kRowMarks) {
-        if (have) mark = Op::single_changed(S, a, v, b, e);  // thread per row
-        if (a.out_bits) gf_mark_rows(a.out_bits, v, mark);
-    } else {
-        if (have) Op::single(S, a, v, b, e);  // thread per row
-    }
+    if (have) Op::single(S, a, v, b, e);  // thread per row
 }
 
 // The queued work items (row, chunk) of the heavy rows, spread over every block
