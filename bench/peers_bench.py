@@ -75,6 +75,8 @@ GPU_ENGINES = ["resident", "filter", "compaction", "zerocopy"]
 HYBRID_RUNS = {"hybrid": {}, "hybrid-paper": {"mode": "paper"}, "hybrid-gpu": {"use_cpu": False}}
 PR_ITERATIONS, PR_DAMPING = 20, 0.85
 PR_DELTA_TOL = 1e-2
+#: where the delta form starts (--delta-start): "degrees" (the library's default warm start) or "uniform"
+PR_DELTA_START = "degrees"
 #: the delta form's vertex state (--delta-dtype): float64, or float32 as EMOGI's pagerank_32 keeps it
 PR_DELTA_DTYPE = "float64"
 SSSP_DELTA = 2  # GAPBS's setting for Kronecker graphs (its benchmark makefile)
@@ -398,7 +400,7 @@ def call(name: str, lg, source: int, engine: str):
         return pagerank_ldbc(lg, damping=PR_DAMPING, iterations=PR_ITERATIONS, engine=engine)
     if name == "pagerank-delta":
         return pagerank(lg, damping=PR_DAMPING, tol=PR_DELTA_TOL, max_iterations=100, engine=engine,
-                        dtype=PR_DELTA_DTYPE)
+                        dtype=PR_DELTA_DTYPE, start=PR_DELTA_START)
     raise ValueError(name)
 
 
@@ -451,7 +453,7 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=N
            "dense_iteration_seconds": _dense_iteration_seconds(rec, lg.n)}
     if name.startswith("pagerank"):
         run["variant"] = ("pagerank_ldbc: every vertex, fixed iterations" if name == "pagerank"
-                          else f"delta form, tol {PR_DELTA_TOL}")
+                          else f"delta form, tol {PR_DELTA_TOL}, start {PR_DELTA_START}")
     if name == "pagerank-delta" and how.startswith("L1 "):
         run["l1_to_fixed_point"] = float(how.split()[1])
     if name == "bfs":
@@ -663,7 +665,8 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
                   "edge_bytes": int(g.m * g.indices.itemsize), "weighted_edge_bytes": int(g.m * 8),
                   "source": source, **info},
         "budget_bytes": int(0.25 * g.m * 8),
-        "pagerank_delta_state": PR_DELTA_DTYPE,
+        "pagerank_delta_state": PR_DELTA_DTYPE, "pagerank_delta_start": PR_DELTA_START,
+        "pagerank_delta_tol": PR_DELTA_TOL,
         "load_seconds": loads,
         "notes": ("graphferry: seconds = wall time of one algorithm call on a loaded graph (graphferry.load), "
                   "median of reps after a warm-up; load_seconds apart (peers' timers exclude loading too); "
@@ -829,7 +832,7 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
 
 
 def main(argv=None) -> int:
-    global RECORDS, PEER_ALGORITHMS, PR_DELTA_DTYPE, PR_DELTA_TOL
+    global RECORDS, PEER_ALGORITHMS, PR_DELTA_DTYPE, PR_DELTA_TOL, PR_DELTA_START
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scales", type=int, nargs="+", default=[22])
     ap.add_argument("--graph", choices=sorted(eb.GRAPH_KINDS), default="kron",
@@ -860,6 +863,9 @@ def main(argv=None) -> int:
                     help="the peers run only these (default: every algorithm)")
     ap.add_argument("--delta-dtype", choices=["float64", "float32"], default="float64",
                     help="vertex state of PageRank's delta form (float32: EMOGI's precision)")
+    ap.add_argument("--delta-start", choices=["degrees", "uniform"], default=PR_DELTA_START,
+                    help="where PageRank's delta form starts: degrees (the library's warm start) or uniform "
+                         "(the classic form, as EMOGI and HyTGraph start)")
     ap.add_argument("--delta-tol", type=float, default=PR_DELTA_TOL,
                     help="tolerance of PageRank's delta form (its runs record their L1 distance to the "
                          "converged ranks, as HyTGraph's do: compare times at equal distance)")
@@ -875,6 +881,7 @@ def main(argv=None) -> int:
     args.deadline = time.perf_counter() + args.deadline_s
     PR_DELTA_DTYPE = args.delta_dtype
     PR_DELTA_TOL = args.delta_tol
+    PR_DELTA_START = args.delta_start
     RECORDS = None if args.records is None else Path(args.records)
     PEER_ALGORITHMS = None if args.peer_algorithms is None else set(args.peer_algorithms)
     if RECORDS is not None:

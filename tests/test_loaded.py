@@ -89,7 +89,8 @@ def test_resources_are_built_once():
         for _ in range(2):
             wcc(lg, engine="filter")
             pagerank(lg, engine="filter")
-        assert lg.stats["constants_built"] == constants + 1  # pagerank's inverse degrees, once
+        # pagerank's inverse degrees and in-degree shares (its warm start), once each
+        assert lg.stats["constants_built"] == constants + 2
 
 
 def test_facts_are_checked_once_per_handle():

@@ -287,7 +287,7 @@ def test_a_frontier_counted_to_every_vertex_hands_the_kernels_no_bitmap(monkeypa
     assert len(part) == 69 and not part.is_all
 
     g = kronecker_graph(9, seed=5)
-    want = pagerank(g, tol=1e-6, backend="cpu").ranks
+    want = pagerank(g, tol=1e-6, backend="cpu", start="uniform").ranks
     lg = gf.load(g, backend="cpu", budget=None if engine == "resident" else g.edge_bytes // 2)
     from graphferry.backends.cpu.backend import CpuProgram
 
@@ -300,7 +300,7 @@ def test_a_frontier_counted_to_every_vertex_hands_the_kernels_no_bitmap(monkeypa
 
     monkeypatch.setattr(CpuBackend, "full_pull_fraction", 0.0)  # every round pulls
     monkeypatch.setattr(CpuProgram, "pull", spy)
-    r = pagerank(lg, tol=1e-6, engine=engine)
+    r = pagerank(lg, tol=1e-6, engine=engine, start="uniform")  # every vertex active from the start
     steps = r.record.edge_steps
     assert steps[0].active_vertices == g.n and steps[-1].active_vertices < g.n
     assert True in seen and False in seen  # full rounds without the bitmap, partial ones with it

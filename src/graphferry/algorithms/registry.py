@@ -39,7 +39,7 @@ Example:
     [0, 1, 2]
     >>> spec.verify(g, result)          # raises AssertionError on a wrong result
     >>> registry.get("pagerank").defaults()
-    {'damping': 0.85, 'tol': 1e-06, 'max_iterations': 100, 'dtype': 'float64'}
+    {'damping': 0.85, 'tol': 1e-06, 'max_iterations': 100, 'dtype': 'float64', 'start': 'degrees'}
     >>> registry.get("page_rank")
     Traceback (most recent call last):
     ...
@@ -279,7 +279,9 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
         parameters=(Parameter("damping", float, 0.85, "damping factor, in [0, 1)"),
                     Parameter("tol", float, 1e-6, "per-vertex residual tolerance, relative to the rank"),
                     Parameter("max_iterations", int, 100, "iteration limit"),
-                    Parameter("dtype", str, "float64", "vertex state precision", choices=("float64", "float32"))),
+                    Parameter("dtype", str, "float64", "vertex state precision", choices=("float64", "float32")),
+                    Parameter("start", str, "degrees", "where the residuals start: a guess from in-degrees and "
+                              "one priming round, or the classic uniform start", choices=("degrees", "uniform"))),
         scalars=("iterations", "converged"), verifier="verify_pagerank", verify_call=_verify_pagerank,
         memory=(80, 0),  # ranks, residuals, inverse degrees, frontier (float64)
         pulls=True),
