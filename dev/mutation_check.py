@@ -262,6 +262,10 @@ MUTANTS = [
     Mutant("packing-drops-the-top-bit", "the pack pass keeps one bit fewer than an id needs",
            "src/graphferry/backends/cpu/gf_host_ops.h", "    const uint64_t mask = (1ull << bits) - 1;",
            "    const uint64_t mask = (1ull << (bits - 1)) - 1;", ("tests/test_packed_ids.py",)),
+    # ------------------------------------------------------------------ direction
+    Mutant("summing-pull-share-ignored", "a summing program pulls only where every edge is active, as others",
+           "src/graphferry/backends/base.py", "            return self.full_pull_fraction_sum\n",
+           "            return self.full_pull_fraction\n", ("tests/test_runtime.py",)),
     # ------------------------------------------------------------------ frontiers
     Mutant("frontier-all-one-short", "a frontier one vertex short of every vertex counts as all of them",
            "src/graphferry/runtime/frontier.py", "        if count == self.n:",

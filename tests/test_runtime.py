@@ -255,7 +255,8 @@ def test_rows_of_equals_searchsorted(degrees, data):
 
 def test_a_backends_full_pull_fraction_decides_where_a_program_that_reads_every_edge_pulls(monkeypatch):
     """PageRank's delta form never stops a pull early: it pulls once its frontier's edges pass the
-    backend's ``full_pull_fraction`` of m (1 on the CPU, 2/3 on a GPU); the ranks are the same."""
+    backend's ``full_pull_fraction_for`` it (for a summing program 0.3 on the CPU, 2/3 on a GPU) of
+    m; the ranks are the same. Programs that do not sum keep the backend's full_pull_fraction."""
     from graphferry.algorithms import pagerank
     from graphferry.backends.cpu.backend import CpuBackend
     from graphferry.generators import kronecker_graph
@@ -263,12 +264,22 @@ def test_a_backends_full_pull_fraction_decides_where_a_program_that_reads_every_
     g = kronecker_graph(10, seed=2)
     directions, ranks = {}, {}
     for fraction in (1.0, 0.0):
-        monkeypatch.setattr(CpuBackend, "full_pull_fraction", fraction)
-        r = pagerank(g, tol=1e-6, backend="cpu")
+        monkeypatch.setattr(CpuBackend, "full_pull_fraction_sum", fraction)
+        r = pagerank(g, tol=1e-6, backend="cpu", start="uniform")
         directions[fraction] = [s.direction for s in r.record.edge_steps]
         ranks[fraction] = r.ranks
     assert "push" in directions[1.0] and set(directions[0.0]) == {"pull"}
     np.testing.assert_allclose(ranks[0.0], ranks[1.0], atol=1e-6)
+    from graphferry.algorithms.pagerank import DELTA_PROGRAMS
+    from graphferry.algorithms.sssp import PROGRAM as SSSP
+
+    monkeypatch.undo()
+    cpu = CpuBackend()
+    assert cpu.full_pull_fraction_for(DELTA_PROGRAMS["float64"]) == 0.3
+    assert cpu.full_pull_fraction_for(SSSP) == cpu.full_pull_fraction == 1.0
+    # the default pulls in more of the classic delta form's rounds than pulling only past every edge
+    default = [s.direction for s in pagerank(g, tol=1e-6, backend="cpu", start="uniform").record.edge_steps]
+    assert default.count("pull") > directions[1.0].count("pull")
 
 
 @pytest.mark.parametrize("engine", ["resident", "hybrid"])
@@ -298,7 +309,7 @@ def test_a_frontier_counted_to_every_vertex_hands_the_kernels_no_bitmap(monkeypa
         seen.append(in_bits is None)
         return pull(self, tables, view, row_list, in_bits, out_bits)
 
-    monkeypatch.setattr(CpuBackend, "full_pull_fraction", 0.0)  # every round pulls
+    monkeypatch.setattr(CpuBackend, "full_pull_fraction_sum", 0.0)  # every round pulls
     monkeypatch.setattr(CpuProgram, "pull", spy)
     r = pagerank(lg, tol=1e-6, engine=engine, start="uniform")  # every vertex active from the start
     steps = r.record.edge_steps

@@ -127,6 +127,15 @@ class Backend(ABC):
     #: a program whose pull reads every edge (never stops early) pulls once its frontier's
     #: edges exceed this share of m: a push's edge rate over a pull's here (runtime.direction)
     full_pull_fraction: float = 1.0
+    #: the same share for a program whose pushes add (combine "sum": PageRank), whose atomic
+    #: adds cost a push the most; None: ``full_pull_fraction``
+    full_pull_fraction_sum: float | None = None
+
+    def full_pull_fraction_for(self, program) -> float:
+        """The share of m past which ``program``'s edge map pulls, if its pull reads every edge."""
+        if getattr(program, "combine", None) == "sum" and self.full_pull_fraction_sum is not None:
+            return self.full_pull_fraction_sum
+        return self.full_pull_fraction
 
     @abstractmethod
     def compile(self, program, vid_dtype: np.dtype) -> CompiledProgram: ...

@@ -23,10 +23,11 @@ useful in-edge (BFS). A program whose ``cond`` is the constant ``true``
 (SSSP, PageRank, linking) never stops early: its pull reads all ``m`` edges
 and beats the push's atomics only when the frontier covers most edges, so it
 pulls when ``n_f + m_f > f * m`` and pushes otherwise, with ``f`` the backend's
-``full_pull_fraction``: how a push's edge rate compares with a pull's there (1 on
-the CPU: a frontier of every vertex; 2/3 on a GPU, where atomics on scattered
-heads cost more: delta PageRank at Kronecker 25 on an H200 pushed 1.0 G edges in
-54-60 ms where a pull of all 1.05 G took 42.5 ms).
+``full_pull_fraction_for(program)``: how a push's edge rate compares with a pull's
+there (on the CPU 1, a frontier of every vertex, and 0.3 for programs whose pushes
+add, which pay a compare-and-swap per edge: 3x a pull's edge on 16 cores; 2/3 on a
+GPU, where atomics on scattered heads cost more: delta PageRank at Kronecker 25 on
+an H200 pushed 1.0 G edges in 54-60 ms where a pull of all 1.05 G took 42.5 ms).
 
 For BFS the pushed edges never exceed ``m``; a program that re-activates
 vertices (SSSP, PageRank) can scan more, so ``m_u`` starts again at ``m``

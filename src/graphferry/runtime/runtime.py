@@ -536,7 +536,7 @@ class ProgramState:
             count_edges()
         d = choose_direction(self.program, fsize, count_edges, g.m, force=direction or rt.direction,
                              pull_fraction=rt.pull_fraction, history=history,
-                             full_pull_fraction=rt.backend.full_pull_fraction)
+                             full_pull_fraction=rt.backend.full_pull_fraction_for(self.program))
         fedges = counted[0] if counted else NOT_COUNTED
         if rt.loaded.distribution is not None:  # several ranks: each computes its own vertices
             it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges, since=since)

@@ -108,6 +108,12 @@ class CpuBackend(Backend):
     name = "cpu"
     xp = np
     is_device = False
+    # A push that adds (PageRank) pays a compare-and-swap per edge: its edges cost 3x a pull's
+    # on 16 cores (bench/results/calibration-h200.json, host: "accumulate" pushes 0.79 G edges/s,
+    # pulls 2.45 G) and 9x on 2. With pulls only where a frontier held every edge (the default 1),
+    # delta PageRank at Kronecker 20 pushed 30 of 31 M edges in 200 ms rounds a pull takes 25 ms
+    # for; at 0.3 the call took 889 ms instead of 2709 (2 cores, NOTES-hybrid).
+    full_pull_fraction_sum = 0.3
 
     def __init__(self):
         self._programs: dict[tuple, CpuProgram] = {}
