@@ -187,11 +187,12 @@ def test_stopping_rule_on_a_cycle(tol, damping):
     np.testing.assert_allclose(warm.ranks, 1 / n, rtol=1e-15)
 
 
-@settings(max_examples=8, deadline=None)
-@given(case=shaped_graphs(max_n=1500), engine=st.sampled_from(ENGINES), tol=st.sampled_from([1e-4, 1e-7]))
-def test_delta_pagerank_on_long_deep_hub_and_large_graphs(case, engine, tol):
+@settings(max_examples=12, deadline=None)
+@given(case=shaped_graphs(max_n=1500), engine=st.sampled_from(ENGINES), tol=st.sampled_from([1e-4, 1e-7]),
+       start=st.sampled_from(["degrees", "uniform"]))
+def test_delta_pagerank_on_long_deep_hub_and_large_graphs(case, engine, tol, start):
     _, g = case
-    r = pagerank(g, tol=tol, max_iterations=5000, **small_budget_options(engine))
+    r = pagerank(g, tol=tol, max_iterations=5000, start=start, **small_budget_options(engine))
     assert r.converged
     # the module docstring's guarantee: L1 error at most about 4 d / (1 - d) * tol
     assert np.abs(r.ranks - pagerank_reference(g, 0.85)).sum() <= 4 * 0.85 / 0.15 * tol
