@@ -31,10 +31,10 @@ answer. One priming round (an edge map over every vertex, counted as an
 iteration) then gives its exact residual, ``r0 = 1 / n + d * A D^-1 y0 - y0``,
 which may be negative anywhere, and the rounds pass on only that. Any guess
 reaches the same ranks under the same rule; a good one leaves far less to pass
-on. Measured on this package's CPU backend (``bench/NOTES-hybrid.md``): a
-uniform random graph at tol 0.01 needs 3 rounds instead of 29, and reads 0.04
-of its edges instead of 18.8 times over, to the same L1 error; a Kronecker
-graph reads 28% fewer edges.
+on (``bench/NOTES-hybrid.md``): on the CPU backend a uniform random graph of
+scale 20 at tol 0.01 took 4 rounds (the priming one included) instead of 29,
+to the same L1 error; in a model of the rule at scale 18 it read 0.04 m edges
+instead of 18.8 m, and a Kronecker graph 28% fewer.
 
 
 **pagerank_ldbc** (Graphalytics, ``spec/appendix_algorithms.tex``): every rank
