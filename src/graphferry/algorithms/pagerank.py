@@ -36,7 +36,6 @@ scale 20 at tol 0.01 took 4 rounds (the priming one included) instead of 29,
 to the same L1 error; in a model of the rule at scale 18 it read 0.04 m edges
 instead of 18.8 m, and a Kronecker graph 28% fewer.
 
-
 **pagerank_ldbc** (Graphalytics, ``spec/appendix_algorithms.tex``): every rank
 starts at ``1 / n``; each of exactly ``iterations`` rounds sums the sinks'
 rank, then every vertex pulls ``rank[u] / outdeg(u)`` from its in-neighbours
