@@ -248,8 +248,9 @@ def hytgraph_runs(bindir: Path, el: Path, source, n: int, ours, timeout, log, on
             levels = res[res != b"INF"].astype(np.int64)
             ok = int(levels.max()) == ours[("bfs", "depth")]
             how = f"deepest level {int(levels.max())} vs graphferry's depth {ours[('bfs', 'depth')]}"
+        l1 = None
         if name == "pagerank-delta" and pr_reference is not None and out_file.exists():
-            err = pagerank_l1(read_hytgraph_ranks(out_file, n), pr_reference())
+            l1 = err = pagerank_l1(read_hytgraph_ranks(out_file, n), pr_reference())
             how = (f"L1 {err:.3e} to the converged power iteration"
                    + (f" (the graph has {sinks} sinks, whose rank its PageRank does not spread: the "
                       "distance holds that difference too)" if sinks else ""))
@@ -261,7 +262,6 @@ def hytgraph_runs(bindir: Path, el: Path, source, n: int, ours, timeout, log, on
             missing = n - len(labels)
             ok = comps + missing == ours[("wcc", "components")]
             how = f"{comps} components + {missing} trailing isolated vertices vs graphferry's {ours[('wcc', 'components')]}"
-        l1 = float(how.split()[1]) if how.startswith("L1 ") else None
         run = {"algorithm": "pagerank" if name == "pagerank-delta" else name, "engine": "peer:hytgraph",
                "seconds": round(secs, 5), "iterations": int(rounds.group(1)) if rounds else None,
                "bytes_h2d": 0, "floor_seconds": 0.0, "verified": ok, "verified_how": how,

@@ -341,9 +341,8 @@ class Calibration:
         work (:meth:`measure`) is predicted from that, scaled as its sampled rate grows from the
         measured graph's work to this one (a rate with a fixed part grows more slowly than the
         work, and the datasets' sub-millisecond calls are mostly fixed cost); else from the
-        sampled rates. A divisible
-        application's split, unmeasured, is the executors' rates combined: together they do
-        ``1 / sum(1 / T_i)`` (no merge, nothing left to post-process).
+        sampled rates. A divisible application's split, unmeasured, is the executors' rates
+        combined: together they do ``1 / sum(1 / T_i)`` (no merge, nothing left to post-process).
 
         Example (a divisible application: 3 s and 1.5 s alone make 1 s split; then a measured
         split of 1.2 s on a graph of half this work says 2.4 s here):

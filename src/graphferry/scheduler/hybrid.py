@@ -148,13 +148,10 @@ class HybridEngine:
         budget = self.arena.budget_bytes - sum(
             sum(int(x.indices.nbytes) + (int(x.weights.nbytes) if x.weights is not None else 0) for x in v)
             for shape, v in self.pool.slots.items() if shape[0] != self.key)
-
-        def slot_bytes(k):  # a slot's buffers as allocated (packed: whole groups, one more at the ends)
-            return self._slot_bytes((None, None, None, k * cap))
-
-        while k > 1 and 2 * slot_bytes(k) > budget // 2:
+        # a slot's buffers as allocated (packed: whole groups, one more at the ends)
+        while k > 1 and 2 * s.range_buffer_bytes(k * cap) > budget // 2:
             k -= 1
-        if 2 * slot_bytes(k) > budget:
+        if 2 * s.range_buffer_bytes(k * cap) > budget:
             return None, 0  # not even two single-partition slots: explicit copies are impossible
         return (self.key, s.indices.dtype.str, None if s.weights is None else s.weight_dtype.str, k * cap), k
 
