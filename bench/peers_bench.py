@@ -71,8 +71,13 @@ ALGORITHMS = ["bfs", "sssp", "pagerank", "wcc"]
 GPU_ENGINES = ["resident", "filter", "compaction", "zerocopy"]
 #: The hybrid engine's runs (issue 9): run name -> scheduler.Policy options. "hybrid" is the
 #: calibrated cost model with residency and the CPU executor; "hybrid-paper" applies HyTGraph's
-#: fixed constants instead of the calibration; "hybrid-gpu" keeps every partition on the GPU.
-HYBRID_RUNS = {"hybrid": {}, "hybrid-paper": {"mode": "paper"}, "hybrid-gpu": {"use_cpu": False}}
+#: fixed constants instead of the calibration; "hybrid-gpu" keeps every partition on the GPU;
+#: "hybrid-async" is HyTGraph's asynchronous mode (a loaded partition's push runs once more).
+HYBRID_RUNS = {"hybrid": {}, "hybrid-paper": {"mode": "paper"}, "hybrid-gpu": {"use_cpu": False},
+               "hybrid-async": {"asynchronous": True}}
+#: runs whose PageRank may stop up to twice the documented bound from the fixed point (the
+#: asynchronous mode passes a residual on within the round that grew it: engines_bench's rule)
+LOOSER_PAGERANK_BOUND = {"hybrid-async": 2.0}
 PR_ITERATIONS, PR_DAMPING = 20, 0.85
 PR_DELTA_TOL = 1e-2
 #: where the delta form starts (--delta-start): "degrees" (the library's default warm start) or "uniform"
@@ -313,7 +318,7 @@ class Checker:
                 self._pr_ref = pagerank_reference(g, PR_DAMPING, PR_ITERATIONS)
         return self._pr_ref
 
-    def check(self, name: str, vals: dict) -> tuple[bool, str]:
+    def check(self, name: str, vals: dict, bound_factor: float = 1.0) -> tuple[bool, str]:
         g, s = self.g, self.source
         if name == "pagerank":
             ref = self.pagerank_reference()
@@ -323,9 +328,10 @@ class Checker:
             # the fixed point, not 20 rounds (within 0.85^20 of it): the delta form stops at a
             # tolerance, and peers stopping at theirs are compared by the same error
             err = pagerank_l1(vals["rank"], self.gpu.pagerank_reference())
-            bound = eb.pagerank_error_bound(PR_DELTA_TOL)
+            bound = bound_factor * eb.pagerank_error_bound(PR_DELTA_TOL)
             return err <= bound, (f"L1 {err:.3e} to the converged power iteration (delta form, tol "
-                                  f"{PR_DELTA_TOL}: documented bound {bound:.1e})")
+                                  f"{PR_DELTA_TOL}: documented bound {bound:.1e}"
+                                  + (f", {bound_factor:g}x for the asynchronous mode)" if bound_factor != 1 else ")"))
         if self.gpu.cp is not None:
             return self.gpu.check(name, vals, s)
         import scipy.sparse.csgraph as csgraph
@@ -430,7 +436,7 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=N
     wall = walls[k]
     key, column = CHECKED_COLUMN[name]
     vals = {key: r.values[column]}
-    ok, how = checker.check(name, vals)
+    ok, how = checker.check(name, vals, bound_factor=LOOSER_PAGERANK_BOUND.get(engine, 1.0))
     outside = wall - inside
     iters = rec.iterations
     bytes_h2d = rec.bytes_h2d
@@ -747,7 +753,8 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
         full.close()
         quarter_budget = max(1 << 20, int(0.25 * g.m * 8))  # 25% of the weighted edge bytes
         part = gf.load(full.graph, backend="cuda", budget=quarter_budget, pinned=False)
-        for engine in [e for e in [*GPU_ENGINES, *HYBRID_RUNS] if e != "resident" and e in args.engines]:
+        # in the order given: a call cut by its deadline keeps the runs named first
+        for engine in [e for e in args.engines if e != "resident" and e in (*GPU_ENGINES, *HYBRID_RUNS)]:
             ours_on(part, engine)
         if part._pool is not None:
             doc.setdefault("hybrid_pool", part._pool.stats)
@@ -761,6 +768,19 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
             for engine in args.plain_ids_too:
                 ours_on(part, engine, label=f"{engine}:plain-ids")
             part.close()
+        if args.sum_pull_share_too and "pagerank-delta" in names:
+            # delta PageRank again with another frontier share at which a summing program pulls
+            # (the backend's full_pull_fraction_sum; the CUDA default is its full_pull_fraction)
+            part = gf.load(full.graph, backend="cuda", budget=quarter_budget, pinned=False)
+            kept_share = part.backend.full_pull_fraction_sum
+            try:
+                for share in args.sum_pull_share_too:
+                    part.backend.full_pull_fraction_sum = share
+                    for engine in [e for e in HYBRID_RUNS if e in args.delta_engines]:
+                        ours_on(part, engine, only=["pagerank-delta"], label=f"{engine}:sum-pull-{share:g}")
+            finally:
+                part.backend.full_pull_fraction_sum = kept_share
+                part.close()
         if args.float32_weights_too and "sssp" in names:
             # the same budget with the weights kept float32 (8 bytes a weighted edge, not 5):
             # what narrowing them is worth, in this call
@@ -874,6 +894,9 @@ def main(argv=None) -> int:
                          "(engine 'E:plain-ids')")
     ap.add_argument("--float32-weights-too", action="store_true",
                     help="run SSSP again under the same budget with float32 weights (engine 'E:float32-weights')")
+    ap.add_argument("--sum-pull-share-too", nargs="*", type=float, default=[], metavar="SHARE",
+                    help="run delta PageRank on the hybrid runs again, pulling once a frontier's edges pass "
+                         "this share of m (engine 'E:sum-pull-SHARE'; the CUDA backend's default is 2/3)")
     ap.add_argument("--store-dir", default=None,
                     help="write the graph as a graphferry store here and load graphferry's runs from it "
                          "(load_seconds and GB/s from the page cache in the results)")
