@@ -551,6 +551,47 @@ def test_cpu_executor_is_priced_at_the_speed_its_exchanges_ran(monkeypatch):
     assert not any(p.device == "cpu" for s in steps[1:] for p in s.partitions)
 
 
+def test_cpu_executor_is_priced_at_the_rate_its_runs_reached(monkeypatch):
+    # the same machine again, the CPU calibrated 10x faster than the device; but its runs beside
+    # the device went far slower than that (on the H200 host, zero-copy reads and copies share
+    # the host's memory): once one round has run at that rate, the CPU gets nothing more, in
+    # this call and the next (the rate is the hybrid's, kept with the loaded graph)
+    from graphferry.scheduler.hybrid import HybridEngine
+
+    rng = np.random.default_rng(11)
+    n, m = 3000, 24000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=False)
+    cal = Calibration.from_json(NOMINAL.to_json())
+    cal.device_edge_rate = {k: 1e6 for k in cal.device_edge_rate}
+    cal.host_edge_rate = {k: 1e7 for k in cal.host_edge_rate}
+    cal.copy_bandwidth, cal.gather_bandwidth, cal.launch_seconds = 1e15, 1e15, 0.0
+    cal.zerocopy_bandwidth = {32: 1e15, 4096: 1e15}
+    cal.state_bandwidth = 1e15  # exchanges free: only the CPU's compute rate decides
+    run_other = HybridEngine._run_other
+
+    def slow_cpu(self, es, *a, **k):  # the CPU's edges at 1e3/s: a thousandth of the device's
+        run_other(self, es, *a, **k)
+        es.seconds += g.m / 1e3
+
+    monkeypatch.setattr(HybridEngine, "_run_other", slow_cpu)
+    want = _propagate_labels(g, backend="cpu", engine="host")[0]
+    lg = gf.load(g, backend="cpu", budget=g.m * 2, partition_bytes=g.m // 2)
+    from graphferry.runtime import Runtime
+    from graphferry.runtime.runtime import VERTEX_IDS
+
+    steps = []
+    for _ in range(2):  # two calls on one loaded graph
+        with Runtime(lg, engine="hybrid", policy=Policy(calibration=cal)) as rt:
+            st = rt.start(_label_program(), arrays={"label": VERTEX_IDS})
+            while st.edge_map(rt.all_vertices(), direction="pull"):
+                pass
+            assert np.array_equal(st.host("label"), want)
+            steps.append(rt.record.edge_steps)
+    first, second = steps
+    assert len(first) >= 2 and any(p.device == "cpu" for p in first[0].partitions)
+    assert not any(p.device == "cpu" for s in first[1:] + second for p in s.partitions)
+
+
 # ---------------------------------------------------------------- neighbourhood functions
 NEIGHBOR_POLICIES = {**{f"mix-{k}": (lambda v=v: Policy(mix=v)) for k, v in MIXES.items()},
                      "cost-calibrated": lambda: Policy(calibration=NOMINAL),

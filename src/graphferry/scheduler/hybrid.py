@@ -132,6 +132,8 @@ class HybridEngine:
         self._span: tuple[int, int] | None = None  # partitions a..b-1 held as one block (the span)
         self._span_moved: dict[int, int] = {}      # span partitions copied this round: bytes, for the record
         self._kernel_rate: dict[tuple[str, str], float] = {}  # (program, direction) -> device edges/s seen
+        #: (program, direction, executor) -> edges/s a CPU executor's runs reached, across calls
+        self._host_rate: dict[tuple[str, str, int], float] = {}
         backend.register_host(side.indices)  # explicit copies at the bus's pinned speed
         if side.packed is not None:
             backend.register_host(side.packed)
@@ -193,7 +195,9 @@ class HybridEngine:
         ctx = Decision(stats, parts, resident, self.executors, direction, st.program.combine,
                        s.bytes_per_edge, s.indices.itemsize, state_bytes, self.iterations,
                        self._exchange_forecast(st, state_bytes), partition_edges=s.partition_edges,
-                       range_bytes_per_edge=s.range_bytes_per_edge)
+                       range_bytes_per_edge=s.range_bytes_per_edge,
+                       host_rates={ex: r for (name, d, ex), r in self._host_rate.items()
+                                   if name == st.program.name and d == direction})
         model = None if policy.mix is not None else policy.model(self.calibration_for)
         placed = policy.decide(ctx, model)
         self.iterations += 1
@@ -309,6 +313,9 @@ class HybridEngine:
         # ---- merge the other executors' states into the device's (the wait for them is not exchange)
         for f in futures:
             f.result()
+        for ex, idx in by_exec.items():
+            self._observe_host_rate(st.program.name, direction, ex, self._edges(stats, idx, False),
+                                    refreshed.states[ex].seconds)
         written = {k: st.arrays[k] for k in st.program.written_arrays}  # the rest is as it was
         self._merge_others(refreshed, by_exec, out, it, lambda es, ranges: es.merge_into(written, direction, ranges),
                            lambda i: self._rows(stats, i, dense), parts=parts, state_bytes=state_bytes, model=model)
@@ -718,6 +725,19 @@ class HybridEngine:
         key = (program, direction)
         old = self._kernel_rate.get(key)
         self._kernel_rate[key] = edges / seconds if old is None else 0.5 * old + 0.5 * edges / seconds
+
+    #: a CPU run shorter than this says more about timer and thread start than about edges/s
+    HOST_RATE_MIN_SECONDS = 1e-3
+
+    def _observe_host_rate(self, program: str, direction: str, ex: int, edges: float, seconds: float) -> None:
+        """Learn the edges/s CPU executor ``ex`` reached on ``program``'s partitions in
+        ``direction`` this round (half the last estimate, half this round's), as the device's
+        kernel rate is learned; the policy prices that executor's next partitions with it."""
+        if edges <= 0 or seconds < self.HOST_RATE_MIN_SECONDS:
+            return
+        key = (program, direction, ex)
+        old = self._host_rate.get(key)
+        self._host_rate[key] = edges / seconds if old is None else 0.5 * old + 0.5 * edges / seconds
 
     # ------------------------------------------------------------ the span
     def _span_block(self):

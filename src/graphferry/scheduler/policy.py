@@ -73,6 +73,9 @@ class Decision:
     #: bytes an edge of a copied range or a zero-copy read moves (packed ids: fewer than
     #: ``bytes_per_edge``, which a compaction gather moves); None: ``bytes_per_edge``
     range_bytes_per_edge: float | None = field(default=None, kw_only=True)
+    #: executor index -> edges/s its CPU runs of this program reached in earlier rounds (the
+    #: hybrid's ``_host_rate``); an executor missing here is priced at the calibrated rate
+    host_rates: dict = field(default_factory=dict, kw_only=True)
 
 
 @dataclass
@@ -152,7 +155,12 @@ class Policy:
         out: dict[int, tuple[int, str]] = dict(zip(active.tolist(), zip([0] * len(active), engines.tolist())))
         if not (split and self.use_cpu and host_k is not None) or not len(active):
             return out
-        host_cost = edges / model.calibration.edge_rate("host", klass, ctx.direction)
+        # at the rate this program's CPU runs went in earlier rounds where one ran, else the
+        # calibrated one: the calibration times the CPU alone, but beside the device's zero-copy
+        # reads and copies the host's memory is shared (Kronecker 26 SSSP on the H200: a call
+        # that gave the CPU 360 partitions took 0.80 s, one that gave it none 0.35 s)
+        host_rate = ctx.host_rates.get(host_k) or model.calibration.edge_rate("host", klass, ctx.direction)
+        host_cost = edges / host_rate
         # the state exchange costs what it will move, not two whole copies: the CPU executor
         # keeps its copy and moves only what changed (ExecutorState), so the hybrid predicts
         # this iteration's bytes from what the previous exchanges moved (ExchangeEstimate)
