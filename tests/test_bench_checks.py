@@ -180,3 +180,22 @@ def test_hytgraph_ranks_are_read_back_and_measured_against_the_fixed_point(tmp_p
     assert ok and how.startswith("L1 ") and float(how.split()[1]) == pytest.approx(peers_bench.pagerank_l1(ours, ref), rel=1e-3)
     uniform = np.full(kron10.n, 1.0 / kron10.n)  # far from the ranks: beyond the documented bound
     assert not checker.check("pagerank-delta", {"rank": uniform})[0]
+
+
+@pytest.mark.gpu
+def test_engines_oracle_counts_components_on_the_device_as_scipy_does():
+    # the GPU oracle counts components with its own kernels (scipy's undirected count built
+    # the transpose of Kronecker 26 for minutes); the count must equal scipy's, on a graph of
+    # many components (Kronecker: isolated vertices) and on two copies side by side
+    import scipy.sparse.csgraph as cg
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(12, seed=3)
+    n = g.n
+    two = Graph(np.concatenate([g.offsets, g.offsets[1:] + g.m]), np.concatenate([g.indices, g.indices + n]),
+                directed=False)
+    for graph in (g, two):
+        o = engines_bench.Oracle(graph)
+        assert o.where == "CUDA oracle kernels"
+        want = cg.connected_components(graph.to_scipy(), directed=False)[0]
+        assert o.components() == want
