@@ -10,8 +10,10 @@
 #      ranks recorded (matched accuracy: --delta-tol 0.005 too), and the GPU's pull share for
 #      summing programs at 0.45 beside its default 2/3
 #   2. Kronecker 26, every single engine under the same budget (HyTGraph's Table V at 26, and the
-#      best single engine there), the hybrid first
+#      best single engine there), the hybrid first, three timed calls each (the hybrid's first
+#      timed SSSP call is the one to watch)
 #   3. uniform 26, the hybrid beside GAPBS and EMOGI
+#   4. Kronecker 25, the hybrid alone (growth to 26 with the warm start; the first timed SSSP call)
 set -u
 export PYTHONPATH=src PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/gf-out}; mkdir -p "$OUT"
@@ -49,7 +51,7 @@ if has 1; then
 fi
 if has 2; then
   step kron26-single 240 python3 bench/peers_bench.py --graph kron --scales 26 --algorithms pagerank bfs wcc sssp \
-    --engines hybrid zerocopy compaction filter --delta-engines hybrid zerocopy --delta-dtype float32 --reps 2 \
+    --engines hybrid zerocopy compaction filter --delta-engines hybrid zerocopy filter compaction --delta-dtype float32 --reps 3 \
     --deadline-s $(( $(left) - 120 )) --out "$OUT" --tag single --work /dev/shm/peers
 fi
 if has 3; then
@@ -57,6 +59,11 @@ if has 3; then
   step urand26 200 python3 bench/peers_bench.py --graph urand --scales 26 --algorithms pagerank bfs wcc sssp \
     --engines hybrid --delta-engines hybrid --delta-dtype float32 --reps 3 --peer-trials 1 --peer-timeout 60 \
     --deadline-s 150 --out "$OUT" --tag peers --work /tmp/peers "${PEERS[@]}"
+fi
+if has 4; then
+  step kron25-hybrid 120 python3 bench/peers_bench.py --graph kron --scales 25 --algorithms pagerank bfs wcc sssp \
+    --engines hybrid --delta-engines hybrid --delta-dtype float32 --reps 3 \
+    --deadline-s $(( $(left) - 30 )) --out "$OUT" --tag growth --work /dev/shm/peers
 fi
 rm -rf /dev/shm/peers /tmp/peers
 echo "done at $(( $(date +%s) - T0 )) s"
