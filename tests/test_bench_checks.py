@@ -188,6 +188,7 @@ def test_engines_oracle_counts_components_on_the_device_as_scipy_does():
     # the transpose of Kronecker 26 for minutes); the count must equal scipy's, on a graph of
     # many components (Kronecker: isolated vertices) and on two copies side by side
     import scipy.sparse.csgraph as cg
+
     from graphferry.generators import kronecker_graph
 
     g = kronecker_graph(12, seed=3)

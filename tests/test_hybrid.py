@@ -493,24 +493,31 @@ class _OldExchangeRule(Policy):
         return super().decide(ctx, model)
 
 
-def test_cpu_executor_is_priced_by_the_bytes_its_exchange_moves():
-    from graphferry.runtime import Runtime  # noqa: F401 - the runtime runs the loop above
-
+def _cpu_pays_machine(state_bandwidth=None):
+    """A random undirected graph (3000 vertices) and a machine where the CPU computes edges 10x
+    faster than the device and moving edges is free; the state exchange costs 0.7 of the device's
+    whole iteration a copy (label + pad, 56 bytes a vertex), or ``state_bandwidth``."""
     rng = np.random.default_rng(11)
     n, m = 3000, 24000
     g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=False)
-    want, _ = _propagate_labels(g, backend="cpu", engine="host")
-    # a machine where the CPU computes edges 10x faster than the device and moving edges is free:
-    # splitting pays unless the exchange costs more than the device's whole iteration (t_dev);
-    # the state (label + pad, 56 bytes a vertex) costs 0.7 t_dev a copy: the old rule's two copies
-    # price the CPU out, the kept copy (only changed labels move) does not
     cal = Calibration.from_json(NOMINAL.to_json())
     cal.device_edge_rate = {k: 1e6 for k in cal.device_edge_rate}
     cal.host_edge_rate = {k: 1e7 for k in cal.host_edge_rate}
     cal.copy_bandwidth, cal.gather_bandwidth, cal.launch_seconds = 1e15, 1e15, 0.0
     cal.zerocopy_bandwidth = {32: 1e15, 4096: 1e15}
-    state_bytes = n * 56
-    cal.state_bandwidth = state_bytes / (0.7 * (g.m / 1e6))  # g.m: arcs, both directions
+    cal.state_bandwidth = state_bandwidth or n * 56 / (0.7 * (g.m / 1e6))  # g.m: arcs, both directions
+    return g, cal
+
+
+def test_cpu_executor_is_priced_by_the_bytes_its_exchange_moves():
+    from graphferry.runtime import Runtime  # noqa: F401 - the runtime runs the loop above
+
+    # splitting pays unless the exchange costs more than the device's whole iteration (t_dev);
+    # the state costs 0.7 t_dev a copy: the old rule's two copies price the CPU out, the kept
+    # copy (only changed labels move) does not
+    g, cal = _cpu_pays_machine()
+    want, _ = _propagate_labels(g, backend="cpu", engine="host")
+    state_bytes = g.n * 56
     options = dict(backend="cpu", engine="hybrid", budget=g.m * 2, partition_bytes=g.m // 2)
     runs = {}
     for name, policy in (("old", _OldExchangeRule(calibration=cal)), ("new", Policy(calibration=cal))):
@@ -533,15 +540,7 @@ def test_cpu_executor_is_priced_at_the_speed_its_exchanges_ran(monkeypatch):
     # gets nothing more
     from graphferry.scheduler.policy import ExchangeSpeed
 
-    rng = np.random.default_rng(11)
-    n, m = 3000, 24000
-    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=False)
-    cal = Calibration.from_json(NOMINAL.to_json())
-    cal.device_edge_rate = {k: 1e6 for k in cal.device_edge_rate}
-    cal.host_edge_rate = {k: 1e7 for k in cal.host_edge_rate}
-    cal.copy_bandwidth, cal.gather_bandwidth, cal.launch_seconds = 1e15, 1e15, 0.0
-    cal.zerocopy_bandwidth = {32: 1e15, 4096: 1e15}
-    cal.state_bandwidth = n * 56 / (0.7 * (g.m / 1e6))
+    g, cal = _cpu_pays_machine()
     options = dict(backend="cpu", engine="hybrid", budget=g.m * 2, partition_bytes=g.m // 2)
     monkeypatch.setattr(ExchangeSpeed, "scale", lambda self: 100.0)
     labels, rec = _propagate_labels(g, policy=Policy(calibration=cal), **options)
@@ -558,15 +557,7 @@ def test_cpu_executor_is_priced_at_the_rate_its_runs_reached(monkeypatch):
     # this call and the next (the rate is the hybrid's, kept with the loaded graph)
     from graphferry.scheduler.hybrid import HybridEngine
 
-    rng = np.random.default_rng(11)
-    n, m = 3000, 24000
-    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=False)
-    cal = Calibration.from_json(NOMINAL.to_json())
-    cal.device_edge_rate = {k: 1e6 for k in cal.device_edge_rate}
-    cal.host_edge_rate = {k: 1e7 for k in cal.host_edge_rate}
-    cal.copy_bandwidth, cal.gather_bandwidth, cal.launch_seconds = 1e15, 1e15, 0.0
-    cal.zerocopy_bandwidth = {32: 1e15, 4096: 1e15}
-    cal.state_bandwidth = 1e15  # exchanges free: only the CPU's compute rate decides
+    g, cal = _cpu_pays_machine(state_bandwidth=1e15)  # exchanges free: only the CPU's rate decides
     run_other = HybridEngine._run_other
 
     def slow_cpu(self, es, *a, **k):  # the CPU's edges at 1e3/s: a thousandth of the device's
