@@ -13,7 +13,8 @@
 #      best single engine there), the hybrid first, three timed calls each (the hybrid's first
 #      timed SSSP call is the one to watch)
 #   3. uniform 26, the hybrid beside GAPBS and EMOGI
-#   4. Kronecker 25, the hybrid alone (growth to 26 with the warm start; the first timed SSSP call)
+#   4. Kronecker 25, the hybrid (growth to 26 with the warm start; the first timed SSSP call)
+#      beside itself with HyTGraph's fixed constants (hybrid-paper: the calibrated model against them)
 set -u
 export PYTHONPATH=src PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/gf-out}; mkdir -p "$OUT"
@@ -62,7 +63,7 @@ if has 3; then
 fi
 if has 4; then
   step kron25-hybrid 120 python3 bench/peers_bench.py --graph kron --scales 25 --algorithms pagerank bfs wcc sssp \
-    --engines hybrid --delta-engines hybrid --delta-dtype float32 --reps 3 \
+    --engines hybrid hybrid-paper --delta-engines hybrid hybrid-paper --delta-dtype float32 --reps 3 \
     --deadline-s $(( $(left) - 30 )) --out "$OUT" --tag growth --work /dev/shm/peers
 fi
 rm -rf /dev/shm/peers /tmp/peers
