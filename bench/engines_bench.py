@@ -522,13 +522,15 @@ class Oracle:
     def _components_on_device(self) -> int:
         cp, n = self.cp, self.g.n
         grid, blk = ((n + 255) // 256,), (256,)
-        lab = cp.arange(n, dtype=cp.int64)
+        hook, jump = self.mod.get_function("cc_min32"), self.mod.get_function("cc_jump64")
+        ids = cp.arange(n, dtype=cp.int64)
+        lab = ids.copy()
         changed = cp.ones(1, dtype=cp.int32)
         while int(changed[0]):
             changed[0] = 0
-            self.mod.get_function("cc_min32")(grid, blk, (self.off, self.idx, lab, np.int64(n), changed))
-            self.mod.get_function("cc_jump64")(grid, blk, (lab, np.int64(n), changed))
-        return int(cp.count_nonzero(lab == cp.arange(n, dtype=cp.int64)))
+            hook(grid, blk, (self.off, self.idx, lab, np.int64(n), changed))
+            jump(grid, blk, (lab, np.int64(n), changed))
+        return int(cp.count_nonzero(lab == ids))
 
     def _scipy(self, weighted: bool):
         import scipy.sparse as sp

@@ -82,7 +82,7 @@ from ..backends.cpu.host_ops import gather_rows
 from ..engines.registry import register
 from .executors import ExecutorState, owned_ranges
 from .cost import CLASS_OF_COMBINE
-from .policy import Decision, ExchangeEstimate, ExchangeSpeed, NeighborDecision, Policy
+from .policy import Decision, ExchangeEstimate, ExchangeSpeed, NeighborDecision, Policy, smoothed
 from .stats import neighbor_work, partition_stats
 
 log = logging.getLogger(__name__)
@@ -132,8 +132,8 @@ class HybridEngine:
         self._span: tuple[int, int] | None = None  # partitions a..b-1 held as one block (the span)
         self._span_moved: dict[int, int] = {}      # span partitions copied this round: bytes, for the record
         self._kernel_rate: dict[tuple[str, str], float] = {}  # (program, direction) -> device edges/s seen
-        #: (program, direction, executor) -> edges/s a CPU executor's runs reached, across calls
-        self._host_rate: dict[tuple[str, str, int], float] = {}
+        #: (program, direction) -> {executor: edges/s its CPU runs reached}, across calls
+        self._host_rate: dict[tuple[str, str], dict[int, float]] = {}
         backend.register_host(side.indices)  # explicit copies at the bus's pinned speed
         if side.packed is not None:
             backend.register_host(side.packed)
@@ -196,8 +196,7 @@ class HybridEngine:
                        s.bytes_per_edge, s.indices.itemsize, state_bytes, self.iterations,
                        self._exchange_forecast(st, state_bytes), partition_edges=s.partition_edges,
                        range_bytes_per_edge=s.range_bytes_per_edge,
-                       host_rates={ex: r for (name, d, ex), r in self._host_rate.items()
-                                   if name == st.program.name and d == direction})
+                       host_rates=self._host_rate.get((st.program.name, direction), {}))
         model = None if policy.mix is not None else policy.model(self.calibration_for)
         placed = policy.decide(ctx, model)
         self.iterations += 1
@@ -723,8 +722,7 @@ class HybridEngine:
         if edges <= 0 or seconds <= 0:
             return
         key = (program, direction)
-        old = self._kernel_rate.get(key)
-        self._kernel_rate[key] = edges / seconds if old is None else 0.5 * old + 0.5 * edges / seconds
+        self._kernel_rate[key] = smoothed(self._kernel_rate.get(key), edges / seconds)
 
     #: a CPU run shorter than this says more about timer and thread start than about edges/s
     HOST_RATE_MIN_SECONDS = 1e-3
@@ -735,9 +733,8 @@ class HybridEngine:
         kernel rate is learned; the policy prices that executor's next partitions with it."""
         if edges <= 0 or seconds < self.HOST_RATE_MIN_SECONDS:
             return
-        key = (program, direction, ex)
-        old = self._host_rate.get(key)
-        self._host_rate[key] = edges / seconds if old is None else 0.5 * old + 0.5 * edges / seconds
+        rates = self._host_rate.setdefault((program, direction), {})
+        rates[ex] = smoothed(rates.get(ex), edges / seconds)
 
     # ------------------------------------------------------------ the span
     def _span_block(self):

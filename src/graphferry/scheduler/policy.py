@@ -264,6 +264,17 @@ def split_to_host(dev_cost, host_cost, sync: float) -> list[int]:
     return moved
 
 
+def smoothed(old: float | None, seen: float, weight: float = 0.5) -> float:
+    """An exponentially smoothed figure learned from rounds: ``weight * seen + (1 - weight) * old``,
+    or ``seen`` where nothing was learned yet.
+
+    Example:
+        >>> smoothed(None, 4.0), smoothed(4.0, 2.0), smoothed(4.0, 2.0, weight=0.25)
+        (4.0, 3.0, 3.5)
+    """
+    return seen if old is None else weight * seen + (1 - weight) * old
+
+
 @dataclass
 class ExchangeEstimate:
     """The bytes a CPU executor's state exchange will move, predicted from the bytes moved before.
@@ -304,7 +315,7 @@ class ExchangeEstimate:
     def observe(self, moved: int, first_copy: int = 0) -> None:
         """Learn from an exchange that moved ``moved`` bytes, ``first_copy`` of them a whole first copy."""
         m = float(max(0, moved - first_copy))
-        self.estimate = m if self.estimate is None else self.smoothing * m + (1 - self.smoothing) * self.estimate
+        self.estimate = smoothed(self.estimate, m, self.smoothing)
 
 
 @dataclass
@@ -335,7 +346,7 @@ class ExchangeSpeed:
         if moved <= 0 or seconds <= 0 or bandwidth <= 0:
             return
         r = seconds / (moved / bandwidth)
-        self.ratio = r if self.ratio is None else self.smoothing * r + (1 - self.smoothing) * self.ratio
+        self.ratio = smoothed(self.ratio, r, self.smoothing)
 
     def scale(self) -> float:
         return 1.0 if self.ratio is None else float(self.ratio)
