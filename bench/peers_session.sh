@@ -29,9 +29,10 @@ step() {  # name, seconds it needs at least, command...
   echo "[$name] $(date +%T), $l s left"
   timeout $(( l - 5 )) "$@" > "$OUT/$name.log" 2>&1
   STEP_RC=$?
-  echo "[$name] rc=$STEP_RC at $(( $(date +%s) - T0 )) s"; grep -E "^ +(hybrid|peer:|filter|compaction|zerocopy)" "$OUT/$name.log" | tail -30
+  echo "[$name] rc=$STEP_RC at $(( $(date +%s) - T0 )) s"; grep -E "^(\[ *[0-9.]+ s\])? +(hybrid|peer:|filter|compaction|zerocopy)" "$OUT/$name.log" | tail -30
 }
 PARTS=${PARTS:-1 2 3}
+PART2_ENGINES=${PART2_ENGINES:-hybrid zerocopy compaction filter}  # part 2's engines, in the order they run
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 if has 1; then
   TESTS=(python3 -m pytest -q -m gpu -p no:cacheprovider tests --junitxml="$OUT/gpu-tests.xml")
@@ -52,7 +53,7 @@ if has 1; then
 fi
 if has 2; then
   step kron26-single 240 python3 bench/peers_bench.py --graph kron --scales 26 --algorithms pagerank bfs wcc sssp \
-    --engines hybrid zerocopy compaction filter --delta-engines hybrid zerocopy filter compaction --delta-dtype float32 --reps 3 \
+    --engines $PART2_ENGINES --delta-engines $PART2_ENGINES --delta-dtype float32 --reps 3 \
     --deadline-s $(( $(left) - 120 )) --out "$OUT" --tag single --work /dev/shm/peers
 fi
 if has 3; then
