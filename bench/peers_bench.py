@@ -415,6 +415,16 @@ CHECKED_COLUMN = {"bfs": ("levels", "levels"), "sssp": ("dist", "distances"), "w
                   "pagerank": ("rank", "ranks"), "pagerank-delta": ("rank", "ranks")}
 
 
+def _placements(rec) -> dict:
+    """{"engine@device": partitions} over a run record's edge steps."""
+    placed: dict = {}
+    for s in rec.edge_steps:
+        for p in s.partitions:
+            key = f"{p.engine}@{p.device}"
+            placed[key] = placed.get(key, 0) + 1
+    return placed
+
+
 def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=None) -> dict:
     t = time.perf_counter()
     call(name, lg, source, engine)  # warm-up: compiles, builds sides and engines, resident upload
@@ -473,13 +483,15 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=N
         run["depth"] = int(vals["levels"].max())
     if name == "wcc":
         run["components"] = int(len(np.unique(vals["labels"])))
+    run["all_bytes_h2d"] = [int(x[0].bytes_h2d) for x in results]
     if engine in HYBRID_RUNS:  # where the hybrid put the work, and the bytes that had to cross
-        placed: dict = {}
-        for s in rec.edge_steps:
-            for p in s.partitions:
-                key = f"{p.engine}@{p.device}"
-                placed[key] = placed.get(key, 0) + 1
-        run["placements"] = placed
+        run["placements"] = _placements(rec)
+        # every timed call's, and its copy and kernel seconds: a call unlike the others (the
+        # first timed SSSP call on Kronecker graphs) shows where its time went
+        run["all_placements"] = [_placements(x[0]) for x in results]
+        run["all_copy_kernel_seconds"] = [[round(sum(s.copy_seconds for s in x[0].edge_steps), 5),
+                                           round(sum(s.kernel_seconds for s in x[0].edge_steps), 5)]
+                                          for x in results]
         run["floor_bytes"] = int(sum(s.floor_bytes or 0 for s in rec.edge_steps))
         run["copy_seconds"] = round(sum(s.copy_seconds for s in rec.edge_steps), 5)
         run["kernel_seconds"] = round(sum(s.kernel_seconds for s in rec.edge_steps), 5)
