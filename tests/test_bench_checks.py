@@ -200,3 +200,34 @@ def test_engines_oracle_counts_components_on_the_device_as_scipy_does():
         assert o.where == "CUDA oracle kernels"
         want = cg.connected_components(graph.to_scipy(), directed=False)[0]
         assert o.components() == want
+
+
+@pytest.mark.gpu
+def test_engines_oracle_power_steps_on_the_device_equal_a_scipy_power_iteration():
+    # the GPU oracle's PageRank step gives each thread a run of edges, not a row (a hub's row
+    # on one thread took 0.65 s a step at Kronecker 26): its references must still be the
+    # power iteration's, here scipy's matrix-vector products with the sinks' rank spread
+    import scipy.sparse as sp
+
+    from graphferry.generators import kronecker_graph
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import peers_bench
+
+    g = kronecker_graph(12, seed=5)  # isolated vertices: sinks, and runs of empty rows
+    n, d = g.n, 0.85
+    deg = np.diff(g.offsets).astype(np.float64)
+    a = sp.csr_array((np.ones(g.m), g.indices, g.offsets), shape=(n, n))
+    x = np.full(n, 1.0 / n)
+    rounds = []
+    for _ in range(2000):
+        y = (1 - d) / n + d * (a @ np.divide(x, deg, out=np.zeros(n), where=deg > 0) + x[deg == 0].sum() / n)
+        done = np.abs(y - x).sum() < 1e-13
+        x = y
+        rounds.append(x)
+        if done:
+            break
+    o = engines_bench.Oracle(g)
+    assert np.abs(o.pagerank_reference() - x).sum() < 1e-10
+    checker = peers_bench.Checker(g, 0)
+    assert np.abs(checker.pagerank_reference() - rounds[peers_bench.PR_ITERATIONS - 1]).sum() < 1e-12
