@@ -15,6 +15,7 @@
 #   3. uniform 26, the hybrid beside GAPBS and EMOGI
 #   4. Kronecker 25, the hybrid (growth to 26 with the warm start; the first timed SSSP call)
 #      beside itself with HyTGraph's fixed constants (hybrid-paper: the calibrated model against them)
+#   5. uniform 26, the hybrid beside HyTGraph (its .gr input; not run by part 3)
 set -u
 export PYTHONPATH=src PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/gf-out}; mkdir -p "$OUT"
@@ -66,6 +67,11 @@ if has 4; then
   step kron25-hybrid 120 python3 bench/peers_bench.py --graph kron --scales 25 --algorithms pagerank bfs wcc sssp \
     --engines hybrid hybrid-paper --delta-engines hybrid hybrid-paper --delta-dtype float32 --reps 3 \
     --deadline-s $(( $(left) - 30 )) --out "$OUT" --tag growth --work /dev/shm/peers
+fi
+if has 5 && [ -n "${HYTGRAPH:-}" ]; then
+  step urand26-hytgraph 200 python3 bench/peers_bench.py --graph urand --scales 26 --algorithms pagerank bfs wcc sssp \
+    --engines hybrid --delta-engines hybrid --delta-dtype float32 --delta-start uniform --reps 3 --peer-timeout 90 \
+    --deadline-s 120 --out "$OUT" --tag hytgraph --work /dev/shm/peers --hytgraph-bin "$HYTGRAPH" --hytgraph-format gr
 fi
 rm -rf /dev/shm/peers /tmp/peers
 echo "done at $(( $(date +%s) - T0 )) s"
