@@ -276,6 +276,13 @@ MUTANTS = [
     Mutant("frontier-never-all-when-counted", "a frontier counted to every vertex still hands its bitmap",
            "src/graphferry/runtime/frontier.py", "        if count == self.n:",
            "        if count == self.n and count < 0:", ("tests/test_runtime.py",)),
+    Mutant("hub-order-out-degree-only", "hub sorting ranks a directed graph's vertices by out-degree alone",
+           "src/graphferry/transforms.py",
+           "    in_degree = np.bincount(g.indices, minlength=n) if g.directed else out_degree",
+           "    in_degree = out_degree", ("tests/test_hub_sort.py",)),
+    Mutant("relabel-rows-unsorted", "a renumbered graph's rows keep their old order",
+           "src/graphferry/transforms.py", "    for lo, hi in row_blocks(offsets, 1 << 24):",
+           "    for lo, hi in row_blocks(offsets, 1 << 24) if False else ():", ("tests/test_hub_sort.py",)),
 ]
 
 

@@ -14,7 +14,9 @@ They live here, below ``algorithms/``, so no algorithm imports another's file:
   reads from a symmetrised matrix);
 * :func:`induced_subgraph`: the edges among a vertex subset, renumbered;
 * :func:`contract`: the quotient graph of a labelling (HyPar's merge step),
-  self-edges removed and parallel edges merged.
+  self-edges removed and parallel edges merged;
+* :func:`relabel` and :func:`hub_sorted`: the graph renumbered, HyTGraph's hub sorting
+  (a preprocessing step kept in a store; ``graphferry convert --hub-sort``).
 
 The first four are cached on the graph (one computation per graph object and
 arguments, dropped with the graph); a :class:`~graphferry.runtime.LoadedGraph`
@@ -49,7 +51,7 @@ from .errors import CompilerError
 from .graph import Graph, index_dtype_for, offsets_from_degrees
 
 __all__ = ["unique_pairs", "simple_graph", "is_simple", "on_handle", "simple_weighted_graph", "degree_ordered_dag", "symmetrize", "induced_subgraph",
-           "contract", "cached"]
+           "contract", "cached", "relabel", "hub_order", "hub_sorted", "HUB_FRACTION"]
 
 _KEY_LIMIT = 3_000_000_000  # n * n + n fits in int64 below this: pairs sort as one int64 key
 
@@ -327,3 +329,106 @@ def contract(graph: Graph, labels: np.ndarray, *, representatives: bool = False,
     weights = None if g.weights is None else g.weights[rep].astype(np.float32)
     quotient = Graph(offsets, indices, weights, directed=g.directed, name=f"{g.name}-contracted")
     return (quotient, groups, rep) if representatives else (quotient, groups)
+
+
+# ------------------------------------------------------------------ renumbering
+#: HyTGraph's share of vertices gathered at the front by hub sorting ("the top 8% important vertices")
+HUB_FRACTION = 0.08
+
+
+def relabel(graph: Graph, order: np.ndarray, *, name: str | None = None) -> Graph:
+    """``graph`` renumbered: vertex ``order[i]`` becomes vertex ``i``.
+
+    Rows come out sorted by neighbour, weights follow their arcs, and the direction is kept.
+    ``original_ids`` maps each new id to the input's id (the old graph's ``original_ids``
+    where it had them), so results read in the input's ids are the same as before. Not
+    cached: the result is a new graph to keep (a store, say), not a view.
+
+    Example (a path 0-1-2 numbered backwards):
+        >>> g = Graph.from_edges([0, 1], [1, 2], n=3, directed=False)
+        >>> r = relabel(g, np.array([2, 1, 0]))
+        >>> r.offsets.tolist(), r.indices.tolist(), r.original_ids.tolist()
+        ([0, 1, 3, 4], [1, 0, 2, 1], [2, 1, 0])
+    """
+    from .io.builder import _csr_sort_indices, row_blocks, sort_rows_block
+
+    g = _base(graph)
+    n = g.n
+    order = np.asarray(order, dtype=np.int64)
+    if order.shape != (n,) or (n and (order.min() < 0 or order.max() >= n
+                                      or np.count_nonzero(np.bincount(order, minlength=n)) != n)):
+        raise ValueError(f"relabel: order must be a permutation of the {n} vertices")
+    rank = host_ops.unpermute(np.arange(n, dtype=np.int64), order)           # rank[order[i]] = i
+    offsets, indices, weights = host_ops.gather_rows(g.offsets, g.indices, g.weights, order)
+    indices = rank[indices].astype(index_dtype_for(n), copy=False)
+    # every row's columns were renumbered: sort each row again, a block of rows at a time (a
+    # row's parallel arcs may come out in any order, the same every time: the builder's stable
+    # variant, sort_rows_block, spent 6.6 of 7.9 s of Kronecker 20 restoring theirs)
+    for lo, hi in row_blocks(offsets, 1 << 24):
+        a, b = int(offsets[lo]), int(offsets[hi])
+        ptr = offsets[lo:hi + 1] - a
+        if _csr_sort_indices is None:
+            _, cols, w = sort_rows_block(ptr, indices[a:b], None if weights is None else weights[a:b],
+                                         drop_duplicates=False)
+        else:
+            cols = indices[a:b]                                  # sorted in place, with each arc's place
+            place = np.arange(b - a, dtype=np.int64 if cols.dtype == np.int64 else np.int32)
+            _csr_sort_indices(hi - lo, ptr.astype(cols.dtype, copy=False), cols, place)
+            w = None if weights is None else weights[a:b][place]
+        indices[a:b] = cols
+        if weights is not None:
+            weights[a:b] = w
+    ids = order if g.original_ids is None else np.asarray(g.original_ids)[order]
+    meta = {k: v for k, v in g.meta.items() if k not in ("store", "manifest")}
+    return Graph(offsets, indices, weights, directed=g.directed, original_ids=ids,
+                 name=name or g.name, meta=meta)
+
+
+def hub_order(graph: Graph, fraction: float = HUB_FRACTION) -> np.ndarray:
+    """HyTGraph's hub sorting as an order (new id -> vertex): the ``fraction`` of the vertices
+    with the highest importance first, most important first (ties by id), then the others in
+    their own order. HyTGraph's importance (sec. VI-B, formula 4):
+
+        H(v) = D_o(v) * D_i(v) / (D_omax * D_imax)
+
+    (out- and in-degree over their maxima; for an undirected graph both are the degree).
+    Only vertices with some importance are gathered: a vertex with no in- or out-edge stays
+    in place.
+
+    Example (vertex 2 is the hub of a star; with a third of the vertices gathered):
+        >>> g = Graph.from_edges([2, 2, 2, 0], [0, 1, 3, 1], n=5, directed=False)
+        >>> hub_order(g, fraction=1 / 3).tolist()
+        [2, 0, 1, 3, 4]
+    """
+    g = _base(graph)
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"hub_order: fraction must lie in [0, 1], got {fraction}")
+    n = g.n
+    out_degree = np.diff(g.offsets)
+    in_degree = np.bincount(g.indices, minlength=n) if g.directed else out_degree
+    importance = out_degree.astype(np.float64) * in_degree     # H(v) times D_omax * D_imax: the same order
+    k = min(int(np.ceil(fraction * n)), int(np.count_nonzero(importance)))
+    if k == 0:
+        return np.arange(n, dtype=np.int64)
+    hubs = np.lexsort((np.arange(n), -importance))[:k]          # most important first, then by id
+    rest = np.ones(n, dtype=bool)
+    rest[hubs] = False
+    return np.concatenate([hubs.astype(np.int64), np.flatnonzero(rest)])
+
+
+def hub_sorted(graph: Graph, fraction: float = HUB_FRACTION) -> Graph:
+    """``graph`` hub-sorted (:func:`hub_order`, :func:`relabel`), with ``meta["vertex_order"]``
+    saying so; a store written from it keeps both. HyTGraph sorts once when it prepares the
+    data, and every later run reads the sorted graph. Whether it pays depends on the engine
+    and the graph: measured on a GPU in ``bench/NOTES-engines.md``, so it is an option, off by
+    default.
+
+    Example:
+        >>> g = Graph.from_edges([2, 2, 2, 0], [0, 1, 3, 1], n=5, directed=False)
+        >>> h = hub_sorted(g, fraction=0.2)
+        >>> h.original_ids.tolist(), h.meta["vertex_order"]
+        ([2, 0, 1, 3, 4], {'kind': 'hubs', 'fraction': 0.2})
+    """
+    out = relabel(graph, hub_order(graph, fraction))
+    out.meta["vertex_order"] = {"kind": "hubs", "fraction": float(fraction)}
+    return out

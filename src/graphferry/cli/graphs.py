@@ -131,6 +131,10 @@ def convert(
     drop_self_loops: Annotated[bool, typer.Option("--drop-self-loops", help="Drop edges v -> v.")] = False,
     drop_duplicates: Annotated[bool, typer.Option("--drop-duplicates", help="Keep one of repeated edges.")]
         = False,
+    hub_sort: Annotated[bool, typer.Option(
+        "--hub-sort", help="Renumber by HyTGraph's hub sorting: the 8% of vertices with the largest "
+                           "out-degree x in-degree first, the rest in order. Results keep the input's ids. "
+                           "Holds the graph in memory.")] = False,
     force: ForceFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
@@ -138,7 +142,8 @@ def convert(
 
     The edges stream into the store through the chunked CSR builder, so the
     input need not fit in memory as an edge list; nothing is left at OUT_STORE
-    if reading fails.
+    if reading fails. ``--hub-sort`` renumbers the graph in memory first
+    (:func:`graphferry.transforms.hub_sorted`); the store records the order.
     """
     if not input.exists():
         raise GraphferryError(f"{input}: no such file or directory")
@@ -148,9 +153,16 @@ def convert(
     # None (a flag not given): the format decides
     options = ReadOptions(directed=directed, weighted=weighted, renumber=renumber,
                           drop_self_loops=drop_self_loops, drop_duplicates=drop_duplicates,
-                          store=out, overwrite=force)
+                          store=None if hub_sort else out, overwrite=force)
     with _console._bytes_bar(f"converting {input}") as report, reporting_bytes_read(report):
         graph = _user_value_errors(read_graph, input, format=format.value, options=options)
+    if hub_sort:
+        from ..store import write_store
+        from ..transforms import hub_sorted
+
+        with _spinner("hub sorting"):
+            graph = hub_sorted(graph)
+            write_store(graph, out, overwrite=force)
     if not _settings.quiet:
         _console._stderr().print(f"wrote {out}: n={graph.n:,} m={graph.m:,}", highlight=False)
     if as_json:

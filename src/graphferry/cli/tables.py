@@ -117,6 +117,7 @@ def graph_info(graph: Graph, partition_bytes: int = DEFAULT_PARTITION_BYTES,
         "directed": graph.directed,
         "weighted": graph.weighted,
         "weight_column": graph.meta.get("weight_column") if graph.weighted else None,
+        "vertex_order": graph.meta.get("vertex_order"),   # e.g. hub sorting (convert --hub-sort)
         "out_degree": _degree_stats(out_deg),
         "in_degree": _degree_stats(in_deg),
         "isolated_vertices": isolated,
@@ -143,6 +144,10 @@ def print_info(info: dict[str, Any], console: Console) -> None:
     column = f" (column {info['weight_column']!r})" if info.get("weight_column") else ""
     head.add_row("weighted", f"yes{column}" if info["weighted"] else "no")
     head.add_row("isolated vertices", f"{info['isolated_vertices']:,}")
+    order = info.get("vertex_order")
+    if order:
+        head.add_row("vertex order", f"hub sorted (top {order['fraction']:.0%} first)"
+                     if order.get("kind") == "hubs" else str(order))
     head.add_row("size", format_bytes(info["total_bytes"]))
     head.add_row(f"partitions of {format_bytes(info['partition_bytes'])}",
                  f"{info['partitions']:,} (largest {format_bytes(info['largest_partition_bytes'])})")
