@@ -1335,3 +1335,30 @@ def test_a_closed_hybrid_side_leaves_no_slot_promise_behind():
         assert not [sh for sh in lg.pool._reserved if sh[0] not in live]
         assert lg.pool.room_for_blocks() == lg.arena.free_bytes
         np.testing.assert_array_equal(wcc(lg, engine="hybrid").labels, wcc(g, backend="cpu").labels)
+
+
+def test_each_transfer_engine_says_what_it_moves_and_the_model_prices_that():
+    # the seam between engines and the cost model: an engine's file says what loading a
+    # partition moves (HyTGraph's formulas 1-3), the model prices it on the machine
+    from graphferry.engines import registry
+    from graphferry.engines.base import PartitionCounts
+    from graphferry.scheduler.cost import TRANSFER_ENGINES, CostModel
+
+    counts = PartitionCounts(np.array([1000.0, 0.0]), np.array([10.0, 0.0]), np.array([100.0, 0.0]),
+                             np.array([20.0, 0.0]), bytes_per_edge=8, index_bytes=8, range_bytes_per_edge=5)
+    f, c, z = (registry.engine_class(name).traffic(counts) for name in ("filter", "compaction", "zerocopy"))
+    assert f.copy_bytes.tolist() == [5000.0, 0.0]                       # the whole range, packed ids
+    assert c.copy_bytes.tolist() == c.gather_bytes.tolist() == [880.0, 0.0]  # active edges + their rows
+    assert z.lines.tolist() == [20.0, 0.0] and z.line_bytes.tolist() == [500.0, 0.0]
+    assert z.share.tolist() == [0.1, 1.0]
+    assert {n for n in registry.PARTITION_ENGINES if registry.engine_class(n).traffic(counts) is not None} \
+        == set(TRANSFER_ENGINES)
+    model = CostModel(NOMINAL)
+    assert model.price(f)[0] == pytest.approx(5000 / NOMINAL.copy_bandwidth)
+    assert model.price(c)[0] == pytest.approx(880 / NOMINAL.copy_bandwidth + 880 / NOMINAL.gather_bandwidth)
+    # 25 useful bytes a line: priced as the smallest request measured (32 bytes)
+    assert model.price(z)[0] == pytest.approx(20 * 32 / NOMINAL.zerocopy_rate(32))
+    assert model.price(z)[1] == model.price(f)[1] == 0.0
+    paper = CostModel(NOMINAL, mode="paper")
+    assert paper.price(f).tolist() == [1.0, 0.0]          # one TLP batch of 256 lines
+    assert paper.price(z)[0] == pytest.approx(1 * (0.625 + 0.375 * 0.1))

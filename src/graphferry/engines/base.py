@@ -15,6 +15,11 @@ Engines (HyTGraph sec. II-III, EMOGI, Subway, the UVM study):
 * ``zerocopy`` (ImpTM-zero-copy, EMOGI): kernels read mapped host memory; cost is
   the 128-byte lines the active rows touch.
 * ``unified`` (ImpTM-unified-memory): managed memory, pages migrate on demand.
+
+Each engine that moves a partition's edges also says, before it runs, what it would move
+(:meth:`Engine.traffic`: bulk copies, bytes gathered on the host, zero-copy requests) for
+partitions of given counts (:class:`PartitionCounts`). The scheduler's cost model prices that
+traffic on the machine, so a new engine is priced by its own file.
 """
 
 from __future__ import annotations
@@ -207,6 +212,39 @@ class EdgeSide:
         return int(self.partition_edges.max(initial=0))
 
 
+@dataclass(frozen=True)
+class PartitionCounts:
+    """What an iteration's statistics say of partitions, one entry per partition (arrays, or
+    numbers for one): its edges, its active rows and their edges, the 128-byte lines those rows
+    span; how an edge is gathered (``bytes_per_edge``, plain ids) and how it is copied or read in
+    place (``range_bytes_per_edge``: packed ids, fewer bytes), and the bytes of a row's index."""
+
+    part_edges: Any
+    active_vertices: Any
+    active_edges: Any
+    lines: Any
+    bytes_per_edge: float
+    index_bytes: float = 8
+    range_bytes_per_edge: float | None = None
+
+    @property
+    def range_bytes(self) -> float:
+        return self.bytes_per_edge if self.range_bytes_per_edge is None else self.range_bytes_per_edge
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """What loading partitions would move, one entry per partition: bulk host-to-device copies,
+    bytes gathered on the host before their copy, and zero-copy reads (requests, the useful bytes
+    they carry, and the active share of the partition's edges, HyTGraph's ``RTT_zc`` term)."""
+
+    copy_bytes: Any = 0.0
+    gather_bytes: Any = 0.0
+    lines: Any = 0.0
+    line_bytes: Any = 0.0
+    share: Any = 1.0
+
+
 @dataclass
 class Loaded:
     """What an engine hands the kernel for one partition."""
@@ -232,6 +270,12 @@ class Engine(ABC):
         self.side = side
         self.backend = backend
         self.arena = arena
+
+    @classmethod
+    def traffic(cls, counts: PartitionCounts) -> Traffic | None:
+        """What loading partitions of ``counts`` would move (see :class:`Traffic`); None for an
+        engine that is not chosen per partition by what it moves (host, resident, unified)."""
+        return None
 
     @abstractmethod
     def load(self, part: Partition, active: np.ndarray | None) -> Loaded:

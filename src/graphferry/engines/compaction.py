@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from ..backends.base import PartitionView
 from ..backends.cpu.host_ops import gather_rows
-from .base import Engine, Loaded
+from .base import Engine, Loaded, PartitionCounts, Traffic
 
 
 class CompactionEngine(Engine):
@@ -28,6 +30,15 @@ class CompactionEngine(Engine):
     # plain ids: its buffers hold gathers of plain ids; packed whole-partition copies would only
     # add a partial group and 31 weights to every buffer
     reads_packed = False
+
+    @classmethod
+    def traffic(cls, counts: PartitionCounts) -> Traffic:
+        # HyTGraph (2): Tec_i = ceil((sum_{v in A_i} D_o(v) * d_1 + |A_i| * d_2) / m / MR) * RTT
+        # + (sum_{v in A_i} D_o(v) * d_1 + |A_i| * d_2) / Thpt_cpt: the active rows' edges (plain
+        # ids) and their row index, gathered on the host, then copied
+        moved = (np.asarray(counts.active_edges, dtype=np.float64) * counts.bytes_per_edge
+                 + np.asarray(counts.active_vertices, dtype=np.float64) * counts.index_bytes)
+        return Traffic(copy_bytes=moved, gather_bytes=moved)
 
     def __init__(self, side, backend, arena):
         super().__init__(side, backend, arena)

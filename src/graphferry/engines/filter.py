@@ -15,12 +15,20 @@ from __future__ import annotations
 
 import time
 
-from .base import Engine, Loaded
+import numpy as np
+
+from .base import Engine, Loaded, PartitionCounts, Traffic
 
 
 class FilterEngine(Engine):
     name = "filter"
     reads_packed = True
+
+    @classmethod
+    def traffic(cls, counts: PartitionCounts) -> Traffic:
+        # HyTGraph (1): Tef_i = ceil(sum_{v in P_i} D_o(v) * d_1 / m / MR) * RTT: every edge of the
+        # partition, in one copy, as the range lies (packed ids where the side packs them)
+        return Traffic(copy_bytes=np.asarray(counts.part_edges, dtype=np.float64) * counts.range_bytes)
 
     def __init__(self, side, backend, arena):
         super().__init__(side, backend, arena)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends.base import LINE_BYTES
-from .base import Engine, Loaded
+from .base import Engine, Loaded, PartitionCounts, Traffic
 
 
 def lines_touched(offsets, ids, lo: int, hi: int, bits: int, xp=np) -> int:
@@ -34,6 +34,16 @@ class ZeroCopyEngine(Engine):
     name = "zerocopy"
     reads_packed = True
     device_rows = True  # active rows may come as the backend's ids (runtime._work)
+
+    @classmethod
+    def traffic(cls, counts: PartitionCounts) -> Traffic:
+        # HyTGraph (3): Tiz_i = ceil(sum_{v in A_i} (ceil(D_o(v) * d_1 / m) + am(v)) / MR) * RTT_zc,
+        # RTT_zc = gamma * RTT + (1 - gamma) * (sum_{A_i} D_o / sum_{P_i} D_o) * RTT: the lines the
+        # active rows span (counted exactly), the useful bytes they carry, and the active share
+        part = np.asarray(counts.part_edges, dtype=np.float64)
+        active = np.asarray(counts.active_edges, dtype=np.float64)
+        return Traffic(lines=np.asarray(counts.lines, dtype=np.float64), line_bytes=active * counts.range_bytes,
+                       share=np.divide(active, part, out=np.ones_like(part), where=part > 0))
 
     def __init__(self, side, backend, arena):
         super().__init__(side, backend, arena)

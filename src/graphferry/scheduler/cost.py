@@ -10,7 +10,8 @@ three ways, with ``d_1`` bytes per edge, ``d_2`` bytes per vertex index, ``m``
 * (3) ImpTM-zero-copy:   ``Tiz_i = ceil(sum_{v in A_i} (ceil(D_o(v) * d_1 / m) + am(v)) / MR) * RTT_zc``
   with ``RTT_zc = gamma * RTT + (1 - gamma) * (sum_{A_i} D_o / sum_{P_i} D_o) * RTT``
 
-and chooses compaction if ``Tec_i < alpha * Tef_i`` and ``Tec_i < beta * Tiz_i``,
+(each engine's file says what its loads move, :meth:`~graphferry.engines.base.Engine.traffic`;
+:meth:`CostModel.price` prices that traffic) and chooses compaction if ``Tec_i < alpha * Tef_i`` and ``Tec_i < beta * Tiz_i``,
 else zero-copy if ``Tiz_i < Tef_i``, else filter (alpha 0.8, beta 0.4, gamma
 0.625; RTT cancels out, and the paper drops the compaction term in practice).
 
@@ -62,10 +63,14 @@ from pathlib import Path
 import numpy as np
 
 from ..backends.base import LINE_BYTES  # m
+from ..engines.base import PartitionCounts, Traffic
+from ..engines.registry import engine_class
 
 log = logging.getLogger(__name__)
 
 MAX_REQUESTS = 256  # MR (PCIe 3.0)
+#: The engines HyTGraph's rule chooses among, each priced by the traffic it says it would move.
+TRANSFER_ENGINES = ("filter", "compaction", "zerocopy")
 CLASSES = ("traversal", "relax", "accumulate")
 #: A program's combine operator names its class of per-edge work (the calibration has one rate each).
 CLASS_OF_COMBINE = {None: "traversal", "max": "traversal", "or": "traversal", "min": "relax", "sum": "accumulate"}
@@ -190,34 +195,37 @@ class CostModel:
         in paper mode), each an array with one entry per partition (the counts are arrays, or
         scalars for one partition). ``bytes_per_edge``: an edge as compaction gathers it (plain
         ids); ``range_bytes_per_edge``: as a copy of a range or a zero-copy read moves it (packed
-        ids: fewer; default ``bytes_per_edge``)."""
-        part_edges, active_vertices, active_edges, lines = (
-            np.asarray(x, dtype=np.float64) for x in (part_edges, active_vertices, active_edges, lines))
-        d1, d2 = bytes_per_edge, index_bytes
-        d_range = d1 if range_bytes_per_edge is None else range_bytes_per_edge
-        filter_bytes = part_edges * d_range
-        compact_bytes = active_edges * d1 + active_vertices * d2
+        ids: fewer; default ``bytes_per_edge``). Each engine says what it would move
+        (:meth:`~graphferry.engines.base.Engine.traffic`, HyTGraph's formulas 1-3 in its file);
+        :meth:`price` prices that here."""
+        counts = PartitionCounts(*(np.asarray(x, dtype=np.float64) for x in (part_edges, active_vertices,
+                                                                               active_edges, lines)),
+                                 bytes_per_edge=bytes_per_edge, index_bytes=index_bytes,
+                                 range_bytes_per_edge=range_bytes_per_edge)
+        return {name: self.price(engine_class(name).traffic(counts)) for name in TRANSFER_ENGINES}
+
+    def price(self, traffic: Traffic) -> np.ndarray:
+        """What ``traffic`` costs: round trips of full TLP batches in paper mode (``m`` = 128-byte
+        requests, ``MR`` of them a batch, RTT 1; the paper drops the host's gather in practice),
+        seconds at this machine's measured rates when calibrated."""
+        copy_bytes, gather_bytes, lines, line_bytes, share = (
+            np.asarray(x, dtype=np.float64) for x in (traffic.copy_bytes, traffic.gather_bytes, traffic.lines,
+                                                      traffic.line_bytes, traffic.share))
         if self.mode == "paper":
-            share = np.divide(active_edges, part_edges, out=np.ones_like(part_edges), where=part_edges > 0)
-            batch = LINE_BYTES * MAX_REQUESTS  # rtt = 1
-            tef = np.ceil(filter_bytes / batch)                                                  # (1)
-            tec = np.ceil(compact_bytes / batch)                                                 # (2), transfer only
+            batch = LINE_BYTES * MAX_REQUESTS
             rtt_zc = self.gamma + (1 - self.gamma) * share
-            tiz = np.ceil(lines / MAX_REQUESTS) * rtt_zc                                         # (3)
-            return {"filter": tef, "compaction": tec, "zerocopy": tiz}
+            return np.ceil(copy_bytes / batch) + np.ceil(lines / MAX_REQUESTS) * rtt_zc
         c = self.calibration
-        tef = filter_bytes / c.copy_bandwidth                                                    # (1)
-        tec = compact_bytes / c.copy_bandwidth + compact_bytes / c.gather_bandwidth              # (2)
-        # (3): the calibration times reads of `size` useful bytes each (aligned segments at random
-        # places) and reports useful bytes/s, so a line whose rows use `request` bytes of it costs
-        # what a request of that size cost there, never less than the smallest size measured
+        # zero-copy: the calibration times reads of `size` useful bytes each (aligned segments at
+        # random places) and reports useful bytes/s, so a line whose rows use `request` bytes of it
+        # costs what a request of that size cost there, never less than the smallest size measured
         # (the device reads host memory in sectors of that size): lines * request / rate(request).
         # Pricing every line as 128 bytes at that rate overstated scattered reads by 128 / request
         # (H200, SSSP at Kronecker 25: 2x; filter was chosen where zero-copy took half the time).
-        request = np.divide(active_edges * d_range, lines, out=np.full_like(lines, float(LINE_BYTES)), where=lines > 0)
+        request = np.divide(line_bytes, lines, out=np.full_like(lines, float(LINE_BYTES)), where=lines > 0)
         request = np.clip(request, min(c.zerocopy_bandwidth), LINE_BYTES)
-        tiz = lines * request / c.zerocopy_rate(request)
-        return {"filter": tef, "compaction": tec, "zerocopy": tiz}
+        return (copy_bytes / c.copy_bandwidth + gather_bytes / c.gather_bandwidth
+                + lines * request / c.zerocopy_rate(request))
 
     def transfer_engines(self, **stats) -> tuple[np.ndarray, np.ndarray]:
         """HyTGraph's rule (Algorithm 1, lines 4-12) per partition: engine names and their costs
