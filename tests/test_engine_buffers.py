@@ -39,3 +39,25 @@ def test_a_budget_below_one_buffer_says_so_at_set_up(engine):
     # 4-byte ids (compaction's gather): about 2.4 or 5 of the 8 bytes an edge takes as float32
     with pytest.raises(DeviceMemoryError, match=rf"{engine} buffer 0 .*device budget"):
         sssp(g, 5, backend="cpu", engine=engine, budget=hub_bytes // 4, partition_bytes=1024)
+
+
+@pytest.mark.parametrize("engine", ["host", "resident", "filter", "compaction", "zerocopy", "unified"])
+def test_what_an_engine_loads_names_the_engine(engine, monkeypatch):
+    # the run record names each partition's engine from what was loaded (Loaded.engine)
+    from graphferry.engines import registry
+
+    cls = registry.engine_class(engine)
+    seen = []
+    real = cls.load
+
+    def spy(self, part, active):
+        loaded = real(self, part, active)
+        seen.append(loaded.engine)
+        return loaded
+
+    monkeypatch.setattr(cls, "load", spy)
+    g = hub_graph(n=300)
+    r = sssp(g, 5, backend="cpu", engine=engine, budget=1 << 20, partition_bytes=512)
+    assert np.allclose(r.distances, dijkstra(g.to_scipy(), indices=5))
+    assert seen and set(seen) == {engine}
+    assert {p.engine for it in r.record.edge_steps for p in it.partitions} == {engine}

@@ -255,6 +255,7 @@ class Loaded:
     bytes_h2d: int              # bytes that crossed (or would cross) host-to-device
     compact_seconds: float = 0.0
     copy_seconds: float = 0.0
+    engine: str = ""            # the engine that loaded it (the run record names it per partition)
 
 
 class Engine(ABC):

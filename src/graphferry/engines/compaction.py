@@ -76,7 +76,7 @@ class CompactionEngine(Engine):
         t2 = time.perf_counter()
         view = PartitionView(offs, d_idx[:k], None if w_h is None else d_w[:k], vids, part.lo, len(ids), 0)
         moved = k * s.bytes_per_edge + coff.nbytes + len(ids) * s.indices.itemsize
-        return Loaded(view, None, False, moved, compact_seconds=t1 - t0, copy_seconds=t2 - t1)
+        return Loaded(view, None, False, moved, compact_seconds=t1 - t0, copy_seconds=t2 - t1, engine=self.name)
 
     def _load_whole(self, part, d_idx, d_w, after):
         """Every row counts (dense pull): the compacted subgraph is the partition's own
@@ -86,7 +86,7 @@ class CompactionEngine(Engine):
         moved = self.copy_range(part, d_idx, d_w, after=after) + (part.num_vertices + 1) * 8
         offs = self.backend.asarray(s.offsets[part.lo : part.hi + 1])
         view = self.partition_view(part, offs, d_idx, d_w, first=s.range_base(part.edge_lo))
-        return Loaded(view, None, True, moved, copy_seconds=time.perf_counter() - t0)
+        return Loaded(view, None, True, moved, copy_seconds=time.perf_counter() - t0, engine=self.name)
 
     def done(self, loaded):
         self._free_at[self._last] = self.backend.record()

@@ -50,7 +50,7 @@ class FilterEngine(Engine):
         secs = time.perf_counter() - t
         view = self.partition_view(part, self._offsets[part.lo : part.hi + 1], idx, w,
                                    first=s.range_base(part.edge_lo))
-        return Loaded(view, self.rows_of(part, active), active is None, moved, copy_seconds=secs)
+        return Loaded(view, self.rows_of(part, active), active is None, moved, copy_seconds=secs, engine=self.name)
 
     def done(self, loaded):
         self._free_at[self._last] = self.backend.record()

@@ -23,7 +23,7 @@ class HostEngine(Engine):
     def load(self, part, active):
         s = self.side
         view = self.partition_view(part, s.offsets[part.lo : part.hi + 1], s.range_indices, s.weights)
-        return Loaded(view, self.rows_of(part, active), active is None, 0)
+        return Loaded(view, self.rows_of(part, active), active is None, 0, engine=self.name)
 
     def rows_of(self, part, active):
         # the kernels read host memory: the active ids serve as they are (no copy)

@@ -57,7 +57,7 @@ class ResidentEngine(Engine):
     def load(self, part, active):
         (offs, idx, w), moved, secs = self.whole()
         view = self.partition_view(part, offs[part.lo : part.hi + 1], idx, w)
-        return Loaded(view, self.rows_of(part, active), active is None, moved, copy_seconds=secs)
+        return Loaded(view, self.rows_of(part, active), active is None, moved, copy_seconds=secs, engine=self.name)
 
     def close(self):
         if self._idx is not None:

@@ -79,7 +79,7 @@ class UnifiedEngine(Engine):
             indices, weights = s.indices, s.weights
         # managed memory holds the plain ids (the side is never packed for this engine)
         view = self.partition_view(part, self._offsets[part.lo : part.hi + 1], indices, weights)
-        return Loaded(view, self.rows_of(part, active), active is None, moved)
+        return Loaded(view, self.rows_of(part, active), active is None, moved, engine=self.name)
 
     def close(self):
         if self._real is not None:

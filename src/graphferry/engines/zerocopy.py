@@ -71,4 +71,4 @@ class ZeroCopyEngine(Engine):
         else:
             moved = self._lines_bytes(part, active)
         view = self.partition_view(part, self._offsets[part.lo : part.hi + 1], self._indices, self._weights)
-        return Loaded(view, self.rows_of(part, active), active is None, moved)
+        return Loaded(view, self.rows_of(part, active), active is None, moved, engine=self.name)

@@ -564,7 +564,7 @@ class ProgramState:
             it.compact_seconds += loaded.compact_seconds
             it.copy_seconds += loaded.copy_seconds
             rows = (loaded.view.rows if frontier.is_all or d == "pull" else fsize) if active is None else len(active)
-            it.add_partition(part.index, engine.name, loaded.bytes_h2d, rows)
+            it.add_partition(part.index, loaded.engine or engine.name, loaded.bytes_h2d, rows)
             engine.done(loaded)
         b.synchronize()
         device_times = b.take_device_times()
@@ -629,7 +629,7 @@ class ProgramState:
                                                            buckets.delta, seeds)
         it.kernel_seconds += time.perf_counter() - t
         it.active_vertices, it.active_edges, it.next_active = relaxed, edges, 0
-        it.add_partition(0, engine.name, loaded.bytes_h2d, relaxed)
+        it.add_partition(0, loaded.engine or engine.name, loaded.bytes_h2d, relaxed)
         engine.done(loaded)
         rt.record.extra["bucket_rounds"] = rt.record.extra.get("bucket_rounds", 0) + rounds
         self._end_edge_map_step(it)
