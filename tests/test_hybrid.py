@@ -1362,3 +1362,59 @@ def test_each_transfer_engine_says_what_it_moves_and_the_model_prices_that():
     paper = CostModel(NOMINAL, mode="paper")
     assert paper.price(f).tolist() == [1.0, 0.0]          # one TLP batch of 256 lines
     assert paper.price(z)[0] == pytest.approx(1 * (0.625 + 0.375 * 0.1))
+
+
+def test_asynchronous_mode_copies_first_the_partitions_whose_pushes_carry_most(monkeypatch):
+    # HyTGraph's delta-driven priority: with Program.priority ("send" for delta PageRank) and the
+    # asynchronous mode, partitions are copied in order of sum |send[v]| * D_o(v) over their
+    # active vertices, largest first; checked against that sum written out per partition
+    from graphferry.engines.base import EdgeSide
+    from graphferry.generators import kronecker_graph
+    from graphferry.scheduler.hybrid import HybridEngine
+
+    g = kronecker_graph(11, seed=2)
+    rounds, copies = [], []
+    real_carried, real_filter, real_copy = HybridEngine._carried, HybridEngine._run_filter, EdgeSide.copy_range
+
+    def carried(self, st, stats):
+        got = real_carried(self, st, stats)
+        send = np.asarray(st.arrays["send"], dtype=np.float64)
+        off = self.side.offsets
+        ids = np.arange(self.side.n) if stats.ids is None else np.asarray(stats.ids)
+        want = np.zeros(len(self.side.partitions))
+        for v in ids.tolist():
+            p = int(np.searchsorted(self.side.bounds, v, side="right")) - 1
+            want[p] += abs(send[v]) * (off[v + 1] - off[v])
+        assert np.allclose(got, want, rtol=1e-12, atol=0)
+        rounds.append((self.side, got))
+        return got
+
+    inside = []  # copies made by the filter groups alone (not a resident block's admission)
+
+    def run_filter(self, idx, *args, **kwargs):
+        copies.append([])
+        inside.append(True)
+        try:
+            return real_filter(self, idx, *args, **kwargs)
+        finally:
+            inside.pop()
+
+    def copy_range(self, backend, e0, e1, *args, **kwargs):
+        if inside:
+            copies[-1].append((self, e0, e1))
+        return real_copy(self, backend, e0, e1, *args, **kwargs)
+
+    monkeypatch.setattr(HybridEngine, "_carried", carried)
+    monkeypatch.setattr(HybridEngine, "_run_filter", run_filter)
+    monkeypatch.setattr(EdgeSide, "copy_range", copy_range)
+    options = hybrid_options(g, Policy(mix=MIXES["filter"], asynchronous=True), min_parts=16)
+    pagerank(g, tol=1e-2, direction="push", start="uniform", **options)
+    assert rounds and len(rounds) == len(copies)
+    ordered = 0
+    for (side, carried_by), copied in zip(rounds, copies):
+        parts = side.partitions
+        sums = [sum(carried_by[i] for i, p in enumerate(parts) if e0 <= p.edge_lo and p.edge_hi <= e1)
+                for _, e0, e1 in copied]
+        assert sums == sorted(sums, reverse=True), sums
+        ordered += len(sums) > 1 and sums[0] > sums[-1]
+    assert ordered  # some round copied groups of different priority

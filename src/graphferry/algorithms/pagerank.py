@@ -138,6 +138,8 @@ def _delta_program(dtype: str) -> Program:
         # asynchronous mode: a loaded partition's vertices whose residual grew past the threshold
         # in this round pass it on at once, from the edges already on the device
         again=("active", "emit"),
+        # and its partitions go in order of the residual their pushes carry (send x out-degree)
+        priority="send",
         source=_DELTA_SOURCE.replace("{T}", ctype),
     )
 

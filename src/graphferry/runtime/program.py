@@ -201,6 +201,12 @@ class Program:
     #: touched vertices, and the last one's output pushes again (delta PageRank: ``("active",
     #: "emit")``); None: synchronous only. Used by the hybrid engine with ``Policy(asynchronous=True)``.
     again: tuple[str, ...] | None = None
+    #: HyTGraph's delta-driven priority (sec. VI-B: "computes delta value for all partitions and
+    #: prioritizes those with large delta values"): a vertex array whose magnitude is what a
+    #: vertex's push carries along each of its edges (delta PageRank: ``"send"``, its residual over
+    #: its out-degree). With ``Policy(asynchronous=True)`` the hybrid engine copies partitions in
+    #: order of what their active edges carry, largest first, instead of their active edges.
+    priority: str | None = None
 
     def __post_init__(self) -> None:
         if self.combine not in COMBINE_OPERATORS:
@@ -230,6 +236,8 @@ class Program:
         if _defines(self.source, "pull_merge") and not (self.has_pull_fold and self.combine == "sum"):
             raise ValueError(f"program {self.name}: pull_merge adds partial folds, so it needs pull_begin, "
                              f"pull_fold, pull_end and combine='sum' (got combine={self.combine!r})")
+        if self.priority is not None and self.priority not in self.arrays:
+            raise ValueError(f"program {self.name}: priority names an array it does not have: {self.priority!r}")
         if self.again is not None and not set(self.again) <= set(self.vertex_functions):
             raise ValueError(f"program {self.name}: again names functions that are not among its "
                              f"vertex_functions: {sorted(set(self.again) - set(self.vertex_functions))}")

@@ -295,8 +295,12 @@ class HybridEngine:
                 seconds -= t
                 self._run_resident(waiting.popleft(), False, stats, launch, in_bits, direction, dense, it, shape)
 
+        # contribution first: groups with the most active edges are copied first, or, where the
+        # program says what its pushes carry and the mode is asynchronous, the most carried
+        priority = (self._carried(st, stats) if policy.asynchronous and st.program.priority is not None
+                    else stats.active_edges)
         self._run_filter(dev["filter"], stats, launch, in_bits, direction, dense, it, shape, k,
-                         fill=None if model is None else fill)
+                         fill=None if model is None else fill, priority=priority)
         while waiting:
             self._run_resident(waiting.popleft(), False, stats, launch, in_bits, direction, dense, it, shape)
         self._run_zerocopy(dev["zerocopy"], stats, launch, in_bits, direction, dense, it)
@@ -954,7 +958,23 @@ class HybridEngine:
         if group:
             yield group
 
-    def _run_filter(self, idx, stats, launch, in_bits, direction, dense, it, shape, k, fill=None) -> None:
+    def _carried(self, st, stats) -> np.ndarray:
+        """HyTGraph's delta-driven priority per partition (:attr:`Program.priority`): what its active
+        edges carry, ``sum over its active v of |priority[v]| * D_o(v)``, in one pass where the
+        frontier lies (one cumulative sum, cut at the partitions' bounds)."""
+        b, s = self.backend, self.side
+        xp = b.xp
+        if stats.ids is None:                    # every row: each partition's vertex range
+            ids, cuts = xp.arange(s.n, dtype=xp.int64), s.bounds
+        else:
+            ids, cuts = stats.ids, stats.cuts
+        off = s.device_offsets(b)
+        carried = xp.abs(st.arrays[st.program.priority][ids].astype(xp.float64)) * (off[ids + 1] - off[ids])
+        total = b.to_host(xp.concatenate([xp.zeros(1, dtype=xp.float64), xp.cumsum(carried)]))
+        return total[cuts[1:]] - total[cuts[:-1]]
+
+    def _run_filter(self, idx, stats, launch, in_bits, direction, dense, it, shape, k, fill=None,
+                    priority=None) -> None:
         """Copy the partitions ``idx`` into slots (up to ``k`` consecutive ones a copy) and run
         each group's kernel; ``fill(group, group_before)`` is called before each group's copy
         and kernel (``group_before`` None for the first) to put other kernels on the compute
@@ -964,8 +984,10 @@ class HybridEngine:
         b, s = self.backend, self.side
         parts = s.partitions
         groups = list(self._groups(sorted(idx), k, shape[3]))
-        # contribution first: the groups with the most active edges are copied first
-        groups.sort(key=lambda g: -int(sum(stats.active_edges[i] for i in g)))
+        # contribution first (HyTGraph sec. VI-B): the groups of the highest priority are copied
+        # first (the caller's per-partition figure; the active edges by default)
+        weight = stats.active_edges if priority is None else priority
+        groups.sort(key=lambda g: -float(sum(weight[i] for i in g)))
         offs = s.device_offsets(b)
         for j, g in enumerate(groups):
             if fill is not None:
