@@ -350,7 +350,7 @@ def relabel(graph: Graph, order: np.ndarray, *, name: str | None = None) -> Grap
         >>> r.offsets.tolist(), r.indices.tolist(), r.original_ids.tolist()
         ([0, 1, 3, 4], [1, 0, 2, 1], [2, 1, 0])
     """
-    from .io.builder import _csr_sort_indices, row_blocks, sort_rows_block
+    from .io.builder import row_blocks, sort_rows_block
 
     g = _base(graph)
     n = g.n
@@ -362,19 +362,12 @@ def relabel(graph: Graph, order: np.ndarray, *, name: str | None = None) -> Grap
     offsets, indices, weights = host_ops.gather_rows(g.offsets, g.indices, g.weights, order)
     indices = rank[indices].astype(index_dtype_for(n), copy=False)
     # every row's columns were renumbered: sort each row again, a block of rows at a time (a
-    # row's parallel arcs may come out in any order, the same every time: the builder's stable
-    # variant, sort_rows_block, spent 6.6 of 7.9 s of Kronecker 20 restoring theirs)
+    # row's parallel arcs may come out in any order, the same every time: restoring theirs took
+    # 6.6 of 7.9 s at Kronecker 20)
     for lo, hi in row_blocks(offsets, 1 << 24):
         a, b = int(offsets[lo]), int(offsets[hi])
-        ptr = offsets[lo:hi + 1] - a
-        if _csr_sort_indices is None:
-            _, cols, w = sort_rows_block(ptr, indices[a:b], None if weights is None else weights[a:b],
-                                         drop_duplicates=False)
-        else:
-            cols = indices[a:b]                                  # sorted in place, with each arc's place
-            place = np.arange(b - a, dtype=np.int64 if cols.dtype == np.int64 else np.int32)
-            _csr_sort_indices(hi - lo, ptr.astype(cols.dtype, copy=False), cols, place)
-            w = None if weights is None else weights[a:b][place]
+        _, cols, w = sort_rows_block(offsets[lo:hi + 1] - a, indices[a:b],
+                                     None if weights is None else weights[a:b], drop_duplicates=False, stable=False)
         indices[a:b] = cols
         if weights is not None:
             weights[a:b] = w
