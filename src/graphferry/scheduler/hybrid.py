@@ -297,8 +297,7 @@ class HybridEngine:
 
         # contribution first: groups with the most active edges are copied first, or, where the
         # program says what its pushes carry and the mode is asynchronous, the most carried
-        priority = (self._carried(st, stats) if policy.asynchronous and st.program.priority is not None
-                    else stats.active_edges)
+        priority = self._carried(st, stats) if policy.asynchronous and st.program.priority is not None else None
         self._run_filter(dev["filter"], stats, launch, in_bits, direction, dense, it, shape, k,
                          fill=None if model is None else fill, priority=priority)
         while waiting:
