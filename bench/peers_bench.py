@@ -422,6 +422,12 @@ def _placements(rec) -> dict:
     return placed
 
 
+def _copy_kernel_seconds(rec) -> list[float]:
+    """[copy seconds, kernel seconds] over a run record's edge steps."""
+    return [round(sum(s.copy_seconds for s in rec.edge_steps), 5),
+            round(sum(s.kernel_seconds for s in rec.edge_steps), 5)]
+
+
 def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=None) -> dict:
     t = time.perf_counter()
     call(name, lg, source, engine)  # warm-up: compiles, builds sides and engines, resident upload
@@ -486,12 +492,9 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=N
         # every timed call's, and its copy and kernel seconds: a call unlike the others (the
         # first timed SSSP call on Kronecker graphs) shows where its time went
         run["all_placements"] = [_placements(x[0]) for x in results]
-        run["all_copy_kernel_seconds"] = [[round(sum(s.copy_seconds for s in x[0].edge_steps), 5),
-                                           round(sum(s.kernel_seconds for s in x[0].edge_steps), 5)]
-                                          for x in results]
+        run["all_copy_kernel_seconds"] = [_copy_kernel_seconds(x[0]) for x in results]
         run["floor_bytes"] = int(sum(s.floor_bytes or 0 for s in rec.edge_steps))
-        run["copy_seconds"] = round(sum(s.copy_seconds for s in rec.edge_steps), 5)
-        run["kernel_seconds"] = round(sum(s.kernel_seconds for s in rec.edge_steps), 5)
+        run["copy_seconds"], run["kernel_seconds"] = _copy_kernel_seconds(rec)
     if RECORDS is not None:  # every engine's: the hybrid's steps read beside the single engines'
         # a labelled run (E:plain-ids, ...) under its label: the engine's own record stays
         stem = (label or run["engine"]).replace(":", "-")  # (no colon in a file name)
