@@ -80,6 +80,33 @@ def test_triangle_parts_are_the_whole_dag_marked_unless_the_budget_is_below_it()
     assert int(ghosted.meta["here"].sum()) == len(block)
 
 
+def test_triangle_blocks_are_runs_of_the_dags_order_cut_by_counting_work():
+    # a GPU's warp lasts as long as its longest row: a block of ids would leave every warp a random
+    # set of ranks; each executor gets a run of ranks, the CPU (first) the lowest
+    g = kronecker_graph(10, seed=3)
+    app = APPLICATIONS["triangles"]()
+    prepared = app.prepare(g)
+    split = part_graph(prepared, app, TWO, shares=[0.3, 0.7])
+    order = app.dag(prepared)[2]
+    low, high = split.blocks()
+    cut = int(split.bounds[1])
+    assert np.array_equal(low, order[:cut]) and np.array_equal(high, order[cut:])
+    # about 30% of the counting work (cut_weights, summed along the order) in the first block
+    weights = app.cut_weights(prepared)
+    assert abs(weights[low].sum() / weights.sum() - 0.3) <= weights.max() / weights.sum() + 1e-9
+    # and the counts are the whole graph's
+    assert_triangles_equal_networkx(prepared, hypar(prepared, "triangles", TWO, shares=[0.3, 0.7]))
+
+
+def test_cut_along_an_order_bounds_positions_of_it():
+    g = Graph.from_edges([0, 1, 2, 3, 3, 3], [1, 2, 3, 0, 1, 2], n=4, directed=True)
+    order = np.array([3, 2, 1, 0])
+    # vertex 3 holds half of the edges: alone it is the first half of the order
+    assert cut_by_edges(g, [0.5, 0.5], order=order).tolist() == [0, 1, 4]
+    assert cut_by_edges(g, [0.5, 0.5], weights=np.array([1, 1, 1, 9]), order=order).tolist() == [0, 1, 4]
+    assert cut_by_edges(g, [0.5, 0.5]).tolist() == [0, 3, 4]
+
+
 def test_a_split_feeds_its_executors_speeds_back_into_the_next_calls_shares():
     from graphferry.algorithms.hypar import Calibration, Rate, clear_calibrations
     g = kronecker_graph(9, seed=2)
@@ -119,6 +146,26 @@ def test_the_planner_judges_a_plan_by_its_whole_graph_run_once_it_has_one():
     assert plan.alone == 0 and plan.predicted["split"] == pytest.approx(3.0 * work)
     cal.measure(TWO[0].label, 4 * work, 8.0 * work)         # measured on a graph 4x larger: not used here
     assert plan_for(g, cal, TWO, work).predicted[TWO[0].label] == pytest.approx(work)
+
+
+def test_a_split_measured_faster_than_the_best_executor_runs_without_the_margin():
+    from graphferry.algorithms.hypar import SPLIT_MARGIN, Calibration, Rate, plan_for
+    g = kronecker_graph(8, seed=1)
+    work = float(g.n + g.m)
+    # sampled: the split 10% faster than the first executor, within the margin: not run
+    cal = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 3.0)], Rate(0.0, 0.9), [], [])
+    assert 0.9 > SPLIT_MARGIN and plan_for(g, cal, TWO, work).alone == 0
+    cal.measure(TWO[0].label, work, 1.0 * work)
+    cal.measure(TWO[1].label, work, 3.0 * work)
+    tried = plan_for(g, cal, TWO, work)                     # the split, unmeasured here, is tried once
+    assert tried.alone is None and tried.trial
+    cal.measure("split", work, 0.9 * work)                  # both measured here: the faster runs
+    plan = plan_for(g, cal, TWO, work)
+    assert plan.alone is None and "below 1 x" in plan.why
+    cal.measure(TWO[0].label, work, 0.85 * work)            # and the executor, once faster, again
+    for _ in range(2):                                       # (after the split's retries)
+        cal.measure("split", work, 0.95 * work)
+    assert plan_for(g, cal, TWO, work).alone == 0
 
 
 def test_one_slow_call_does_not_turn_the_planner_to_a_slower_plan():

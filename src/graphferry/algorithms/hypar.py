@@ -202,14 +202,21 @@ def labels(executors: list[Executor]) -> list[str]:
 
 @dataclass
 class Split:
-    """Vertex blocks ``[bounds[i], bounds[i + 1])``, one per executor, and how they were chosen."""
+    """Vertex blocks, one per executor, and how they were chosen: positions ``[bounds[i], bounds[i + 1])``
+    of ``order`` (the vertex ids in an application's order, :meth:`Application.block_order`), or of
+    the ids themselves where ``order`` is None."""
 
     bounds: np.ndarray
     shares: list[float]                       # the edge share aimed at for each executor
     sample_seconds: list[float] = field(default_factory=list)
+    order: np.ndarray | None = None
 
     def blocks(self) -> list[np.ndarray]:
-        return [np.arange(self.bounds[i], self.bounds[i + 1], dtype=np.int64) for i in range(len(self.bounds) - 1)]
+        spans = [(int(self.bounds[i]), int(self.bounds[i + 1])) for i in range(len(self.bounds) - 1)]
+        n = int(self.bounds[-1])
+        # a block of every vertex is the ids in order, as without an order (one executor's part is the graph)
+        return [np.arange(lo, hi, dtype=np.int64) if self.order is None or hi - lo == n
+                else np.asarray(self.order[lo:hi], dtype=np.int64) for lo, hi in spans]
 
 
 @dataclass
@@ -506,7 +513,7 @@ def _seconds_split(sample: Graph, app: "Application", executors: list[Executor],
                    settings: dict) -> float:
     """Seconds of one sampled run of ``app`` split over ``executors`` in ``shares``, the same code as a call's."""
     t = time.perf_counter()
-    _run(sample, _fresh(app), executors, Plan(None, "calibration"), Split(_cut(sample, shares, executors, app), shares),
+    _run(sample, _fresh(app), executors, Plan(None, "calibration"), _cut(sample, shares, executors, app),
          None, **settings)
     return time.perf_counter() - t
 
@@ -563,7 +570,9 @@ def plan_for(graph: Graph, calibration: Calibration, executors: list[Executor], 
 
     The margin: the predictions extrapolate lines fitted on samples of about 1% of the arcs, so
     a split predicted a few percent faster is no predicted gain (at Kronecker 18 here a colouring
-    split predicted 10% faster than one executor alone took 8 times as long).
+    split predicted 10% faster than one executor alone took 8 times as long). Where both the split
+    and that executor have run on a graph of about this size (:meth:`Calibration.measure`), their
+    measured times are compared as they are: the faster runs.
 
     Example (the sampled rates say the split costs more than the first executor alone):
         >>> g = Graph.from_edges([0, 1], [1, 2], n=3, directed=False)
@@ -586,10 +595,13 @@ def plan_for(graph: Graph, calibration: Calibration, executors: list[Executor], 
     split = predicted.get("split")
     if split is None:
         return Plan(best, "no split rate measured", predicted)
-    if split <= SPLIT_MARGIN * predicted[label]:
-        return Plan(None, f"predicted split {split:.3g} s is below {SPLIT_MARGIN:g} x {label} alone "
+    # a measured split against a measured executor: no extrapolation to guard against (a split
+    # that pays 10-15%, the triangle count's at Kronecker 22-23, would never pass the margin)
+    margin = 1.0 if {"split", label} <= calibration.measured_near(work) else SPLIT_MARGIN
+    if split < margin * predicted[label]:
+        return Plan(None, f"predicted split {split:.3g} s is below {margin:g} x {label} alone "
                           f"{predicted[label]:.3g} s", predicted)
-    return Plan(best, f"predicted split {split:.3g} s is not below {SPLIT_MARGIN:g} x {label} alone "
+    return Plan(best, f"predicted split {split:.3g} s is not below {margin:g} x {label} alone "
                       f"{predicted[label]:.3g} s", predicted)
 
 
@@ -638,12 +650,14 @@ def _plan_to_explore(calibration: Calibration, predicted: dict[str, float], name
 
 # ------------------------------------------------------------------ the API
 def cut_by_edges(graph: Graph, shares: list[float], budgets: list[int | None] | None = None,
-                 weights: np.ndarray | None = None) -> np.ndarray:
+                 weights: np.ndarray | None = None, order: np.ndarray | None = None) -> np.ndarray:
     """Block bounds giving executor ``i`` about ``shares[i]`` of the edges (each block non-empty when
     possible), shrunk where a block's edge bytes would exceed that executor's budget.
 
     ``weights`` (one per vertex): cut by their sums instead of the edges, an application's
     estimate of each vertex's work (:meth:`Application.cut_weights`); the budgets still bound edges.
+    ``order`` (a permutation of the vertices): the bounds are positions along it (block ``i`` is
+    ``order[bounds[i]:bounds[i + 1]]``, :class:`Split`) instead of vertex ids.
 
     Example (the first vertex holds most of the weight, so it makes the first block alone):
         >>> g = Graph.from_edges([0, 1, 2], [1, 2, 3], n=4, directed=True)
@@ -652,6 +666,9 @@ def cut_by_edges(graph: Graph, shares: list[float], budgets: list[int | None] | 
     """
     n, k = graph.n, len(shares)
     cum = graph.offsets                                       # edges before each vertex
+    if order is not None:                                     # ... before each position of the order
+        cum = host_ops.prefix_sum(graph.out_degree[order])
+        weights = None if weights is None else weights[order]
     along = cum if weights is None else host_ops.prefix_sum(weights)   # in parallel: n is millions
     total = max(float(along[-1]), 1.0)
     bounds = [0]
@@ -707,21 +724,25 @@ def part_graph(graph: Graph, app: "Application", executors: list[Executor], *, s
         shares = [float(x) for x in shares]
         if len(shares) != k or min(shares) < 0 or not np.isclose(sum(shares), 1.0):
             raise ValueError(f"hypar: argument 'shares' must give {k} non-negative shares summing to 1, got {shares!r}")
-        return Split(_cut(graph, shares, executors, app), shares)
+        return _cut(graph, shares, executors, app)
     cal, _ = _calibration(graph, app, executors, calibration, seed, split_runs=False)
     return _split_by(graph, cal, executors, app, app.work(graph))
 
 
-def _cut(graph: Graph, shares: list[float], executors: list[Executor], app: "Application") -> np.ndarray:
-    """:func:`cut_by_edges` for ``app``: by its per-vertex work estimate, within the executors' budgets."""
-    return cut_by_edges(graph, shares, [ex.budget for ex in executors], app.cut_weights(graph))
+def _cut(graph: Graph, shares: list[float], executors: list[Executor], app: "Application",
+         sample_seconds: list[float] | None = None) -> Split:
+    """``app``'s blocks for ``shares``: :func:`cut_by_edges` by its per-vertex work estimate, along its
+    block order, within the executors' budgets."""
+    order = app.block_order(graph)
+    bounds = cut_by_edges(graph, shares, [ex.budget for ex in executors], app.cut_weights(graph), order)
+    return Split(bounds, list(shares), list(sample_seconds or []), order)
 
 
 def _split_by(graph: Graph, cal: Calibration, executors: list[Executor], app: "Application", work: float) -> Split:
     shares = cal.shares_for(work)
-    bounds = _cut(graph, shares, executors, app)
-    log.info("hypar: shares %s, bounds %s", np.round(shares, 3).tolist(), bounds.tolist())
-    return Split(bounds, shares, list(cal.sample_seconds))
+    split = _cut(graph, shares, executors, app, cal.sample_seconds)
+    log.info("hypar: shares %s, bounds %s", np.round(shares, 3).tolist(), split.bounds.tolist())
+    return split
 
 
 def independent_compute(graph: Graph, split: Split, app: "Application", executors: list[Executor],
@@ -917,8 +938,7 @@ def _run(g: Graph, app: "Application", executors: list[Executor], chosen: Plan, 
                     or reduced.n > MIN_SHRINK * before):   # little progress across the cut: post-process the rest
                 break
             # recursion: the same speed ratio on the reduced graph (HyPar 4.4)
-            split = Split(_cut(reduced, split.shares, executors, app), split.shares,
-                          split.sample_seconds)
+            split = _cut(reduced, split.shares, executors, app, split.sample_seconds)
         timings["merge"] = float(sum(timings["merge_levels"]))
         if reduced is not None or app.post_process_always:
             fastest = executors[int(np.argmin(per_executor))]
@@ -974,6 +994,11 @@ class Application:
 
     def cut_weights(self, g: Graph) -> np.ndarray | None:
         """Each vertex's share of the work, by which blocks are cut (None: by its edges)."""
+        return None
+
+    def block_order(self, g: Graph) -> np.ndarray | None:
+        """The order of ``g``'s vertices along which blocks are cut, each block a run of it (None:
+        by id, each block a range of ids)."""
         return None
 
     def local(self, part: Graph, block: np.ndarray, executor: Executor, whole: Graph | None = None) -> Any:
@@ -1076,8 +1101,9 @@ class Triangles(Application):
     reads it whole, its block marked: no part is built (building one, the DAG rows of the block and
     of their out-neighbours, cost as much as counting it at Kronecker 22). One with a smaller budget
     gets the paper's part with ghost edges: the DAG induced by the block's vertices and their
-    out-neighbours. Blocks are cut by each vertex's counting work (:meth:`cut_weights`), and a
-    split run's times per executor set the next call's shares (``divisible``)."""
+    out-neighbours. Blocks are cut by each vertex's counting work (:meth:`cut_weights`) along the
+    DAG's order (:meth:`block_order`), and a split run's times per executor set the next call's
+    shares (``divisible``)."""
 
     name = "triangles"
     divisible = True
@@ -1129,6 +1155,16 @@ class Triangles(Application):
         offsets, _, order, _ = self.dag(g)
         out = np.diff(offsets)
         return host_ops.unpermute(out * out + out + 1, order)
+
+    def block_order(self, g):
+        # each block a run of ranks, not of g's ids. A GPU counts a rank per thread, and a warp
+        # takes 32 consecutive ranks and lasts as long as its longest row: a block of ids is a
+        # random set of ranks, so the warps keep almost all their lanes' longest rows whatever the
+        # GPU's share. Modelled on Kronecker 20's DAG (the sum over warps of the longest lane's
+        # merge steps): a random 87% of the ranks kept 99.6% of that time, 50% kept 98%; a run of
+        # ranks holding 50% of the steps takes 36-37% of it (the thirteenth session measured the
+        # first: the GPU's 87% took 0.59 s of its whole count's 0.63 s)
+        return self.dag(g)[2]
 
     def part(self, g, block, executor=None):
         if len(block) == g.n:                                  # one executor: the part is the graph
