@@ -82,12 +82,13 @@ def test_triangle_parts_are_the_whole_dag_marked_unless_the_budget_is_below_it()
 
 def test_triangle_blocks_are_runs_of_the_dags_order_cut_by_counting_work():
     # a GPU's warp lasts as long as its longest row: a block of ids would leave every warp a random
-    # set of ranks; each executor gets a run of ranks, the CPU (first) the lowest
+    # set of ranks; each executor gets a run of ranks, a host executor first the highest
     g = kronecker_graph(10, seed=3)
     app = APPLICATIONS["triangles"]()
     prepared = app.prepare(g)
+    app.use(TWO)
     split = part_graph(prepared, app, TWO, shares=[0.3, 0.7])
-    order = app.dag(prepared)[2]
+    order = app.dag(prepared)[2][::-1]
     low, high = split.blocks()
     cut = int(split.bounds[1])
     assert np.array_equal(low, order[:cut]) and np.array_equal(high, order[cut:])

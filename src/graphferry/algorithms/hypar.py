@@ -1108,6 +1108,8 @@ class Triangles(Application):
     name = "triangles"
     divisible = True
 
+    host_first = False                          # the first executor is the host's (use())
+
     def __init__(self):
         self._dag: tuple | None = None          # (graph, its DAG, the DAG as a Graph): built once a run
         self._dag_lock = threading.Lock()
@@ -1119,6 +1121,9 @@ class Triangles(Application):
         # by each executor from the host; chosen anew each call (an instance may serve several)
         self.builder = next((backend for backend in (get_backend(ex.backend) for ex in executors if ex.budget is None)
                              if backend.is_device), None)
+        # the blocks run from the highest ranks down where the first executor is the host's
+        # (:meth:`block_order`), from the lowest up where it is a device
+        self.host_first = bool(executors) and not get_backend(executors[0].backend).is_device
 
     def start(self, g):
         return {"triangles": np.zeros(g.n, np.int64)}
@@ -1163,8 +1168,13 @@ class Triangles(Application):
         # GPU's share. Modelled on Kronecker 20's DAG (the sum over warps of the longest lane's
         # merge steps): a random 87% of the ranks kept 99.6% of that time, 50% kept 98%; a run of
         # ranks holding 50% of the steps takes 36-37% of it (the thirteenth session measured the
-        # first: the GPU's 87% took 0.59 s of its whole count's 0.63 s)
-        return self.dag(g)[2]
+        # first: the GPU's 87% took 0.59 s of its whole count's 0.63 s).
+        # The host takes the highest ranks, a device the lowest. Measured on an H200 beside 16
+        # cores, Kronecker 22 (bench/triangle_shares_bench.py), the highest ranks holding 13% of
+        # the work (cut_weights): the GPU 434 ms of its whole count's 565 (the longest rows, a
+        # thread each), the CPU 370 ms of its 3352; the lowest 13%: the GPU 99 ms, the CPU 1288
+        order = self.dag(g)[2]
+        return order[::-1] if self.host_first else order
 
     def part(self, g, block, executor=None):
         if len(block) == g.n:                                  # one executor: the part is the graph
@@ -1706,6 +1716,7 @@ def bsp(graph: Graph, app: "str | BspApplication", executors: list[Executor], *,
         raise ValueError("bsp needs at least one executor")
     limit = app.max_supersteps if max_supersteps is None else max_supersteps
     t0 = time.perf_counter()
+    app.use(executors)
     g = app.prepare(graph)
     state = app.start(g)
     split = part_graph(g, app, executors, seed=seed, shares=shares)
