@@ -149,26 +149,6 @@ def test_the_planner_judges_a_plan_by_its_whole_graph_run_once_it_has_one():
     assert plan_for(g, cal, TWO, work).predicted[TWO[0].label] == pytest.approx(work)
 
 
-def test_a_split_measured_faster_than_the_best_executor_runs_without_the_margin():
-    from graphferry.algorithms.hypar import SPLIT_MARGIN, Calibration, Rate, plan_for
-    g = kronecker_graph(8, seed=1)
-    work = float(g.n + g.m)
-    # sampled: the split 10% faster than the first executor, within the margin: not run
-    cal = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 3.0)], Rate(0.0, 0.9), [], [])
-    assert 0.9 > SPLIT_MARGIN and plan_for(g, cal, TWO, work).alone == 0
-    cal.measure(TWO[0].label, work, 1.0 * work)
-    cal.measure(TWO[1].label, work, 3.0 * work)
-    tried = plan_for(g, cal, TWO, work)                     # the split, unmeasured here, is tried once
-    assert tried.alone is None and tried.trial
-    cal.measure("split", work, 0.9 * work)                  # both measured here: the faster runs
-    plan = plan_for(g, cal, TWO, work)
-    assert plan.alone is None and "below 1 x" in plan.why
-    cal.measure(TWO[0].label, work, 0.85 * work)            # and the executor, once faster, again
-    for _ in range(2):                                       # (after the split's retries)
-        cal.measure("split", work, 0.95 * work)
-    assert plan_for(g, cal, TWO, work).alone == 0
-
-
 def test_one_slow_call_does_not_turn_the_planner_to_a_slower_plan():
     from graphferry.algorithms.hypar import Calibration, Rate, plan_for
     g = kronecker_graph(8, seed=1)
