@@ -39,7 +39,8 @@ settled plan's). A graphferry run (hypar, split, only:X, bsp) whose first timed 
 than ``SHORT_CALL_SECONDS`` is timed as ``timeit.Timer.autorange`` does: each of the ``--repeat``
 samples loops the call until it lasts about ``SAMPLE_SECONDS``, and ``seconds`` is the median of the
 samples' seconds a call (``calls_per_sample`` calls each; ``all_seconds``: every sample's seconds a
-call); a sample in which the planner tried a plan is run again (``samples_redone``). Longer runs
+call); a sample in which the planner tried a plan is run again (``samples_redone``; so is a
+longer run's one-call sample, since the planner may run a rival again after the warm-up). Longer runs
 keep one call a sample (``calls_per_sample: 1``), as before. Peers keep their own timing. Results
 in the BENCH_RESULTS.md
 format, every run tagged with its ``graph``. Per graph and application a summary
@@ -215,7 +216,7 @@ class Timing(NamedTuple):
     trials: list              # the seconds of each further warm-up call (the planner's trials; the last settled)
     calls_per_sample: int     # 1: each sample is one call (as before); more: a looped sample (autorange)
     all_seconds: list         # each sample's seconds a call
-    samples_redone: int       # looped samples run again because one of their calls was a planner trial
+    samples_redone: int       # samples (a call, or a loop of calls) run again because a call was a planner trial
 
 
 def calls_for(seconds_a_call: float) -> int:
@@ -254,18 +255,30 @@ def time_runs(call, repeat: int, big: bool = False, trial=None, loop: bool = Tru
             trials.append(clock() - t)
             if not trial(last):
                 break
-    t = clock()
-    result = call()
-    once = clock() - t
+    redone = 0
+
+    def one_call():
+        """One timed call: again if it was a planner trial (the planner may still run a rival again
+        after the warm-up's untried call; at most MAX_TRIALS calls again in all)."""
+        nonlocal redone
+        while True:
+            t = clock()
+            r = call()
+            took = clock() - t
+            if trial is None or not trial(r) or redone >= MAX_TRIALS:
+                return took, r
+            redone += 1
+
+    once, result = one_call()
     if first is None:
         first, first_result = once, result
     if not loop or once >= SHORT_CALL_SECONDS:            # one call a sample, exactly as before
         times, results = [once], [result]
         for _ in range(repeat - 1):
-            t = clock()
-            results.append(call())
-            times.append(clock() - t)
-        return Timing(statistics.median(times), results[-1], first, first_result, trials, 1, times, 0)
+            took, r = one_call()
+            results.append(r)
+            times.append(took)
+        return Timing(statistics.median(times), results[-1], first, first_result, trials, 1, times, redone)
 
     is_trial = trial if trial is not None else (lambda _: False)
 
@@ -279,7 +292,6 @@ def time_runs(call, repeat: int, big: bool = False, trial=None, loop: bool = Tru
         return (clock() - t) / calls, r, tried
 
     # sizing: a loop of about a quarter of a sample (the probe call may have been slowed by the host)
-    redone = 0
     per, _, tried = sample(max(1, calls_for(once) // 4))
     while tried and redone < MAX_TRIALS:
         redone += 1

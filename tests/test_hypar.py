@@ -155,8 +155,9 @@ def test_one_slow_call_does_not_turn_the_planner_to_a_slower_plan():
     work = float(g.n + g.m)
     cal = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 10.0), [], [])
     cal.measure(TWO[0].label, work, 1.0)
-    cal.measure(TWO[1].label, work, 2.0)
-    cal.measure("split", work, 5.0)
+    for _ in range(2):                          # (a rival measured once would run a second time)
+        cal.measure(TWO[1].label, work, 2.0)
+        cal.measure("split", work, 5.0)
     assert plan_for(g, cal, TWO, work).alone == 0
     cal.measure(TWO[0].label, work, 4.0)        # one call of the first plan slowed by the host
     plan = plan_for(g, cal, TWO, work)
@@ -207,13 +208,24 @@ def test_a_plan_measured_once_near_the_best_runs_again_until_it_has_as_many_runs
     cal.measure(TWO[1].label, work, 0.9)       # measured again: faster than the first
     chosen = plan_for(g, cal, TWO, work)
     assert chosen.alone == 1 and not chosen.trial
-    # a rival beyond RETRY_WITHIN of the best run is not run again, however few its runs
+    # a rival beyond RETRY_WITHIN of the best run runs once more if its one run was its first (which
+    # may have paid a first run's costs), then not again, however few its runs
     far = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
     far.measure("split", work, 100.0)
     far.measure(TWO[1].label, work, planner.RETRY_WITHIN * 1.01)
     for _ in range(planner.RETRY_RUNS):
         far.measure(TWO[0].label, work, 1.0)
+    second = plan_for(g, far, TWO, work)
+    assert second.alone == 1 and second.trial and "1 of 3 runs" in second.why
+    far.measure(TWO[1].label, work, planner.RETRY_WITHIN * 1.02)
     assert plan_for(g, far, TWO, work).alone == 0 and not plan_for(g, far, TWO, work).trial
+    # and a rival beyond EXPLORE_WITHIN is not run a second time either
+    farther = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
+    farther.measure("split", work, 100.0)
+    farther.measure(TWO[1].label, work, planner.EXPLORE_WITHIN * 1.01)
+    for _ in range(planner.RETRY_RUNS):
+        farther.measure(TWO[0].label, work, 1.0)
+    assert plan_for(g, farther, TWO, work).alone == 0 and not plan_for(g, farther, TWO, work).trial
     # nor one that already has RETRY_RUNS measurements
     capped = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
     capped.measure("split", work, 100.0)

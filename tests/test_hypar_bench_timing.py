@@ -1,7 +1,7 @@
 """bench/hypar_bench.py's timing (time_runs): calls shorter than SHORT_CALL_SECONDS are timed in
 looped samples of about SAMPLE_SECONDS (as timeit's autorange), longer ones one call a sample as
-before, and no kept sample includes one of the planner's trial calls. A fake clock that each call
-advances by its own seconds makes the times exact."""
+before, and no kept sample (a loop or one call) includes one of the planner's trial calls. A fake
+clock that each call advances by its own seconds makes the times exact."""
 
 from __future__ import annotations
 
@@ -92,12 +92,13 @@ def test_a_sample_with_a_trial_in_it_is_run_again():
     assert f.calls == 3 + 50 + 4 * 200
 
 
-def test_trials_are_not_looked_for_in_one_call_samples():
-    # long calls are timed exactly as before: a trial among the timed calls stays in them (calls 0
-    # and 1 warm up, 2..4 are timed)
+def test_a_trial_among_one_call_samples_is_run_again():
+    # the planner may run a rival again after the warm-up's settled call: calls 0 and 1 warm up,
+    # 2 and 3 are timed, 4 is a trial (timed again as 5)
     f = Fake(lambda i: 0.5 if i == 4 else 0.05, trials={4})
     t = hypar_bench.time_runs(f, 3, trial=is_trial, clock=f.clock)
-    assert t.calls_per_sample == 1 and t.samples_redone == 0 and t.all_seconds == pytest.approx([0.05, 0.05, 0.5])
+    assert t.calls_per_sample == 1 and t.samples_redone == 1 and t.all_seconds == pytest.approx([0.05] * 3)
+    assert f.calls == 6 and t.result == ("settled", 5)
 
 
 def test_a_trial_in_the_sizing_loop_sizes_again():
