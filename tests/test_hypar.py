@@ -219,13 +219,23 @@ def test_a_plan_measured_once_near_the_best_runs_again_until_it_has_as_many_runs
     assert second.alone == 1 and second.trial and "1 of 3 runs" in second.why
     far.measure(TWO[1].label, work, planner.RETRY_WITHIN * 1.02)
     assert plan_for(g, far, TWO, work).alone == 0 and not plan_for(g, far, TWO, work).trial
-    # and a rival beyond EXPLORE_WITHIN is not run a second time either
+    # and a rival beyond EXPLORE_WITHIN is not run a second time either ...
     farther = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
     farther.measure("split", work, 100.0)
     farther.measure(TWO[1].label, work, planner.EXPLORE_WITHIN * 1.01)
     for _ in range(planner.RETRY_RUNS):
         farther.measure(TWO[0].label, work, 1.0)
     assert plan_for(g, farther, TWO, work).alone == 0 and not plan_for(g, farther, TWO, work).trial
+    # ... unless its one run was shorter than RETRY_CHEAP_S (a first call on a tiny graph: 10 ms where
+    # later ones take 0.4)
+    cheap = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
+    cheap.measure("split", work, 100.0)
+    best = planner.RETRY_CHEAP_S / (2 * planner.EXPLORE_WITHIN)
+    cheap.measure(TWO[1].label, work, planner.RETRY_CHEAP_S)    # 2 x EXPLORE_WITHIN behind, but cheap
+    for _ in range(planner.RETRY_RUNS):
+        cheap.measure(TWO[0].label, work, best)
+    again = plan_for(g, cheap, TWO, work)
+    assert again.alone == 1 and again.trial
     # nor one that already has RETRY_RUNS measurements
     capped = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
     capped.measure("split", work, 100.0)

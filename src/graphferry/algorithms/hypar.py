@@ -157,6 +157,7 @@ SPLIT_MARGIN = 0.8           # the split runs only when predicted at most this f
 EXPLORE_WITHIN = 5.0         # a plan not yet run at a graph's size, predicted within this factor of the best run, runs once
 RETRY_WITHIN = 1.5           # a plan run at this size, measured within this factor of the best run, runs again ...
 RETRY_RUNS = 3               # ... until it has this many measurements (the least of them stands)
+RETRY_CHEAP_S = 0.05         # a plan measured once, at most this many seconds, runs once more however far behind
 
 
 @dataclass(frozen=True)
@@ -636,20 +637,24 @@ def _plan_to_explore(calibration: Calibration, predicted: dict[str, float], name
     # which may pay what a first run pays): on the datasets' sub-millisecond components the CPU's one
     # measurement (0.35 ms) kept it behind the simulated device's least of many (0.23 ms), though
     # alone it ran in 0.22 ms. (Every measured plan has its count: Calibration.measure.)
-    # A plan with one run, its first at this size, runs once more if it is within EXPLORE_WITHIN:
-    # on the device, karate's components ran on the GPU (1.2 ms a call) where the CPU takes 0.3 ms,
-    # the CPU's one measurement having come out beyond RETRY_WITHIN of the GPU's.
+    # A plan with one run, its first at this size, runs once more if it is within EXPLORE_WITHIN,
+    # or cost at most RETRY_CHEAP_S: on the device, karate's components ran on the GPU (1.2-1.5 ms a
+    # call) where the CPU takes 0.3-0.4 ms, the CPU's one measurement having come out beyond first
+    # RETRY_WITHIN and then EXPLORE_WITHIN of the GPU's (a process's first calls on a graph took
+    # 6-10 ms there); running a call that short again costs nothing.
     runs = calibration.runs
 
     def within(plan: str) -> float:
-        return EXPLORE_WITHIN if runs[plan] == 1 else RETRY_WITHIN
+        if runs[plan] != 1:
+            return RETRY_WITHIN
+        return max(EXPLORE_WITHIN, RETRY_CHEAP_S / max(predicted[best], 1e-12))
 
     again = sorted((runs[plan], predicted[plan], plan) for plan in ran
                    if plan != best and plan in predicted and runs[plan] < min(RETRY_RUNS, runs[best])
                    and predicted[plan] <= within(plan) * predicted[best])
     if again:
         count, _, plan = again[0]
-        return trial(plan, f"again at this size (it has {count} of {RETRY_RUNS} runs):", within(plan))
+        return trial(plan, f"again at this size (it has {count} of {RETRY_RUNS} runs):", round(within(plan), 3))
     return None
 
 
