@@ -3,7 +3,9 @@
 Banerjee, Kothapalli and Sarkar's HyPar (JPDC 2019), Section 3's API:
 
 * :func:`part_graph`: split the vertices into one contiguous block per
-  executor (1-D block partitioning, by edges), in the ratio of the executors'
+  executor (1-D block partitioning, by edges, or by the application's work
+  estimate along its own order: triangle counting's blocks are runs of the
+  degree-ordered DAG's ranks, :meth:`Application.block_order`), in the ratio of the executors'
   speeds measured by running the application on three sampled induced
   subgraphs of 5-10% of the vertices on each (Section 4.1, :func:`calibrate`),
   bounded by each executor's device-memory budget;
@@ -32,7 +34,9 @@ arcs misjudge the whole graph by up to 8x, so the planner also learns from whole
 FFTW's planner measures candidate plans: every call's time is kept per plan and size
 (:meth:`Calibration.measure`) and stands in for the prediction from then on; a plan not yet run
 at a size, predicted within :data:`EXPLORE_WITHIN` times the best run one, runs once
-(:func:`_plan_to_explore`); a graph small enough that its samples run in under
+(:func:`_plan_to_explore`), and a rival measured fewer times than the best runs again while it
+is close (:data:`RETRY_WITHIN`), or once more where its one run was its first and within
+:data:`EXPLORE_WITHIN` or under :data:`RETRY_CHEAP_S`; a graph small enough that its samples run in under
 :data:`MIN_SAMPLE_SECONDS` is measured whole while calibrating; and a split of a divisible
 application (triangles: each part's time follows its share) is predicted from the executors'
 rates combined, its shares set by the speeds its last run showed (:meth:`Calibration.observe`).
@@ -43,9 +47,9 @@ at Kronecker 18 on one thread a calibration took 50-420 ms, against 10-35 ms
 for components or colouring run alone). An executor alone runs the
 application's algorithm to its end (:meth:`Application.alone`): no stop rule,
 merge or post-processing, which cost more than they save with no other part
-to wait for; except the spanning forest, whose contraction after the rounds
-stop getting faster saves later rounds' scans of arcs inside the trees (1.5x
-faster alone at Kronecker 17-18).
+to wait for (the spanning forest's contraction after its rounds stopped getting
+faster had paid at Kronecker 17-18 on one thread; with today's executors Boruvka's
+three rounds to its end are 1.4-1.5x faster at Kronecker 22).
 
 An **executor** is a place to run: a backend and its options (engine, device
 budget, partition size). ``[Executor("cpu"), Executor("cuda")]`` is HyPar's
