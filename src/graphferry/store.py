@@ -330,6 +330,40 @@ def work_file(parent: str | os.PathLike, prefix: str, suffix: str = ""):
         finish_work(tmp, remove=True)  # renamed into place: nothing left to remove
 
 
+def current_umask() -> int:
+    """The process's file-mode creation mask (read by setting it and putting it back).
+
+    Example:
+        >>> old = os.umask(0o027); current_umask() == 0o027; _ = os.umask(old)
+        True
+    """
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
+def publish(tmp: str | os.PathLike, final: str | os.PathLike) -> None:
+    """Rename a finished work file or directory into place with the mode a plain new one gets.
+
+    Work files and directories are made private (0600, 0700, as
+    :func:`tempfile.mkstemp` makes them) while they are half written; what the
+    user gets must follow their umask (0644 and 0755 under umask 022), so that a
+    store shared between users, as the README suggests, is readable by them.
+
+    Example:
+        >>> import tempfile
+        >>> d = Path(tempfile.mkdtemp()); old = os.umask(0o022)
+        >>> with work_file(d, ".out.txt.") as tmp:
+        ...     _ = tmp.write_text("done")
+        ...     publish(tmp, d / "out.txt")
+        >>> oct((d / "out.txt").stat().st_mode & 0o777); _ = os.umask(old); shutil.rmtree(d)
+        '0o644'
+    """
+    full = 0o777 if os.path.isdir(tmp) else 0o666
+    os.chmod(tmp, full & ~current_umask())
+    os.replace(tmp, final)
+
+
 def remove_unfinished_work() -> list[Path]:
     """Remove every work directory and file of this process that was not finished; returns them.
 
@@ -589,6 +623,7 @@ class StoreWriter:
                                             dir=self.path.parent))
                 os.rmdir(old)
                 os.rename(self.path, old)
+            os.chmod(self.tmp, 0o777 & ~current_umask())  # made private while half written; now the user's mode
             os.rename(self.tmp, self.path)
         except OSError as e:
             put_back()
@@ -698,8 +733,15 @@ def _check_file(root: Path, key: str, entry: Any, length: int) -> tuple[Path, np
         raise StoreError(f"{fpath}: dtype {dtype.str} not allowed for {key}")
     if key == "original_ids" and dtype.kind not in "iU":
         raise StoreError(f"{fpath}: dtype {dtype.str} not allowed for original_ids")
-    if shape != (length,) or list(shape) != entry.get("shape") or fortran:
-        raise StoreError(f"{fpath}: shape {shape}, expected ({length},)")
+    if fortran:
+        raise StoreError(f"{fpath}: the file is in Fortran order; a store's arrays are in C order")
+    if shape != (length,):
+        rule = {"offsets": "n + 1", "original_ids": "n"}.get(key, "m")
+        raise StoreError(f"{fpath}: the file holds shape {list(shape)}, the manifest's {rule} = {length} "
+                         f"entries for {key}")
+    if list(shape) != entry.get("shape"):
+        raise StoreError(f"{fpath}: the manifest says shape {json.dumps(entry.get('shape'))}, "
+                         f"the file holds {list(shape)}")
     if data_offset + length * dtype.itemsize != size:
         raise StoreError(f"{fpath}: {size} bytes do not hold {length} entries of {dtype} "
                          "after the header (truncated or padded)")

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Annotated
 
@@ -12,11 +10,11 @@ import numpy as np
 import typer
 
 from ..errors import GraphferryError
+from ..store import publish, work_file
 from .app import app
 from .console import _stdout
 from .graphs import _user_value_errors
 from .options import Backend, JsonFlag, SeedOpt
-from .writers import _publish
 
 
 @app.command()
@@ -74,10 +72,9 @@ def cf(
         table["kind"] = ["user"] * len(user_ids) + ["item"] * len(item_ids)
         table["id"] = np.concatenate([user_ids.astype(str), item_ids.astype(str)])
         table["factors"] = result.factors
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".npy", dir=out.parent if str(out.parent) else ".")
-        os.close(fd)
-        np.save(tmp, table)
-        _publish(tmp, out)
+        with work_file(out.parent if str(out.parent) else ".", f".{out.name}.", ".npy") as tmp:
+            np.save(tmp, table)
+            publish(tmp, out)
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
     else:

@@ -24,7 +24,7 @@ from .console import _iteration_reporter, _spinner, _stdout
 from .graphs import _load, _user_value_errors
 from .options import Backend, Direction, EngineName, JsonFlag, RunPartitionBytesOpt, VerifyFlag
 from .sizes import _size_param
-from .writers import _check_table_path, _write_json, write_table
+from .writers import _check_table_path, _write_json, check_output_path, write_table
 
 
 def _algorithm_kwargs(accepted: Collection[str], given: dict[str, Any], name: str) -> dict[str, Any]:
@@ -157,6 +157,9 @@ def run(
         raise GraphferryError(f"{graph_path}: no such file or directory")
     if out is not None:
         _check_table_path(out)  # before the run, not after it
+        check_output_path(out, "--out")
+    if record is not None:
+        check_output_path(record, "--record")
     params = dict(algorithm_params)  # one --flag per registry parameter, None when not given
     params.update(_registry_params(algorithm, param or []))
     _algorithm_arguments(algorithm, params, backend.value)  # before reading a large graph

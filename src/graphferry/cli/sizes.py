@@ -65,9 +65,20 @@ MIN_PARTITION_BYTES = 4096
 def _partition_size_param(text: str) -> int:
     size = _size_param(text)
     if size < MIN_PARTITION_BYTES:
-        raise typer.BadParameter(f"{format_bytes(size)} is below the minimum of {format_bytes(MIN_PARTITION_BYTES)} "
+        raise typer.BadParameter(f"{_distinct_bytes(size, MIN_PARTITION_BYTES)} is below the minimum of "
+                                 f"{_distinct_bytes(MIN_PARTITION_BYTES, size)} "
                                  "(tiny partitions make every run far slower)")
     return size
+
+
+def _distinct_bytes(n: int, other: int) -> str:
+    """``n`` as :func:`format_bytes` gives it, or in exact bytes where rounding would make it read as ``other``.
+
+    Example:
+        >>> _distinct_bytes(4095, 4096), _distinct_bytes(4096, 4095), _distinct_bytes(1024, 4096)
+        ('4,095 B', '4,096 B', '1.0 KiB')
+    """
+    return f"{n:,} B" if format_bytes(n) == format_bytes(other) else format_bytes(n)
 
 
 def format_bytes(n: int) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GraphferryError, writing
-from ..store import work_file
+from ..store import publish, work_file
 
 
 _TABLE_SUFFIXES = (".parquet", ".csv", ".npy")
@@ -23,12 +23,35 @@ def _check_table_path(out: Path) -> str:
     return suffix
 
 
-def _publish(tmp: str, final: Path) -> None:
-    """Rename a finished temporary file into place with the permissions a new file would get."""
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    os.replace(tmp, final)
+def check_output_path(path: Path, option: str) -> None:
+    """Fail before the work, not after it: ``path`` must be writable once its missing folders are made.
+
+    Every output file of the command line (``--out``, ``--record``) is written
+    the same way: missing folders are created (only when it is written), an
+    existing file is replaced whole. What cannot work is reported now, in one
+    line naming the option and the path as the user typed them.
+
+    Example:
+        >>> import tempfile
+        >>> d = Path(tempfile.mkdtemp())
+        >>> check_output_path(d / "new" / "folders" / "r.json", "--record")  # made when written
+        >>> (d / "file").write_text("x")
+        1
+        >>> try:
+        ...     check_output_path(d / "file" / "r.json", "--record")
+        ... except GraphferryError as e:
+        ...     print(str(e).replace(str(d), "D"))
+        --record D/file/r.json: D/file is not a folder
+    """
+    if path.is_dir():
+        raise GraphferryError(f"{option} {path}: is a folder, not a file")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise GraphferryError(f"{option} {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise GraphferryError(f"{option} {path}: cannot write in {folder} (permission denied)")
 
 
 def write_table(columns: dict[str, np.ndarray], out: Path) -> None:
@@ -42,7 +65,7 @@ def write_table(columns: dict[str, np.ndarray], out: Path) -> None:
     with work_file(out.parent, f".{out.name}.", suffix) as tmp:  # named before it exists: no orphan
         with writing(out):
             _write_table_file(columns, suffix, str(tmp))
-        _publish(str(tmp), out)
+        publish(str(tmp), out)
 
 
 def _write_table_file(columns: dict[str, np.ndarray], suffix: str, tmp: str) -> None:
@@ -69,7 +92,8 @@ def _write_table_file(columns: dict[str, np.ndarray], suffix: str, tmp: str) -> 
 
 
 def _write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)  # as write_table does: every output makes its folders
     with work_file(path.parent if str(path.parent) else ".", f".{path.name}.") as tmp:
         with writing(path), open(tmp, "w") as f:
             json.dump(data, f, indent=1, default=float)
-        _publish(str(tmp), path)
+        publish(str(tmp), path)
