@@ -1,6 +1,7 @@
 """Pictures of a run record: the execution path, bytes moved against the floor, time per iteration.
 
-``plot_record(record, out)`` draws three panels into one PNG (matplotlib, Agg):
+``plot_record(record, out)`` draws three panels into one picture (matplotlib, Agg; PNG, SVG, PDF, ...
+as ``out``'s suffix names):
 
 1. the share of active partitions each engine and device served in each edge_map
    iteration (HyTGraph Fig. 6: how the hybrid's choices shift as the frontier
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import GraphferryError
-from .store import work_file
+from .store import publish, work_file
 
 #: One colour per engine; devices are told apart by hatching.
 ENGINE_COLOURS = {"resident": "#2ca02c", "filter": "#1f77b4", "compaction": "#ff7f0e", "zerocopy": "#9467bd",
@@ -44,23 +45,130 @@ def _label(engine: str, device: str) -> str:
     return f"{engine} on {device}" if device else engine
 
 
-def plot_record(record: dict[str, Any], out: str | os.PathLike) -> Path:
-    """Draw ``record`` (a :meth:`RunRecord.to_dict`) as a PNG at ``out``; returns the path.
-
-    Raises ValueError when the record has no edge_map iteration to draw, and
-    GraphferryError when matplotlib is not installed.
-    """
+def _matplotlib():
     try:
         import matplotlib
     except ImportError:
         raise GraphferryError("graphferry plot needs matplotlib: pip install 'graphferry[plots]'") from None
-
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    return matplotlib
 
-    steps = [s for s in record.get("steps", []) if s.get("op") == "edge_map"]
+
+def picture_format(out: str | os.PathLike) -> str:
+    """The picture format ``out``'s suffix names (``png``, ``svg``, ``pdf``, ... as matplotlib writes them).
+
+    Raises ValueError naming the suffix when matplotlib writes no such format.
+
+    Example:
+        >>> picture_format("run.SVG"), picture_format("a/b.pdf")
+        ('svg', 'pdf')
+        >>> try:
+        ...     picture_format("run.txt")
+        ... except ValueError as e:
+        ...     print(str(e).split(";")[0])
+        run.txt: cannot draw a picture as .txt
+    """
+    _matplotlib()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    # pgf is LaTeX source that needs a TeX installation to write: not a picture here
+    known = {k for k in FigureCanvasBase.get_supported_filetypes() if k != "pgf"}
+    suffix = Path(out).suffix.lower().lstrip(".")
+    if suffix not in known:
+        raise ValueError(f"{out}: cannot draw a picture as {'.' + suffix if suffix else 'a file without a suffix'}; "
+                         f"use {', '.join('.' + k for k in sorted(known))}")
+    return suffix
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def edge_map_steps(record: Any) -> list[dict[str, Any]]:
+    """The edge_map iterations of a run record (a :meth:`RunRecord.to_dict`), checked for what is drawn.
+
+    Raises ValueError saying what is wrong and where (``steps[2]: 'seconds' is
+    missing``), so an edited or truncated record gives one line, not a crash.
+
+    Example:
+        >>> edge_map_steps({"steps": "x"})
+        Traceback (most recent call last):
+        ...
+        ValueError: 'steps' is a str, expected a list of iterations
+        >>> edge_map_steps({"steps": [{"op": "edge_map", "direction": "push", "partitions": []}]})
+        Traceback (most recent call last):
+        ...
+        ValueError: steps[0]: 'seconds' is missing
+    """
+    if not isinstance(record, dict):
+        raise ValueError(f"a run record is a JSON object, not a {type(record).__name__}")
+    if "steps" not in record:
+        raise ValueError("no 'steps'")
+    raw = record["steps"]
+    if not isinstance(raw, list):
+        raise ValueError(f"'steps' is {'null' if raw is None else 'a ' + type(raw).__name__}, "
+                         "expected a list of iterations")
+    steps = []
+    for i, step in enumerate(raw):
+        where = f"steps[{i}]"
+        if not isinstance(step, dict):
+            raise ValueError(f"{where} is a {type(step).__name__}, expected an object")
+        if step.get("op") != "edge_map":
+            continue
+
+        def need(key: str, ok: Any, what: str, where: str = where, step: dict = step) -> None:
+            if key not in step:
+                raise ValueError(f"{where}: {key!r} is missing")
+            if not ok(step[key]):
+                raise ValueError(f"{where}: {key!r} is {json_text(step[key])}, expected {what}")
+
+        need("seconds", _number, "a number of seconds")
+        need("direction", lambda v: isinstance(v, str), "push or pull")
+        need("partitions", lambda v: isinstance(v, list), "a list of partitions")
+        for key in ("compact_seconds", "copy_seconds", "kernel_seconds", "floor_bytes"):
+            if step.get(key) is not None and not _number(step[key]):
+                raise ValueError(f"{where}: {key!r} is {json_text(step[key])}, expected a number")
+        extra = step.get("device_seconds")
+        if extra is not None and not (isinstance(extra, dict) and all(map(_number, extra.values()))):
+            raise ValueError(f"{where}: 'device_seconds' is {json_text(extra)}, expected numbers by executor")
+        for j, part in enumerate(step["partitions"]):
+            here = f"{where}.partitions[{j}]"
+            if not isinstance(part, dict):
+                raise ValueError(f"{here} is a {type(part).__name__}, expected an object")
+            if not isinstance(part.get("engine"), str):
+                raise ValueError(f"{here}: 'engine' is " + (json_text(part["engine"]) if "engine" in part
+                                                             else "missing"))
+            if not _number(part.get("bytes_h2d")):
+                raise ValueError(f"{here}: 'bytes_h2d' is " + (json_text(part["bytes_h2d"]) if "bytes_h2d" in part
+                                                                else "missing"))
+            if not isinstance(part.get("device", ""), str):
+                raise ValueError(f"{here}: 'device' is {json_text(part['device'])}, expected a name")
+        steps.append(step)
     if not steps:
         raise ValueError("the run record has no edge_map iterations to draw")
+    return steps
+
+
+def json_text(value: Any, limit: int = 40) -> str:
+    """A value as the record's JSON spells it, cut to ``limit`` characters (for messages)."""
+    import json
+
+    text = json.dumps(value, default=str)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def plot_record(record: dict[str, Any], out: str | os.PathLike) -> Path:
+    """Draw ``record`` (a :meth:`RunRecord.to_dict`) at ``out``, in the format its suffix names; returns the path.
+
+    Raises ValueError when the record is malformed or has no edge_map iteration
+    to draw, or when matplotlib cannot write ``out``'s suffix, and
+    GraphferryError when matplotlib is not installed. The file gets the user's
+    umask, as any new file; missing folders are made.
+    """
+    fmt = picture_format(out)
+    steps = edge_map_steps(record)
+    import matplotlib.pyplot as plt
+
     xs = list(range(1, len(steps) + 1))
     shares: list[Counter] = []
     for s in steps:
@@ -110,10 +218,11 @@ def plot_record(record: dict[str, Any], out: str | os.PathLike) -> Path:
     fig.tight_layout()
 
     out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with work_file(out.parent if str(out.parent) else ".", f".{out.name}.", ".png") as tmp:
-            fig.savefig(tmp, dpi=110, format="png")
-            os.replace(tmp, out)  # whole or not at all
+        with work_file(out.parent, f".{out.name}.", out.suffix) as tmp:
+            fig.savefig(tmp, dpi=110, format=fmt)
+            publish(tmp, out)  # whole or not at all
     finally:
         plt.close(fig)
     return out

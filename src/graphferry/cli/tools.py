@@ -18,6 +18,7 @@ from .console import _spinner, _stdout
 from .graphs import _user_value_errors
 from .options import Backend, JsonFlag
 from .sizes import format_bytes
+from .writers import check_output_path
 
 
 @app.command()
@@ -80,22 +81,29 @@ def calibrate(
 def plot(
     record: Annotated[Path, typer.Argument(metavar="RUNRECORD", help="A run record (graphferry run --record).",
                                            show_default=False)],
-    out: Annotated[Path | None, typer.Option("--out", "-o", metavar="PNG", show_default="RUNRECORD with .png",
-        help="Where to write the picture.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", metavar="PICTURE", show_default="RUNRECORD with .png",
+        help="Where to write the picture; its suffix names the format (.png, .svg, .pdf, ...).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Draw a run record: engines and devices per iteration, bytes moved against the floor, time."""
-    from ..plots import plot_record
+    from ..plots import edge_map_steps, picture_format, plot_record
 
+    out = record.with_suffix(".png") if out is None else out
+    try:
+        picture_format(out)
+    except ValueError as e:
+        raise GraphferryError(f"--out {e}") from None
+    check_output_path(out, "--out")
     if not record.exists():
         raise GraphferryError(f"{record}: no such file or directory")
     try:
         data = json.loads(record.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise GraphferryError(f"{record}: not a run record (not JSON: {e})") from None
-    if not isinstance(data, dict) or "steps" not in data:
-        raise GraphferryError(f"{record}: not a run record (no 'steps')")
-    out = record.with_suffix(".png") if out is None else out
+    try:
+        edge_map_steps(data)
+    except ValueError as e:
+        raise GraphferryError(f"{record}: not a run record that can be drawn: {e}") from None
     _user_value_errors(plot_record, data, out)
     if as_json:
         typer.echo(json.dumps({"record": str(record), "out": str(out)}, indent=2))
