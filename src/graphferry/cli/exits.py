@@ -61,7 +61,16 @@ def _one_line(message: str) -> str:
 
 
 def _report(message: str) -> None:
-    typer.echo(f"error: {_one_line(message)}", err=True)
+    """Print the one error line of a run; under mpiexec rank 0 alone speaks.
+
+    Every rank validates the same command line and fails alike on a user
+    error; one line says it (a rank that fails alone says so itself, through
+    the distributed run's ``fail_all``).
+    """
+    from ..distributed.world import launcher_rank
+
+    if launcher_rank() == 0:
+        typer.echo(f"error: {_one_line(message)}", err=True)
 
 
 def _describe(exc: BaseException) -> str:

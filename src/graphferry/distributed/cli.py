@@ -4,7 +4,8 @@ Every rank opens the graph (a store: memory maps, each rank reading its own
 range; another file: each rank reads it), splits it with the others and runs
 the algorithm; rank 0 returns the result for the command line to print and
 write, the others return None. A failure on any rank ends every rank with that
-rank's message (no rank is left waiting in an exchange).
+rank's message (no rank is left waiting in an exchange); a failure of every
+rank alike (a user error) ends each normally, for rank 0 to report once.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, Callable
 
 from ..store import is_store
 from .graph import DistributedGraph, open_rank_store
-from .world import enter, fail_all, leave, mpi_world
+from .world import enter, fail_all, failed_alike, leave, mpi_world
 
 
 def run_on_ranks(run: Callable[..., Any], graph_path: Path, algorithm: str, *, source, backend: str, engine: str,
@@ -36,6 +37,7 @@ def run_on_ranks(run: Callable[..., Any], graph_path: Path, algorithm: str, *, s
             loaded.close()
         world.barrier()
     except BaseException as e:  # noqa: BLE001 - one rank's failure must end every rank
-        fail_all(world, e)
-        raise
+        if not failed_alike(world, e):
+            fail_all(world, e)
+        raise  # every rank failed alike: each ends normally, rank 0 reports the error (the command line's)
     return result if world.rank == 0 else None

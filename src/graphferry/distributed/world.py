@@ -15,7 +15,9 @@ same code runs with and without ``mpiexec``.
 
 A rank that fails must not leave the others waiting in a collective:
 :func:`fail_all` writes one line naming the rank and the error and aborts the
-whole job (``MPI_Abort``), so ``mpiexec`` returns non-zero at once.
+whole job (``MPI_Abort``), so ``mpiexec`` returns non-zero at once. When every
+rank fails alike (:func:`failed_alike`: a user error, found by all), none waits
+and none aborts: each ends normally and rank 0 alone reports the error.
 
 Example:
     >>> import numpy as np
@@ -68,6 +70,7 @@ class World:
             self.rank, self.size = 0, 1
             self.local_rank, self.local_size, self.node, self.nodes = 0, 1, 0, 1
             self.node_of = [0]
+            self.failures = None
             return
         from mpi4py import MPI
 
@@ -82,6 +85,9 @@ class World:
         self.nodes = len(leaders)
         self.node_of = comm.allgather(self.node)
         local.Free()
+        # Its own communicator, so that failing ranks can agree (failed_alike) without matching
+        # a collective that another rank is still waiting in.
+        self.failures = comm.Dup()
 
     # ------------------------------------------------------------ host collectives
     _OPS = {"min": "MIN", "max": "MAX", "sum": "SUM", "or": "BOR"}
@@ -432,6 +438,41 @@ def share_cores(world: World) -> None:
 def leave() -> None:
     global _current
     _current = None
+
+
+def launcher_rank() -> int:
+    """This process's rank as the MPI launcher that started it says (0 if none), read without MPI.
+
+    Example:
+        >>> launcher_rank() if not launched_by_mpiexec() else 0
+        0
+    """
+    for var in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"):
+        value = os.environ.get(var)
+        if value is not None and value.isdigit():
+            return int(value)
+    return 0
+
+
+def failed_alike(world: World, error: BaseException, wait: float = 3.0) -> bool:
+    """True when every rank failed, with the same message, within ``wait`` seconds of this one.
+
+    Then no rank waits in an exchange and each can end normally (MPI finalized at
+    exit) with rank 0 alone reporting the error: a user error (a vertex not in the
+    graph, a missing file) is found alike on every rank, and one line says it,
+    not one per rank plus the launcher's abort lines. False when another rank
+    still runs (or failed differently): then :func:`fail_all` must abort them.
+    """
+    comm = getattr(world, "failures", None)
+    if comm is None:
+        return False
+    everyone = comm.Ibarrier()  # non-blocking: a rank that does not fail never joins it
+    deadline = time.monotonic() + wait
+    while not everyone.Test():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return len(set(comm.allgather(f"{type(error).__name__}: {error}"))) == 1
 
 
 def fail_all(world: World, error: BaseException, code: int = 1) -> None:
