@@ -39,15 +39,34 @@ class _Settings:
 _settings = _Settings()
 
 
+def _console(file: Any, **options: Any) -> Console:
+    """A console on ``file``; one that is not a terminal (a pipe, a log file) never wraps lines.
+
+    rich wraps at 80 columns when it cannot ask a terminal for its width, which
+    would cut a summary's values mid-way for the program reading them.
+
+    Example:
+        >>> import io
+        >>> out = io.StringIO()
+        >>> _console(out).print("x" * 100, highlight=False)
+        >>> len(out.getvalue().splitlines())
+        1
+    """
+    console = Console(file=file, **options)
+    if not console.is_terminal:
+        console.soft_wrap = True
+    return console
+
+
 def _stderr() -> Console:
     # Made per run, not at import: CliRunner and callers swap sys.stderr.
     if _settings.stderr is None or _settings.stderr.file is not sys.stderr:
-        _settings.stderr = Console(file=sys.stderr, stderr=True)
+        _settings.stderr = _console(sys.stderr, stderr=True)
     return _settings.stderr
 
 
 def _stdout() -> Console:
-    return Console(file=sys.stdout)
+    return _console(sys.stdout)
 
 
 # ----------------------------------------------------------------- progress
