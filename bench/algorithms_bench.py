@@ -88,6 +88,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cpu_peers_bench import timed  # noqa: E402  (median after an untimed warm-up)
 from peers_bench import parse_gapbs, write_gapbs  # noqa: E402  (GAPBS's .sg writer, its output's parser)
@@ -399,9 +400,8 @@ def main() -> None:
                   "generator": "graphferry.generators.kronecker_graph(seed=1) + simple_graph(undirected)",
                   "build_seconds": round(gen_seconds, 2)}
     print(f"graph kron{args.scale}: n={g.n} arcs={g.m} ({gen_seconds:.1f} s)", flush=True)
-    commit = os.environ.get("GRAPHFERRY_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()  # the device copy has no current .git
     budgets = {p.label: p.placement(g.edge_bytes)["budget"] for p in plans}
-    doc.update({"schema": "graphferry-bench/1", "command": " ".join(sys.argv), "commit": commit,
+    doc.update({**provenance.stamp({}),
                 "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                 "machine": machine, "graph": graph_info,
                 "budget_bytes": next((b for b in budgets.values() if b is not None), None),

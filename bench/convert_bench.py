@@ -40,6 +40,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
 
 
 # ---------------------------------------------------------------- generation
@@ -180,20 +181,6 @@ def machine() -> dict:
             "python": platform.python_version(), "platform": platform.platform()}
 
 
-def git_commit() -> str:
-    try:
-        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-        # Only the code this benchmark runs (others may have work in progress elsewhere).
-        paths = ["src/graphferry/io", "src/graphferry/store.py", "src/graphferry/graph.py",
-                 "src/graphferry/generators.py", "bench/convert_bench.py"]
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", *paths],
-                               capture_output=True, text=True).stdout.strip()
-        return out + ("+dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scale", type=int, default=22)
@@ -261,9 +248,7 @@ def main(argv=None) -> int:
               f"{g['peak_rss_bytes'] / g['store_bytes']:.2f}x its store size")
         if args.out:
             record = {
-                "schema": "graphferry-bench/1",
-                "command": " ".join([Path(sys.executable).name] + sys.argv),
-                "commit": git_commit(),
+                **provenance.stamp({}),
                 "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "machine": machine(),
                 "graph": {"name": f"kron{args.scale}", "n": g["n"], "m": g["m"], "directed": False,

@@ -59,6 +59,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
 
 PR_DAMPING = 0.85
 PR_ITERATIONS = 20  # fixed iteration count for every PageRank, ours and peers'
@@ -505,14 +506,9 @@ def main():
             out = Path(args.out)
             if len(scales) > 1:
                 out = out.with_name(f"{out.stem}-s{scale}{out.suffix}")
-            commit = os.environ.get("GRAPHFERRY_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()  # the device copy has no current .git
-            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                                   capture_output=True, text=True).stdout.strip()
             load = os.getloadavg()
             doc = {
-                "schema": "graphferry-bench/1",
-                "command": " ".join([sys.executable.split("/")[-1]] + sys.argv),
-                "commit": commit + ("-dirty" if dirty else ""),
+                **provenance.stamp({}),
                 "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                 "machine": {"device": "cpu", "host_cores": os.cpu_count(), "platform": platform.platform(),
                             "load_average_1_5_15_at_start": load_at_start,

@@ -33,6 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
+
 HERE = Path(__file__).resolve().parent
 ALGORITHMS = ["bfs", "sssp", "pagerank", "wcc"]
 GAPBS_JOBS = {"bfs": ("bfs", ".sg", ["-r", "{source}"]),
@@ -151,8 +154,7 @@ def main(argv=None) -> int:
     delta = default_delta(g)
     print(f"kron{args.scale}: n {g.n:,} m {g.m:,}, store and GAPBS files in {time.perf_counter() - t:.1f} s; "
           f"source {source}, SSSP delta {delta:g}", flush=True)
-    doc = {"schema": "graphferry-bench/1", "command": " ".join(sys.argv),
-           "commit": os.environ.get("GRAPHFERRY_COMMIT", "unknown"),
+    doc = {**provenance.stamp({}),
            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "machine": {"host_cores": os.cpu_count()},
            "graph": {"name": f"kron{args.scale}", "n": g.n, "m": g.m, "directed": False, "source": source,

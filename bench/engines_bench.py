@@ -54,6 +54,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
+
 ENGINES = ["resident", "filter", "compaction", "zerocopy", "unified"]
 #: also accepted by --engines (not run by default): the hybrid, placed by the machine's
 #: calibration or by --calibration's (bytes moved depend on its figures, not on this machine's speed)
@@ -1015,7 +1018,6 @@ def main(argv=None) -> int:
     ap.add_argument("--keep-steps", action="store_true", help="keep vertex_map steps in the JSON")
     ap.add_argument("--backend", default="cuda", choices=["cuda", "cpu"],
                     help="cpu: check the script's logic on a machine without a GPU")
-    ap.add_argument("--commit", default=os.environ.get("GRAPHFERRY_COMMIT", "unknown"))
     ap.add_argument("--report", nargs="+", help="print markdown tables for these result files and exit")
     args = ap.parse_args(argv)
     if args.report:
@@ -1040,7 +1042,6 @@ def main(argv=None) -> int:
     warm_up(backend, args, log)
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    command = "PYTHONPATH=src python bench/engines_bench.py " + " ".join(sys.argv[1:] if argv is None else argv)
     written = []
     for scale in args.scales:
         if time.perf_counter() > deadline:
@@ -1054,7 +1055,7 @@ def main(argv=None) -> int:
         info["host_memory_seconds"] = round(time.perf_counter() - t, 2)
         log(f"  edge arrays {args.host_memory} in {info['host_memory_seconds']} s")
         doc = {
-            "schema": "graphferry-bench/1", "command": command, "commit": args.commit,
+            **provenance.stamp({}, ["bench/engines_bench.py", *(sys.argv[1:] if argv is None else argv)]),
             "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "machine": machine,
             "graph": {"name": g.name, "n": g.n, "m": g.m, "directed": g.directed,

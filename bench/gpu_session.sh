@@ -7,7 +7,8 @@ set -u
 export PYTHONPATH=src
 OUT=${OUT:-/tmp/gf-out}
 mkdir -p "$OUT"
-export GRAPHFERRY_COMMIT=${GRAPHFERRY_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+# the tree that runs: graphferry-tree.json, written by `python dev/stamp_tree.py` before the call
+[ -f graphferry-tree.json ] || echo "warning: no graphferry-tree.json (run python dev/stamp_tree.py before the call): results will name commit unknown"
 nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv | tee "$OUT/gpu.txt"
 # every GPU-marked test (339 at f6056fd: 64 s on an H200)
 TESTS=(python -m pytest -q -m gpu -p no:cacheprovider tests --junitxml="$OUT/gpu-tests.xml")

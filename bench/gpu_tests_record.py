@@ -2,8 +2,8 @@
 
     python bench/gpu_tests_record.py gpu-tests.xml <pytest exit code> <out dir> [the pytest command]
 
-writes ``<out dir>/gpu-tests-<device>.json``: the commit (``GRAPHFERRY_COMMIT`` or
-``git rev-parse``, ``-dirty`` when the tree has changes), the date, the device (from
+writes ``<out dir>/gpu-tests-<device>.json``: the commit, dirty flag and diff hash of the tree
+that ran (``bench/provenance.py``: ``dev/stamp_tree.py``'s stamp, or git), the date, the device (from
 ``nvidia-smi``), pytest's exit code and the passed / failed / error / skipped counts, with the
 ids of the tests that failed, and the command that ran them (the trailing arguments; when
 absent, ``GRAPHFERRY_TEST_COMMAND``, else "unknown"). bench/gpu_session.sh calls it on the GPU machine; the lead copies
@@ -57,9 +57,10 @@ def main(argv) -> int:
     xml_path, rc, out_dir = argv[1], int(argv[2]), Path(argv[3])
     command = " ".join(argv[4:]) or os.environ.get("GRAPHFERRY_TEST_COMMAND") or "unknown"
 
-    commit = os.environ.get("GRAPHFERRY_COMMIT") or _run(["git", "rev-parse", "HEAD"]) or "unknown"
-    if _run(["git", "status", "--porcelain", "--untracked-files=no"]):
-        commit += "-dirty"
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import provenance  # commit, dirty flag and diff hash of the tree that ran (issue 35)
+
+    tree = provenance.tree()
     device = _run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"]).splitlines()
     name = device[0] if device else "no-gpu"
     slug = next((c for c in ("h200", "h100", "a100", "l40s", "l4") if c in name.lower()),
@@ -68,7 +69,8 @@ def main(argv) -> int:
         tally, bad = counts(xml_path)
     except (OSError, ET.ParseError) as e:        # pytest killed before writing its report
         tally, bad = None, [f"no report: {e}"]
-    doc = {"schema": "graphferry-gpu-tests/1", "commit": commit,
+    doc = {"schema": "graphferry-gpu-tests/1", "commit": tree["commit"], "dirty": tree["dirty"],
+           "diff_hash": tree["diff_hash"], "tree_how": tree["tree_how"],
            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
            "device": name, "gpus": len(device), "command": command,
            "pytest_exit_code": rc, "counts": tally, "failed": bad}

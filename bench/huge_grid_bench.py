@@ -31,6 +31,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
 
 
 def main(argv=None) -> int:
@@ -56,8 +57,7 @@ def main(argv=None) -> int:
     full = gf.load(g, backend="cuda")
     lg = gf.load(full.graph, backend="cuda", budget=budget, pinned=False)
     b = lg.backend
-    doc = {"schema": "graphferry-bench/1", "command": " ".join(sys.argv),
-           "commit": os.environ.get("GRAPHFERRY_COMMIT", "unknown"),
+    doc = {**provenance.stamp({}),
            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "machine": eb.probe(b),
            "graph": {"name": name, "n": g.n, "m": g.m, "directed": False, "edge_bytes": int(g.m * 4),

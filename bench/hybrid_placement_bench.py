@@ -49,6 +49,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
 
 from graphferry.algorithms.bfs import bfs  # noqa: E402
 from graphferry.algorithms.lcc import lcc  # noqa: E402
@@ -93,8 +94,7 @@ def main() -> None:
                          "(figures it lacks, such as neighbour rates, are the nominal ones)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    doc = {"schema": "graphferry-bench/1", "command": " ".join(sys.argv), "commit": commit,
+    doc = {**provenance.stamp({}),
            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
            "machine": {"device": args.backend, "host_cores": os.cpu_count(), "platform": platform.platform()},
            "notes": "seconds: medians of --repeat calls (neighbour maps: the neighbor_map step alone); "

@@ -99,6 +99,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from algorithms_bench import Deadline, gapbs, gapbs_count, modularity, to_networkit  # noqa: E402
 from peers_bench import write_gapbs  # noqa: E402  (GAPBS's .sg writer)
@@ -403,8 +404,7 @@ def main() -> None:
 
         machine.update(device=get_backend("cuda").device_description(), cupy=cp.__version__,
                        cuda_runtime=cp.cuda.runtime.runtimeGetVersion(), driver=cp.cuda.runtime.driverGetVersion())
-    commit = os.environ.get("GRAPHFERRY_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()  # the device copy has no current .git
-    doc = {"schema": "graphferry-bench/1", "command": " ".join(sys.argv), "commit": commit,
+    doc = {**provenance.stamp({}),
            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "machine": machine,
            "notes": "seconds are whole calls, HyPar's merges and BSP's exchanges included; HyPar's calibration "
                     "(sampled runs on every executor) is made by the first call on a graph size and kept, so "

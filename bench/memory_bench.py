@@ -35,9 +35,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
 sys.path.insert(0, str(ROOT / "bench"))
 
-from convert_bench import git_commit, machine, write_text  # noqa: E402
+from convert_bench import machine, write_text  # noqa: E402
 
 ALGORITHMS = ("bfs", "sssp", "pagerank", "pagerank_ldbc", "wcc", "cdlp", "lcc", "triangle_count")
 
@@ -181,9 +182,7 @@ def main(argv: list[str] | None = None) -> int:
           f"them from the page cache ({check['warm_read_seconds']:.3f} s); cold open incl. check "
           f"{check['cold_open_seconds']:.3f} s")
     result = {
-        "schema": "graphferry-bench/1",
-        "command": "python bench/memory_bench.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "commit": git_commit(),
+        **provenance.stamp({}, ["bench/memory_bench.py", *(argv if argv is not None else sys.argv[1:])]),
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine(),
         "graph": info,

@@ -42,6 +42,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 #: (case name, algorithm, parameters, forced direction, repartition)
@@ -442,11 +443,8 @@ def main() -> None:
         files = write_gapbs(g, work / "graph")
         runs += gapbs_runs(Path(args.gapbs_bin), files, 0, args.trials, False, None, args.timeout, log)
 
-    commit = os.environ.get("GRAPHFERRY_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()  # the device copy has no current .git
     result = {
-        "schema": "graphferry-bench/1",
-        "command": " ".join([Path(sys.executable).name] + sys.argv),
-        "commit": commit,
+        **provenance.stamp({}),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"device": "CPU ranks (no GPU): each rank one process of one OpenMP thread"
                     if args.backend == "cpu" else f"{gpu_name()} x{max(args.ranks)}, one GPU per rank",

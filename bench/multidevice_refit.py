@@ -57,8 +57,10 @@ def main() -> None:
     old = fitted["model"]
     model = PerformanceModel.fit(obs, units=old["units"], shared_host=old["shared_host"],
                                  gamma_load=old["gamma_load"])
-    commit = os.environ.get("GRAPHFERRY_COMMIT") or subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import provenance  # the commit of the tree that refitted (issue 35)
+
+    commit = provenance.tree()["commit"]
     for path in [args.fitted] + args.also:
         d = json.loads(Path(path).read_text())
         ranks = sorted({r["ranks"] for r in d["runs"] if r.get("case", "").startswith("pagerank-p")})

@@ -42,6 +42,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
 
 import networkx as nx  # noqa: E402
 
@@ -194,11 +195,8 @@ def main(argv: list[str] | None = None) -> int:
         del G
 
     if args.out:
-        commit = os.environ.get("GRAPHFERRY_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()  # the device copy has no current .git
         record = {
-            "schema": "graphferry-bench/1",
-            "command": "python bench/networkx_pagerank.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-            "commit": commit,
+            **provenance.stamp({}, ["bench/networkx_pagerank.py", *(argv if argv is not None else sys.argv[1:])]),
             "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "machine": {"device": "cpu", "host_cores": os.cpu_count(), "python": platform.python_version(),
                         "networkx": nx.__version__, "note": "CI-class machine shared with other jobs: medians",

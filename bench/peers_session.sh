@@ -21,7 +21,8 @@ export PYTHONPATH=src PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/gf-out}; mkdir -p "$OUT"
 LIMIT=${LIMIT:-590}; T0=$(date +%s)
 left() { echo $(( LIMIT - ($(date +%s) - T0) )); }
-export GRAPHFERRY_COMMIT=${GRAPHFERRY_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+# the tree that runs: graphferry-tree.json, written by `python dev/stamp_tree.py` before the call
+[ -f graphferry-tree.json ] || echo "warning: no graphferry-tree.json (run python dev/stamp_tree.py before the call): results will name commit unknown"
 step() {  # name, seconds it needs at least, command...
   local name=$1 need=$2; shift 2
   local l; l=$(left)

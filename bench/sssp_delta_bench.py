@@ -35,6 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -92,7 +95,7 @@ def main(argv=None) -> int:
     from graphferry.algorithms.sssp import default_delta, sssp
 
     exe = Path(args.gapbs_bin) / "sssp" if args.gapbs_bin else None
-    doc = {"schema": "graphferry-bench/1", "command": " ".join(sys.argv),
+    doc = {**provenance.stamp({}),
            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "machine": {"host_cores": os.cpu_count()}, "threads": args.threads,
            "notes": "cpu: median wall time of one sssp call on a loaded graph after a warm-up; "

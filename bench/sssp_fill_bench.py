@@ -32,6 +32,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
 
 
 def main(argv=None) -> int:
@@ -62,8 +63,7 @@ def main(argv=None) -> int:
         made.append(self)
 
     buckets_module.PriorityBuckets.__init__ = remember
-    doc = {"schema": "graphferry-bench/1", "command": " ".join(sys.argv),
-           "commit": os.environ.get("GRAPHFERRY_COMMIT", "unknown"),
+    doc = {**provenance.stamp({}),
            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "machine": {}, "graphs": [], "runs": [],
            "notes": "seconds: median of reps after a warm-up, results left on the device; relaxed_per_arc: "

@@ -38,6 +38,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
 sys.path.insert(0, str(ROOT / "bench"))
 
 
@@ -121,8 +122,7 @@ def main() -> None:
                     runs.append(run)
                     print(f"kron{scale} {backend:5s} {run['marked']:4s} share {share:.2f} (work {work:.3f}): "
                           f"{run['seconds'] * 1e3:9.1f} ms  verified {run['verified']}", flush=True)
-        out = {"schema": "graphferry-bench/1", "command": " ".join(sys.argv),
-               "commit": os.environ.get("GRAPHFERRY_COMMIT", ""),
+        out = {**provenance.stamp({}),
                "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                "machine": {"host_cores": os.cpu_count()}, "graph": graphs[0], "graphs": graphs, "runs": runs,
                "notes": "seconds: triangle_count on the prebuilt DAG (upload and per-vertex result included, "

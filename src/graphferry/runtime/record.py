@@ -15,6 +15,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+#: engines whose bytes_h2d is a model, not a measurement: zero-copy kernels and unified memory read
+#: the host's edges over the bus without an explicit copy, so the bytes a partition "moved" are
+#: what its active rows would read (the partition's edge bytes), not counted on the bus
+MODELLED_ENGINES = frozenset({"zerocopy", "unified"})
+
 
 @dataclass
 class PartitionStep:
@@ -113,9 +118,25 @@ class RunRecord:
     def bytes_h2d(self) -> int:
         return sum(s.bytes_h2d for s in self.steps)
 
+    @property
+    def bytes_h2d_modelled(self) -> int:
+        """The part of :attr:`bytes_h2d` that is modelled (partitions served by an engine of
+        :data:`MODELLED_ENGINES`); the rest is measured (explicit copies, their sizes)."""
+        return sum(p.bytes_h2d for s in self.steps for p in s.partitions if p.engine in MODELLED_ENGINES)
+
+    @property
+    def bytes_h2d_how(self) -> str:
+        """``"measured"`` (explicit copies only), ``"modelled"`` (any zero-copy or unified bytes)
+        or ``"none"`` (nothing crossed)."""
+        if not self.bytes_h2d:
+            return "none"
+        return "modelled" if self.bytes_h2d_modelled else "measured"
+
     def to_dict(self) -> dict:
         d = asdict(self)
         d.pop("_origin", None)
+        d["bytes_h2d_how"] = self.bytes_h2d_how
+        d["bytes_h2d_modelled"] = self.bytes_h2d_modelled
         for s in d["steps"]:
             s.pop("_t0", None)
         return d

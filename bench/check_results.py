@@ -1,0 +1,105 @@
+#!/usr/bin/env python
+"""Hold every new results file to issue 35's rules; no GPU needed (the test suite runs it).
+
+"New" means ``"schema": "graphferry-bench/2"``: the files written through ``bench/provenance.py``
+(every benchmark since issue 35). Older files (schema 1) were written before these rules and
+are left as they are, their known labelling errors fixed where the data allowed (see
+``bench/NOTES-peers.md``, "Audit of issue 35").
+
+A new file must have:
+
+* ``commit``: a commit in this repository's history (``git cat-file``; skipped where there is
+  no ``.git``), ``dirty`` (true or false) and, when dirty, ``diff_hash``; ``command``;
+* every run: ``seconds`` and ``first_seconds`` (the first call after loading; for a peer that
+  runs once per process, its one call), unless the run failed (``error``) and is not verified;
+* every peer run (``engine`` ``peer:...``): ``verified`` true, or ``verified_how`` containing
+  "unchecked"; every GAPBS run checked by its own verifier (``-v`` in its command);
+* every run that reports ``bytes_h2d`` above zero: ``bytes_h2d_how`` "measured" or "modelled";
+* every verified delta PageRank run: its ``l1_to_fixed_point`` within the ``l1_bound`` it states.
+
+    python bench/check_results.py            # every bench/results/*.json; exit 1 on a problem
+    python bench/check_results.py FILE ...   # these files
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+NEW_SCHEMA = "graphferry-bench/2"
+
+
+def commit_known(commit: str) -> bool | None:
+    """Whether ``commit`` is a commit of this repository (None: no git here to ask)."""
+    if not (ROOT / ".git").exists():
+        return None
+    try:
+        p = subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=ROOT, capture_output=True,
+                           timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p.returncode == 0
+
+
+def problems(doc: dict, name: str = "?", check_commit: bool = True) -> list[str]:
+    """What is wrong with one results document (empty: nothing); schema 1 documents pass."""
+    if doc.get("schema") != NEW_SCHEMA:
+        return []
+    out = []
+    commit = str(doc.get("commit") or "")
+    if len(commit) < 7 or not all(c in "0123456789abcdef" for c in commit):
+        out.append(f"{name}: commit {commit!r} is not a commit id")
+    elif check_commit and commit_known(commit) is False:
+        out.append(f"{name}: commit {commit} is not in this repository's history")
+    if not isinstance(doc.get("dirty"), bool):
+        out.append(f"{name}: no dirty flag")
+    elif doc["dirty"] and not doc.get("diff_hash"):
+        out.append(f"{name}: dirty without diff_hash")
+    if not str(doc.get("command") or "").strip():
+        out.append(f"{name}: no producing command")
+    for k, r in enumerate(doc.get("runs", [])):
+        where = f"{name}: run {k} ({r.get('algorithm')}, {r.get('engine')})"
+        failed = "error" in r
+        if failed:
+            if r.get("verified"):
+                out.append(f"{where}: failed but marked verified")
+            continue
+        for key in ("seconds", "first_seconds"):
+            if not isinstance(r.get(key), (int, float)):
+                out.append(f"{where}: no {key}")
+        engine = str(r.get("engine", ""))
+        if engine.startswith("peer:"):
+            if not r.get("verified") and "unchecked" not in str(r.get("verified_how", "")):
+                out.append(f"{where}: a peer neither verified nor marked unchecked")
+            if engine.startswith("peer:gapbs") and " -v" not in f" {r.get('command', '')} ":
+                out.append(f"{where}: GAPBS without its verifier (-v)")
+        if (r.get("bytes_h2d") or 0) > 0 and r.get("bytes_h2d_how") not in ("measured", "modelled"):
+            out.append(f"{where}: bytes_h2d without bytes_h2d_how (measured or modelled)")
+        if r.get("verified") and r.get("l1_to_fixed_point") is not None:
+            bound = r.get("l1_bound")
+            if not isinstance(bound, (int, float)):
+                out.append(f"{where}: verified delta PageRank without the l1_bound its tolerance implies")
+            elif r["l1_to_fixed_point"] > bound:
+                out.append(f"{where}: verified at L1 {r['l1_to_fixed_point']:.3g} beyond its bound {bound:.3g}")
+    return out
+
+
+def main(argv=None) -> int:
+    paths = [Path(a) for a in (sys.argv[1:] if argv is None else argv)] or sorted(RESULTS.glob("*.json"))
+    found, new = [], 0
+    for p in paths:
+        doc = json.loads(p.read_text())
+        new += doc.get("schema") == NEW_SCHEMA
+        found += problems(doc, p.name)
+    for line in found:
+        print(line, file=sys.stderr)
+    print(f"{len(paths)} results files, {new} of schema {NEW_SCHEMA}: {len(found)} problems")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,256 @@
+"""Issue 35: results files name the tree that ran, peers are checked or marked unchecked, every
+run has its first call and its median, modelled bytes say so, and README's figures come from
+the files.
+
+bench/check_results.py holds every committed results file of schema ``graphferry-bench/2`` to
+those rules (no GPU needed); these tests run it on the committed files and feed it documents
+broken one rule at a time, check the provenance stamp against a changed tree, and the peers'
+answer readers and checks against wrong answers.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "dev"))
+
+import check_results  # noqa: E402
+import provenance  # noqa: E402
+
+
+def test_every_committed_results_file_passes_the_check():
+    found = []
+    for path in sorted((ROOT / "bench" / "results").glob("*.json")):
+        found += check_results.problems(json.loads(path.read_text()), path.name)
+    assert not found, "\n".join(found)
+
+
+GOOD = {
+    "schema": "graphferry-bench/2", "commit": "0" * 40, "dirty": True, "diff_hash": "ab" * 32,
+    "command": "python bench/peers_bench.py --scales 25",
+    "runs": [
+        {"algorithm": "bfs", "engine": "hybrid", "seconds": 0.03, "first_seconds": 0.2, "bytes_h2d": 10,
+         "bytes_h2d_how": "modelled", "verified": True},
+        {"algorithm": "bfs", "engine": "peer:gapbs", "seconds": 0.1, "first_seconds": 0.12, "verified": True,
+         "command": "bfs -f g.sg -n 3 -r 5 -v"},
+        {"algorithm": "sssp", "engine": "peer:emogi-gpu", "seconds": 0.1, "first_seconds": 0.1, "verified": False,
+         "verified_how": "unchecked: no per-vertex output"},
+        {"algorithm": "pagerank", "engine": "hybrid", "seconds": 1.0, "first_seconds": 1.2, "verified": True,
+         "l1_to_fixed_point": 1e-3, "l1_bound": 2.27e-3},
+        {"algorithm": "wcc", "engine": "zerocopy", "error": "RuntimeError: boom", "verified": False},
+    ],
+}
+
+
+def _broken(edit):
+    doc = copy.deepcopy(GOOD)
+    edit(doc)
+    return doc
+
+
+BROKEN = {
+    "no commit": lambda d: d.pop("commit"),
+    "commit not an id": lambda d: d.update(commit="unknown"),
+    "no dirty flag": lambda d: d.pop("dirty"),
+    "dirty without its hash": lambda d: d.pop("diff_hash"),
+    "no command": lambda d: d.update(command=""),
+    "no first call": lambda d: d["runs"][0].pop("first_seconds"),
+    "no median": lambda d: d["runs"][1].pop("seconds"),
+    "peer neither checked nor marked": lambda d: d["runs"][2].update(verified_how="EMOGI prints nothing"),
+    "GAPBS without -v": lambda d: d["runs"][1].update(command="bfs -f g.sg -n 3 -r 5"),
+    "bytes without how": lambda d: d["runs"][0].pop("bytes_h2d_how"),
+    "bytes how unknown": lambda d: d["runs"][0].update(bytes_h2d_how="guessed"),
+    "delta PageRank beyond its bound": lambda d: d["runs"][3].update(l1_to_fixed_point=0.01),
+    "delta PageRank without a bound": lambda d: d["runs"][3].pop("l1_bound"),
+    "failed run marked verified": lambda d: d["runs"][4].update(verified=True),
+}
+
+
+def test_the_check_passes_a_good_document():
+    assert check_results.problems(GOOD, "good", check_commit=False) == []
+
+
+@pytest.mark.parametrize("rule", sorted(BROKEN))
+def test_the_check_rejects_a_document_breaking_one_rule(rule):
+    assert check_results.problems(_broken(BROKEN[rule]), "bad", check_commit=False), rule
+
+
+def test_the_check_rejects_a_commit_not_in_history_and_leaves_schema_1_alone():
+    if check_results.commit_known("HEAD") is None:
+        pytest.skip("no .git here")
+    assert check_results.problems(GOOD, "x") == [f"x: commit {'0' * 40} is not in this repository's history"]
+    head = provenance.from_git()["commit"]
+    assert check_results.problems(dict(GOOD, commit=head), "x") == []
+    assert check_results.problems({"schema": "graphferry-bench/1", "runs": [{"engine": "peer:x"}]}) == []
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    """A tree of two files, stamped."""
+    (tmp_path / "a.py").write_text("print(1)\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    files = ["a.py", "b.txt"]
+    monkeypatch.setattr(provenance, "ROOT", tmp_path)
+    monkeypatch.setattr(provenance, "TREE_FILE", tmp_path / "graphferry-tree.json")
+    monkeypatch.setattr(provenance, "_TREE", None)
+    stamp = {"commit": "c" * 40, "dirty": True, "diff_hash": "d" * 64, "files": files,
+             "fingerprint": provenance._fingerprint(files), "stamped_at": "then"}
+    provenance.TREE_FILE.write_text(json.dumps(stamp))
+    return tmp_path
+
+
+def test_provenance_reads_the_stamp_never_the_environment(tree, monkeypatch):
+    monkeypatch.setenv("GRAPHFERRY_COMMIT", "e" * 40)
+    doc = provenance.stamp({"runs": []}, ["bench/x.py", "--scale", "25"])
+    assert doc["commit"] == "c" * 40 and doc["dirty"] is True and doc["diff_hash"] == "d" * 64
+    assert doc["schema"] == "graphferry-bench/2" and doc["command"] == "python bench/x.py --scale 25"
+
+
+def test_provenance_refuses_a_stamp_the_tree_no_longer_matches(tree):
+    (tree / "a.py").write_text("print(2)\n")
+    with pytest.raises(RuntimeError, match="stamp_tree"):
+        provenance.tree()
+
+
+def test_the_stamp_of_this_checkout_names_its_head():
+    live = provenance.from_git()
+    if live is None:
+        pytest.skip("no .git here")
+    assert check_results.commit_known(live["commit"]) and isinstance(live["dirty"], bool)
+    assert (live["diff_hash"] is not None) == live["dirty"]
+    assert provenance.TREE_FILE.name not in live["untracked"]
+
+
+def test_record_says_which_bytes_are_modelled():
+    from graphferry.plots import bytes_by_kind
+    from graphferry.runtime.record import RunRecord
+
+    r = RunRecord(algorithm="bfs", backend="cuda", engine="hybrid")
+    assert r.bytes_h2d_how == "none"
+    it = r.begin("edge_map", "push", active_vertices=1, active_edges=1)
+    it.add_partition(0, "filter", 100, rows=1)
+    r.end(it)
+    assert r.bytes_h2d_how == "measured" and r.bytes_h2d_modelled == 0
+    it = r.begin("edge_map", "push", active_vertices=1, active_edges=1)
+    it.add_partition(1, "zerocopy", 40, rows=1)
+    it.add_partition(2, "resident", 0, rows=1)
+    r.end(it)
+    d = r.to_dict()
+    assert (d["bytes_h2d_how"], d["bytes_h2d_modelled"], r.bytes_h2d) == ("modelled", 40, 140)
+    assert [bytes_by_kind(s) for s in d["steps"]] == [(100, 0), (0, 40)]
+
+
+@pytest.fixture(scope="module")
+def kron10():
+    from graphferry.generators import kronecker_graph
+
+    return kronecker_graph(10, weighted=True, seed=1)
+
+
+def test_emogi_output_is_read_back_and_checked_like_ours(tmp_path, kron10):
+    """EMOGI's raw arrays (uint32 levels and costs with all-ones unreached, uint64 labels, float32
+    ranks) read back into the checks; a wrong answer of each kind fails them."""
+    import peers_bench
+
+    from graphferry.algorithms import bfs, sssp, wcc
+
+    g = kron10
+    src = int(np.argmax(g.out_degree))
+    checker = peers_bench.Checker(g, src)
+    levels = bfs(g, src, backend="cpu").levels.astype(np.int64)
+    dist = sssp(g, src, backend="cpu").distances
+    raw = {"bfs": np.where(levels < 0, 0xFFFFFFFF, levels).astype(np.uint32),
+           "sssp": np.where(np.isinf(dist), 0xFFFFFFFF, np.nan_to_num(dist, posinf=0)).astype(np.uint32),
+           "wcc": (np.asarray(wcc(g, backend="cpu").labels) * 7 + 3).astype(np.uint64)}  # any label per class
+    for name, arr in raw.items():
+        path = tmp_path / f"{name}.bin"
+        arr.tofile(path)
+        values = peers_bench.read_emogi_output(path, name, g.n)
+        ok, how = checker.check_peer(name, values)
+        assert ok, (name, how)
+    deeper = peers_bench.read_emogi_output(tmp_path / "bfs.bin", "bfs", g.n)
+    deeper[np.flatnonzero(deeper == deeper.max())[0]] += 1
+    assert not checker.check_peer("bfs", deeper)[0]
+    far = peers_bench.read_emogi_output(tmp_path / "sssp.bin", "sssp", g.n)
+    far[np.flatnonzero(np.isfinite(far) & (far > 0))[0]] += 1
+    assert not checker.check_peer("sssp", far)[0]
+    merged = peers_bench.read_emogi_output(tmp_path / "wcc.bin", "wcc", g.n).astype(np.int64)
+    merged[merged == merged[np.argmax(g.out_degree == 0)]] = merged[src]  # an isolated vertex joins the giant
+    assert not checker.check_peer("wcc", merged)[0]
+    assert peers_bench.read_emogi_output(tmp_path / "absent.bin", "bfs", g.n) is None
+
+
+def test_peer_pagerank_is_measured_against_its_own_definition(kron10):
+    """EMOGI's and HyTGraph's PageRank spreads no sink's rank: their fixed point, scaled, passes
+    at a tight threshold, the uniform vector does not. (On an undirected graph the sinks are
+    isolated vertices, and scaled to sum 1 the two definitions agree: the library's reference too.)"""
+    import peers_bench
+
+    from graphferry.algorithms.pagerank import pagerank_reference
+
+    g = kron10
+    checker = peers_bench.Checker(g, 0)
+    theirs = checker.pagerank_nosink_reference() * 1234.5  # any scale
+    ok, how = checker.check_peer("pagerank-delta", theirs, tol=1e-5)
+    assert ok, how
+    assert not checker.check_peer("pagerank-delta", np.ones(g.n), tol=1e-5)[0]
+    assert checker.check_peer("pagerank-delta", pagerank_reference(g, 0.85), tol=1e-5)[0]
+    spread = checker.pagerank_nosink_reference().copy()
+    spread[:8] *= 1.5  # a few ranks wrong by half
+    assert not checker.check_peer("pagerank-delta", spread, tol=1e-5)[0]
+    # a threshold whose bound does not exclude the uniform vector checks nothing: unchecked
+    ok, how = checker.check_peer("pagerank-delta", theirs, tol=0.05)
+    assert not ok and "unchecked" in how
+
+
+def test_hytgraph_levels_and_labels_are_read_back_whole(tmp_path, kron10):
+    """HyTGraph's ``vertex value`` lines (INF unreached; vertices after the last with an edge
+    absent) become whole arrays: the trailing vertices unreached and their own components."""
+    import peers_bench
+
+    from graphferry.algorithms import bfs
+
+    g = kron10
+    src = int(np.argmax(g.out_degree))
+    levels = bfs(g, src, backend="cpu").levels.astype(np.int64)
+    kept = int(np.flatnonzero(np.diff(g.offsets))[-1]) + 1
+    text = "".join(f"{v} {'INF' if levels[v] < 0 else levels[v]}\n" for v in range(kept))
+    (tmp_path / "bfs.out").write_text(text)
+    back = peers_bench.read_hytgraph_output(tmp_path / "bfs.out", "bfs", g.n)
+    assert np.array_equal(back, levels)
+    assert peers_bench.Checker(g, src).check_peer("bfs", back)[0]
+
+
+def test_readme_shows_unchecked_peers_with_a_star_and_managed_emogi_apart():
+    import results_table
+
+    doc1 = {"schema": "graphferry-bench/1"}
+    emogi_bfs = {"engine": "peer:emogi-gpu", "verified": True, "verified_how": "6 launches vs graphferry's depth 5"}
+    gapbs = {"engine": "peer:gapbs", "verified": True, "verified_how": "GAPBS's own verifier (-v)"}
+    assert not results_table.checked(emogi_bfs, doc1) and results_table.checked(gapbs, doc1)
+    assert results_table.checked(emogi_bfs, {"schema": "graphferry-bench/2"})
+    managed = {"engine": "peer:emogi-gpu", "variant": "delta form; -m 1 (managed)"}
+    assert results_table.engine_of(managed) == "peer:emogi-managed"
+    assert results_table.engine_of({"engine": "peer:emogi-gpu"}) == "peer:emogi-gpu"
+
+
+def test_the_evidence_table_shows_first_and_median_and_modelled_bytes():
+    import results_table
+
+    doc = {"schema": "graphferry-bench/2", "commit": "a" * 40, "dirty": False, "command": "python x",
+           "graph": {"name": "kron25", "n": 1, "m": 2}, "machine": {"device": "GPU", "host_cores": 16},
+           "runs": [{"algorithm": "bfs", "engine": "zerocopy", "seconds": 0.0459, "first_seconds": 0.234,
+                     "verified": True, "bytes_h2d": 11_100_000_000, "bytes_h2d_how": "modelled"},
+                    {"algorithm": "bfs", "engine": "peer:emogi-gpu", "seconds": 0.061, "first_seconds": 0.061,
+                     "verified": False, "verified_how": "unchecked"}]}
+    text = results_table.evidence_table(Path("peers-kron25-x.json"), doc)
+    assert "| bfs | 234.0 / 45.9 | 61.0 / 61.0* |" in text
+    assert "11.10 (modelled)" in text and "clean tree" in text
