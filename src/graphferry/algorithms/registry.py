@@ -43,7 +43,7 @@ Example:
     >>> registry.get("page_rank")
     Traceback (most recent call last):
     ...
-    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst, communities
+    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst, communities, core_number, eigenvector_centrality, katz_centrality, hits
 """
 
 from __future__ import annotations
@@ -250,8 +250,16 @@ def _verify_msf(verify, graph, result, params):
            component=result.values["component"])
 
 
+def _verify_hits(verify, graph, result, params):
+    verify(graph, result.hubs, result.authorities, weighted=params["weighted"], normalized=params["normalized"])
+
+
 def _verify_with_params(verify, graph, result, params):
     verify(graph, *result.values.values(), **params)
+
+
+def _verify_power_iteration(verify, graph, result, params):
+    verify(graph, *result.values.values(), **{k: v for k, v in params.items() if k != "nstart"})
 
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
@@ -362,6 +370,49 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
         scalars=("modularity", "num_communities", "iterations", "finalised"), verifier="verify_communities",
         verify_call=_verify_communities,
         memory=(64, 64)),  # not fitted yet: labels, flags, modularity terms; simple undirected view
+    AlgorithmSpec(
+        "core_number", "core_number",
+        "Core number of every vertex (k-core decomposition by bucketed peeling), NetworkX's degrees.",
+        columns=(Column("core", "int64", "count", "largest k of a k-core holding the vertex"),),
+        scalars=("max_core", "rounds"), verifier="verify_core_number",
+        memory=(40, 8)),  # not fitted yet: degrees, cores, frontiers; the simple (both-ways) view
+    AlgorithmSpec(
+        "eigenvector_centrality", "eigenvector",
+        "Eigenvector centrality by power iteration (NetworkX's shift, normalisation and stopping rule).",
+        columns=(Column("centrality", "float64", "score", "eigenvector centrality, unit L2 norm"),),
+        parameters=(Parameter("max_iterations", int, 100, "iteration limit"),
+                    Parameter("tol", float, 1e-6, "stop when the L1 change is below n * tol"),
+                    Parameter("weighted", bool, True, "edge weights as matrix entries (when the graph has them)")),
+        scalars=("iterations", "converged"), verifier="verify_eigenvector_centrality",
+        verify_call=_verify_power_iteration,
+        memory=(48, 0),  # not fitted yet: x, y, change (float64) and frontiers
+        pulls=True),
+    AlgorithmSpec(
+        "katz_centrality", "katz",
+        "Katz centrality by power iteration (NetworkX's alpha, beta, stopping rule and normalisation).",
+        columns=(Column("centrality", "float64", "score", "Katz centrality"),),
+        parameters=(Parameter("alpha", float, 0.1, "attenuation factor (below 1 / the largest eigenvalue)"),
+                    Parameter("beta", float, 1.0, "weight of every vertex's own term"),
+                    Parameter("max_iterations", int, 1000, "iteration limit"),
+                    Parameter("tol", float, 1e-6, "stop when the L1 change is below n * tol"),
+                    Parameter("normalized", bool, True, "scale to unit L2 norm"),
+                    Parameter("weighted", bool, True, "edge weights as matrix entries (when the graph has them)")),
+        scalars=("iterations", "converged"), verifier="verify_katz_centrality",
+        verify_call=_verify_power_iteration,
+        memory=(56, 0),  # not fitted yet: x, y, beta, change (float64) and frontiers
+        pulls=True),
+    AlgorithmSpec(
+        "hits", "hits",
+        "HITS hubs and authorities by power iteration, NetworkX's normalisation.",
+        columns=(Column("hubs", "float64", "score", "hub value"),
+                 Column("authorities", "float64", "score", "authority value")),
+        parameters=(Parameter("max_iterations", int, 100, "iteration limit"),
+                    Parameter("tol", float, 1e-8, "stop when the hubs' L1 change is below tol"),
+                    Parameter("normalized", bool, True, "divide each vector by its sum"),
+                    Parameter("weighted", bool, True, "edge weights as matrix entries (when the graph has them)")),
+        scalars=("iterations", "converged"), verifier="verify_hits", verify_call=_verify_hits,
+        memory=(56, 0),  # not fitted yet: hubs, authorities, last hubs, change (float64) and frontiers
+        pulls=True),
 )}
 
 
