@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 nx = pytest.importorskip("networkx")
 
-from graphferry.nx_backend import adjacency, interface, register  # noqa: E402
+from graphferry.nx_backend import adjacency, convert, interface, register  # noqa: E402
 from graphferry.nx_backend import graph as graph_module  # noqa: E402
 from graphferry.nx_backend.graph import from_networkx  # noqa: E402
 from graphferry.nx_backend.info import FUNCTIONS, get_info  # noqa: E402
@@ -330,13 +330,13 @@ def test_betweenness_variants_graphferry_does_not_define_go_back_to_networkx():
 # ------------------------------------------------------------ conversion, caching, dispatch
 def test_conversion_is_cached_on_the_graph(monkeypatch):
     calls = []
-    real = interface.from_networkx
+    real = convert.from_networkx
 
     def counting(G, edge_attrs=None):
         calls.append(edge_attrs)
         return real(G, edge_attrs)
 
-    monkeypatch.setattr(interface, "from_networkx", counting)
+    monkeypatch.setattr(convert, "from_networkx", counting)
     G = nx.gnp_random_graph(50, 0.1, seed=2)
     nx.pagerank(G, **GF)
     nx.pagerank(G, **GF)
@@ -400,7 +400,7 @@ def test_automatic_dispatch_through_backend_priority():
 
 def test_automatic_dispatch_keeps_small_graphs_in_networkx(monkeypatch):
     calls = []
-    monkeypatch.setattr(interface, "from_networkx", lambda *a, **k: calls.append(a) or from_networkx(*a, **k))
+    monkeypatch.setattr(convert, "from_networkx", lambda *a, **k: calls.append(a) or from_networkx(*a, **k))
     G = nx.gnp_random_graph(40, 0.2, seed=6)
     with nx.config.backend_priority(algos=["graphferry"]):
         nx.pagerank(G, weight=None)      # 150-odd edges, far below min_edges: NetworkX runs it
@@ -413,7 +413,8 @@ def test_every_advertised_function_exists_and_matches_networkx_signature():
     import inspect
 
     assert set(FUNCTIONS) == set(interface.FUNCTIONS)
-    for name, (function, _) in interface.FUNCTIONS.items():
+    for name, spec in interface.FUNCTIONS.items():
+        function = getattr(interface, name)
         theirs = nx.utils.backends._registered_algorithms[name]
         ours = inspect.signature(function)
         want = [p for p in inspect.signature(theirs).parameters.values() if p.name not in ("backend", "backend_kwargs")]
@@ -558,3 +559,19 @@ def test_backend_on_the_gpu_matches_networkx():
         nx.config.backends.graphferry.backend = "cpu"
     exact = nx.pagerank(G, tol=1e-15, max_iter=10_000)
     assert sum(abs(got[v] - exact[v]) for v in G) <= 0.85 / 0.15 * len(G) * 1e-10  # NetworkX's own bound
+
+
+def test_import_free_function_list_is_current():
+    """``_graphferry_nx/functions.py`` (what NetworkX reads at import) lists exactly the registrations."""
+    from graphferry.nx_backend import registration
+
+    assert registration.INFO_FILE.read_text() == registration.info_source(), \
+        "run: python -m graphferry.nx_backend.registration"
+
+
+def test_every_registered_function_is_in_its_area_module():
+    from graphferry.nx_backend import registration
+
+    for name, spec in registration.FUNCTIONS.items():
+        assert spec.module.rsplit(".", 1)[1] in registration.AREAS, name
+        assert spec.note, name

@@ -1,0 +1,94 @@
+"""Conversions between NetworkX graphs and the backend's :class:`~.graph.NxGraph`, cached on the graph.
+
+A conversion is kept in ``G.__networkx_cache__["graphferry"]`` (key: the edge
+attributes it read), beside NetworkX's own cache of backend graphs. NetworkX
+empties ``__networkx_cache__`` whenever ``G`` changes through its methods, so a
+changed graph is converted anew; an edge attribute set by hand (``G[u][v]["w"] = 2``)
+needs ``G.__networkx_cache__.clear()``, as NetworkX documents for its own cache.
+The memo is off while NetworkX's own tests run with the backend (they convert
+afresh each call) and when ``nx.config.cache_converted_graphs`` is False.
+
+Example:
+    >>> import networkx as nx
+    >>> from graphferry.nx_backend.convert import converted, cached_size
+    >>> G = nx.path_graph(5)
+    >>> cached_size(G) is None        # nothing converted yet
+    True
+    >>> converted(G).csr.m, cached_size(G)
+    (8, 8)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+
+from .graph import NxGraph, from_networkx
+
+__all__ = ["converted", "cached_size", "convert_from_nx", "convert_to_nx", "edge_weights"]
+
+
+def _conversion_cache(G) -> dict | None:
+    cache = getattr(G, "__networkx_cache__", None)
+    if cache is None or not nx.config.cache_converted_graphs or nx.utils.backends._dispatchable._is_testing:
+        return None
+    return cache.setdefault("graphferry", {})
+
+
+def converted(G, edge_attrs: dict[str, Any] | None = None) -> NxGraph:
+    """``G`` converted with ``edge_attrs``, memoised on ``G`` so ``can_run`` and the call share it."""
+    if isinstance(G, NxGraph):
+        return G
+    key = tuple(sorted((k, repr(v)) for k, v in (edge_attrs or {}).items()))
+    cache = _conversion_cache(G)
+    if cache is not None:
+        for have, g in cache.items():
+            if set(key) <= set(have):
+                return g
+    g = from_networkx(G, edge_attrs)
+    if cache is not None:
+        cache[key] = g
+    return g
+
+
+def cached_size(G) -> int | None:
+    """Arcs of ``G``'s cached conversion (any one of them), None when there is none: O(1)."""
+    if isinstance(G, NxGraph):
+        return G.csr.m
+    cache = getattr(G, "__networkx_cache__", None)
+    if not cache:
+        return None
+    mine = cache.get("graphferry")
+    if mine:
+        return next(iter(mine.values())).csr.m
+    theirs = cache.get("backends", {}).get("graphferry")  # NetworkX's own cache of our conversions
+    if theirs:
+        return next(iter(theirs.values())).csr.m
+    return None
+
+
+def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False, preserve_node_attrs=False,
+                    preserve_graph_attrs=False, name=None, graph_name=None) -> NxGraph:
+    """NetworkX graph -> :class:`~graphferry.nx_backend.graph.NxGraph` (named edge attributes only)."""
+    if isinstance(G, NxGraph):
+        return G
+    if preserve_edge_attrs:
+        # only a callable weight asks for every attribute, and can_run turns those away
+        raise NotImplementedError("graphferry converts named edge attributes only, not all of them")
+    g = converted(G, edge_attrs)
+    if preserve_graph_attrs:
+        g.graph_attrs = dict(G.graph)
+    return g
+
+
+def convert_to_nx(obj, *, name=None):
+    """A converted graph back to NetworkX; results (dicts, numbers, generators) pass through."""
+    if isinstance(obj, NxGraph):
+        return obj.to_networkx()
+    return obj
+
+
+def edge_weights(G, weight) -> Any:
+    """Edge attribute ``weight`` of ``G`` as converted (None: a backend graph converted without it)."""
+    return converted(G, {weight: 1}).weights.get(weight)

@@ -1,0 +1,129 @@
+"""What the area modules share: the backend's settings, running a registered algorithm, node lookups, BFS layers.
+
+Example:
+    >>> import networkx as nx
+    >>> from graphferry.nx_backend.convert import converted
+    >>> from graphferry.nx_backend.running import bfs_levels
+    >>> import numpy as np
+    >>> bfs_levels(converted(nx.path_graph(4)).csr, np.array([1])).tolist()
+    [1, 0, 1, 2]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Iterator
+
+import networkx as nx
+import numpy as np
+
+from ..algorithms import registry
+from ..graph import Graph
+from .graph import NxGraph
+from .info import DEFAULT_CONFIG
+
+__all__ = ["config", "run", "vertex", "nbunch", "bfs_levels", "bfs_layers"]
+
+
+def config():
+    """``nx.config.backends.graphferry`` (the defaults when NetworkX did not load the backend's info)."""
+    try:
+        return nx.config.backends.graphferry
+    except AttributeError:  # backend_info not loaded (e.g. networkx imported oddly)
+        return nx.utils.Config(**DEFAULT_CONFIG)
+
+
+def run(name: str, graph: Graph, **kwargs):
+    """Run registered algorithm ``name`` with the backend's configured run options."""
+    cfg = config()
+    return registry.get(name).run(graph, backend=cfg.backend, engine=cfg.engine, **kwargs)
+
+
+def vertex(G: NxGraph, node, error: Callable[[Any], Exception]) -> int:
+    """The vertex id of ``node``; ``error(node)`` raised when it is not in ``G``."""
+    try:
+        return G.index[node]
+    except (KeyError, TypeError):
+        raise error(node) from None
+
+
+def nbunch(G: NxGraph, nodes) -> list:
+    """NetworkX's ``G.nbunch_iter``: the nodes of ``nodes`` that are in ``G``, same errors."""
+    if nodes in G:
+        return [nodes]
+    try:
+        return [v for v in nodes if v in G.index]
+    except TypeError as err:
+        message = err.args[0] if err.args else ""
+        if "object is not iterable" in message:
+            raise nx.NetworkXError(f"Node {nodes} is not in the graph.") from None
+        if "iter" in message:
+            raise nx.NetworkXError("nbunch is not a node or a sequence of nodes.") from None
+        if "hashable" in message:
+            bad = next(v for v in nodes if not _hashable(v))
+            raise nx.NetworkXError(f"Node {bad} in sequence nbunch is not a valid node.") from None
+        raise
+
+
+def _hashable(v) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def bfs_levels(csr: Graph, sources: np.ndarray) -> np.ndarray:
+    """Hops from the nearest of ``sources`` (-1: unreachable), by graphferry's BFS.
+
+    Several sources: BFS from a virtual vertex ``n`` with an arc to each source.
+    """
+    if len(sources) == 1:
+        return run("bfs", csr, source=int(sources[0])).levels
+    starts = np.unique(sources)
+    offsets = np.concatenate([csr.offsets, [csr.m + len(starts)]])
+    indices = np.concatenate([csr.indices, starts.astype(csr.indices.dtype)])
+    with_super = Graph(offsets, indices, None, directed=True, name=f"{csr.name}+sources")
+    levels = run("bfs", with_super, source=csr.n).levels[:-1]
+    return np.where(levels > 0, levels - 1, -1)
+
+
+def bfs_layers(csr: Graph, first: np.ndarray, levels: np.ndarray | None, depth_limit: float = math.inf
+               ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(layer, parents) per BFS layer, in exactly the order NetworkX's BFS discovers vertices.
+
+    NetworkX scans each layer's vertices in order and each one's neighbours in
+    adjacency order; a vertex joins the next layer, with that parent, at its
+    first sighting. Given the levels, that is: the next layer is the first
+    occurrence of each level-(d + 1) vertex among the layer's rows, read in order.
+    ``levels`` None: a bounded search, which marks what it has seen instead and
+    touches only the rows it reaches (for a small ``depth_limit``).
+    """
+    layer = first
+    parents = np.full(len(first), -1, np.int64)
+    seen = None
+    if levels is None:
+        seen = np.zeros(csr.n, bool)
+        seen[first] = True
+    depth = 0
+    while len(layer):
+        yield layer, parents
+        if depth >= depth_limit:
+            return
+        starts, ends = csr.offsets[layer], csr.offsets[layer + 1]
+        lengths = ends - starts
+        total = int(lengths.sum())
+        if total == 0:
+            return
+        # positions of every arc of the layer's rows, rows in layer order
+        pos = np.arange(total) + np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+        children = csr.indices[pos]
+        keep = levels[children] == depth + 1 if seen is None else ~seen[children]
+        children = children[keep]
+        owners = np.repeat(layer, lengths)[keep]
+        _, firsts = np.unique(children, return_index=True)
+        firsts.sort()
+        layer, parents = children[firsts].astype(np.int64), owners[firsts]
+        if seen is not None:
+            seen[layer] = True
+        depth += 1
