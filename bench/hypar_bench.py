@@ -17,7 +17,7 @@ bytes, so every graph is larger than the GPU budget (runs ``hypar@SPEC``,
 ``split@SPEC``, ``bsp@SPEC``, ``only:SPEC``).
 
 HyPar's calibration (three sampled subgraphs run alone on every executor and split
-over them, :func:`graphferry.algorithms.hypar.calibrate`) is made by the first call
+over them, :func:`graphferry.hypar.calibrate`) is made by the first call
 of an application on a graph size and kept for the process (the paper measures its
 ratio once): the warm-up call pays it (``first_seconds``, ``calibration_seconds``
 of every HyPar and BSP run); on a graph run without warm-up, the timed call does.
@@ -105,6 +105,8 @@ from algorithms_bench import Deadline, gapbs, gapbs_count, modularity, to_networ
 from peers_bench import write_gapbs  # noqa: E402  (GAPBS's .sg writer)
 
 APPS = ("components", "triangles", "coloring", "communities", "mst")
+#: the results' labels (kept, so that files compare across sessions) -> the application's name in graphferry.hypar
+APPLICATION = {"components": "wcc", "triangles": "triangle_count"}
 PHASES = ("prepare", "partition", "independent_wall", "merge", "post_process", "finish")   # HyPar's, in each run
 #: --deadline-s: a plan is skipped when its time on an earlier graph of at least this many arcs,
 #: scaled by arcs, would run past the deadline
@@ -150,7 +152,7 @@ class ExecutorSpec:
                 raise SystemExit(f"hypar_bench: executor {text!r}: budget must be a positive fraction")
 
     def build(self, graph):
-        from graphferry.algorithms.hypar import Executor
+        from graphferry.hypar import HyparExecutor as Executor
 
         if self.sim:
             return Executor(self.backend, engine="compaction", budget=64 << 20, partition_bytes=1 << 20, name=self.text)
@@ -390,7 +392,7 @@ def main() -> None:
 
     from graphferry import Graph
     from graphferry.algorithms import registry
-    from graphferry.algorithms.hypar import bsp, hypar
+    from graphferry.hypar import bsp, hypar
     from graphferry.transforms import symmetrize
 
     runs: list[dict] = []
@@ -544,9 +546,10 @@ def main() -> None:
                 if not clock.allows(f"{name} {app} {label}", expect(app, label, g.m, cold)):
                     continue
                 exs = [s.build(graph) for s in specs]
-                call = ((lambda: hypar(graph, app, exs, threshold_edges=args.threshold_edges,
+                name_in_hypar = APPLICATION.get(app, app)
+                call = ((lambda: hypar(graph, name_in_hypar, exs, threshold_edges=args.threshold_edges,
                                        plan="split" if kind == "split" else "auto")) if kind != "bsp"
-                        else (lambda: bsp(graph, app, exs)))
+                        else (lambda: bsp(graph, name_in_hypar, exs)))
                 timing = timed(
                     call, cold, trial=(lambda r: bool(r.timings.get("plan", {}).get("trial")))
                     if kind == "hypar" and len(specs) > 1 else None)

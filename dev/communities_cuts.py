@@ -89,7 +89,7 @@ def main() -> None:
     import networkx as nx
 
     from graphferry.algorithms.communities import communities
-    from graphferry.algorithms.hypar import Executor, hypar
+    from graphferry.hypar import HyparExecutor as Executor, hypar
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("families", nargs="+")

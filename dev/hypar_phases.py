@@ -12,7 +12,7 @@ warm-up, the three ways interleaved (a shared host's load falls on all of them a
 the undirected simple view of a Kronecker graph (weighted for ``mst``); ``--threshold-edges`` as
 in the bench (0: recurse while the graph shrinks).
 
-    OMP_NUM_THREADS=1 python dev/hypar_phases.py --scale 17 --apps components triangles
+    OMP_NUM_THREADS=1 python dev/hypar_phases.py --scale 17 --apps wcc triangle_count
     python dev/hypar_phases.py --scale 16 --apps mst --profile split
 """
 
@@ -30,12 +30,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from graphferry.algorithms import registry  # noqa: E402
-from graphferry.algorithms.hypar import APPLICATIONS, Executor, hypar  # noqa: E402
+from graphferry.hypar import APPLICATIONS, HyparExecutor as Executor, hypar  # noqa: E402
 from graphferry.generators import kronecker_graph  # noqa: E402
 from graphferry.transforms import simple_graph  # noqa: E402
 
-DIRECT = {"components": "wcc", "triangles": "triangle_count", "coloring": "coloring", "communities": "communities",
-          "mst": "mst"}
 PHASES = ("prepare", "partition", "independent", "merge", "post_process", "finish")
 
 
@@ -62,7 +60,7 @@ def main() -> None:
     weighted = kronecker_graph(args.scale, seed=1, weighted=True)
     for app in args.apps:
         g = weighted if app == "mst" else plain
-        ways = {"direct": lambda: registry.get(DIRECT[app]).function(g, backend="cpu"),
+        ways = {"direct": lambda: registry.get(app).function(g, backend="cpu"),
                 "one": lambda: hypar(g, app, [cpu], threshold_edges=args.threshold_edges),
                 "split": lambda: hypar(g, app, [cpu, sim], threshold_edges=args.threshold_edges, plan="split",
                                        calibration=calibration),

@@ -37,6 +37,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 ALG = "src/graphferry/algorithms"
 SCHED = "src/graphferry/scheduler"
+HYPAR = "src/graphferry/hypar"
 
 
 @dataclass(frozen=True)
@@ -211,23 +212,23 @@ MUTANTS = [
            "    last = first + ((e - b) * bits - 1) // (8 * LINE_BYTES)", ("tests/test_primitives.py",)),
     # ------------------------------------------------------------------ HyPar
     Mutant("hypar-triangles-block-mark-misses-one", "a triangle part on the whole DAG leaves its block's first vertex unmarked",
-           f"{ALG}/hypar.py", "            in_block[block] = 1\n", "            in_block[block[1:]] = 1\n",
+           f"{HYPAR}/applications/triangle_count.py", "            in_block[block] = 1\n", "            in_block[block[1:]] = 1\n",
            ("tests/test_hypar.py",)),
     Mutant("hypar-shares-ignore-feedback", "a split's measured speeds are not used for the next call's shares",
-           f"{ALG}/hypar.py", "            return list(self.observed[1])\n", "            return list(self.shares)\n",
+           f"{HYPAR}/calibration.py", "            return list(self.observed[1])\n", "            return list(self.shares)\n",
            ("tests/test_hypar.py",)),
     Mutant("hypar-planner-never-explores", "the planner never tries a plan it has not run at a size",
-           f"{ALG}/hypar.py", "    if untried:\n        return trial(", "    if False:\n        return trial(",
+           f"{HYPAR}/planner.py", "    if untried:\n        return trial(", "    if False:\n        return trial(",
            ("tests/test_hypar.py",)),
     Mutant("hypar-measure-keeps-the-last", "a slower run of a plan replaces its faster measurement",
-           f"{ALG}/hypar.py", "        if same_size and kept[1] / max(kept[0], 1e-12) <= seconds / max(work, 1e-12):",
+           f"{HYPAR}/calibration.py", "        if same_size and kept[1] / max(kept[0], 1e-12) <= seconds / max(work, 1e-12):",
            "        if False and same_size and kept[1] / max(kept[0], 1e-12) <= seconds / max(work, 1e-12):",
            ("tests/test_hypar.py",)),
     Mutant("hypar-triangle-blocks-by-id", "triangle blocks are ranges of ids, not runs of the DAG's order",
-           f"{ALG}/hypar.py", "        return order[::-1] if self.host_first else order\n", "        return None\n",
+           f"{HYPAR}/applications/triangle_count.py", "        return order[::-1] if self.host_first else order\n", "        return None\n",
            ("tests/test_hypar.py",)),
     Mutant("hypar-triangle-host-takes-low-ranks", "the host executor's triangle block is the lowest ranks, not the highest",
-           f"{ALG}/hypar.py", "        return order[::-1] if self.host_first else order\n", "        return order\n",
+           f"{HYPAR}/applications/triangle_count.py", "        return order[::-1] if self.host_first else order\n", "        return order\n",
            ("tests/test_hypar.py",)),
     Mutant("mst-picks-not-deduplicated", "an edge two components picked in one round is kept twice",
            f"{ALG}/mst.py", "np.flatnonzero(np.r_[True, key[order[1:]] != key[order[:-1]]])",
@@ -250,13 +251,13 @@ MUTANTS = [
            "- out_offsets[rows] + offsets[rows]]", "- out_offsets[rows] + offsets[rows] + 1]",
            ("tests/test_hybrid.py",)),
     Mutant("hypar-retry-far-rivals", "the planner runs again rivals up to 5x the best run, not 1.5x, after their second run",
-           f"{ALG}/hypar.py", "        if runs[plan] != 1:\n            return RETRY_WITHIN\n",
+           f"{HYPAR}/planner.py", "        if runs[plan] != 1:\n            return RETRY_WITHIN\n",
            "        if False:\n            return RETRY_WITHIN\n", ("tests/test_hypar.py",)),
     Mutant("hypar-first-run-not-retried", "a rival's one slow first run beyond 1.5x the best keeps it from running again",
-           f"{ALG}/hypar.py", "        if runs[plan] != 1:\n            return RETRY_WITHIN\n",
+           f"{HYPAR}/planner.py", "        if runs[plan] != 1:\n            return RETRY_WITHIN\n",
            "        if True:\n            return RETRY_WITHIN\n", ("tests/test_hypar.py",)),
     Mutant("hypar-cheap-first-run-not-retried", "a rival's one cheap first run beyond 5x the best keeps it from running again",
-           f"{ALG}/hypar.py", "return max(EXPLORE_WITHIN, RETRY_CHEAP_S / max(predicted[best], 1e-12))",
+           f"{HYPAR}/planner.py", "return max(EXPLORE_WITHIN, RETRY_CHEAP_S / max(predicted[best], 1e-12))",
            "return EXPLORE_WITHIN", ("tests/test_hypar.py",)),
     # ------------------------------------------------------------------ summing pulls
     Mutant("pull-merge-without-a-sum", "a program may merge partial folds under combine 'min'",

@@ -11,13 +11,13 @@ from hypothesis import given, settings, strategies as st
 from scipy.sparse.csgraph import connected_components
 
 from graphferry import Graph
-from graphferry.algorithms.hypar import Executor, bsp, bsp_components, cut_by_edges, hypar, part_graph, APPLICATIONS
+from graphferry.hypar import APPLICATIONS, BSP_APPLICATIONS, HyparExecutor, bsp, bsp_components, cut_by_edges, hypar, part_graph
 from graphferry.generators import kronecker_graph
 
 from conftest import DATASETS, need_shared, read_dataset
 
-ONE = [Executor("cpu")]
-TWO = [Executor("cpu"), Executor("cpu", engine="compaction", budget=1 << 16, partition_bytes=256)]
+ONE = [HyparExecutor("cpu")]
+TWO = [HyparExecutor("cpu"), HyparExecutor("cpu", engine="compaction", budget=1 << 16, partition_bytes=256)]
 
 
 @st.composite
@@ -46,7 +46,7 @@ def nx_simple(g: Graph) -> nx.Graph:
 @settings(max_examples=30, deadline=None)
 @given(g=graphs(), executors=st.sampled_from([ONE, TWO]), threshold=st.sampled_from([0, 10**9]))
 def test_components_equal_scipy(g, executors, threshold):
-    r = hypar(g, "components", executors, threshold_edges=threshold, plan="split")
+    r = hypar(g, "wcc", executors, threshold_edges=threshold, plan="split")
     assert np.array_equal(r.values["labels"], scipy_labels(g))
     assert r.scalars["components"] == len(set(scipy_labels(g).tolist()))
 
@@ -54,23 +54,23 @@ def test_components_equal_scipy(g, executors, threshold):
 @settings(max_examples=30, deadline=None)
 @given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
 def test_triangles_with_ghost_edges_equal_networkx(g, executors):
-    assert_triangles_equal_networkx(g, hypar(g, "triangles", executors, plan="split"))
+    assert_triangles_equal_networkx(g, hypar(g, "triangle_count", executors, plan="split"))
 
 
 # a budget below any test graph's DAG: that executor gets the paper's part with ghost edges, the other the whole DAG
-GHOSTED = [Executor("cpu"), Executor("cpu", engine="compaction", budget=64, partition_bytes=32)]
+GHOSTED = [HyparExecutor("cpu"), HyparExecutor("cpu", engine="compaction", budget=64, partition_bytes=32)]
 
 
 @settings(max_examples=30, deadline=None)
 @given(g=graphs(), shares=st.floats(0.0, 1.0))
 def test_triangles_on_the_whole_dag_and_on_ghost_parts_equal_networkx(g, shares):
-    assert_triangles_equal_networkx(g, hypar(g, "triangles", GHOSTED, shares=[shares, 1 - shares]))
+    assert_triangles_equal_networkx(g, hypar(g, "triangle_count", GHOSTED, shares=[shares, 1 - shares]))
 
 
 def test_triangle_parts_are_the_whole_dag_marked_unless_the_budget_is_below_it():
-    from graphferry.algorithms.hypar import _MarkedDag
+    from graphferry.hypar.applications.triangle_count import _MarkedDag
     g = kronecker_graph(8, seed=3)
-    app = APPLICATIONS["triangles"]()
+    app = APPLICATIONS["triangle_count"]()
     prepared = app.prepare(g)
     block = np.arange(prepared.n // 3, dtype=np.int64)
     whole, ghosted = app.part(prepared, block, GHOSTED[0]), app.part(prepared, block, GHOSTED[1])
@@ -84,7 +84,7 @@ def test_triangle_blocks_are_runs_of_the_dags_order_cut_by_counting_work():
     # a GPU's warp lasts as long as its longest row: a block of ids would leave every warp a random
     # set of ranks; each executor gets a run of ranks, a host executor first the highest
     g = kronecker_graph(10, seed=3)
-    app = APPLICATIONS["triangles"]()
+    app = APPLICATIONS["triangle_count"]()
     prepared = app.prepare(g)
     app.use(TWO)
     split = part_graph(prepared, app, TWO, shares=[0.3, 0.7])
@@ -96,7 +96,7 @@ def test_triangle_blocks_are_runs_of_the_dags_order_cut_by_counting_work():
     weights = app.cut_weights(prepared)
     assert abs(weights[low].sum() / weights.sum() - 0.3) <= weights.max() / weights.sum() + 1e-9
     # and the counts are the whole graph's
-    assert_triangles_equal_networkx(prepared, hypar(prepared, "triangles", TWO, shares=[0.3, 0.7]))
+    assert_triangles_equal_networkx(prepared, hypar(prepared, "triangle_count", TWO, shares=[0.3, 0.7]))
 
 
 def test_cut_along_an_order_bounds_positions_of_it():
@@ -109,19 +109,19 @@ def test_cut_along_an_order_bounds_positions_of_it():
 
 
 def test_a_split_feeds_its_executors_speeds_back_into_the_next_calls_shares():
-    from graphferry.algorithms.hypar import Calibration, Rate, clear_calibrations
+    from graphferry.hypar import PlannerCalibration, Rate, clear_calibrations
     g = kronecker_graph(9, seed=2)
     # a calibration that rates both executors alike: the whole graph's split then shows the truth
-    cal = Calibration([0.5, 0.5], [Rate(0.0, 1e-6), Rate(0.0, 1e-6)], Rate(0.0, 1e-7), [1.0, 1.0], [])
-    first = hypar(g, "triangles", TWO, plan="split", calibration=cal)
+    cal = PlannerCalibration([0.5, 0.5], [Rate(0.0, 1e-6), Rate(0.0, 1e-6)], Rate(0.0, 1e-7), [1.0, 1.0], [])
+    first = hypar(g, "triangle_count", TWO, plan="split", calibration=cal)
     assert "shares_fed_back" not in first.timings and cal.observed is None   # a given calibration is not changed
     clear_calibrations()
-    r1 = hypar(g, "triangles", TWO, plan="split")
+    r1 = hypar(g, "triangle_count", TWO, plan="split")
     fed = r1.timings["shares_fed_back"]
     seconds = r1.timings["independent"][0]
     speed = np.array(r1.timings["shares"]) / np.array(seconds)
     assert np.allclose(fed, speed / speed.sum())
-    r2 = hypar(g, "triangles", TWO, plan="split")
+    r2 = hypar(g, "triangle_count", TWO, plan="split")
     assert r2.timings["shares"] == fed
     # the planner now predicts every plan from that run: the split at its balanced time (the rest of
     # the call, plus 1 / sum of the speeds), each executor alone at its speed over the whole, no merge,
@@ -136,11 +136,11 @@ def test_a_split_feeds_its_executors_speeds_back_into_the_next_calls_shares():
 
 
 def test_the_planner_judges_a_plan_by_its_whole_graph_run_once_it_has_one():
-    from graphferry.algorithms.hypar import Calibration, Rate, plan_for
+    from graphferry.hypar import PlannerCalibration, Rate, plan_for
     g = kronecker_graph(8, seed=1)
     work = float(g.n + g.m)
     # sampled rates: a divisible application's split (the rates combined) looks 2x faster than either alone
-    cal = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], None, [], [], divisible=True)
+    cal = PlannerCalibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], None, [], [], divisible=True)
     assert plan_for(g, cal, TWO, work).alone is None
     cal.measure("split", work, 3.0 * work)                  # but the whole graph's split took 3x longer
     plan = plan_for(g, cal, TWO, work)
@@ -150,10 +150,10 @@ def test_the_planner_judges_a_plan_by_its_whole_graph_run_once_it_has_one():
 
 
 def test_one_slow_call_does_not_turn_the_planner_to_a_slower_plan():
-    from graphferry.algorithms.hypar import Calibration, Rate, plan_for
+    from graphferry.hypar import PlannerCalibration, Rate, plan_for
     g = kronecker_graph(8, seed=1)
     work = float(g.n + g.m)
-    cal = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 10.0), [], [])
+    cal = PlannerCalibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 10.0), [], [])
     cal.measure(TWO[0].label, work, 1.0)
     for _ in range(2):                          # (a rival measured once would run a second time)
         cal.measure(TWO[1].label, work, 2.0)
@@ -164,9 +164,9 @@ def test_one_slow_call_does_not_turn_the_planner_to_a_slower_plan():
     assert plan.alone == 0 and plan.predicted[TWO[0].label] == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("app", ["components", "triangles"])
+@pytest.mark.parametrize("app", ["wcc", "triangle_count"])
 def test_a_graph_as_small_as_a_sample_is_measured_whole_for_the_planner(app):
-    from graphferry.algorithms.hypar import calibrate
+    from graphferry.hypar import calibrate
     g = kronecker_graph(6, seed=1)          # runs in well under MIN_SAMPLE_SECONDS
     cal = calibrate(g, app, TWO)
     prepared = APPLICATIONS[app]().prepare(g)
@@ -178,10 +178,10 @@ def test_a_graph_as_small_as_a_sample_is_measured_whole_for_the_planner(app):
 
 
 def test_the_planner_tries_a_plan_predicted_near_the_best_run_once_then_keeps_the_faster():
-    from graphferry.algorithms.hypar import EXPLORE_WITHIN, Calibration, Rate, plan_for
+    from graphferry.hypar import EXPLORE_WITHIN, PlannerCalibration, Rate, plan_for
     g = kronecker_graph(8, seed=1)
     work = float(g.n + g.m)
-    cal = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 3.0)], Rate(0.0, 10.0 * EXPLORE_WITHIN), [], [])
+    cal = PlannerCalibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 3.0)], Rate(0.0, 10.0 * EXPLORE_WITHIN), [], [])
     assert plan_for(g, cal, TWO, work).alone == 0              # nothing ran yet: the predicted best
     cal.measure(TWO[0].label, work, 1.0 * work)
     tried = plan_for(g, cal, TWO, work)                        # the second executor, 3x by its rates, once
@@ -194,11 +194,11 @@ def test_the_planner_tries_a_plan_predicted_near_the_best_run_once_then_keeps_th
 def test_a_plan_measured_once_near_the_best_runs_again_until_it_has_as_many_runs():
     """The chosen plan's time is the least of every call; a close rival measured once (its first run
     may pay a first run's costs) runs again, up to RETRY_RUNS measurements, and then wins if faster."""
-    from graphferry.algorithms import hypar as planner
-    from graphferry.algorithms.hypar import Calibration, Rate, plan_for
+    from graphferry.hypar import planner
+    from graphferry.hypar import PlannerCalibration, Rate, plan_for
     g = kronecker_graph(8, seed=1)
     work = float(g.n + g.m)
-    cal = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
+    cal = PlannerCalibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
     cal.measure("split", work, 100.0)
     cal.measure(TWO[1].label, work, 1.3)       # the second executor's one run, slowed
     for _ in range(3):
@@ -210,7 +210,7 @@ def test_a_plan_measured_once_near_the_best_runs_again_until_it_has_as_many_runs
     assert chosen.alone == 1 and not chosen.trial
     # a rival beyond RETRY_WITHIN of the best run runs once more if its one run was its first (which
     # may have paid a first run's costs), then not again, however few its runs
-    far = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
+    far = PlannerCalibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
     far.measure("split", work, 100.0)
     far.measure(TWO[1].label, work, planner.RETRY_WITHIN * 1.01)
     for _ in range(planner.RETRY_RUNS):
@@ -220,7 +220,7 @@ def test_a_plan_measured_once_near_the_best_runs_again_until_it_has_as_many_runs
     far.measure(TWO[1].label, work, planner.RETRY_WITHIN * 1.02)
     assert plan_for(g, far, TWO, work).alone == 0 and not plan_for(g, far, TWO, work).trial
     # and a rival beyond EXPLORE_WITHIN is not run a second time either ...
-    farther = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
+    farther = PlannerCalibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
     farther.measure("split", work, 100.0)
     farther.measure(TWO[1].label, work, planner.EXPLORE_WITHIN * 1.01)
     for _ in range(planner.RETRY_RUNS):
@@ -228,7 +228,7 @@ def test_a_plan_measured_once_near_the_best_runs_again_until_it_has_as_many_runs
     assert plan_for(g, farther, TWO, work).alone == 0 and not plan_for(g, farther, TWO, work).trial
     # ... unless its one run was shorter than RETRY_CHEAP_S (a first call on a tiny graph: 10 ms where
     # later ones take 0.4)
-    cheap = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
+    cheap = PlannerCalibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
     cheap.measure("split", work, 100.0)
     best = planner.RETRY_CHEAP_S / (2 * planner.EXPLORE_WITHIN)
     cheap.measure(TWO[1].label, work, planner.RETRY_CHEAP_S)    # 2 x EXPLORE_WITHIN behind, but cheap
@@ -237,7 +237,7 @@ def test_a_plan_measured_once_near_the_best_runs_again_until_it_has_as_many_runs
     again = plan_for(g, cheap, TWO, work)
     assert again.alone == 1 and again.trial
     # nor one that already has RETRY_RUNS measurements
-    capped = Calibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
+    capped = PlannerCalibration([0.5, 0.5], [Rate(0.0, 1.0), Rate(0.0, 1.0)], Rate(0.0, 100.0), [], [])
     capped.measure("split", work, 100.0)
     for _ in range(planner.RETRY_RUNS):
         capped.measure(TWO[1].label, work, 1.2)
@@ -305,10 +305,10 @@ def test_communities_modularity_near_networkx_on_every_cut_of_shared_graphs(name
 
 def test_given_shares_split_without_measuring():
     g = kronecker_graph(10, seed=2)
-    split = part_graph(g, APPLICATIONS["components"](), TWO, shares=[0.25, 0.75])
+    split = part_graph(g, APPLICATIONS["wcc"](), TWO, shares=[0.25, 0.75])
     assert split.shares == [0.25, 0.75] and len(split.bounds) == 3 and split.sample_seconds == []
     with pytest.raises(ValueError, match="shares"):
-        part_graph(g, APPLICATIONS["components"](), TWO, shares=[0.5, 0.6])
+        part_graph(g, APPLICATIONS["wcc"](), TWO, shares=[0.5, 0.6])
 
 
 def planted_partitions(seed: int) -> tuple[nx.Graph, Graph]:
@@ -336,7 +336,7 @@ def assert_modularity_near_networkx(G: nx.Graph, r, want: float | None = None, w
 
 def test_two_executors_really_split_and_recurse():
     g = kronecker_graph(10, seed=2)
-    r = hypar(g, "components", TWO, threshold_edges=0, plan="split")
+    r = hypar(g, "wcc", TWO, threshold_edges=0, plan="split")
     assert 0 < r.cut < g.n and r.levels >= 1
     assert len(r.timings["independent"][0]) == 2
     assert np.array_equal(r.values["labels"], scipy_labels(g))
@@ -344,7 +344,7 @@ def test_two_executors_really_split_and_recurse():
 
 def test_part_graph_measures_both_executors_and_respects_budgets():
     g = kronecker_graph(10, seed=3)
-    split = part_graph(g, APPLICATIONS["components"](), TWO)
+    split = part_graph(g, APPLICATIONS["wcc"](), TWO)
     assert len(split.sample_seconds) == 2 and all(s > 0 for s in split.sample_seconds)
     assert np.isclose(sum(split.shares), 1.0)
     bounds = cut_by_edges(g, [0.9, 0.1], [1024, None])      # executor 0 may hold 1 KiB of edges
@@ -369,10 +369,10 @@ def test_cpu_and_gpu_executors_and_gpu_only(app, monkeypatch):
     monkeypatch.setattr(Backend, "DAG_MIN_ARCS", 0)          # triangles' DAG built on the GPU at this size too
     g = kronecker_graph(12, seed=4)
     cpu = hypar(g, app, ONE)
-    runs = [run(g, app, executors) for executors in ([Executor("cpu"), Executor("cuda")], [Executor("cuda")])
+    runs = [run(g, app, executors) for executors in ([HyparExecutor("cpu"), HyparExecutor("cuda")], [HyparExecutor("cuda")])
             for run in (lambda *a: hypar(*a, threshold_edges=0, plan="split"), bsp)]      # HyPar and the BSP baseline
     for r in runs:
-        if app in ("components", "triangles"):
+        if app in ("wcc", "triangle_count"):
             assert all(np.array_equal(r.values[k], cpu.values[k]) for k in r.values)
         elif app == "coloring":
             src, dst = g.edges()
@@ -440,7 +440,7 @@ def test_spanning_forest_on_a_split_kronecker_graph():
 
 
 def test_iteration_trend_stops_when_times_stop_falling():
-    from graphferry.algorithms.hypar import IterationTrend
+    from graphferry.hypar import IterationTrend
 
     t = IterationTrend()
     assert [t(s) for s in (5.0, 3.0, 2.0, 2.5)] == [False, False, False, True]
@@ -471,7 +471,7 @@ def test_stop_rules_end_the_algorithms_early_and_hypar_still_finishes():
 @settings(max_examples=25, deadline=None)
 @given(g=graphs(), executors=st.sampled_from([ONE, TWO]))
 def test_bsp_triangles_equal_networkx(g, executors):
-    assert_triangles_equal_networkx(g, bsp(g, "triangles", executors))
+    assert_triangles_equal_networkx(g, bsp(g, "triangle_count", executors))
 
 
 @settings(max_examples=25, deadline=None)
@@ -513,29 +513,29 @@ def test_bsp_splits_the_graph_and_exchanges_every_superstep():
     clique = nx.complete_graph(12)
     e = np.array(list(clique.edges()))
     clique = Graph.from_edges(e[:, 0], e[:, 1], n=12, directed=False)
-    for app, graph in (("components", path), ("coloring", clique), ("mst", path)):
+    for app, graph in (("wcc", path), ("coloring", clique), ("mst", path)):
         r = bsp(graph, app, TWO)
         assert 0 < r.cut < graph.n, app
         assert r.levels >= 2 and r.timings["supersteps"] == r.levels, app
         assert len(r.timings["executor_seconds"]) == 2 and all(s > 0 for s in r.timings["executor_seconds"])
-    assert bsp(path, "components", TWO).scalars["components"] == 1
+    assert bsp(path, "wcc", TWO).scalars["components"] == 1
     assert bsp(path, "mst", TWO).scalars["num_edges"] == n - 1
     assert_proper_coloring(clique, bsp(clique, "coloring", TWO))
     k = kronecker_graph(10, seed=7)
-    assert_triangles_equal_networkx(k, bsp(k, "triangles", TWO))
-    assert np.array_equal(bsp(k, "components", TWO).values["labels"], scipy_labels(k))
+    assert_triangles_equal_networkx(k, bsp(k, "triangle_count", TWO))
+    assert np.array_equal(bsp(k, "wcc", TWO).values["labels"], scipy_labels(k))
 
 
 # ------------------------------------------------------------------ the planner
 def calibration_saying(split: float, first: float, second: float):
     """A calibration whose rates predict ``split``, ``first`` and ``second`` seconds per item (n + m)."""
-    from graphferry.algorithms.hypar import Calibration, Rate
+    from graphferry.hypar import PlannerCalibration, Rate
 
-    return Calibration([0.5, 0.5], [Rate(0.0, first), Rate(0.0, second)], Rate(0.0, split), [1.0, 1.0], [(1, 1)])
+    return PlannerCalibration([0.5, 0.5], [Rate(0.0, first), Rate(0.0, second)], Rate(0.0, split), [1.0, 1.0], [(1, 1)])
 
 
 def test_planner_runs_the_faster_executor_alone_when_the_split_is_not_predicted_faster():
-    from graphferry.algorithms.hypar import plan_for
+    from graphferry.hypar import plan_for
 
     g = kronecker_graph(8, seed=1)
     slow_split = plan_for(g, calibration_saying(2.0, 3.0, 1.5), TWO)
@@ -563,9 +563,9 @@ def test_planner_fallback_and_split_both_give_correct_answers(app):
     assert split.timings["plan"]["chosen"] == "split" and 0 < split.cut < g.n
     assert len(split.timings["independent"][0]) == 2
     for r in (alone, split):
-        if app == "components":
+        if app == "wcc":
             assert np.array_equal(r.values["labels"], scipy_labels(g))
-        elif app == "triangles":
+        elif app == "triangle_count":
             assert_triangles_equal_networkx(g, r)
         elif app == "coloring":
             assert_proper_coloring(g, r)
@@ -576,45 +576,65 @@ def test_planner_fallback_and_split_both_give_correct_answers(app):
 
 
 def test_calibration_is_kept_per_application_and_executors_and_resampled_for_a_larger_graph():
-    from graphferry.algorithms.hypar import REUSE_UP_TO, clear_calibrations
+    from graphferry.hypar import REUSE_UP_TO, clear_calibrations
 
     clear_calibrations()
     small, large = kronecker_graph(8, seed=9), kronecker_graph(11, seed=9)
     assert large.n + large.m > REUSE_UP_TO * (small.n + small.m)
-    first = hypar(small, "components", TWO)
+    first = hypar(small, "wcc", TWO)
     assert first.timings["plan"]["calibration"] == "sampled" and first.timings["calibration_seconds"] > 0
     assert set(first.timings["plan"]["predicted_seconds"]) == {TWO[0].label, TWO[1].label, "split"}
-    again = hypar(small, "components", TWO)
+    again = hypar(small, "wcc", TWO)
     assert again.timings["plan"]["calibration"] == "cached" and again.timings["calibration_seconds"] == 0
     assert hypar(small, "coloring", TWO).timings["plan"]["calibration"] == "sampled"      # another application
-    assert hypar(small, "components", TWO, calibration="fresh").timings["plan"]["calibration"] == "sampled"
-    assert hypar(large, "components", TWO).timings["plan"]["calibration"] == "sampled"    # too far to extrapolate
-    assert hypar(small, "components", ONE).timings["plan"]["chosen"] == TWO[0].label      # one executor: no plan
+    assert hypar(small, "wcc", TWO, calibration="fresh").timings["plan"]["calibration"] == "sampled"
+    assert hypar(large, "wcc", TWO).timings["plan"]["calibration"] == "sampled"    # too far to extrapolate
+    assert hypar(small, "wcc", ONE).timings["plan"]["chosen"] == TWO[0].label      # one executor: no plan
     with pytest.raises(ValueError, match="plan"):
-        hypar(small, "components", TWO, plan="fastest")
+        hypar(small, "wcc", TWO, plan="fastest")
     with pytest.raises(ValueError, match="calibration"):
-        hypar(small, "components", TWO, calibration="stale")
+        hypar(small, "wcc", TWO, calibration="stale")
+
+
+def test_applications_take_the_registrys_names_and_the_old_ones_are_deprecated(caplog):
+    from graphferry.algorithms import registry
+    from graphferry.algorithms.hypar import Calibration, Executor, PlannerCalibration
+
+    assert set(APPLICATIONS) == set(BSP_APPLICATIONS) and set(APPLICATIONS) <= set(registry.names())
+    assert Executor is HyparExecutor and Calibration is PlannerCalibration      # the old module's names
+    g = kronecker_graph(7, seed=2)
+    for old, new in (("components", "wcc"), ("triangles", "triangle_count")):
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="graphferry.hypar"):
+            before = hypar(g, old, ONE)
+        assert any("deprecated" in r.getMessage() and repr(new) in r.getMessage() for r in caplog.records)
+        now = hypar(g, new, ONE)
+        assert all(np.array_equal(before.values[k], now.values[k]) for k in now.values)
+    with pytest.raises(ValueError, match=r"unknown application 'bsp'.*hypar\.bsp"):
+        hypar(g, "bsp", ONE)                               # the baseline is its own function
+    assert bsp(g, "components", TWO).scalars["components"] == hypar(g, "wcc", ONE).scalars["components"]
 
 
 @pytest.mark.parametrize("min_seconds, want", [(0.0, [0.05, 0.075, 0.10]), (float("inf"), [0.2, 0.3, 0.4])])
 def test_calibration_samples_grow_until_they_run_long_enough(monkeypatch, min_seconds, want):
     # HyPar's 5-10% samples where they run long enough to show a rate; doubled up to 40% otherwise
-    import graphferry.algorithms.hypar as H
+    import graphferry.hypar as H
+    from graphferry.hypar import sampling
 
-    monkeypatch.setattr(H, "MIN_SAMPLE_SECONDS", min_seconds)
+    monkeypatch.setattr(sampling, "MIN_SAMPLE_SECONDS", min_seconds)
     g = kronecker_graph(9, seed=4)
-    fractions = H.sample_fractions(g, "components", TWO)
+    fractions = H.sample_fractions(g, "wcc", TWO)
     assert fractions == pytest.approx(want)
-    cal = H.calibrate(g, "components", TWO)
-    prepared = H.APPLICATIONS["components"]().prepare(g)
+    cal = H.calibrate(g, "wcc", TWO)
+    prepared = H.APPLICATIONS["wcc"]().prepare(g)
     assert [n for n, _ in cal.sizes] == [round(prepared.n * f) for f in want]
 
 
 def test_identical_executors_are_named_apart_in_the_plan():
-    # two Executor("cpu"): the planner predicts each on its own (cpu, cpu#2) and the answer is right
+    # two HyparExecutor("cpu"): the planner predicts each on its own (cpu, cpu#2) and the answer is right
     g = kronecker_graph(9, seed=3)
-    twins = [Executor("cpu"), Executor("cpu")]
-    r = hypar(g, "components", twins, calibration="fresh")
+    twins = [HyparExecutor("cpu"), HyparExecutor("cpu")]
+    r = hypar(g, "wcc", twins, calibration="fresh")
     assert r.timings["executors"] == ["cpu", "cpu#2"]
     assert set(r.timings["plan"]["predicted_seconds"]) == {"cpu", "cpu#2", "split"}
     want = connected_components(sp.csr_matrix((np.ones(g.m), g.indices, g.offsets), shape=(g.n, g.n)),
@@ -623,7 +643,7 @@ def test_identical_executors_are_named_apart_in_the_plan():
 
 
 def test_fit_rate_keeps_both_terms_non_negative():
-    from graphferry.algorithms.hypar import fit_rate
+    from graphferry.hypar import fit_rate
 
     line = fit_rate([100, 200, 400], [0.2, 0.3, 0.5])
     assert np.isclose(line.fixed, 0.1) and np.isclose(line.per_item, 0.001)
@@ -636,15 +656,15 @@ def test_fit_rate_keeps_both_terms_non_negative():
 @settings(max_examples=20, deadline=None)
 @given(g=graphs())
 def test_the_planners_choice_gives_correct_answers_whichever_it_makes(g):
-    assert np.array_equal(hypar(g, "components", TWO).values["labels"], scipy_labels(g))
-    assert_triangles_equal_networkx(g, hypar(g, "triangles", TWO))
+    assert np.array_equal(hypar(g, "wcc", TWO).values["labels"], scipy_labels(g))
+    assert_triangles_equal_networkx(g, hypar(g, "triangle_count", TWO))
     assert_proper_coloring(g, hypar(g, "coloring", TWO))
 
 
 def test_triangles_count_on_a_dag_a_device_built(monkeypatch):
     # the DAG built by a device executor's backend (Backend.degree_ordered_dag, here on numpy:
     # what a GPU runs with CuPy) serves every part, and the counts are networkx's
-    from graphferry.algorithms import hypar as hy
+    from graphferry.hypar.applications import triangle_count as hy
     from graphferry.backends.base import Backend
     from graphferry.backends.cpu.backend import CpuBackend
 

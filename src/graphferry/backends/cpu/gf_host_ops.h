@@ -665,7 +665,7 @@ GF_EXPORT void gf_select_bits_f32(const float* a, int64_t n, double lo, double h
 GF_EXPORT void gf_select_bits_f64(const double* a, int64_t n, double lo, double hi, uint32_t* b) { gf_select_bits(a, n, lo, hi, b); }
 
 // ------------------------------------------------- subgraphs and contraction
-// HyPar's partGraph/mergeParts (algorithms/hypar.py, graphferry.transforms) over a CSR
+// HyPar's partGraph/mergeParts (graphferry/hypar/, graphferry.transforms) over a CSR
 // without an edge list: each is one or two parallel passes over the rows (or arcs)
 // concerned, no int64 copies of the m arcs. Below GF_PAR_ELEMS / 4 arcs on one thread.
 
