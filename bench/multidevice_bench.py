@@ -441,7 +441,9 @@ def main() -> None:
         from peers_bench import gapbs_runs, write_gapbs
 
         files = write_gapbs(g, work / "graph")
-        runs += gapbs_runs(Path(args.gapbs_bin), files, 0, args.trials, False, None, args.timeout, log)
+        # from graphferry's source (the highest-degree vertex): GAPBS ran from vertex 0 here before
+        # issue 35, a different search from the one it was set beside
+        runs += gapbs_runs(Path(args.gapbs_bin), files, highest_degree(g), args.trials, None, args.timeout, log)
 
     result = {
         **provenance.stamp({}),

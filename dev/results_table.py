@@ -107,7 +107,7 @@ def _tree(doc: dict) -> str:
     return commit + (f" + diff `{str(doc.get('diff_hash'))[:8]}`" if doc.get("dirty") else ", clean tree")
 
 
-EVIDENCE_ENGINES = ["resident", "zerocopy", "hybrid", "peer:gapbs", "peer:emogi-gpu", "peer:emogi-managed",
+EVIDENCE_ENGINES = ["cpu", "resident", "zerocopy", "hybrid", "peer:gapbs", "peer:emogi-gpu", "peer:emogi-managed",
                     "peer:emogi-zerocopy", "peer:hytgraph"]
 
 
@@ -135,7 +135,7 @@ def evidence_table(path: Path, doc: dict) -> str:
             algorithm = "pagerank-delta"
         mark = "" if checked(r, doc) else "*"
         cell[(algorithm, engine_of(r))] = f"{_ms(r, 'first_seconds')} / {_ms(r, 'seconds')}{mark}"
-        if not engine_of(r).startswith("peer:") and r.get("bytes_h2d") is not None:
+        if engine_of(r) not in ("cpu",) and not engine_of(r).startswith("peer:") and r.get("bytes_h2d") is not None:
             how = r.get("bytes_h2d_how", "measured")
             moved[(algorithm, engine_of(r))] = f"{r['bytes_h2d'] / 1e9:.2f}" + (" (modelled)" if how == "modelled" else "")
     g, machine = doc.get("graph", {}), doc.get("machine", {})
@@ -146,7 +146,7 @@ def evidence_table(path: Path, doc: dict) -> str:
     for a in ALGORITHMS:
         if any((a, e) in cell for e in cols):
             lines.append(f"| {a} | " + " | ".join(cell.get((a, e), "") for e in cols) + " |")
-    ours = [e for e in cols if not e.startswith("peer:")]
+    ours = [e for e in cols if any(k[1] == e for k in moved)]
     if moved:
         lines += ["", "GB moved host-to-device per call (median call; `(modelled)`: zero-copy reads counted as "
                   "the edge bytes their rows read, not measured on the bus):", "",
