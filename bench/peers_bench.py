@@ -13,7 +13,9 @@ peer's input format:
 * HyTGraph: ``market_big`` text, ``src<TAB>dst<TAB>weight`` per line (its only reader that
   works), both directions of every edge.
 
-Runs (each timed after a warm-up call, median of ``--reps`` calls):
+Runs: every run records its first call after loading (``first_seconds``; a peer that loads per
+process runs once: that call) and the median of ``--reps`` calls after it (``seconds``); the
+results file names the tree that ran (``bench/provenance.py``, schema ``graphferry-bench/2``).
 
 * graphferry on a loaded graph (``graphferry.load``: edges in pinned host memory,
   engines and programs kept), load time reported apart: the CPU backend as run
@@ -23,13 +25,14 @@ Runs (each timed after a warm-up call, median of ``--reps`` calls):
   residency, CPU executor; ``hybrid-paper``: HyTGraph's fixed constants;
   ``hybrid-gpu``: no CPU executor), with where it placed the work and the floor;
 * peers given by binary directories, skipped when absent: ``peer:gapbs`` (bfs,
-  sssp -d 2, pr, cc; GAPBS's own timer, its ``-v`` verifier with
-  ``--peer-verify``), ``peer:emogi-gpu`` (``-m 0``, edges in GPU memory) and
-  ``peer:emogi-zerocopy`` (``-m 2``, edges in host memory read by the GPU), both
-  ``-t 2`` (merged and aligned), EMOGI's own timer; ``peer:hytgraph`` (``hybrid_bfs``,
-  ``hybrid_sssp``, ``hybrid_pr``, ``hybrid_cc`` with its hybrid engine ``-hybrid 2`` and its
-  default segments and streams; its own timer ``HOST: Total time``, loading excluded; its BFS
-  depth and component count checked against ours).
+  sssp -d 2, pr, cc; GAPBS's own timer, always its ``-v`` verifier; ``--gapbs-verify-once``:
+  on a first call in a process of its own, the timed trials in a second), ``peer:emogi-gpu``
+  (``-m 0``, edges in GPU memory; its PageRank only runs ``-m 1``, managed, as
+  ``peer:emogi-managed``) and ``peer:emogi-zerocopy`` (``-m 2``, edges in host memory read by
+  the GPU), all ``-t 2`` (merged and aligned), EMOGI's own timer; ``peer:hytgraph``
+  (``hybrid_bfs``, ``hybrid_sssp``, ``hybrid_pr``, ``hybrid_cc`` with its hybrid engine
+  ``-hybrid 2`` and its default segments and streams; its own timer ``HOST: Total time``,
+  loading excluded).
 
 PageRank: graphferry's ``pagerank_ldbc`` (every vertex every iteration, 20
 iterations, as GAPBS's ``pr`` iterates) as ``pagerank``, and the delta form
@@ -39,8 +42,12 @@ iterations, as GAPBS's ``pr`` iterates) as ``pagerank``, and the delta form
 Verification, in the same run: graphferry's results by independent checks (on
 the GPU: plain CUDA kernels over the graph, ``engines_bench.Oracle``, and a
 float64 power iteration for PageRank; without a GPU: scipy.sparse.csgraph and a
-scipy power iteration); GAPBS by its own verifier when ``--peer-verify``; EMOGI
-by the facts it prints (its component count, its BFS depth) against ours.
+scipy power iteration); GAPBS by its own verifier (``-v``); EMOGI and HyTGraph by their
+per-vertex answers, read back (EMOGI's ``$EMOGI_OUTPUT``, a build-folder patch of its output
+only; HyTGraph's ``-output``) and put through the same checks (``Checker.check_peer``); a peer
+whose answer cannot be read is ``verified: false`` with "unchecked" in ``verified_how``. A
+PageRank stopped at a tolerance is verified within the L1 bound that tolerance implies (stated
+in the run: ``l1_bound``), and only where that bound excludes the uniform vector.
 
 Output: one JSON per scale under ``--out`` (format: shared/BENCH_RESULTS.md).
 
