@@ -254,3 +254,34 @@ def test_the_evidence_table_shows_first_and_median_and_modelled_bytes():
     text = results_table.evidence_table(Path("peers-kron25-x.json"), doc)
     assert "| bfs | 234.0 / 45.9 | 61.0 / 61.0* |" in text
     assert "11.10 (modelled)" in text and "clean tree" in text
+
+
+def test_schema1_files_carry_the_audits_labels():
+    """dev/relabel_schema1.py has been run on every committed file: running it again changes nothing."""
+    import relabel_schema1
+
+    changed = {}
+    for path in sorted((ROOT / "bench" / "results").glob("*.json")):
+        got = relabel_schema1.relabel(path.name, json.loads(path.read_text()))
+        if got:
+            changed[path.name] = got
+    assert not changed, changed
+
+
+def test_relabel_unchecks_count_based_peer_checks_and_names_managed_emogi():
+    import relabel_schema1
+
+    doc = {"schema": "graphferry-bench/1", "commit": provenance.from_git()["commit"] if provenance.from_git() else "x",
+           "date": "2999-01-01T00:00:00Z",
+           "runs": [{"engine": "peer:emogi-gpu", "algorithm": "bfs", "verified": True,
+                     "verified_how": "6 launches vs graphferry's depth 5 (+1 empty)"},
+                    {"engine": "peer:emogi-gpu", "algorithm": "pagerank", "verified": False,
+                     "variant": "delta form; -m 1 (managed)", "verified_how": "EMOGI prints no per-vertex result"},
+                    {"engine": "peer:gapbs", "algorithm": "bfs", "verified": True, "verified_how": "GAPBS's own verifier (-v)"}]}
+    changes = relabel_schema1.relabel("peers-x.json", doc)
+    bfs, pr, gapbs = doc["runs"]
+    assert not bfs["verified"] and "unchecked" in bfs["verified_how"]
+    assert pr["engine"] == "peer:emogi-managed" and "unchecked" in pr["verified_how"]
+    assert gapbs["verified"] and gapbs["verified_how"] == "GAPBS's own verifier (-v)"
+    assert len(changes) == len(doc["audit_35"]) >= 3
+    assert relabel_schema1.relabel("peers-x.json", doc) == []
