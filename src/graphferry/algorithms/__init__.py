@@ -51,6 +51,8 @@ _WHERE = {
     "verify_katz_centrality": "katz",
     "hits": "hits",
     "verify_hits": "hits",
+    "jaccard_coefficient": "jaccard",
+    "verify_jaccard": "jaccard",
     "collaborative_filtering": "cf",
     "ratings_graph": "cf",
     "verify_cf": "cf",

@@ -207,7 +207,8 @@ class Result:
 
 @dataclass
 class EdgeResult(Result):
-    """A result whose table is one row per edge: ``source``, ``target`` (original ids) and ``weight``.
+    """A result whose table is one row per edge (or vertex pair): ``source``, ``target`` (original
+    ids) and the edge's values (a spanning forest's ``weight``, a pair's ``coefficient``).
 
     ``edges`` holds the edge columns by internal id; ``values`` may still hold per-vertex columns.
     """
@@ -215,10 +216,10 @@ class EdgeResult(Result):
     edges: dict[str, np.ndarray] = field(default_factory=dict)
 
     def to_table(self) -> dict[str, np.ndarray]:
-        """Columns ``source``, ``target`` (original ids) and ``weight``, one row per edge."""
+        """Columns ``source``, ``target`` (original ids), then every other edge column, one row per edge."""
         return {"source": self.graph.to_original_ids(self.edges["source"]),
                 "target": self.graph.to_original_ids(self.edges["target"]),
-                "weight": self.edges["weight"]}
+                **{k: v for k, v in self.edges.items() if k not in ("source", "target")}}
 
 
 def _data_frame(table: dict[str, np.ndarray], owner: str):

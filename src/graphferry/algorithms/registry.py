@@ -43,7 +43,7 @@ Example:
     >>> registry.get("page_rank")
     Traceback (most recent call last):
     ...
-    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst, communities, core_number, eigenvector_centrality, katz_centrality, hits
+    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst, communities, core_number, eigenvector_centrality, katz_centrality, hits, jaccard_coefficient
 """
 
 from __future__ import annotations
@@ -254,6 +254,10 @@ def _verify_hits(verify, graph, result, params):
     verify(graph, result.hubs, result.authorities, weighted=params["weighted"], normalized=params["normalized"])
 
 
+def _verify_jaccard(verify, graph, result, params):
+    verify(graph, result.edges["source"], result.edges["target"], result.edges["coefficient"], all_pairs=True)
+
+
 def _verify_with_params(verify, graph, result, params):
     verify(graph, *result.values.values(), **params)
 
@@ -413,6 +417,11 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
         scalars=("iterations", "converged"), verifier="verify_hits", verify_call=_verify_hits,
         memory=(56, 0),  # not fitted yet: hubs, authorities, last hubs, change (float64) and frontiers
         pulls=True),
+    AlgorithmSpec(
+        "jaccard_coefficient", "jaccard",
+        "Jaccard coefficient of every non-adjacent pair at distance 2 (NetworkX's definition); one row per pair.",
+        columns=(), scalars=("pairs",), verifier="verify_jaccard", verify_call=_verify_jaccard,
+        memory=(24, 40)),  # not fitted yet: pair slots and coefficients; the sorted undirected view
 )}
 
 
