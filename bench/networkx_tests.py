@@ -44,6 +44,10 @@ TEST_FILES = (
     "algorithms/tests/test_cluster.py",
     "algorithms/tests/test_distance_measures.py",
     "algorithms/centrality/tests/test_betweenness_centrality.py",
+    "algorithms/centrality/tests/test_eigenvector_centrality.py",
+    "algorithms/centrality/tests/test_katz_centrality.py",
+    "algorithms/tests/test_core.py",
+    "algorithms/tests/test_link_prediction.py",
 )
 
 PROBE = r'''

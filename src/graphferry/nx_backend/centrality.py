@@ -1,4 +1,5 @@
-"""Centrality: ``betweenness_centrality`` by graphferry's Brandes.
+"""Centrality: ``betweenness_centrality`` by graphferry's Brandes, ``eigenvector_centrality`` and
+``katz_centrality`` by its power iterations.
 
 Example:
     >>> import networkx as nx
@@ -6,11 +7,19 @@ Example:
     >>> _ = register()
     >>> nx.betweenness_centrality(nx.path_graph(3), backend="graphferry")
     {0: 0.0, 1: 1.0, 2: 0.0}
+    >>> c = nx.katz_centrality(nx.path_graph(4), backend="graphferry")
+    >>> [round(v, 4) for v in c.values()]
+    [0.4757, 0.5232, 0.5232, 0.4757]
 """
 
 from __future__ import annotations
 
-from .checks import weight_name, weights_positive
+from numbers import Integral, Real
+
+import networkx as nx
+import numpy as np
+
+from .checks import weight_name, weights_float32_exact, weights_positive
 from .policy import large_graph
 from .registration import networkx_algorithm
 from .running import run
@@ -47,3 +56,77 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
     values = run("betweenness", csr, k=k, normalized=bool(normalized), weighted=weight is not None,
                  seed=seed).betweenness
     return dict(zip(G.nodes, values.tolist()))
+
+
+def _node_vector(G, values: dict, what: str) -> np.ndarray | str:
+    """A dict keyed by every node of ``G`` as a vector in ``G``'s order, or the reason it is not one."""
+    if not isinstance(values, dict) or len(values) != len(G) or any(v not in values for v in G.nodes):
+        return f"{what} must give a value for every node (NetworkX reports anything else)"
+    try:
+        return np.array([float(values[v]) for v in G.nodes], dtype=np.float64)
+    except (TypeError, ValueError):
+        return f"{what} must hold numbers"
+
+
+def _check_power_iteration(a: dict) -> bool | str:
+    G = a["G"]
+    if G.is_multigraph():
+        return "NetworkX rejects multigraphs here; let it say so"
+    if len(G) == 0:
+        return "an empty graph: NetworkX answers (or raises) itself"
+    if not isinstance(a["max_iter"], Integral) or not (isinstance(a["tol"], Real) and a["tol"] > 0):
+        return "max_iter must be an int and tol a positive number"
+    if (ok := weight_name(a)) is not True:
+        return ok
+    if a["nstart"] is not None:
+        start = _node_vector(G, a["nstart"], "nstart")
+        if isinstance(start, str):
+            return start
+        if not np.any(start):
+            return "nstart is all zero; NetworkX raises"
+    return True
+
+
+def _check_katz(a: dict) -> bool | str:
+    if (ok := _check_power_iteration(a)) is not True:
+        return ok
+    if not isinstance(a["alpha"], Real):
+        return "alpha must be a number"
+    beta = a["beta"]
+    if not isinstance(beta, Real) and isinstance(_node_vector(a["G"], beta, "beta"), str):
+        return "beta must be a number or give a value for every node"
+    return True
+
+
+@networkx_algorithm(
+    note=("graphferry's power iteration, NetworkX's step for step ((A^T + I) x, L2-normalised, stopping when the "
+          "L1 change is below n * tol); float32 edge weights."),
+    can_run=_check_power_iteration, can_run_converted=weights_float32_exact, should_run=large_graph)
+def eigenvector_centrality(G, max_iter=100, tol=1.0e-6, nstart=None, weight=None):
+    """Eigenvector centrality by graphferry; ``PowerIterationFailedConvergence`` as in NetworkX."""
+    csr = G.csr if weight is None else G.weighted(weight)
+    hooks = {} if nstart is None else {"nstart": _node_vector(G, nstart, "nstart")}
+    r = run("eigenvector_centrality", csr, max_iterations=int(max_iter), tol=float(tol),
+            weighted=weight is not None, **hooks)
+    if not r.converged:
+        raise nx.PowerIterationFailedConvergence(max_iter)
+    return dict(zip(G.nodes, r.centrality.tolist()))
+
+
+@networkx_algorithm(
+    note=("graphferry's power iteration, NetworkX's step for step (alpha A^T x + beta, stopping when the L1 change "
+          "is below n * tol, then L2-normalised); beta a number or one per node; float32 edge weights."),
+    can_run=_check_katz, can_run_converted=weights_float32_exact, should_run=large_graph)
+def katz_centrality(G, alpha=0.1, beta=1.0, max_iter=1000, tol=1.0e-6, nstart=None, normalized=True,
+                    weight=None):
+    """Katz centrality by graphferry; ``PowerIterationFailedConvergence`` as in NetworkX."""
+    csr = G.csr if weight is None else G.weighted(weight)
+    hooks = {} if nstart is None else {"nstart": _node_vector(G, nstart, "nstart")}
+    if not isinstance(beta, Real):
+        hooks["betas"] = _node_vector(G, beta, "beta")
+        beta = 1.0
+    r = run("katz_centrality", csr, alpha=float(alpha), beta=float(beta), max_iterations=int(max_iter),
+            tol=float(tol), normalized=bool(normalized), weighted=weight is not None, **hooks)
+    if not r.converged:
+        raise nx.PowerIterationFailedConvergence(max_iter)
+    return dict(zip(G.nodes, r.centrality.tolist()))

@@ -39,6 +39,8 @@ AREAS = (
     "components",
     "cluster",
     "centrality",
+    "core",
+    "link_prediction",
 )
 
 Check = Callable[[dict], "bool | str"]
