@@ -152,7 +152,16 @@ class LoadedGraph:
         self.pack_ids = bool(pack_ids)
         self.closed = False
         self.placement: dict[str, str] = {}
-        self.graph = self._place(graph, pinned) if not temporary else graph
+        # On a device the pinned copy waits for an engine that reads host memory again and again:
+        # the resident engine reads the edges once, through the backend's pinned staging slots
+        # (straight from a store's files), and pinning a whole graph costs more than reading it
+        # (4.29 GB: 1.79 s on the H200's host, FLOORS.md).
+        self._place_pending = bool(pinned and not temporary and self.backend.is_device)
+        if self._place_pending:
+            self.graph = graph
+            self.placement["indices"] = "in place until an engine other than resident needs it pinned"
+        else:
+            self.graph = self._place(graph, pinned) if not temporary else graph
         self.arena = DeviceArena(self.backend, int(self._default_budget() if budget is None else budget))
         self._engines: OrderedDict[tuple, tuple[EdgeSide, Engine]] = OrderedDict()
         self._cal = None  # the calibration, once read (see _calibration)
@@ -205,6 +214,26 @@ class LoadedGraph:
             placed._transpose = g._transpose  # nothing moved: a transpose already built still serves
         return placed
 
+    def _ensure_placed(self) -> None:
+        """Make the deferred pinned copy of the edges (and of a transpose built before it)."""
+        if not self._place_pending:
+            return
+        self._place_pending = False
+        t = time.perf_counter()
+        g = self.graph
+        self.graph = self._place(g, True)
+        if self._transpose is not None and self._transpose is not g:
+            tr = self._transpose
+            self._transpose = Graph(tr.offsets, self._place_array("transpose indices", tr.indices, True),
+                                    None if tr.weights is None else
+                                    self._place_array("transpose weights", tr.weights, True),
+                                    directed=True, name=tr.name)
+        elif self._transpose is g:
+            self._transpose = None
+        self._sides.clear()  # built over the arrays in place; engines built on them keep theirs
+        log.info("edges placed for engines that read host memory in %.3f s (%s)", time.perf_counter() - t,
+                 ", ".join(f"{k}: {v}" for k, v in self.placement.items()))
+
     def _place_array(self, key: str, arr: np.ndarray, copy: bool) -> np.ndarray:
         b = self.backend
         if b.is_device and b.is_pinned(arr):  # e.g. another loaded graph's placement
@@ -245,7 +274,7 @@ class LoadedGraph:
             return self.graph
         if self._transpose is None:
             t = self.graph.transpose()
-            if not self.temporary:
+            if not self.temporary and not self._place_pending:
                 t = Graph(t.offsets, self._place_array("transpose indices", t.indices, True),
                           None if t.weights is None else self._place_array("transpose weights", t.weights, True),
                           directed=True, name=t.name)
@@ -256,6 +285,8 @@ class LoadedGraph:
         """The edge side of ``csr`` ("out" or "in") and its engine ``engine``, built once."""
         self._check_open()
         cls = engine_class(engine)
+        if engine != "resident":  # reads host memory again and again: pinned
+            self._ensure_placed()
         # on a device, resident and zerocopy read a side as one partition: one launch per map
         whole = engine in WHOLE_SIDE_ENGINES and self.backend.is_device
         pbytes = self.partition_bytes

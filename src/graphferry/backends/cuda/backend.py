@@ -35,7 +35,8 @@ import numpy as np
 
 from ...errors import CompilerError
 from ..base import Backend, CompiledProgram, PartitionView, weight_bytes
-from .memory import H2D, HostRegistry, ManagedEdges, SlotRing, Staging, env_flag, pinned_empty
+from ..staging import StagedUpload
+from .memory import H2D, HostRegistry, ManagedEdges, SlotRing, env_flag, pinned_empty
 
 log = logging.getLogger(__name__)
 
@@ -366,7 +367,7 @@ class CudaBackend(Backend):
         self._copy_stream = cupy.cuda.Stream(non_blocking=True)
         self.registry = HostRegistry()
         self._ring: SlotRing | None = None
-        self._staging: Staging | None = None
+        self._staging: StagedUpload | None = None
         self._programs: dict[tuple, CudaProgram] = {}
         self._huge: dict[int, tuple] = {}  # stream -> the huge-row queue of kernels on it
         self._lanes: list = []
@@ -483,7 +484,12 @@ class CudaBackend(Backend):
         if host.nbytes:
             if self._ring is None:
                 self._ring = SlotRing()
-            if not self._ring.upload(host, out, self.compute_stream()):
+            stream = self.compute_stream()
+            if not self._ring.upload(host, out, stream):
+                if not self._pinned(int(host.ctypes.data), int(host.nbytes)):
+                    # e.g. a store's offsets: read into the staging slots by several threads
+                    self._upload_unpinned(out.data.ptr, host, stream)
+                    return out
                 try:
                     out.set(host)
                 except cupy.cuda.runtime.CUDARuntimeError:
@@ -567,15 +573,28 @@ class CudaBackend(Backend):
         if self._pinned(ptr, src.nbytes):
             cupy.cuda.runtime.memcpyAsync(dst.data.ptr, ptr, src.nbytes, H2D, cs.ptr)
         else:
-            if self._staging is None:
-                self._staging = Staging()
-            self._staging.copy(dst.data.ptr, src, cs)
+            self._upload_unpinned(dst.data.ptr, src, cs)
         done = cupy.cuda.Event(disable_timing=not self.timing)
         done.record(cs)
         if start is not None:
             self._copy_events.append((start, done))
         self.compute_stream().wait_event(done)
         return done
+
+    def _upload_unpinned(self, dst_ptr: int, src: np.ndarray, stream) -> None:
+        """Copy unpinned host ``src`` to ``dst_ptr`` on ``stream`` through the pinned staging slots
+        (:class:`~graphferry.backends.staging.StagedUpload`): several threads read each slot, from
+        the store's file where ``src`` maps one, while the previous slot's copy runs."""
+        if self._staging is None:
+            self._staging = StagedUpload(lambda nbytes: pinned_empty(nbytes, np.uint8))
+
+        def send(buf, off):
+            cupy.cuda.runtime.memcpyAsync(dst_ptr + off, buf.ctypes.data, buf.nbytes, H2D, stream.ptr)
+            ev = cupy.cuda.Event(disable_timing=True)
+            ev.record(stream)
+            return ev
+
+        self._staging.upload(src, send, lambda ev: ev.synchronize())
 
     def host_view(self, host):
         """A device-readable alias of host memory (zero-copy): registered in place, or a pinned copy."""
@@ -687,4 +706,7 @@ class CudaBackend(Backend):
 
     def close(self) -> None:
         self.synchronize()
+        if self._staging is not None:
+            self._staging.close()
+            self._staging = None
         self.registry.release_all()

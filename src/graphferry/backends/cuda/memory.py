@@ -7,8 +7,8 @@
   the device pointer).
 * :class:`SlotRing`: pinned slots for small uploads (row lists, scalar tables)
   so they are stream-ordered and never stall the host.
-* :class:`Staging`: two pinned buffers that carry copies from pageable or
-  memory-mapped arrays that could not be registered.
+* copies from pageable or memory-mapped arrays that are not registered go through
+  :class:`~graphferry.backends.staging.StagedUpload` (the backend's pinned slots).
 * :class:`ManagedEdges`: the ``unified`` engine's managed-memory copy of an
   edge side, read-mostly, a partition prefetched before its kernel and evicted
   (prefetched to the host) past the budget. It refuses to allocate more
@@ -30,7 +30,6 @@ import cupy
 import numpy as np
 
 from ...errors import DeviceMemoryError
-from ..cpu import host_ops  # host memory copies in parallel (the C++ host library)
 
 log = logging.getLogger(__name__)
 
@@ -157,33 +156,6 @@ class SlotRing:
         ev.record(stream)
         self._events[k] = ev
         return True
-
-
-class Staging:
-    """Two pinned buffers for copies from pageable or memory-mapped host memory."""
-
-    def __init__(self, nbytes: int = 64 << 20):
-        self.nbytes = nbytes
-        self._bufs = [pinned_empty(nbytes, np.uint8) for _ in range(2)]
-        self._events: list[cupy.cuda.Event | None] = [None, None]
-        self._next = 0
-
-    def copy(self, dst_ptr: int, src: np.ndarray, stream) -> None:
-        raw = src.reshape(-1).view(np.uint8)
-        for off in range(0, raw.nbytes, self.nbytes):
-            n = min(self.nbytes, raw.nbytes - off)
-            k = self._next
-            self._next ^= 1
-            if self._events[k] is not None:
-                self._events[k].synchronize()
-            buf = self._bufs[k]
-            # filled by every core: np.copyto's one core made a Kronecker 22 graph's 0.5 GB upload
-            # run at 5.5 GB/s on an H200 host, a fifth of the bus
-            host_ops.copy_into(buf[:n], raw[off : off + n])
-            cupy.cuda.runtime.memcpyAsync(dst_ptr + off, buf.ctypes.data, n, H2D, stream.ptr)
-            ev = cupy.cuda.Event(disable_timing=True)
-            ev.record(stream)
-            self._events[k] = ev
 
 
 # ------------------------------------------------------------------ managed memory
