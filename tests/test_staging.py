@@ -179,3 +179,38 @@ def test_cuda_loaded_store_resident_pins_nothing_and_moves_nothing_for_an_isolat
         np.testing.assert_array_equal(bfs(lg, 13, engine="resident").levels, oracle_levels(g, 13))
         np.testing.assert_array_equal(bfs(lg, 13, engine="zerocopy").levels, oracle_levels(g, 13))
         assert lg.backend.is_pinned(lg.indices)  # placed once an engine that reads host memory came
+
+
+# ------------------------------------------------------------------ a fresh machine's calibration
+def test_quick_calibration_takes_the_models_table_and_measures_the_bus(tmp_path, monkeypatch):
+    import os
+
+    from graphferry.backends import get_backend
+    from graphferry.runtime import calibration as cm
+    from graphferry.scheduler.cost import CLASSES, load_cached
+
+    b = get_backend("cpu")
+    model = b.device_description() if hasattr(b, "device_description") else "?"
+    ref = dict(cm.KNOWN_DEVICES[cm.REFERENCE_DEVICE])
+    cores = (os.cpu_count() or 1) / ref["threads"]
+    exact = cm.quick_calibration(b, table={model: ref})
+    assert exact.device_edge_rate == ref["device_edge_rate"]
+    assert exact.host_edge_rate == pytest.approx({k: v * cores for k, v in ref["host_edge_rate"].items()})
+    assert exact.copy_bandwidth > 0 and sorted(exact.zerocopy_bandwidth) == list(cm.REQUEST_SIZES)
+    assert set(exact.device_edge_rate) == {f"{c}/{d}" for c in CLASSES for d in ("push", "pull")}
+    # another model: the reference's device rates scaled by the two memories' bandwidth
+    ref["device_copy_bandwidth"] = exact.notes["device_copy_bandwidth"] / 2
+    scaled = cm.quick_calibration(b, table={"some other GPU": {}, cm.REFERENCE_DEVICE: ref})
+    ratio = scaled.notes["device_copy_bandwidth"] / ref["device_copy_bandwidth"]
+    assert scaled.device_edge_rate == pytest.approx({k: v * ratio for k, v in ref["device_edge_rate"].items()})
+    assert scaled.notes["source"].endswith("scaled")
+    # on a device, a fresh cache gets the quick calibration and keeps it; --refresh measures all
+    monkeypatch.setenv("GRAPHFERRY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(b, "is_device", True, raising=False)
+    monkeypatch.setattr(cm, "quick_calibration", lambda backend: exact)
+    monkeypatch.setattr(cm, "measure", lambda *a, **k: pytest.fail("a fresh device measured every figure"))
+    assert cm.calibration_for(b) is exact and load_cached(exact.device) == exact
+    full = cm.Calibration.nominal()
+    full.device = exact.device
+    monkeypatch.setattr(cm, "measure", lambda backend, quick=False: full)
+    assert cm.calibration_for(b, refresh=True) is full and load_cached(exact.device) == full

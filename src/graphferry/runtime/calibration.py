@@ -74,18 +74,116 @@ GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { gf_atomic_
 }
 
 
+#: Full calibrations (``graphferry calibrate --refresh``) per GPU model: where a fresh machine's
+#: calibration starts (:func:`quick_calibration`). The H200's: bench/results/calibration-h200.json
+#: (16 cores); its device-to-device copy measured beside it (:func:`_device_copy_rate`).
+KNOWN_DEVICES: dict[str, dict] = {
+    "NVIDIA H200": {
+        "threads": 16,
+        "device_copy_bandwidth": None,
+        "gather_bandwidth": 2.857e9,
+        "launch_seconds": 2.98e-4,
+        "state_bandwidth": 1.715e9,
+        "device_edge_rate": {"accumulate/pull": 85.2e9, "accumulate/push": 48.7e9, "relax/pull": 63.3e9,
+                             "relax/push": 68.2e9, "traversal/pull": 249.2e9, "traversal/push": 75.1e9},
+        "host_edge_rate": {"accumulate/pull": 2.452e9, "accumulate/push": 0.794e9, "relax/pull": 1.776e9,
+                           "relax/push": 1.953e9, "traversal/pull": 1.787e9, "traversal/push": 2.025e9},
+    },
+}
+#: The model a GPU missing from KNOWN_DEVICES starts from (its rates scaled by its own memory bandwidth).
+REFERENCE_DEVICE = "NVIDIA H200"
+
+
 def calibration_for(backend, refresh: bool = False) -> Calibration:
-    """This machine's calibration for ``backend``'s device: cached, or measured now and cached."""
+    """This machine's calibration for ``backend``'s device: cached, or made now and cached.
+
+    On a GPU with no cached calibration it is :func:`quick_calibration` (well under a second:
+    the bus measured, the edge rates from its model's table); ``refresh`` (``graphferry
+    calibrate --refresh``) measures every figure (tens of seconds: it compiles and runs the
+    reference programs on the device and the CPU). The CPU backend measures every figure.
+    """
     device = device_key(backend)
     if not refresh:
         cal = cost_module.load_cached(device)
         if cal is not None:
             return cal
-    log.info("calibrating the cost model on %s (once; cached)", device)
-    cal = measure(backend)
+    if backend.is_device and not refresh:
+        cal = quick_calibration(backend)
+    else:
+        log.info("calibrating the cost model on %s (once; cached)", device)
+        cal = measure(backend)
     path = cost_module.save(cal)
     log.info("calibration saved to %s", path)
     return cal
+
+
+def quick_calibration(backend, *, table: dict | None = None) -> Calibration:
+    """A fresh machine's calibration in well under a second: the bus measured (pinned copy,
+    zero-copy reads by request size, device memory), every rate that needs compiled programs
+    taken from the table of the device's model (:data:`KNOWN_DEVICES`), the host's scaled by
+    this machine's cores against the table's, and a model missing from the table starting from
+    :data:`REFERENCE_DEVICE`'s with its device rates scaled by the two devices' memory bandwidth.
+
+    Example (the CPU backend's simulated device, a model of no table):
+        >>> from graphferry.backends import get_backend
+        >>> cal = quick_calibration(get_backend("cpu"), table={})
+        >>> cal.notes["source"], cal.copy_bandwidth > 0
+        ('nominal', True)
+    """
+    t0 = time.perf_counter()
+    table = KNOWN_DEVICES if table is None else table
+    describe = getattr(backend, "device_description", None)
+    model = describe() if describe else "?"
+    ref = table.get(model)
+    source = f"table: {model}" if ref is not None else None
+    if ref is None and REFERENCE_DEVICE in table:
+        ref = table[REFERENCE_DEVICE]
+        source = f"table: {REFERENCE_DEVICE}, scaled"
+    nbytes = 64 << 20 if backend.is_device else 4 << 20
+    src = backend.pinned_empty(nbytes // 4, np.int32)
+    src[:] = 1
+    dst = backend.empty(len(src), np.int32)
+
+    def copy():
+        backend.copy_h2d(dst, src)
+        backend.synchronize()
+
+    copy()
+    copy_bw = nbytes / _best(copy)
+    zc = {size: _zerocopy_rate(backend, src, size, quick=not backend.is_device) for size in REQUEST_SIZES}
+    dev_copy = _device_copy_rate(backend, dst)
+    del dst
+    nominal = Calibration.nominal()
+    if ref is None:
+        cal = Calibration(device_key(backend), copy_bw, zc, nominal.gather_bandwidth, dict(nominal.device_edge_rate),
+                          dict(nominal.host_edge_rate), nominal.launch_seconds, nominal.state_bandwidth)
+        source = "nominal"
+    else:
+        cores = (os.cpu_count() or 1) / ref["threads"]
+        ref_copy = ref.get("device_copy_bandwidth")
+        dev_scale = 1.0 if model in table or not ref_copy else dev_copy / ref_copy
+        cal = Calibration(device_key(backend), copy_bw, zc, ref["gather_bandwidth"] * cores,
+                          {k: v * dev_scale for k, v in ref["device_edge_rate"].items()},
+                          {k: v * cores for k, v in ref["host_edge_rate"].items()},
+                          ref["launch_seconds"], ref["state_bandwidth"])
+    cal.notes = {"threads": os.cpu_count(), "quick": True, "source": source, "device_copy_bandwidth": dev_copy,
+                 "seconds": round(time.perf_counter() - t0, 3),
+                 "full": "graphferry calibrate --refresh measures every figure"}
+    log.info("calibration from %s with the bus measured in %.3f s: copy %.1f GB/s", source,
+             time.perf_counter() - t0, copy_bw / 1e9)
+    return cal
+
+
+def _device_copy_rate(backend, arr) -> float:
+    """Bytes/s of a device-to-device copy (read and write), the device memory's bandwidth."""
+    other = backend.empty(len(arr), arr.dtype)
+
+    def copy():
+        other[...] = arr
+        backend.synchronize()
+
+    copy()
+    return 2 * arr.nbytes / _best(copy)
 
 
 def device_key(backend) -> str:
