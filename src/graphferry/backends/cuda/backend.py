@@ -28,7 +28,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import cupy
 import numpy as np
@@ -36,6 +40,7 @@ import numpy as np
 from ...errors import CompilerError
 from ..base import Backend, CompiledProgram, PartitionView, weight_bytes
 from ..staging import StagedUpload
+from .kernel_groups import KERNEL_GROUPS, group_source, groups_needed, kernel_group
 from .memory import H2D, HostRegistry, ManagedEdges, SlotRing, env_flag, pinned_empty
 
 log = logging.getLogger(__name__)
@@ -226,8 +231,31 @@ extern "C" __global__ void gf_set_ids(const long long* ids, long long k, unsigne
 """
 
 
+_compile_pool = None
+_compile_pool_lock = threading.Lock()
+
+
+def compile_pool():
+    """Threads that compile kernels (NVRTC) and the host library (the C++ compiler) at once."""
+    global _compile_pool
+    with _compile_pool_lock:
+        if _compile_pool is None:
+            _compile_pool = ThreadPoolExecutor(max(2, min(8, os.cpu_count() or 1)), thread_name_prefix="gf-compile")
+        return _compile_pool
+
+
+def _compile_module(src: str, name: str, device: int = 0, options=_NVRTC_OPTIONS) -> "cupy.RawModule":
+    try:
+        with cupy.cuda.Device(device):  # a worker thread's current device is device 0
+            module = cupy.RawModule(code=src, options=options)
+            module.compile()
+    except cupy.cuda.compiler.CompileException as e:
+        raise CompilerError(f"NVRTC rejected program {name}:\n{e}") from e
+    return module
+
+
 class CudaProgram(CompiledProgram):
-    """A program's kernels for one device and vertex-id type (NVRTC)."""
+    """A program's kernels for one device and vertex-id type (NVRTC), compiled in groups at once."""
 
     def __init__(self, backend: "CudaBackend", program, vid_dtype: np.dtype):
         self.backend = backend
@@ -235,18 +263,37 @@ class CudaProgram(CompiledProgram):
         vid_ctype = "int32_t" if np.dtype(vid_dtype) == np.int32 else "int64_t"
         # CuPy's kernel cache keys on the source text only: name the headers' digest in it
         src = f"// graphferry headers {_headers_digest()}\n" + program.translation_unit(vid_ctype, "gf_cuda_kernels.cuh")
-        try:
-            self.module = cupy.RawModule(code=src, options=_NVRTC_OPTIONS)
-            self.module.compile()
-        except cupy.cuda.compiler.CompileException as e:
-            raise CompilerError(f"NVRTC rejected program {program.name!r} ({vid_ctype}):\n{e}") from e
+        label = f"{program.name!r} ({vid_ctype})"
+        self._modules: dict[str, Any] = {}
+        if env_flag("GRAPHFERRY_CUDA_ONE_MODULE"):  # the whole program as one unit, compiled now
+            whole = _compile_module(src, label, backend.device_id)
+            self._modules = {g: whole for g in KERNEL_GROUPS}
+        else:
+            pool = compile_pool()
+            for group in groups_needed(program):
+                self._modules[group] = pool.submit(_compile_module, group_source(src, group), label,
+                                                   backend.device_id)
         self._fns: dict[str, object] = {}
         self._grids: dict[str, int] = {}  # grid-wide kernels: blocks resident at once
+
+    def module(self, group: str):
+        """Kernel group ``group``'s module, waiting for its compilation."""
+        m = self._modules.get(group)
+        if m is None:
+            raise CompilerError(f"program {self.program.name!r} has no {group} kernels")
+        if isinstance(m, Future):
+            m = self._modules[group] = m.result()
+        return m
+
+    def wait(self) -> None:
+        """Wait until every group is compiled (raises the first compilation's error)."""
+        for group in list(self._modules):
+            self.module(group)
 
     def _fn(self, name: str):
         f = self._fns.get(name)
         if f is None:
-            f = self._fns[name] = self.module.get_function(name)
+            f = self._fns[name] = self.module(kernel_group(name)).get_function(name)
         return f
 
     def _edge(self, op: str, tables, view: PartitionView, row_list, in_bits, out_bits) -> None:
@@ -378,6 +425,7 @@ class CudaBackend(Backend):
         self._kernel_events: list[tuple] = []
         self.sync_launches = env_flag("GRAPHFERRY_CUDA_SYNC")
         self.allow_managed_oversubscription = env_flag("GRAPHFERRY_ALLOW_MANAGED_OVERSUBSCRIPTION")
+        self._prewarm()
 
     # ------------------------------------------------------------ programs
     def compile(self, program, vid_dtype):
@@ -623,9 +671,28 @@ class CudaBackend(Backend):
 
     # ------------------------------------------------------------ bitmaps
     def _bitmap_fn(self, name: str):
-        if self._bitmap_module is None:
-            self._bitmap_module = cupy.RawModule(code=_BITMAP_SRC)
-        return self._bitmap_module.get_function(name)
+        m = self._bitmap_module
+        if isinstance(m, Future):
+            m = self._bitmap_module = m.result()
+        elif m is None:
+            m = self._bitmap_module = _compile_module(_BITMAP_SRC, "bitmaps", self.device_id, options=())
+        return m.get_function(name)
+
+    def _prewarm(self) -> None:
+        """Start compiling, in the background, what nearly every run needs: the bitmap kernels
+        (NVRTC) and the host library (the C++ compiler: several seconds on a fresh machine,
+        otherwise a load from its disk cache)."""
+        pool = compile_pool()
+        self._bitmap_module = pool.submit(_compile_module, _BITMAP_SRC, "bitmaps", self.device_id, ())
+
+        def host_library():
+            try:
+                from ..cpu import host_ops
+
+                host_ops._lib()
+            except Exception as e:  # noqa: BLE001 - its first real use reports the error
+                log.debug("host library not built ahead (%s)", e)
+        pool.submit(host_library)
 
     def ids_from_bits(self, bits, n: int):
         nwords = int(bits.size)

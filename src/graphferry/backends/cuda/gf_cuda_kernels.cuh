@@ -457,9 +457,40 @@ __device__ __forceinline__ void gf_edge_huge(void* const* A, const double* F, co
 #else
 #define GF_PULL_KERNELS(SUFFIX, IDS)
 #endif
+// A program's kernels come in groups compiled apart, at once, in several threads
+// (backend.py: KERNEL_GROUPS): each group sets GF_BUILD_* to build only its own kernels;
+// with none set, every kernel is built.
+#ifndef GF_BUILD_PLAIN
+#define GF_BUILD_PLAIN 1
+#endif
+#ifndef GF_BUILD_PACKED
+#define GF_BUILD_PACKED 1
+#endif
+#ifndef GF_BUILD_PUSH
+#define GF_BUILD_PUSH 1
+#endif
+#ifndef GF_BUILD_PULL
+#define GF_BUILD_PULL 1
+#endif
+#ifndef GF_BUILD_MAPS
+#define GF_BUILD_MAPS 1
+#endif
+#if !GF_BUILD_PUSH
+#undef GF_PUSH_KERNELS
+#define GF_PUSH_KERNELS(SUFFIX, IDS)
+#endif
+#if !GF_BUILD_PULL
+#undef GF_PULL_KERNELS
+#define GF_PULL_KERNELS(SUFFIX, IDS)
+#endif
+#if GF_BUILD_PLAIN
 GF_EDGE_KERNELS(, const vid_t*)
+#endif
+#if GF_BUILD_PACKED
 GF_EDGE_KERNELS(_packed, GfPackedIds)
+#endif
 
+#if GF_BUILD_MAPS
 // vertex_map over ids (if given) or [lo, hi) filtered by in_bits; true sets out bit.
 #define GF_VERTEX_KERNEL(fn)                                                                   \
     GF_KERNEL void gf_vmap_##fn(void* const* A, const double* F, const int64_t* I, int64_t lo, \
@@ -494,3 +525,7 @@ GF_EDGE_KERNELS(_packed, GfPackedIds)
             if (fn(S, G, GT, (vid_t)v) && out_bits) gf_set_bit(out_bits, v);                   \
         }                                                                                      \
     }
+#else
+#define GF_VERTEX_KERNEL(fn)
+#define GF_NEIGHBOR_KERNEL(fn)
+#endif
