@@ -18,6 +18,7 @@ from ..backends.cpu import host_ops
 from ..errors import GraphferryError
 from ..graph import Graph
 from ..runtime.loaded import load as load_graph
+from ..runtime.startup import work_passes
 from ._click import _cx
 from .app import app
 from .console import _iteration_reporter, _spinner, _stdout
@@ -181,7 +182,8 @@ def run(
         graph = _user_value_errors(_load, graph_path, verify=verify)
     with _spinner(f"loading {graph_path} for the {backend.value} backend"):
         loaded = _user_value_errors(load_graph, graph, backend=backend.value, budget=budget,
-                                    partition_bytes=partition_bytes)
+                                    partition_bytes=partition_bytes,
+                                    work_passes=work_passes(algorithm, graph, source))
     progress, stop = _iteration_reporter(algorithm)
     try:
         result = _user_value_errors(

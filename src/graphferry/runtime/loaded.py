@@ -87,7 +87,7 @@ class LoadedGraphClosedError(RuntimeError):
 
 def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto", budget: int | None = None,
          partition_bytes: int | None = None, pinned: bool | None = None,
-         narrow_weights: bool = True, pack_ids: bool = True) -> "LoadedGraph":
+         narrow_weights: bool = True, pack_ids: bool = True, work_passes: float | None = None) -> "LoadedGraph":
     """Load ``graph`` (a :class:`Graph` or a graph store's path) once for ``backend``.
 
     ``budget``: bytes of device memory for edge data (default: 80% of the GPU's
@@ -103,6 +103,9 @@ def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto",
     edges again and again (filter, zerocopy, hybrid) read the vertex ids packed in
     ``ceil(log2 n)``-bit fields (made on first use, pinned on a device; 25 bits instead of 32
     for 2^25 vertices, on the bus and in device memory); same results, same partitions.
+    ``backend="auto"``: the GPU where one is usable, unless the start-up model
+    (:mod:`graphferry.runtime.startup`) expects the CPU to finish first; ``work_passes``
+    tells it how many times the run will read the edges (default: a few).
 
     Example:
         >>> import graphferry as gf
@@ -120,7 +123,7 @@ def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto",
         graph = open_store(Path(graph))
     return LoadedGraph(graph, backend=backend, budget=budget, partition_bytes=partition_bytes,
                        pinned=True if pinned is None else pinned, narrow_weights=narrow_weights,
-                       pack_ids=pack_ids, _t0=t0)
+                       pack_ids=pack_ids, work_passes=work_passes, _t0=t0)
 
 
 class LoadedGraph:
@@ -139,10 +142,14 @@ class LoadedGraph:
     def __init__(self, graph: Graph, *, backend: str | Backend = "auto", budget: int | None = None,
                  partition_bytes: int | None = None, pinned: bool = True,
                  temporary: bool = False, narrow_weights: bool = True, pack_ids: bool = True,
-                 _t0: float | None = None):
+                 work_passes: float | None = None, _t0: float | None = None):
         t0 = time.perf_counter() if _t0 is None else _t0
         if partition_bytes is not None and int(partition_bytes) <= 0:
             raise ValueError(f"partition_bytes must be positive, got {partition_bytes}")
+        if isinstance(backend, str) and backend == "auto":  # the backend the model expects to finish first
+            from .startup import resolve_auto
+
+            backend = resolve_auto(graph.m, graph.edge_bytes, work_passes)
         self.backend = get_backend(backend)
         # None: DEFAULT_PARTITION_BYTES for engines that move edges, one partition
         # per side for the host engine (nothing moves; partitions would only add launches)
