@@ -38,6 +38,7 @@ REPO = Path(__file__).resolve().parent.parent
 ALG = "src/graphferry/algorithms"
 SCHED = "src/graphferry/scheduler"
 HYPAR = "src/graphferry/hypar"
+LARGE = "tests/test_verifiers_large.py"
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,30 @@ MUTANTS = [
            "    values = np.asarray(values, dtype=np.float64)\n", "    return\n", ("tests/test_verifiers.py",)),
     Mutant("verify_cdlp-accepts-anything", "verify_cdlp returns at once", f"{ALG}/cdlp.py",
            "    want = values[lab]\n", "    return\n", ("tests/test_verifiers.py",)),
+    # ------------------------------------------------------------------ verifiers past 2^16 vertices
+    # tests/test_verifiers_large.py runs every registered algorithm on a graph whose index
+    # products wrap in 32 bits; each verifier must still accept the answer and reject a broken one
+    Mutant("verify_bfs-int32-parent-keys", "verify_bfs keys (parent, vertex) arcs in the parents' int32 (the old wrap)",
+           f"{ALG}/bfs.py", "    want = arc_keys(p, others, n)\n", "    want = p * n + others\n", (LARGE,)),
+    Mutant("verify_coloring-int32-pair-keys", "verify_coloring keys vertex pairs in int32",
+           f"{ALG}/coloring.py", "    pairs = np.unique(arc_keys(a, b, max(graph.n, 1)))\n",
+           "    pairs = np.unique(a.astype(np.int32) * np.int32(max(graph.n, 1)) + b.astype(np.int32))\n", (LARGE,)),
+    *(Mutant(f"verify_{name}-accepts-anything-past-2^16", f"verify_{name} returns at once on graphs of more than "
+             "2^16 vertices", f"{ALG}/{file}.py", anchor, f"    if graph.n > 2 ** 16:\n        return\n{anchor}", (LARGE,))
+      for name, file, anchor in [
+          ("bfs", "bfs", "    levels = np.asarray(levels)\n    parents = np.asarray(parents)\n"),
+          ("sssp", "sssp", "    dist = np.asarray(dist, dtype=np.float64)\n    n = graph.n\n"),
+          ("pagerank", "pagerank", "    ranks = np.asarray(ranks, dtype=np.float64)\n"
+                                   "    assert ranks.shape == (graph.n,), \"one rank per vertex\"\n"),
+          ("wcc", "wcc", "    labels = np.asarray(labels)\n    assert labels.shape == (graph.n,), \"one label per vertex\"\n"),
+          ("cdlp", "cdlp", "    want = values[lab]\n"),
+          ("lcc", "lcc", "    values = np.asarray(values, dtype=np.float64)\n"),
+          ("triangles", "triangles", "    triangles = np.asarray(triangles)\n"),
+          ("betweenness", "betweenness", "    values = np.asarray(values, dtype=np.float64)\n"),
+          ("coloring", "coloring", "    colors = np.asarray(colors)\n"),
+          ("msf", "mst", "    source, target, weight = (np.asarray(a) for a in (source, target, weight))\n"),
+          ("communities", "communities", "    community = np.asarray(community, dtype=np.int64)\n"),
+      ]),
     # ------------------------------------------------------------------ the hybrid engine
     Mutant("hybrid-span-rows-skipped", "the whole-side plan forgets the span's own rows", f"{SCHED}/hybrid.py",
            "            pieces = [(0, parts[a].lo, 0, a), (parts[a].lo, parts[z - 1].hi, a, z), "

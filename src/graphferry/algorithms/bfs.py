@@ -21,7 +21,7 @@ import numpy as np
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from . import registry
-from ._common import Result, runtime_for
+from ._common import Result, arc_keys, runtime_for
 
 PROGRAM = Program(
     "bfs",
@@ -99,9 +99,9 @@ def verify_bfs(graph: Graph, source: int, levels: np.ndarray, parents: np.ndarra
     assert np.all((p >= 0) & (p < n)), "a reached vertex has no parent"
     assert np.all(levels[p] == levels[others] - 1), "a parent is not one level up"
     # parent must be an in-neighbour: (p, v) is an edge
-    key = src * n + dst
+    key = arc_keys(src, dst, n)
     key.sort()
-    want = p * n + others
+    want = arc_keys(p, others, n)
     pos = np.searchsorted(key, want)
     pos = np.minimum(pos, len(key) - 1)
     assert len(want) == 0 or np.all(key[pos] == want), "a parent is not an in-neighbour"

@@ -43,7 +43,8 @@ import numpy as np
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import on_handle, simple_graph
-from ._common import Result, driver_hooks, runtime_for
+from . import registry
+from ._common import Result, arc_keys, driver_hooks, runtime_for
 
 METHODS = ("speculative", "jones_plassmann")
 ORDERS = ("largest_first", "random")
@@ -208,7 +209,7 @@ def verify_coloring(graph: Graph, colors: np.ndarray) -> None:
     assert len(clash) == 0, f"edge {src[keep][clash[0]]} - {dst[keep][clash[0]]} joins two vertices of colour " \
                             f"{colors[src[keep][clash[0]]]}"
     a, b = np.minimum(src[keep], dst[keep]), np.maximum(src[keep], dst[keep])
-    pairs = np.unique(a * np.int64(max(graph.n, 1)) + b)
+    pairs = np.unique(arc_keys(a, b, max(graph.n, 1)))
     degree = np.bincount(pairs // max(graph.n, 1), minlength=graph.n) + \
         np.bincount(pairs % max(graph.n, 1), minlength=graph.n)
     over = np.flatnonzero(colors > degree)
