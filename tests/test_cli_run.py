@@ -265,3 +265,35 @@ def test_run_check_fails_a_wrong_result(store, monkeypatch):
     r = runner.invoke(app, ["run", "bfs", str(store), "--backend", "cpu", "--source", "3", "--check"])
     assert r.exit_code == 1
     assert r.stderr.strip() == "error: --check: the bfs result fails its verifier: level of vertex 7 is 3, expected 2"
+
+
+def _seeded() -> list[str]:
+    from graphferry.algorithms import registry
+
+    return [s.name for s in registry.ALGORITHMS.values() if any(p.name == "seed" for p in s.parameters)]
+
+
+SEEDED = _seeded()
+
+
+@pytest.mark.parametrize("algorithm", SEEDED)
+@pytest.mark.parametrize("how", [["--seed", "-1"], ["--param", "seed=-1"]])
+def test_a_negative_seed_is_refused_in_one_line_naming_the_option(store, algorithm, how):
+    """Every algorithm with a seed refuses a negative one the same way, before any work: exit 1
+    (a refused option value), one line naming --seed."""
+    r = runner.invoke(app, ["run", algorithm, str(store), "--backend", "cpu", *how])
+    assert r.exit_code == 1, r.output
+    assert r.stderr.strip() == "error: --seed -1: must be at least 0"
+
+
+@pytest.mark.parametrize("algorithm", SEEDED)
+def test_a_negative_seed_is_refused_by_the_python_api(algorithm):
+    from graphferry.algorithms import registry
+
+    spec = registry.get(algorithm)
+    g = kronecker_graph(4, seed=1)
+    with pytest.raises(ValueError, match=f"^{algorithm}: parameter 'seed' must be at least 0, got -1$"):
+        spec.function(g, seed=-1, backend="cpu")
+    with pytest.raises(ValueError, match="parameter 'seed' must be at least 0"):
+        spec.run(g, seed=-1, backend="cpu")
+    spec.run(g, seed=0, backend="cpu")

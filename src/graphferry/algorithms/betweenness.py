@@ -58,6 +58,7 @@ import numpy as np
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import on_handle, simple_graph, simple_weighted_graph
+from . import registry
 from ._common import Result, runtime_for
 
 # phases of one program (scalar ``phase``): which rule the edge functions apply
@@ -206,6 +207,7 @@ def betweenness(graph: Graph, k: int | None = None, normalized: bool = True, wei
     seed (see :func:`sample_sources`). ``weighted``: use the graph's weights
     (when it has them) as path lengths. Scalars: ``sources`` (how many were run).
     """
+    registry.get("betweenness").check_values(seed=seed)
     use_weights = bool(weighted and graph.weighted)
     if use_weights and graph.m and not float(np.min(graph.weights)) > 0:
         raise ValueError("betweenness: edge weights must be positive")

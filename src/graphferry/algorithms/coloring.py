@@ -153,6 +153,7 @@ def coloring(graph: Graph, method: str = "speculative", order: str = "largest_fi
     (-1) or, for the speculative method, still hold clashes.
     """
     precolored, stop_when = driver_hooks(kwargs, "precolored", "stop_when")
+    registry.get("coloring").check_values(seed=seed)
     if method not in METHODS:
         raise ValueError(f"coloring: method must be one of {', '.join(METHODS)}, got {method!r}")
     if order not in ORDERS:

@@ -316,6 +316,7 @@ def communities(graph: Graph, max_iterations: int = 100, refine: bool = True, se
     result's ``community`` is the propagated labels themselves, not renamed.
     """
     stop_when, labels, active = driver_hooks(kwargs, "stop_when", "labels", "active")
+    registry.get("communities").check_values(seed=seed)
     if max_iterations < 0:
         raise ValueError(f"max_iterations must be >= 0, got {max_iterations}")
     simple = simple_graph(graph, undirected=True)

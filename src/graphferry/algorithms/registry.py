@@ -73,10 +73,35 @@ class Parameter:
     default: Any = REQUIRED
     help: str = ""
     choices: tuple[Any, ...] = ()
+    #: the least value allowed (a seed: 0), or None; checked by :meth:`problem`
+    minimum: Any = None
 
     @property
     def required(self) -> bool:
         return self.default is REQUIRED
+
+    def problem(self, value: Any) -> str | None:
+        """What is wrong with ``value`` for this parameter (``"must be at least 0"``), or None.
+
+        The one check of a value against its declaration: the command line (which names
+        the ``--flag``), :meth:`AlgorithmSpec.check_parameters` and the algorithms
+        themselves (:meth:`AlgorithmSpec.check_values`) all ask it. None passes (an
+        optional parameter left out), as does a value not of the declared type (a
+        ``random.Random`` that NetworkX passes as a seed).
+
+        Example:
+            >>> seed = Parameter("seed", int, 0, minimum=0)
+            >>> seed.problem(3), seed.problem(-1), seed.problem(None)
+            (None, 'must be at least 0', None)
+        """
+        if value is None:
+            return None
+        if self.choices and value not in self.choices:
+            return f"must be one of {', '.join(map(str, self.choices))}"
+        if (self.minimum is not None and isinstance(value, (int, float)) and not isinstance(value, bool)
+                and value < self.minimum):
+            return f"must be at least {self.minimum}"
+        return None
 
 
 @dataclass(frozen=True)
@@ -187,10 +212,26 @@ class AlgorithmSpec:
         for p in self.parameters:
             if p.name not in out:
                 raise ValueError(f"{self.name}: parameter {p.name!r} is required")
-            if p.choices and out[p.name] not in p.choices:
-                raise ValueError(f"{self.name}: parameter {p.name!r} must be one of "
-                                 f"{', '.join(map(str, p.choices))}, got {out[p.name]!r}")
+        self.check_values(**out)
         return out
+
+    def check_values(self, **values: Any) -> None:
+        """ValueError naming the first of ``values`` (parameter name -> value) that its declaration
+        refuses (:meth:`Parameter.problem`): a seed below 0, a method not among the choices.
+
+        Each algorithm calls it on entry, so a direct call, the registry's :meth:`run`, the
+        NetworkX backend and the command line refuse the same values.
+
+        Example:
+            >>> get("communities").check_values(seed=-1)
+            Traceback (most recent call last):
+            ...
+            ValueError: communities: parameter 'seed' must be at least 0, got -1
+        """
+        for name, value in values.items():
+            problem = self.parameter(name).problem(value)
+            if problem:
+                raise ValueError(f"{self.name}: parameter {name!r} {problem}, got {value!r}")
 
     def run(self, graph: Any, *, source: Any = None, options: Any = None, **kwargs: Any) -> Any:
         """Run on ``graph``: algorithm parameters and run options (backend=, engine=, ...) as keywords.
@@ -341,7 +382,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
         parameters=(Parameter("k", int, None, "number of sampled sources (none: every vertex, exact)"),
                     Parameter("normalized", bool, True, "divide by the number of vertex pairs, as NetworkX does"),
                     Parameter("weighted", bool, True, "edge weights as path lengths (when the graph has them)"),
-                    Parameter("seed", int, None, "seed of the source sample (NetworkX's draw)")),
+                    Parameter("seed", int, None, "seed of the source sample (NetworkX's draw)", minimum=0)),
         scalars=("sources",), verifier="verify_betweenness", verify_call=_verify_with_params,
         memory=(64, 64)),  # not fitted yet: level, dist, sigma, delta, bc (8 B each) + frontiers; simple view
     AlgorithmSpec(
@@ -352,7 +393,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
                               choices=("speculative", "jones_plassmann")),
                     Parameter("order", str, "largest_first", "Jones-Plassmann priority order",
                               choices=("largest_first", "random")),
-                    Parameter("seed", int, 0, "Jones-Plassmann priority seed")),
+                    Parameter("seed", int, 0, "Jones-Plassmann priority seed", minimum=0)),
         scalars=("num_colors", "rounds"), verifier="verify_coloring",
         memory=(40, 64)),  # not fitted yet: colour, worklists; simple undirected view
     AlgorithmSpec(
@@ -370,7 +411,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
                         ids="internal"),),
         parameters=(Parameter("max_iterations", int, 100, "most propagation rounds"),
                     Parameter("refine", bool, True, "apply HyPar's merge rule, then propagate on the rest"),
-                    Parameter("seed", int, 0, "seed of the visiting order and tie-breaks")),
+                    Parameter("seed", int, 0, "seed of the visiting order and tie-breaks", minimum=0)),
         scalars=("modularity", "num_communities", "iterations", "finalised"), verifier="verify_communities",
         verify_call=_verify_communities,
         memory=(64, 64)),  # not fitted yet: labels, flags, modularity terms; simple undirected view

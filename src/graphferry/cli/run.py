@@ -45,6 +45,10 @@ def _algorithm_arguments(name: str, params: dict[str, Any], backend: str) -> tup
     """``(the algorithm's registry entry, keyword arguments)``; usage errors before any work is done."""
     spec = registry.get(name)
     kwargs = _algorithm_kwargs({p.name for p in spec.parameters}, params, name)
+    for key, value in kwargs.items():  # the registry's declaration decides (a seed: at least 0)
+        problem = spec.parameter(key).problem(value)
+        if problem:
+            raise GraphferryError(f"--{key.replace('_', '-')} {value}: {problem}")
     missing = [p.name for p in spec.parameters if p.required and p.name not in kwargs]
     if missing:
         flags = " and ".join("--" + m.replace("_", "-") for m in missing)
