@@ -4,14 +4,25 @@ The graph is read as its undirected simple view. Label propagation (Raghavan,
 Albert and Kumara 2007) in the parallel, worklist form of Staudt and
 Meyerhenke's PLP (ICPP 2013) that HyPar builds on (HyPar, JPDC 2019,
 Algorithm 4): every vertex starts in its own community; in each round every
-*active* vertex takes the label most frequent among its neighbours, updating
-in place (asynchronous: later vertices of the round already see it). A vertex
+*active* vertex takes the label most frequent among its neighbours. A vertex
 keeps its label when that label is among the most frequent (NetworkX's
 ``asyn_lpa_communities`` rule, which stops oscillation); other ties go to the
 label of least ``hash(seed, round, vertex, label)``. A vertex whose label changed
 activates itself and its neighbours for the next round. Rounds stop when
 fewer than ``n / 10**5`` vertices are active or after ``max_iterations``
 (HyPar's PLP criteria).
+
+**Deterministic rounds.** PLP updates in place, so later vertices of a round
+see earlier ones' new labels (asynchrony damps the oscillation of synchronous
+label propagation); but which vertices are "earlier" is then thread timing, and
+the same seed gave different communities under different thread or rank
+counts. Here a round is ``SUB_ROUNDS`` (8) steps: the vertices are split into
+that many random blocks (a seeded permutation of the ids, a new one each
+round), and in step ``j`` the vertices of block ``j`` choose their labels from
+the labels as they stood after step ``j - 1`` (written aside, then committed
+together). A vertex therefore sees the new labels of the blocks before its own
+(asynchronous across blocks), and nothing it reads is written while it reads:
+the labels depend on the seed alone, not on threads, ranks or devices.
 
 Counting labels: a vertex with at most 256 neighbours sorts their labels in
 a local array (exact mode); a larger one keeps 32 Misra-Gries counters over
@@ -59,16 +70,18 @@ from ._common import Result, driver_hooks, runtime_for
 
 LOCAL = 256         # most labels a vertex sorts exactly
 CANDIDATES = 32     # Misra-Gries counters for larger neighbourhoods
+SUB_ROUNDS = 8      # steps of a round, each over one random block of the vertices (see above)
 ACTIVE_FRACTION = 1e-5   # PLP/HyPar stop: fewer active vertices than this fraction of n
 TINY_COMMUNITY = 1e-7    # HyPar: communities with fewer internal edges than this fraction of m are dismantled
 
 PROGRAM = Program(
     "communities",
-    arrays={"label": "vid", "smallest": "vid", "active": "int8", "next": "int8", "fixed": "int8",
+    arrays={"label": "vid", "pending": "vid", "smallest": "vid", "active": "int8", "next": "int8", "fixed": "int8",
             "inside": "float64", "total": "float64", "ratio": "float64"},
     scalars={"seed": "int64", "round": "int64", "average": "float64", "min_inside": "float64",
-             "n_vertices": "int64", "perm_mul": "int64", "perm_add": "int64"},
-    vertex_functions=("clear_next", "clear_smallest", "find_smallest", "rename", "clear_sums", "square_total",
+             "n_vertices": "int64", "perm_mul": "int64", "perm_add": "int64", "slot_lo": "int64",
+             "slot_hi": "int64"},
+    vertex_functions=("clear_next", "commit", "clear_smallest", "find_smallest", "rename", "clear_sums", "square_total",
                       "community_ratio", "dismantle"),
     neighbor_functions=("propagate", "count_arcs"),
     neighbor_reads="rows",  # one row per call, but propagate's slot u visits a scrambled vertex
@@ -119,21 +132,23 @@ GF_FN void lp_read_batch(const State& S, const GfGraph& G, eid_t i0, int z, vid_
     vid_t u[GF_LP_BATCH];
     int8_t out[GF_LP_BATCH];
     for (int t = 0; t < z; ++t) u[t] = G.indices[i0 + t];
-    for (int t = 0; t < z; ++t) { out[t] = S.fixed[u[t]]; got[t] = gf_load(&S.label[u[t]]); }
+    for (int t = 0; t < z; ++t) { out[t] = S.fixed[u[t]]; got[t] = S.label[u[t]]; }
     for (int t = 0; t < z; ++t) if (out[t]) got[t] = (vid_t)-1;
 }
 
-// One PLP step for an active vertex: take the most frequent label among the neighbours
-// that are still in play (finalised communities are removed with their edges).
+// One PLP step for an active vertex of this step's block: the most frequent label among the
+// neighbours that are still in play (finalised communities are removed with their edges),
+// written to pending[v]; label is only read here (commit copies pending over it after the step)
 GF_FN bool propagate(const State& S, const GfGraph& G, const GfGraph& GT, vid_t slot) {
-    // visit the vertices in a different scrambled order each round ((a * slot + b) mod n,
-    // a coprime to n): in id order, a label sweeps through blocks of consecutive ids
-    // (planted communities often are such blocks) before the block's own labels form
+    // the block of a step: slots [slot_lo, slot_hi) of a permutation scrambled anew each
+    // round ((a * slot + b) mod n, a coprime to n): random blocks, not runs of consecutive
+    // ids (planted communities often are such runs)
+    if ((int64_t)slot < S.slot_lo || (int64_t)slot >= S.slot_hi) return false;
     const vid_t v = (vid_t)lp_scramble((uint64_t)slot, (uint64_t)S.perm_mul, (uint64_t)S.perm_add,
                                        (uint64_t)S.n_vertices);
     if (!S.active[v] || S.fixed[v]) return false;
     const eid_t b = G.begin(v), e = G.end(v);
-    const vid_t own = gf_load(&S.label[v]);
+    const vid_t own = S.label[v];
     int64_t best_c = 0;
     vid_t best = own;
     if (e - b <= GF_LP_LOCAL) {
@@ -193,12 +208,19 @@ GF_FN bool propagate(const State& S, const GfGraph& G, const GfGraph& GT, vid_t 
             if (cnt[k] > 0 && lp_better(S, v, exact[k], cand[k], best_c, best, own)) { best_c = exact[k]; best = cand[k]; }
     }
     if (best_c == 0 || best == own) return false;
-    S.label[v] = best;
-    S.next[v] = 1;                       // it and its neighbours look again next round
+    S.pending[v] = best;
+    S.next[v] = 1;                       // it and its neighbours look again next round (writes of 1: any order)
     for (eid_t i = b; i < e; ++i) S.next[G.indices[i]] = 1;
     return true;
 }
 GF_FN bool clear_next(const State& S, vid_t v) { S.next[v] = 0; return false; }
+// the end of a step, for each slot whose propagate returned true: its vertex takes its new label
+GF_FN bool commit(const State& S, vid_t slot) {
+    const vid_t v = (vid_t)lp_scramble((uint64_t)slot, (uint64_t)S.perm_mul, (uint64_t)S.perm_add,
+                                       (uint64_t)S.n_vertices);
+    S.label[v] = S.pending[v];
+    return false;
+}
 
 // name every community by its smallest member (so label v, if used, is v's own community's)
 GF_FN bool clear_smallest(const State& S, vid_t v) { S.smallest[v] = (vid_t)S.n_vertices; return false; }
@@ -255,7 +277,11 @@ def propagate(st, n: int, max_iterations: int, first_round: int = 0,
         st.scalars["round"] = first_round + rounds
         st.scalars["perm_mul"], st.scalars["perm_add"] = _scramble(n, rng)
         st.vertex_map("clear_next")
-        st.neighbor_map("propagate", in_edges=False)
+        for j in range(SUB_ROUNDS):           # one block of the scrambled order a step
+            st.scalars["slot_lo"], st.scalars["slot_hi"] = n * j // SUB_ROUNDS, n * (j + 1) // SUB_ROUNDS
+            changed = st.neighbor_map("propagate", in_edges=False)   # the slots whose vertex moved
+            if changed:
+                st.vertex_map("commit", changed)
         rounds += 1
         st.swap("active", "next")
         if st.reduce("active", "sum") < max(1.0, n * ACTIVE_FRACTION):
@@ -295,7 +321,10 @@ def hypar_merge(st, m: int) -> int:
     present = st.vertex_map("community_ratio")          # communities with at least one arc
     if not present:
         return 0
-    st.scalars["average"] = float(st.reduce("ratio", "sum", present)) / len(present)
+    # the ratios' exact sum (math.fsum, one transfer of a value per community): a parallel sum's
+    # rounding follows the thread count, and on a regular graph many communities share the
+    # average's ratio exactly, so its last bit would decide which of them are dismantled
+    st.scalars["average"] = math.fsum(st.gather("ratio", present).tolist()) / len(present)
     st.scalars["min_inside"] = m * TINY_COMMUNITY
     return len(st.vertex_map("dismantle"))
 
@@ -327,6 +356,7 @@ def communities(graph: Graph, max_iterations: int = 100, refine: bool = True, se
         if initial.shape != (n,) or (n and not 0 <= initial.min() <= initial.max() < n):
             raise ValueError(f"communities: labels must be {n} values in [0, {n})")
         st = rt.start(PROGRAM, arrays={"label": initial.astype(simple.indices.dtype),
+                                       "pending": initial.astype(simple.indices.dtype),
                                        "active": 1 if active is None else np.asarray(active, np.int8),
                                        "next": 0, "fixed": 0, "inside": 0, "total": 0, "ratio": 0},
                       scalars={"seed": int(seed), "n_vertices": n})

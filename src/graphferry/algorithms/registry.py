@@ -393,7 +393,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
                               choices=("speculative", "jones_plassmann")),
                     Parameter("order", str, "largest_first", "Jones-Plassmann priority order",
                               choices=("largest_first", "random")),
-                    Parameter("seed", int, 0, "Jones-Plassmann priority seed", minimum=0)),
+                    Parameter("seed", int, 0, "seed of the speculative blocks and Jones-Plassmann's priorities",
+                              minimum=0)),
         scalars=("num_colors", "rounds"), verifier="verify_coloring",
         memory=(40, 64)),  # not fitted yet: colour, worklists; simple undirected view
     AlgorithmSpec(
