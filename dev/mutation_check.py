@@ -182,6 +182,11 @@ MUTANTS = [
           ("coloring", "coloring", "    colors = np.asarray(colors)\n"),
           ("msf", "mst", "    source, target, weight = (np.asarray(a) for a in (source, target, weight))\n"),
           ("communities", "communities", "    community = np.asarray(community, dtype=np.int64)\n"),
+          ("core_number", "core_number", "    core = np.asarray(core)\n"),
+          ("eigenvector_centrality", "eigenvector", "    want, _ = eigenvector_reference("),
+          ("katz_centrality", "katz", "    with np.errstate(over=\"ignore\", invalid=\"ignore\"):\n"
+                                      "        want, converged = katz_reference("),
+          ("hits", "hits", "    hubs, authorities = np.asarray(hubs, np.float64), np.asarray(authorities, np.float64)\n"),
       ]),
     # ------------------------------------------------------------------ the hybrid engine
     Mutant("hybrid-span-rows-skipped", "the whole-side plan forgets the span's own rows", f"{SCHED}/hybrid.py",

@@ -23,15 +23,23 @@ from typer.testing import CliRunner
 from graphferry import Graph
 from graphferry.algorithms import registry
 
+pytestmark = pytest.mark.slow   # ~25 s on 2 cores: every algorithm and verifier at 70,000 vertices
+
 N = 70_000            # > 2^16
 EDGES = 90_000        # undirected edges: 180,000 arcs, and m > 2^31 / N = 30,678
 SOURCE = 65_537       # a source above 2^16
 
 
+CLIQUE = 200          # the last 200 vertices form a clique: a leading eigenvalue (199) far above the
+                      # rest, so HITS, Katz and eigenvector centrality converge in a few steps
+
+
 def random_edges(seed: int = 7) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A sparse random multigraph (self-loops and repeats dropped) with weights 1..9, by numpy."""
+    """A sparse random graph (self-loops and repeats dropped) plus a clique, weights 1..9, by numpy."""
     rng = np.random.default_rng(seed)
-    a, b = rng.integers(0, N, EDGES), rng.integers(0, N, EDGES)
+    ca, cb = np.triu_indices(CLIQUE, 1)
+    a = np.r_[rng.integers(0, N, EDGES), N - CLIQUE + ca]
+    b = np.r_[rng.integers(0, N, EDGES), N - CLIQUE + cb]
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     keep = lo != hi
     pairs = np.unique(np.stack([lo[keep], hi[keep]], 1), axis=0)
@@ -60,6 +68,7 @@ PARAMS = {
     "cdlp": {"max_iterations": 4},
     "pagerank_ldbc": {"damping": 0.85, "iterations": 8},
     "communities": {"max_iterations": 20},
+    "katz_centrality": {"alpha": 0.004, "weighted": False},  # alpha below 1 / the leading eigenvalue (199)
 }
 
 
@@ -147,11 +156,27 @@ def broken_communities(r, g, nb):
     return {"community": c}
 
 
+def broken_scores(column, factor=1.01):
+    def broken(r, g, nb):
+        x = r.values[column].copy()
+        x[high_vertex(x > 0)] *= factor
+        return {column: x}
+    return broken
+
+
+def broken_core_number(r, g, nb):
+    core = r.values["core"].copy()
+    core[high_vertex(core > 0)] += 1
+    return {"core": core}
+
+
 BROKEN = {
     "bfs": broken_bfs, "sssp": broken_sssp, "pagerank": broken_pagerank, "pagerank_ldbc": broken_pagerank_ldbc,
     "wcc": broken_labels("labels"), "cdlp": broken_labels("labels"), "lcc": broken_lcc,
     "triangle_count": broken_triangles, "betweenness": broken_betweenness, "coloring": broken_coloring,
-    "mst": broken_mst, "communities": broken_communities,
+    "mst": broken_mst, "communities": broken_communities, "core_number": broken_core_number,
+    "eigenvector_centrality": broken_scores("centrality"),
+    "katz_centrality": broken_scores("centrality"), "hits": broken_scores("hubs"),
 }
 
 
