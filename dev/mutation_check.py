@@ -187,6 +187,7 @@ MUTANTS = [
           ("katz_centrality", "katz", "    with np.errstate(over=\"ignore\", invalid=\"ignore\"):\n"
                                       "        want, converged = katz_reference("),
           ("hits", "hits", "    hubs, authorities = np.asarray(hubs, np.float64), np.asarray(authorities, np.float64)\n"),
+          ("jaccard", "jaccard", "    sources, targets = np.asarray(sources).tolist(), np.asarray(targets).tolist()\n"),
       ]),
     # ------------------------------------------------------------------ the hybrid engine
     Mutant("hybrid-span-rows-skipped", "the whole-side plan forgets the span's own rows", f"{SCHED}/hybrid.py",

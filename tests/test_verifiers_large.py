@@ -170,6 +170,14 @@ def broken_core_number(r, g, nb):
     return {"core": core}
 
 
+def broken_jaccard(r, g, nb):
+    """One pair's coefficient halved at a large vertex."""
+    c = r.edges["coefficient"].copy()
+    c[high_vertex((np.maximum(r.edges["source"], r.edges["target"]) > 2 ** 16) & (c > 0))] /= 2
+    r.edges = {**r.edges, "coefficient": c}
+    return {}
+
+
 BROKEN = {
     "bfs": broken_bfs, "sssp": broken_sssp, "pagerank": broken_pagerank, "pagerank_ldbc": broken_pagerank_ldbc,
     "wcc": broken_labels("labels"), "cdlp": broken_labels("labels"), "lcc": broken_lcc,
@@ -177,6 +185,7 @@ BROKEN = {
     "mst": broken_mst, "communities": broken_communities, "core_number": broken_core_number,
     "eigenvector_centrality": broken_scores("centrality"),
     "katz_centrality": broken_scores("centrality"), "hits": broken_scores("hubs"),
+    "jaccard_coefficient": broken_jaccard,
 }
 
 
