@@ -57,7 +57,9 @@ def worker(args) -> int:
     source = int(args.source)
     out = {"load_seconds": load, "runs": []}
     for name in args.algorithms:
+        t = time.perf_counter()
         call(name, lg, source, "host")  # warm-up: compiles, builds the side
+        first = time.perf_counter() - t
         walls, recs = [], []
         for _ in range(args.reps):
             t = time.perf_counter()
@@ -68,7 +70,8 @@ def worker(args) -> int:
         rec = recs[k]
         steps = [{"op": s.op, "direction": s.direction, "active": int(s.active_vertices),
                   "seconds": round(s.seconds, 6)} for s in rec.steps]
-        out["runs"].append({"algorithm": name, "seconds": round(walls[k], 6), "all_seconds": walls,
+        out["runs"].append({"algorithm": name, "seconds": round(walls[k], 6), "first_seconds": round(first, 6),
+                            "all_seconds": walls,
                             "iterations": rec.iterations,
                             "steps_seconds": round(sum(s["seconds"] for s in steps), 6), "steps": steps})
     print("RESULT " + json.dumps(out), flush=True)
@@ -79,7 +82,7 @@ def gapbs(bindir: Path, files: dict, source: int, deltas, threads: int, trials: 
           algorithms) -> list[dict]:
     """GAPBS's runs; SSSP once per bucket width in ``deltas`` (each system at its own best is fair)."""
     sys.path.insert(0, str(HERE))
-    from peers_bench import parse_gapbs
+    from peers_bench import parse_gapbs, verify_gapbs
 
     runs = []
     jobs = [(name, d) for name in algorithms for d in (deltas if name == "sssp" else [None])]
@@ -101,9 +104,11 @@ def gapbs(bindir: Path, files: dict, source: int, deltas, threads: int, trials: 
         if not trial:
             print(f"  gapbs {name} T={threads}: no trial time in its output: {text[-300:]}", flush=True)
             continue
+        ok, how, vcmd = verify_gapbs(cmd, env, timeout)
         runs.append({"algorithm": name, "engine": "peer:gapbs", "threads": threads,
-                     "seconds": round(float(np.median(trial)), 6), "all_seconds": trial,
-                     "iterations": iters, "command": " ".join(cmd)})
+                     "seconds": round(float(np.median(trial)), 6), "first_seconds": trial[0], "all_seconds": trial,
+                     "iterations": iters, "verified": ok, "verified_how": how,
+                     "command": " ".join(cmd) + f" ; {vcmd}"})
         if delta is not None:
             runs[-1]["delta"] = delta
         print(f"  gapbs     {name:<9} T={threads:<3} {runs[-1]['seconds'] * 1e3:9.1f} ms"

@@ -150,7 +150,11 @@ def write_case(out_dir, name, result, seconds, trials, load, log, sets, history,
     out = Path(out_dir) / f"{name}.json"
     np.savez(str(out) + ".npz", **{k: np.asarray(v) for k, v in result.values.items()})
     steps = [s for s in result.record.steps if s.op == "edge_map"]
-    res = {"case": name, **about, "seconds": round(seconds, 6),
+    # issue 35: the first trial (NCCL set up, edges moved to the GPUs) and the median of the trials
+    # after it; the fastest, whose record the figures below are, as best_seconds
+    warm = [t[0] for t in trials[1:]] or [trials[0][0]]
+    res = {"case": name, **about, "seconds": round(statistics.median(warm), 6),
+           "first_seconds": round(trials[0][0], 6), "best_seconds": round(seconds, 6),
            "all_seconds": [round(t[0], 6) for t in trials], "load_seconds": round(load, 4),
            "iterations": len(steps),
            "iteration_seconds": [round(s.seconds, 6) for s in steps],
@@ -400,7 +404,8 @@ def main() -> None:
             hybrid = case == HYBRID_CASE[0]
             run = {"algorithm": algorithm, "case": case,
                    "engine": "hybrid" if hybrid else f"ranks-{args.backend}", "ranks": ranks,
-                   "devices": res["devices"], "seconds": res["seconds"], "iterations": res["iterations"],
+                   "devices": res["devices"], "seconds": res["seconds"], "first_seconds": res["first_seconds"],
+                   "best_seconds": res["best_seconds"], "iterations": res["iterations"],
                    "bytes_h2d": 0, "floor_seconds": 0.0, "verified": res["verified"] is True,
                    "verified_how": how,
                    **{k: res[k] for k in ("all_seconds", "direction", "repartition", "iteration_seconds", "round_seconds",

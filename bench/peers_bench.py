@@ -670,6 +670,30 @@ def parse_gapbs(out: str, binary: str) -> tuple[list[float], int | None, bool]:
     return trial, iters, bool(passes) and all(p == "PASS" for p in passes)
 
 
+_VERIFIED: dict = {}
+
+
+def verify_gapbs(cmd: list[str], env: dict | None = None, timeout: float = 600) -> tuple[bool, str, str]:
+    """GAPBS's own verifier for a timed command (``-n K`` ...): one ``-n 1 -v`` process on the
+    same binary, file and options; ``(verified, how, its command)``. Remembered per command
+    without its thread count (the verdict does not depend on the threads: a timing study at
+    several counts runs the verifier once)."""
+    args = [str(c) for c in cmd]
+    k = args.index("-n") if "-n" in args else None
+    vcmd = (args[:k] + args[k + 2:] if k is not None else args) + ["-n", "1", "-v"]
+    key = " ".join(vcmd)
+    if key not in _VERIFIED:
+        try:
+            p = subprocess.run(vcmd, capture_output=True, text=True, timeout=timeout, env=env)
+            ok = parse_gapbs(p.stdout + p.stderr, Path(vcmd[0]).name)[2]
+            _VERIFIED[key] = (ok, "GAPBS's own verifier (-v), one call in a process of its own" if ok
+                              else "unchecked: no PASS from its verifier (-v)")
+        except subprocess.TimeoutExpired:
+            _VERIFIED[key] = (False, f"unchecked: its verifier (-v) ran past {timeout:g} s")
+    ok, how = _VERIFIED[key]
+    return ok, how, key
+
+
 #: --peer-algorithms: the peers' runs to make (None: every one)
 PEER_ALGORITHMS: set[str] | None = None
 
