@@ -11,7 +11,8 @@ A new file must have:
 * ``commit``: a commit in this repository's history (``git cat-file``; skipped where there is
   no ``.git``), ``dirty`` (true or false) and, when dirty, ``diff_hash``; ``command``;
 * every run: ``seconds`` and ``first_seconds`` (the first call after loading; for a peer that
-  runs once per process, its one call), unless the run failed (``error``) and is not verified;
+  runs once per process, its one call), unless the run failed (``error``) or was skipped
+  (``skipped``) and is not verified;
 * every peer run (``engine`` ``peer:...``): ``verified`` true, or ``verified_how`` containing
   "unchecked"; every GAPBS run checked by its own verifier (``-v`` in its command);
 * every run that reports ``bytes_h2d`` above zero: ``bytes_h2d_how`` "measured" or "modelled";
@@ -63,10 +64,9 @@ def problems(doc: dict, name: str = "?", check_commit: bool = True) -> list[str]
         out.append(f"{name}: no producing command")
     for k, r in enumerate(doc.get("runs", [])):
         where = f"{name}: run {k} ({r.get('algorithm')}, {r.get('engine')})"
-        failed = "error" in r
-        if failed:
+        if "error" in r or "skipped" in r:  # a run that failed or was not made: no timing to hold
             if r.get("verified"):
-                out.append(f"{where}: failed but marked verified")
+                out.append(f"{where}: failed or skipped but marked verified")
             continue
         for key in ("seconds", "first_seconds"):
             if not isinstance(r.get(key), (int, float)):

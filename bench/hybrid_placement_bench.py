@@ -143,8 +143,10 @@ def main() -> None:
                     want = got
                 steps = neighbor_steps(r.record)
                 row = {"graph": f"kron{scale}", "algorithm": name, "plan": plan, "seconds": statistics.median(secs),
+                       "first_seconds": secs[0],  # no warm-up here: the first of the repeats
                        "all_seconds": secs, "places": places(steps), "state_bytes": steps[0].state_bytes or 0,
-                       "bytes_h2d": steps[0].bytes_h2d, "budget_bytes": kw.get("budget"),
+                       "bytes_h2d": steps[0].bytes_h2d, "bytes_h2d_how": r.record.bytes_h2d_how,
+                       "budget_bytes": kw.get("budget"),
                        "verified": bool(np.allclose(got, want, rtol=1e-12, atol=0))}
                 doc["runs"].append(row)
                 print(f"  {name:15s} {plan:16s} {row['seconds']:.3f} s  {row['places']}  "
@@ -170,6 +172,7 @@ def main() -> None:
                 placed = places(steps)
                 on_cpu = sum(v for k, v in placed.items() if k.startswith("cpu:")) / max(1, sum(placed.values()))
                 row = {"graph": f"kron{scale}", "algorithm": name, "plan": plan, "seconds": statistics.median(secs),
+                       "first_seconds": secs[0], "bytes_h2d_how": r.record.bytes_h2d_how,
                        "all_seconds": secs, "iterations": len(steps), "cpu_share": round(on_cpu, 3),
                        "iterations_with_cpu": sum(any(p.device == "cpu" for p in s.partitions) for s in steps),
                        "state_bytes": sum(s.state_bytes or 0 for s in steps),

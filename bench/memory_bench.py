@@ -168,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
                                       capture_output=True, text=True, check=True).stdout)
     for r in runs:
         r["rss_over_store"] = round(r["peak_rss_bytes"] / store_bytes, 3)
+        r["first_seconds"] = r["seconds"]  # one command per process: its only call is its first
         r["verified"] = r["rc"] == 0
         if r["rc"] == 0:
             r.pop("stderr")
