@@ -713,7 +713,7 @@ def floor_bytes_per_edge(g, weighted: bool) -> float:
     The engines' own records price their floors the same way (``EdgeSide.range_bytes_per_edge``);
     plain 4-byte ids and float32 weights overstated it, by 1.9x for SSSP at Kronecker 25 (8 bytes
     an edge against 3.125 + 1)."""
-    from graphferry.backends.cpu import host_ops
+    from graphferry import host_ops
 
     bits = host_ops.id_bits(g.n) if g.indices.dtype == np.int32 else 8 * g.indices.itemsize
     weight = host_ops.weight_width(g.weights) if weighted and g.weights is not None else 0

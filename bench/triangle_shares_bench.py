@@ -78,7 +78,7 @@ def main() -> None:
     from hypar_bench import kronecker
 
     from graphferry.algorithms.triangles import triangle_count
-    from graphferry.backends.cpu import host_ops
+    from graphferry import host_ops
     from graphferry.graph import Graph
     from graphferry.transforms import is_simple
 

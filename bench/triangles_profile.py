@@ -57,7 +57,7 @@ def child(scale: int, repeat: int, dag_steps: bool, generator: str) -> dict:
 
     import graphferry as gf
     from graphferry.algorithms.triangles import PROGRAM, triangle_count
-    from graphferry.backends.cpu import host_ops
+    from graphferry import host_ops
     from graphferry.transforms import is_simple
     from graphferry.algorithms._common import runtime_for
 
@@ -86,7 +86,7 @@ def child(scale: int, repeat: int, dag_steps: bool, generator: str) -> dict:
                 if m:
                     steps.setdefault(m.group(1), []).append(float(m.group(2)))
 
-        log = logging.getLogger("graphferry.backends.cpu.host_ops")
+        log = logging.getLogger("graphferry.host_ops")
         log.setLevel(logging.DEBUG)
         log.addHandler(Steps())
     import inspect
@@ -100,7 +100,7 @@ def child(scale: int, repeat: int, dag_steps: bool, generator: str) -> dict:
     out["dag"], _ = timed(lambda: host_ops.degree_ordered_dag(g.offsets, g.indices, **dag_kwargs))
     out["dag_steps"] = {k: median(v[1:]) for k, v in steps.items()}
     if dag_steps:
-        logging.getLogger("graphferry.backends.cpu.host_ops").setLevel(logging.WARNING)
+        logging.getLogger("graphferry.host_ops").setLevel(logging.WARNING)
     offsets, indices, order, _ = host_ops.degree_ordered_dag(g.offsets, g.indices, **dag_kwargs)
     dag = gf.Graph(offsets, indices, None, directed=True, name="dag")
 

@@ -265,12 +265,12 @@ MUTANTS = [
            f"{ALG}/mst.py", "np.flatnonzero(np.r_[True, key[order[1:]] != key[order[:-1]]])",
            "np.arange(len(key))", ("tests/test_mst.py",)),
     Mutant("contract-giant-minus-zero-lighter", "a big bucket's deduplication takes -0 as lighter than +0",
-           "src/graphferry/backends/cpu/gf_host_ops.h",
+           "src/graphferry/host_ops/gf_host_ops.h",
            "    return gf_float_order_bits(w == 0.0f ? 0.0f : w);   // -0 and +0 compare equal: one key for both\n",
            "    return gf_float_order_bits(w);\n", ("tests/test_transforms.py",)),
     # ------------------------------------------------------------------ narrowed weights, row prefixes
     Mutant("narrow-weights-256-as-uint8", "a weight of 256 is narrowed to uint8 (it wraps to 0)",
-           "src/graphferry/backends/cpu/gf_host_ops.h", "return most <= 255.0f ? 1 : 2;", "return most <= 256.0f ? 1 : 2;",
+           "src/graphferry/host_ops/gf_host_ops.h", "return most <= 255.0f ? 1 : 2;", "return most <= 256.0f ? 1 : 2;",
            ("tests/test_narrow_weights.py",)),
     Mutant("narrow-weights-misread", "kernels read one narrowed weight a unit too heavy",
            "src/graphferry/backends/include/gf_prelude.h",
@@ -313,7 +313,7 @@ MUTANTS = [
            "src/graphferry/engines/base.py", "min(((e1 + 31) >> 5) * bits - start, len(idx))",
            "min(((e1 + 31) >> 5) * bits - start - bits, len(idx))", ("tests/test_packed_ids.py",)),
     Mutant("packing-drops-the-top-bit", "the pack pass keeps one bit fewer than an id needs",
-           "src/graphferry/backends/cpu/gf_host_ops.h", "    const uint64_t mask = (1ull << bits) - 1;",
+           "src/graphferry/host_ops/gf_host_ops.h", "    const uint64_t mask = (1ull << bits) - 1;",
            "    const uint64_t mask = (1ull << (bits - 1)) - 1;", ("tests/test_packed_ids.py",)),
     # ------------------------------------------------------------------ direction
     Mutant("summing-pull-share-ignored", "a summing program pulls only where every edge is active, as others",

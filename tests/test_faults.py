@@ -257,7 +257,7 @@ def _entries(cache: Path) -> list[Path]:
 def test_damaged_cache_entry_is_rebuilt(tmp_path, damage):
     """In a fresh process (as after a crash): a bad entry is rebuilt, never dlopen'ed."""
     cache = tmp_path / "cache"
-    code = f"from graphferry.backends.cpu.compiler import compile_library; print(compile_library({_PROGRAM!r} % 42, label='t').gf_answer())"
+    code = f"from graphferry.host_ops.compiler import compile_library; print(compile_library({_PROGRAM!r} % 42, label='t').gf_answer())"
     run = lambda: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                  env=_env(GRAPHFERRY_CACHE_DIR=str(cache)), timeout=120)
     first = run()
@@ -271,19 +271,19 @@ def test_damaged_cache_entry_is_rebuilt(tmp_path, damage):
     elif damage == "garbage":
         entry.write_bytes(bytes(len(data)))
     else:  # an entry written by an older graphferry, or by hand: no footer to vouch for it
-        from graphferry.backends.cpu.compiler import FOOTER_BYTES
+        from graphferry.host_ops.compiler import FOOTER_BYTES
 
         entry.write_bytes(data[:-FOOTER_BYTES])
     again = run()
     assert again.returncode == 0 and again.stdout.strip() == "42", (again.returncode, again.stderr)
-    from graphferry.backends.cpu.compiler import entry_is_valid
+    from graphferry.host_ops.compiler import entry_is_valid
 
     assert entry_is_valid(entry)
 
 
 def test_killed_compilers_temporaries_are_removed(tmp_path):
     cache = tmp_path / "cache"
-    code = f"from graphferry.backends.cpu.compiler import compile_library; compile_library({_PROGRAM!r} % 5, label='t')"
+    code = f"from graphferry.host_ops.compiler import compile_library; compile_library({_PROGRAM!r} % 5, label='t')"
     dead = subprocess.run([sys.executable, "-c", "from graphferry.store import owner_tag; print(owner_tag())"],
                           capture_output=True, text=True, env=_env(), check=True).stdout.strip()
     (cache / "cpu").mkdir(parents=True)
@@ -307,7 +307,7 @@ def test_damaged_cache_does_not_crash_a_run(tmp_path, clean_store):
 def _compile_in_child(args: tuple[str, int]) -> int:
     cache, value = args
     os.environ["GRAPHFERRY_CACHE_DIR"] = cache
-    from graphferry.backends.cpu.compiler import compile_library
+    from graphferry.host_ops.compiler import compile_library
 
     return compile_library(_PROGRAM % value, label="race").gf_answer()
 
@@ -320,7 +320,7 @@ def test_several_processes_compiling_at_once(tmp_path):
     with ctx.Pool(4) as pool:
         got = pool.map(_compile_in_child, jobs)
     assert got == [7, 7, 7, 7, 8, 8]
-    from graphferry.backends.cpu.compiler import entry_is_valid
+    from graphferry.host_ops.compiler import entry_is_valid
 
     entries = _entries(tmp_path / "cache")
     assert len(entries) == 2 and all(entry_is_valid(e) for e in entries)

@@ -20,7 +20,7 @@ import graphferry as gf
 from graphferry import Graph
 from graphferry.algorithms.mst import minimum_spanning_forest
 from graphferry.algorithms.sssp import sssp
-from graphferry.backends.cpu.host_ops import narrow_weights
+from graphferry.host_ops import narrow_weights
 
 #: weight kind -> (a draw of m weights, the dtype the side should read)
 KINDS = {

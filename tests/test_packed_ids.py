@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import graphferry as gf
 from graphferry import Graph
 from graphferry.algorithms import bfs, cdlp, lcc, pagerank_ldbc, sssp, wcc
-from graphferry.backends.cpu.host_ops import id_bits, pack_indices, packed_words
+from graphferry.host_ops import id_bits, pack_indices, packed_words
 from graphferry.engines.base import EdgeSide
 from graphferry.scheduler import Policy
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from graphferry import Graph
-from graphferry.backends.cpu import host_ops
+from graphferry import host_ops
 from graphferry.backends.cpu.backend import CpuBackend
 from graphferry.runtime import Frontier, Program, Runtime
 from graphferry.runtime.direction import ALPHA, BETA, DirectionHistory, choose_direction

@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from graphferry import Graph
-from graphferry.backends.cpu import compiler
+from graphferry.host_ops import compiler
 from graphferry.backends.cpu.backend import CpuBackend
-from graphferry.backends.cpu.host_ops import gather_rows
+from graphferry.host_ops import gather_rows
 from graphferry.errors import CompilerError
 from graphferry.runtime import Frontier, Program, Runtime
 from graphferry.runtime.direction import choose_direction
@@ -234,7 +234,7 @@ def test_bad_state_shapes_are_refused():
 @settings(max_examples=100, deadline=None)
 @given(values=st.lists(st.integers(-2**40, 2**40), max_size=60), small=st.booleans())
 def test_count_distinct_equals_numpy_unique(values, small):
-    from graphferry.backends.cpu.host_ops import count_distinct
+    from graphferry.host_ops import count_distinct
 
     a = np.array(values, np.int64) % 50 if small else np.array(values, np.int64)   # the table path, the sort path
     assert count_distinct(a) == len(np.unique(a))
@@ -244,7 +244,7 @@ def test_count_distinct_equals_numpy_unique(values, small):
 @settings(max_examples=100, deadline=None)
 @given(degrees=st.lists(st.integers(0, 5), min_size=1, max_size=40), data=st.data())
 def test_rows_of_equals_searchsorted(degrees, data):
-    from graphferry.backends.cpu.host_ops import rows_of
+    from graphferry.host_ops import rows_of
 
     offsets = np.concatenate([[0], np.cumsum(degrees)]).astype(np.int64)
     if offsets[-1] == 0:

@@ -247,7 +247,7 @@ def test_without_a_compiler_the_simple_view_is_built_the_general_way(monkeypatch
 def test_the_array_library_dag_build_equals_the_host_passes(e):
     # the build a GPU runs (Backend.degree_ordered_dag, here on numpy) against the C++ passes
     from graphferry.backends.base import Backend
-    from graphferry.backends.cpu import host_ops
+    from graphferry import host_ops
     from graphferry.backends.cpu.backend import CpuBackend
 
     n, src, dst, _, _ = e

@@ -121,7 +121,7 @@ def test_datasets_match_networkx(name):
 def test_cpp_dag_equals_the_edge_list_dag(n, m, directed, seed):
     # the C++ row-by-row builder (triangle_count's) against the numpy edge-list one
     # (LCC's), with self-loops and repeated edges in the input
-    from graphferry.backends.cpu import host_ops
+    from graphferry import host_ops
 
     rng = np.random.default_rng(seed)
     g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=directed)
@@ -142,7 +142,7 @@ def test_cpp_dag_equals_the_edge_list_dag(n, m, directed, seed):
 def test_cpp_dag_reads_simple_rows_in_place(n, m, seed):
     # simple=True (rows read in place, degrees from the offsets) gives the DAG of the
     # general path, and the numpy edge-list one's
-    from graphferry.backends.cpu import host_ops
+    from graphferry import host_ops
     from graphferry.transforms import is_simple
 
     rng = np.random.default_rng(seed)
@@ -159,7 +159,7 @@ def test_cpp_dag_reads_simple_rows_in_place(n, m, seed):
 def test_degree_order_is_a_stable_argsort(n, seed, top):
     # the parallel counting sort (threads above 32 K vertices; degrees from 4096 up
     # sorted apart) against numpy's stable argsort, on skewed degrees
-    from graphferry.backends.cpu import host_ops
+    from graphferry import host_ops
 
     rng = np.random.default_rng(seed)
     degree = np.minimum(rng.zipf(1.5, n), top).astype(np.int64) - 1
@@ -170,7 +170,7 @@ def test_degree_order_is_a_stable_argsort(n, seed, top):
 
 @pytest.mark.parametrize("n", [0, 1, 5, 40_000, 300_001])
 def test_prefix_sum_equals_numpy(n):
-    from graphferry.backends.cpu import host_ops
+    from graphferry import host_ops
 
     counts = np.random.default_rng(n).integers(0, 1000, n)
     assert np.array_equal(host_ops.prefix_sum(counts), np.concatenate([[0], np.cumsum(counts)]))
@@ -192,7 +192,7 @@ def test_a_dag_row_past_16_bit_marks():
 
 @pytest.mark.parametrize("n", [0, 3, 50_000])
 def test_unpermute_inverts_a_permutation(n):
-    from graphferry.backends.cpu import host_ops
+    from graphferry import host_ops
 
     rng = np.random.default_rng(n)
     order, values = rng.permutation(n), rng.integers(-5, 5, n)
@@ -222,7 +222,7 @@ def test_both_orientations_match_networkx(e, by_degree):
 @given(e=edge_lists(), simple=st.booleans())
 def test_id_ordered_dag_is_each_row_above_its_vertex(e, simple):
     # by_degree=False: row u holds u's distinct neighbours (either direction) above u, sorted
-    from graphferry.backends.cpu import host_ops
+    from graphferry import host_ops
 
     n, src, dst, directed = e
     g = Graph.from_edges(src, dst, n=n, directed=directed)
@@ -265,7 +265,7 @@ def test_a_gpu_builds_the_counting_dag_as_the_host_does(monkeypatch):
     from graphferry.backends.base import Backend
 
     monkeypatch.setattr(Backend, "DAG_MIN_ARCS", 0)          # this small graph too is built on the GPU
-    from graphferry.backends.cpu import host_ops
+    from graphferry import host_ops
     from graphferry.generators import kronecker_graph
 
     skewed = simple_graph(kronecker_graph(12, seed=1), undirected=True)      # relabelled by degree

@@ -46,7 +46,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .backends.cpu import host_ops
+from . import host_ops
 from .errors import CompilerError
 from .graph import Graph, index_dtype_for, offsets_from_degrees
 

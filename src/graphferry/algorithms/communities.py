@@ -61,7 +61,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..backends.cpu import host_ops
+from .. import host_ops
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import on_handle, simple_graph

@@ -43,7 +43,7 @@ import time
 
 import numpy as np
 
-from ..backends.cpu import host_ops
+from .. import host_ops
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import symmetrize

@@ -48,7 +48,7 @@ import math
 
 import numpy as np
 
-from ..backends.cpu import host_ops
+from .. import host_ops
 from ..graph import Graph
 from ..runtime import PriorityBuckets, Program, RunOptions
 from . import registry

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import get_backend
-from ..backends.cpu import host_ops
+from .. import host_ops
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 # the shared transforms moved to graphferry.transforms; imported back for existing callers

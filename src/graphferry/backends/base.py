@@ -78,7 +78,7 @@ class PartitionView:
     rows: int
     edge_base: int
     #: 0: ``indices`` holds plain vertex ids; else ids packed in fields of this many bits
-    #: (:func:`~graphferry.backends.cpu.host_ops.pack_indices`), ``edge_base`` a multiple of 32
+    #: (:func:`~graphferry.host_ops.pack_indices`), ``edge_base`` a multiple of 32
     index_bits: int = 0
 
     @property
@@ -232,7 +232,7 @@ class Backend(ABC):
     def degree_ordered_dag(self, offsets: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The degree-ordered DAG of a simple undirected CSR (rows strictly increasing, no self-loops,
         symmetric) built with the backend's array library, returned on the host:
-        ``(dag_offsets, dag_indices, order)`` as :func:`graphferry.backends.cpu.host_ops.degree_ordered_dag`
+        ``(dag_offsets, dag_indices, order)`` as :func:`graphferry.host_ops.degree_ordered_dag`
         gives them (vertex ``r`` of the DAG is ``order[r]``, the ``r``-th by ``(degree, id)``; row ``r``
         holds the sorted labels above ``r`` of its neighbours). On a GPU the whole build is a few sorts
         and gathers over the arcs, where the host's is two passes of random rank lookups and a sort

@@ -14,7 +14,7 @@ import numpy as np
 import typer
 
 from ..algorithms import registry
-from ..backends.cpu import host_ops
+from .. import host_ops
 from ..errors import GraphferryError
 from ..graph import Graph
 from ..runtime.loaded import load as load_graph

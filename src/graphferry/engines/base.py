@@ -39,7 +39,7 @@ class EdgeSide:
     """One direction's CSR (out-edges for push, in-edges for pull) and its partitions.
 
     ``packed`` (with ``index_bits``): the ids packed in ``index_bits``-bit fields
-    (:func:`~graphferry.backends.cpu.host_ops.pack_indices`), what engines that move or map
+    (:func:`~graphferry.host_ops.pack_indices`), what engines that move or map
     ranges of edges copy and read (the *range layout*); ``indices`` stay for everything
     that reads rows by position on the host (compaction's gather, a CPU executor,
     neighbourhood functions). A packed range starts at a multiple of 32 edges
@@ -48,7 +48,7 @@ class EdgeSide:
     Example:
         >>> import numpy as np
         >>> from graphferry import Graph
-        >>> from graphferry.backends.cpu.host_ops import pack_indices
+        >>> from graphferry.host_ops import pack_indices
         >>> g = Graph.from_edges(list(range(40)), [1] * 40, n=64)
         >>> side = EdgeSide.of(g, 1 << 20, False, packed=(pack_indices(g.indices, 6), 6))
         >>> base, idx, _ = side.range_of(side.range_indices, None, 33, 40)

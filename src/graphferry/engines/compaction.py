@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from ..backends.base import PartitionView
-from ..backends.cpu.host_ops import gather_rows
+from ..host_ops import gather_rows
 from .base import Engine, Loaded, PartitionCounts, Traffic
 
 

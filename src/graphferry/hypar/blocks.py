@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..backends.cpu import host_ops
+from .. import host_ops
 from ..graph import Graph
 from .calibration import PlannerCalibration
 from .workers import HyparExecutor, Split

@@ -132,7 +132,7 @@ def reader() -> Callable[..., Rows | None] | None:
     if sysconfig.get_config_var("Py_GIL_DISABLED"):
         return None  # another object header layout
     try:
-        from ..backends.cpu.compiler import compile_library
+        from ..host_ops.compiler import compile_library
 
         next_fn = ctypes.cast(ctypes.pythonapi._PyDict_Next, ctypes.c_void_p).value
         size_fn = ctypes.cast(ctypes.pythonapi.PyDict_Size, ctypes.c_void_p).value

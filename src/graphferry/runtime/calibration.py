@@ -268,7 +268,7 @@ extern "C" __global__ void gf_zc_read(const int* src, const long long* seg, int 
 
 
 def _gather_rate(quick: bool) -> float:
-    from ..backends.cpu.host_ops import gather_rows
+    from ..host_ops import gather_rows
 
     n = 1 << (14 if quick else 20)
     rng = np.random.default_rng(1)

@@ -353,7 +353,7 @@ class LoadedGraph:
 
     def side_packed(self, csr: str) -> tuple[np.ndarray, int]:
         """The ids of CSR ``csr`` ("out" or "in") packed in ``ceil(log2 n)``-bit fields
-        (:func:`~graphferry.backends.cpu.host_ops.pack_indices`), and that width: made once, in
+        (:func:`~graphferry.host_ops.pack_indices`), and that width: made once, in
         pinned memory on a device where the host allows (kernels read it across the bus).
 
         Example:
@@ -366,7 +366,7 @@ class LoadedGraph:
         """
         g, key = self._csr(csr)
         if key not in self._packed_ids:
-            from ..backends.cpu.host_ops import id_bits, pack_indices
+            from ..host_ops import id_bits, pack_indices
 
             t = time.perf_counter()
             bits = id_bits(g.n)
@@ -414,7 +414,7 @@ class LoadedGraph:
         if not self.narrow_weights:
             return g.weights
         if key not in self._narrowed:
-            from ..backends.cpu.host_ops import narrow_weights
+            from ..host_ops import narrow_weights
 
             t = time.perf_counter()
             w = self._narrowed[key] = narrow_weights(g.weights, self._new_host_buffer)

@@ -78,7 +78,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..backends.base import LINE_BYTES, PartitionView
-from ..backends.cpu.host_ops import gather_rows
+from ..host_ops import gather_rows
 from ..engines.registry import register
 from .executors import ExecutorState, owned_ranges
 from .cost import CLASS_OF_COMBINE

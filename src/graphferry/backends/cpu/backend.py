@@ -19,8 +19,8 @@ import ctypes
 import numpy as np
 
 from ..base import Backend, CompiledProgram, PartitionView, weight_bytes
-from . import host_ops
-from .compiler import compile_library
+from ... import host_ops
+from ...host_ops.compiler import compile_library
 
 _P = ctypes.c_void_p
 _I = ctypes.c_int64

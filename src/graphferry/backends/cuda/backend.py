@@ -687,7 +687,7 @@ class CudaBackend(Backend):
 
         def host_library():
             try:
-                from ..cpu import host_ops
+                from ... import host_ops
 
                 host_ops._lib()
             except Exception as e:  # noqa: BLE001 - its first real use reports the error

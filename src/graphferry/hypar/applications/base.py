@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...backends.cpu import host_ops
+from ... import host_ops
 from ...graph import Graph
 from ...transforms import induced_subgraph, simple_graph
 from ..workers import HyparExecutor

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...algorithms import registry
-from ...backends.cpu import host_ops
+from ... import host_ops
 from ...transforms import induced_subgraph
 from .base import ONE_ROUND, Application, BspApplication, _block_positions
 

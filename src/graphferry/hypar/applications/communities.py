@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...backends.cpu import host_ops
+from ... import host_ops
 from ...graph import Graph
 from ...transforms import induced_subgraph
 from .base import Application, BspApplication, _block_positions, _label_holds, _smallest_member

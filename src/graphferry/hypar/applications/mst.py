@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...algorithms import registry
-from ...backends.cpu import host_ops
+from ... import host_ops
 from ...graph import Graph
 from ...transforms import cached, contract, symmetrize
 from .base import ONE_ROUND, Application, BspApplication, _arc_positions

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...backends import get_backend
-from ...backends.cpu import host_ops
+from ... import host_ops
 from ...graph import Graph
 from ...transforms import device_degree_ordered_dag, is_simple
 from .base import Application, BspApplication

@@ -1,0 +1,180 @@
+"""Compile a program's C++ text with the system compiler and OpenMP, cached on disk.
+
+The shared library is keyed by a hash of the full translation unit, the
+headers it includes and the compiler command, so editing a program or a header
+rebuilds it and nothing else does.
+
+The cache heals itself and is safe for several processes at once:
+
+* an entry is written under a temporary name, carries a footer (magic, its
+  length, its BLAKE2b digest) after the ELF image, and is renamed into place,
+  so a reader sees a whole entry or none (the dynamic loader ignores bytes
+  after the sections it maps);
+* on load the footer is checked first; a truncated, empty or altered entry
+  (a full disk, a killed process, a copied cache) is rebuilt instead of being
+  handed to ``dlopen``, which would die of SIGBUS on a truncated file;
+* one process compiles a given entry at a time (an advisory ``flock`` on a
+  per-entry lock file, released by the kernel if the process dies); the others
+  wait and then load its entry.
+
+Cache directory: ``$GRAPHFERRY_CACHE_DIR`` or ``~/.cache/graphferry``.
+
+Example:
+    >>> lib = compile_library('extern "C" __attribute__((visibility("default"))) int gf_two() { return 2; }',
+    ...                       label="doctest")
+    >>> lib.gf_two()
+    2
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from contextlib import contextmanager, suppress
+from functools import lru_cache
+from pathlib import Path
+
+from ..errors import CompilerError
+from ..store import owner_tag, remove_stale_work
+
+log = logging.getLogger(__name__)
+
+HOST_DIR = Path(__file__).resolve().parent                    # gf_host_ops.h
+#: the headers a program may include, by path (no import: the backends sit above this module):
+#: gf_prelude.h (every backend's), gf_cpu_kernels.h (the CPU backend's) and gf_host_ops.h
+HEADER_DIRS = (HOST_DIR.parent / "backends" / "include", HOST_DIR.parent / "backends" / "cpu", HOST_DIR)
+_FLAGS = ["-O3", "-std=c++17", "-fPIC", "-shared", "-fopenmp", "-fno-strict-aliasing",
+          "-fvisibility=hidden", "-w"]
+_lock = threading.Lock()
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("GRAPHFERRY_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "graphferry"
+    )
+    path = Path(root) / "cpu"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@lru_cache(maxsize=1)
+def find_compiler() -> str:
+    """The C++ compiler: ``$CXX``, else ``c++``, ``g++`` or ``clang++`` on PATH."""
+    candidates = [os.environ["CXX"]] if os.environ.get("CXX") else ["c++", "g++", "clang++"]
+    for c in candidates:
+        path = shutil.which(c)
+        if path:
+            return path
+    raise CompilerError(
+        "the CPU backend needs a C++ compiler with OpenMP (looked for "
+        + ", ".join(candidates)
+        + "); install one (e.g. `apt-get install g++`) or set CXX"
+    )
+
+
+def _headers_digest() -> str:
+    h = hashlib.sha256()
+    for d in HEADER_DIRS:
+        for p in sorted(d.glob("*.h")):
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+_loaded: dict[str, ctypes.CDLL] = {}
+
+#: Footer after the ELF image: magic, image length (8 bytes, little endian), BLAKE2b-256 digest.
+FOOTER_MAGIC = b"GFCACHE1"
+FOOTER_BYTES = len(FOOTER_MAGIC) + 8 + 32
+
+
+def _footer(image: bytes) -> bytes:
+    return FOOTER_MAGIC + len(image).to_bytes(8, "little") + hashlib.blake2b(image, digest_size=32).digest()
+
+
+def entry_is_valid(path: Path) -> bool:
+    """True when ``path`` is a whole cache entry: its footer matches the image before it."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    if len(data) <= FOOTER_BYTES:
+        return False
+    image, footer = data[:-FOOTER_BYTES], data[-FOOTER_BYTES:]
+    return footer == _footer(image)
+
+
+@contextmanager
+def _entry_lock(path: Path):
+    """Hold an exclusive advisory lock for one cache entry (no-op where flock is missing)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: fall back to rename-only safety
+        yield
+        return
+    with open(path.with_suffix(".lock"), "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _build(cxx: str, source: str, label: str, key: str, out: Path) -> None:
+    """Compile into a temporary file, append the footer, rename onto ``out``."""
+    directory = out.parent
+    # Temporaries carry their owner, so the next build removes those of a killed compiler.
+    remove_stale_work(directory, f".{label}-")
+    tag = f".{label}-{owner_tag()}-"
+    src = directory / f"{label}-{key}.cpp"
+    fd, tmp_src = tempfile.mkstemp(prefix=tag, suffix=".cpp", dir=directory)
+    with os.fdopen(fd, "w") as f:
+        f.write(source)
+    os.replace(tmp_src, src)
+    fd, tmp_out = tempfile.mkstemp(prefix=tag, suffix=".so", dir=directory)
+    os.close(fd)
+    try:
+        cmd = [cxx, *_FLAGS, *(f"-I{d}" for d in HEADER_DIRS), str(src), "-o", tmp_out]
+        log.info("compiling %s for the CPU backend", label)
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise CompilerError(
+                f"compiling program {label!r} failed ({' '.join(cmd)}):\n{proc.stderr[-4000:]}"
+            )
+        image = Path(tmp_out).read_bytes()
+        with open(tmp_out, "ab") as f:
+            f.write(_footer(image))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp_out, out)
+    except BaseException:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp_out)
+        raise
+
+
+def compile_library(source: str, label: str = "program") -> ctypes.CDLL:
+    """Compile ``source`` (a full translation unit) into a shared library and load it."""
+    cxx = find_compiler()
+    key = hashlib.sha256(
+        "\0".join([source, _headers_digest(), cxx, *_FLAGS]).encode()
+    ).hexdigest()[:24]
+    with _lock:
+        if key in _loaded:
+            return _loaded[key]
+        out = cache_dir() / f"{label}-{key}.so"
+        if not entry_is_valid(out):
+            with _entry_lock(out):
+                if not entry_is_valid(out):  # another process may have built it meanwhile
+                    if out.exists():
+                        log.warning("program cache entry %s is damaged; rebuilding it", out)
+                    _build(cxx, source, label, key, out)
+        lib = ctypes.CDLL(str(out))
+        _loaded[key] = lib
+        return lib
