@@ -24,7 +24,7 @@ FUNCTIONS: dict[str, str] = {
     'node_connected_component': "graphferry's WCC.",
     'number_connected_components': "graphferry's WCC.",
     'number_weakly_connected_components': "graphferry's WCC.",
-    'pagerank': "NetworkX's power iteration run by graphferry's LDBC PageRank, to a step at which NetworkX's stopping rule has certainly fired. personalization, nstart, dangling and non-uniform weights are left to NetworkX.",
+    'pagerank': "NetworkX's power iteration run by graphferry's LDBC PageRank in one run, NetworkX's stopping test (L1 change below N * tol) evaluated every iteration, so the same iterate at the same iteration. personalization, nstart, dangling and non-uniform weights are left to NetworkX.",
     'single_source_dijkstra_path_length': "graphferry's SSSP (float32 edge weights, float64 sums): weights that float32 cannot hold exactly, negative weights and weight functions are left to NetworkX. The dict is ordered by distance.",
     'single_source_shortest_path_length': "graphferry's BFS (a cutoff below 3: a bounded search); the dict in NetworkX's discovery order.",
     'transitivity': "graphferry's triangle counts; simple undirected graphs only.",

@@ -11,7 +11,12 @@ Example:
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import logging
 import math
+from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any, Callable, Iterator
 
 import networkx as nx
@@ -22,7 +27,12 @@ from ..graph import Graph
 from .graph import NxGraph
 from .info import DEFAULT_CONFIG
 
-__all__ = ["config", "run", "vertex", "nbunch", "bfs_levels", "bfs_layers"]
+__all__ = ["config", "run", "vertex", "nbunch", "bfs_levels", "bfs_layers", "SERIAL_ARCS"]
+
+log = logging.getLogger(__name__)
+
+#: graphs with fewer arcs run the CPU backend's OpenMP loops on one thread (see :func:`run`)
+SERIAL_ARCS = 1 << 16
 
 
 def config():
@@ -34,9 +44,50 @@ def config():
 
 
 def run(name: str, graph: Graph, **kwargs):
-    """Run registered algorithm ``name`` with the backend's configured run options."""
+    """Run registered algorithm ``name`` with the backend's configured run options.
+
+    A graph of fewer than :data:`SERIAL_ARCS` arcs runs its OpenMP loops on one
+    thread: each parallel region ends in a barrier that waits for every thread,
+    and on a busy machine a thread that lost its core holds the barrier for a
+    scheduler slice (milliseconds), while the work itself takes microseconds.
+    That was most of the fixed cost of a call on a tiny graph (triangles on a
+    10-node path: 100 ms of barriers in ten passes over ten vertices).
+    """
     cfg = config()
-    return registry.get(name).run(graph, backend=cfg.backend, engine=cfg.engine, **kwargs)
+    with _openmp_threads(1 if graph.m < SERIAL_ARCS else None):
+        return registry.get(name).run(graph, backend=cfg.backend, engine=cfg.engine, **kwargs)
+
+
+@lru_cache(maxsize=1)
+def _libgomp():
+    """The OpenMP runtime the CPU backend's libraries use (g++ -fopenmp: libgomp), None when absent."""
+    try:
+        lib = ctypes.CDLL(ctypes.util.find_library("gomp") or "libgomp.so.1")
+        lib.omp_get_max_threads.restype = ctypes.c_int
+        lib.omp_set_num_threads.argtypes = [ctypes.c_int]
+        return lib
+    except (OSError, AttributeError) as exc:
+        log.debug("no OpenMP runtime to set threads with: %s", exc)
+        return None
+
+
+@contextmanager
+def _openmp_threads(threads: int | None):
+    """OpenMP's default team size for regions started from this thread, ``threads`` meanwhile (None: as is).
+
+    ``omp_set_num_threads`` sets the calling thread's own setting, so other
+    threads' parallel regions keep theirs.
+    """
+    lib = _libgomp() if threads is not None else None
+    if lib is None:
+        yield
+        return
+    before = lib.omp_get_max_threads()
+    lib.omp_set_num_threads(threads)
+    try:
+        yield
+    finally:
+        lib.omp_set_num_threads(before)
 
 
 def vertex(G: NxGraph, node, error: Callable[[Any], Exception]) -> int:
