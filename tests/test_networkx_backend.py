@@ -616,3 +616,160 @@ def test_every_registered_function_is_in_its_area_module():
     for name, spec in registration.FUNCTIONS.items():
         assert spec.module.rsplit(".", 1)[1] in registration.AREAS, name
         assert spec.note, name
+
+
+# ------------------------------------------------------------ the shortest-path family, structure
+def _outcome(f, *args, **kwargs):
+    """What a call gives: ("ok", result with generators listed) or ("raises", exception type)."""
+    try:
+        r = f(*args, **kwargs)
+    except nx.NetworkXException as exc:
+        return ("raises", type(exc))
+    except (ValueError, KeyError) as exc:
+        return ("raises", type(exc))
+    if not isinstance(r, (dict, set, list, tuple, int, float, bool, type(None))):
+        r = list(r)
+    return ("ok", r)
+
+
+def _ordered(x):
+    """A result with every dict turned into its list of items, so that key order counts."""
+    if isinstance(x, dict):
+        return [(k, _ordered(v)) for k, v in x.items()]
+    if isinstance(x, (list, tuple)):
+        return type(x)(_ordered(v) for v in x)
+    return x
+
+
+def _same_as_networkx(name, *args, ordered=True, **kwargs):
+    f = getattr(nx, name)
+    if interface.can_run(name, args, kwargs) is not True:
+        return False
+    want = _outcome(f, *args, **kwargs)
+    try:
+        got = _outcome(f, *args, **kwargs, **GF)
+    except NotImplementedError:  # a check on the converted graph declined: NetworkX answers
+        return False
+    if ordered:
+        assert _ordered(got) == _ordered(want), (name, args, kwargs)
+    else:
+        assert got == want, (name, args, kwargs)
+    return True
+
+
+@SETTINGS
+@given(G=nx_graphs(weights=("int", "dyadic", "positive")), data=st.data(), cutoff=st.sampled_from([None, 1, 2, 3.5]))
+def test_dijkstra_family_in_networkx_order_with_networkx_paths(G, data, cutoff):
+    s = _node(data, G)
+    if s is None:
+        return
+    t = data.draw(st.sampled_from(list(G) + ["absent"]))
+    others = data.draw(st.lists(st.sampled_from(list(G)), min_size=1, max_size=3))
+    _same_as_networkx("single_source_dijkstra", G, s, cutoff=cutoff)
+    _same_as_networkx("single_source_dijkstra_path", G, s, cutoff=cutoff)
+    _same_as_networkx("single_source_dijkstra_path_length", G, s, cutoff=cutoff)
+    _same_as_networkx("multi_source_dijkstra", G, others, cutoff=cutoff)
+    _same_as_networkx("multi_source_dijkstra_path_length", G, set(others))
+    _same_as_networkx("dijkstra_path", G, s, t)
+    _same_as_networkx("dijkstra_path_length", G, s, t)
+    _same_as_networkx("single_source_dijkstra", G, s, target=t)
+    _same_as_networkx("shortest_path", G, s, weight="weight")
+    _same_as_networkx("shortest_path_length", G, None, s, weight="weight")
+    if len(G) <= 8:
+        _same_as_networkx("all_pairs_dijkstra", G, cutoff=cutoff)
+        _same_as_networkx("all_pairs_dijkstra_path_length", G)
+
+
+def test_dijkstra_path_length_order_is_networkx_heap_order_on_ties():
+    """Issue 39 item 15: ties are ordered as NetworkX's heap pops them, not by node id."""
+    G = nx.Graph()
+    G.add_weighted_edges_from([(0, 5, 1), (0, 3, 1), (5, 1, 1), (3, 2, 1), (5, 4, 0), (0, 6, 2)])
+    want = nx.single_source_dijkstra_path_length(G, 0)
+    got = nx.single_source_dijkstra_path_length(G, 0, **GF)
+    assert list(got.items()) == list(want.items())
+    assert list(got) != sorted(got, key=lambda v: (got[v], v))  # node order would differ here
+
+
+@SETTINGS
+@given(G=nx_graphs(weights=("int", "dyadic")), data=st.data())
+def test_bellman_ford_family_matches_networkx(G, data):
+    s = _node(data, G)
+    if s is None:
+        return
+    t = data.draw(st.sampled_from(list(G) + ["absent"]))
+    _same_as_networkx("bellman_ford_path_length", G, s, t)
+    _same_as_networkx("bellman_ford_path", G, s, t)
+    _same_as_networkx("single_source_bellman_ford", G, s, ordered=False)
+    _same_as_networkx("single_source_bellman_ford_path_length", G, s, ordered=False)
+    _same_as_networkx("shortest_path_length", G, s, weight="weight", method="bellman-ford", ordered=False)
+
+
+def test_bellman_ford_declines_negative_weights_and_tied_paths():
+    G = nx.DiGraph([(0, 1, {"weight": -1})])
+    assert "non-negative" in interface.can_run("bellman_ford_path_length", (G, 0, 1), {})
+    H = nx.cycle_graph(4)  # two shortest paths from 0 to 2
+    with pytest.raises(NotImplementedError):
+        nx.bellman_ford_path(H, 0, 2, **GF)
+    with nx.config.backend_priority(algos=["graphferry"]):
+        nx.config.backends.graphferry.min_edges = 0
+        try:
+            assert nx.bellman_ford_path(H, 0, 2) == nx.bellman_ford_path(nx.cycle_graph(4), 0, 2)
+        finally:
+            nx.config.backends.graphferry.min_edges = get_info()["default_config"]["min_edges"]
+
+
+@SETTINGS
+@given(G=nx_graphs(weights=(None,)), data=st.data(), cutoff=st.sampled_from([None, 0, 1, 2, 3.5]))
+def test_bfs_path_family_in_networkx_order(G, data, cutoff):
+    s = _node(data, G)
+    if s is None:
+        return
+    t = data.draw(st.sampled_from(list(G) + ["absent"]))
+    _same_as_networkx("single_source_shortest_path", G, s, cutoff=cutoff)
+    _same_as_networkx("single_target_shortest_path", G, s, cutoff=cutoff)
+    _same_as_networkx("single_target_shortest_path_length", G, s, cutoff=cutoff)
+    _same_as_networkx("bidirectional_shortest_path", G, s, t)
+    _same_as_networkx("has_path", G, s, t)
+    _same_as_networkx("shortest_path", G, s)
+    _same_as_networkx("shortest_path", G, s, t)
+    _same_as_networkx("shortest_path_length", G, s, t)
+    _same_as_networkx("shortest_path", G, None, s)
+    if len(G) <= 8:
+        _same_as_networkx("all_pairs_shortest_path", G, cutoff=cutoff)
+        _same_as_networkx("all_pairs_shortest_path_length", G)
+        _same_as_networkx("shortest_path", G)
+
+
+def test_directed_functions_reading_predecessor_order_go_back_to_networkx():
+    G = nx.DiGraph([(2, 0), (1, 0)])
+    for name, args in [("single_target_shortest_path", (G, 0)), ("bidirectional_shortest_path", (G, 1, 0))]:
+        assert "predecessors" in interface.can_run(name, args, {})
+    assert interface.can_run("has_path", (G, 1, 0), {}) is True
+
+
+@SETTINGS
+@given(G=nx_graphs(weights=(None,)), data=st.data())
+def test_structure_functions_match_networkx(G, data):
+    s = _node(data, G)
+    for name in ("degree_centrality", "in_degree_centrality", "out_degree_centrality", "isolates",
+                 "number_of_isolates", "reciprocity", "overall_reciprocity", "is_tree", "is_forest"):
+        if len(G) or name not in ("is_tree", "is_forest"):
+            _same_as_networkx(name, G)
+    if s is not None:
+        for name in ("is_isolate", "descendants", "ancestors"):
+            _same_as_networkx(name, G, s)
+        _same_as_networkx("reciprocity", G, s)
+        _same_as_networkx("reciprocity", G, list(G)[:3])
+
+
+def test_small_bounds_run_a_bounded_search_without_graphferry_bfs(monkeypatch):
+    from graphferry.nx_backend import running, shortest_paths, traversal
+
+    calls = []
+    monkeypatch.setattr(running, "run", lambda *a, **k: calls.append(a[0]))
+    G = nx.path_graph(50)
+    assert nx.single_source_shortest_path_length(G, 0, cutoff=2, **GF) == {0: 0, 1: 1, 2: 2}
+    assert nx.descendants_at_distance(G, 10, 2, **GF) == {8, 12}
+    assert list(nx.bfs_edges(G, 0, depth_limit=1, **GF)) == [(0, 1)]
+    assert calls == [] and shortest_paths and traversal
+    assert isinstance(interface.should_run("single_source_shortest_path_length", (G, 0), {"cutoff": 1}), str)

@@ -41,6 +41,7 @@ AREAS = (
     "centrality",
     "core",
     "link_prediction",
+    "structure",
 )
 
 Check = Callable[[dict], "bool | str"]

@@ -1,0 +1,221 @@
+"""Structure read off the CSR and graphferry's BFS/WCC: degrees, isolates, reciprocity, ancestors and
+descendants, trees and forests.
+
+Degrees, isolates and reciprocity are array operations on the converted CSR
+(degrees counted as NetworkX counts them: a self-loop twice in an undirected
+graph, parallel edges each); ancestors and descendants are graphferry's BFS
+(on the transpose for ancestors); trees and forests compare the edge count
+with graphferry's WCC.
+
+Example:
+    >>> import networkx as nx
+    >>> from graphferry.nx_backend import register
+    >>> _ = register()
+    >>> G = nx.DiGraph([(0, 1), (1, 2), (2, 1)])
+    >>> G.add_node(3)
+    >>> sorted(nx.descendants(G, 0, backend="graphferry")), list(nx.isolates(G, backend="graphferry"))
+    ([1, 2], [3])
+    >>> nx.overall_reciprocity(G, backend="graphferry")
+    0.6666666666666666
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+
+from .checks import always
+from .graph import NxGraph
+from .policy import large_graph
+from .registration import networkx_algorithm
+from .running import bfs_levels, nbunch, run
+
+
+def _arc_counts(G: NxGraph) -> np.ndarray:
+    """Edges each CSR arc stands for (parallel edges of a multigraph each)."""
+    return G.multiplicity if G.multiplicity is not None else np.ones(G.csr.m, np.int64)
+
+
+def _loops(G: NxGraph) -> np.ndarray:
+    """Self-loop edges at each vertex."""
+    csr = G.csr
+    rows = np.repeat(np.arange(csr.n), csr.out_degree)
+    loop = csr.indices == rows
+    return np.bincount(rows[loop], weights=_arc_counts(G)[loop], minlength=csr.n).astype(np.int64)
+
+
+def _out_degree(G: NxGraph) -> np.ndarray:
+    csr = G.csr
+    if G.multiplicity is None:
+        return csr.out_degree.astype(np.int64)
+    rows = np.repeat(np.arange(csr.n), csr.out_degree)
+    return np.bincount(rows, weights=G.multiplicity, minlength=csr.n).astype(np.int64)
+
+
+def _in_degree(G: NxGraph) -> np.ndarray:
+    return np.bincount(G.csr.indices, weights=_arc_counts(G), minlength=G.csr.n).astype(np.int64)
+
+
+def _degree(G: NxGraph) -> np.ndarray:
+    """NetworkX's ``G.degree()``: in + out for a directed graph, a self-loop counted twice when undirected."""
+    if G.directed:
+        return _out_degree(G) + _in_degree(G)
+    return _out_degree(G) + _loops(G)
+
+
+def _edges(G: NxGraph) -> int:
+    """NetworkX's ``G.number_of_edges()``."""
+    total = int(_arc_counts(G).sum())
+    if G.directed:
+        return total
+    return (total + int(_loops(G).sum())) // 2
+
+
+def _directed_simple(a: dict) -> bool | str:
+    G = a["G"]
+    if not G.is_directed() or G.is_multigraph():
+        return "directed simple graphs only: NetworkX answers (or refuses) the others itself"
+    return True
+
+
+def _directed(a: dict) -> bool | str:
+    if not a["G"].is_directed():
+        return "directed graphs only: NetworkX refuses the others itself"
+    return True
+
+
+# ------------------------------------------------------------ degree centrality
+def _centrality(G: NxGraph, degree: np.ndarray) -> dict:
+    if len(G) <= 1:
+        return {n: 1 for n in G.nodes}
+    s = 1.0 / (len(G) - 1.0)
+    return dict(zip(G.nodes, (degree * s).tolist()))
+
+
+@networkx_algorithm(note="Degrees from the CSR (NetworkX's count: self-loops twice, parallel edges each).",
+                    can_run=always, should_run=large_graph)
+def degree_centrality(G):
+    return _centrality(G, _degree(G))
+
+
+@networkx_algorithm(note="In-degrees from the CSR.", can_run=_directed, should_run=large_graph)
+def in_degree_centrality(G):
+    return _centrality(G, _in_degree(G))
+
+
+@networkx_algorithm(note="Out-degrees from the CSR.", can_run=_directed, should_run=large_graph)
+def out_degree_centrality(G):
+    return _centrality(G, _out_degree(G))
+
+
+# ------------------------------------------------------------ isolates
+@networkx_algorithm(note="Degrees from the CSR; a generator in node order, like NetworkX's.", can_run=always,
+                    should_run=large_graph)
+def isolates(G):
+    nodes = G.nodes
+    return (nodes[i] for i in np.flatnonzero(_degree(G) == 0).tolist())
+
+
+def _check_node_n(a: dict) -> bool | str:
+    if a["n"] not in a["G"]:
+        return "the node is not in the graph; NetworkX raises its own error"
+    return True
+
+
+@networkx_algorithm(note="Degrees from the CSR.", can_run=_check_node_n, should_run=large_graph)
+def is_isolate(G, n):
+    v = G.index[n]
+    csr = G.csr
+    if csr.offsets[v + 1] > csr.offsets[v]:
+        return False
+    return not G.directed or not bool(np.any(csr.indices == v))
+
+
+@networkx_algorithm(note="Degrees from the CSR.", can_run=always, should_run=large_graph)
+def number_of_isolates(G):
+    return int(np.count_nonzero(_degree(G) == 0))
+
+
+# ------------------------------------------------------------ reciprocity
+def _reciprocated(G: NxGraph) -> np.ndarray:
+    """For each arc u -> v: whether v -> u is an arc too (a self-loop is its own reverse)."""
+    csr = G.csr
+    n = np.int64(csr.n)
+    rows = np.repeat(np.arange(csr.n, dtype=np.int64), csr.out_degree)
+    cols = csr.indices.astype(np.int64)
+    keys = np.sort(rows * n + cols)
+    reverse = cols * n + rows
+    at = np.minimum(np.searchsorted(keys, reverse), max(len(keys) - 1, 0))
+    return (keys[at] == reverse) if len(keys) else np.zeros(0, bool)
+
+
+@networkx_algorithm(note="Arc pairs matched on the CSR (directed simple graphs, as NetworkX requires).",
+                    can_run=_directed_simple, should_run=large_graph)
+def overall_reciprocity(G):
+    m = G.csr.m
+    if m == 0:
+        raise nx.NetworkXError("Not defined for empty graphs")
+    rows = np.repeat(np.arange(G.csr.n), G.csr.out_degree)
+    both = _reciprocated(G) & (G.csr.indices != rows)
+    return int(both.sum()) / m
+
+
+@networkx_algorithm(note="Arc pairs matched on the CSR (directed simple graphs, as NetworkX requires).",
+                    can_run=_directed_simple, should_run=large_graph)
+def reciprocity(G, nodes=None):
+    if nodes is None:
+        return overall_reciprocity(G)
+    csr = G.csr
+    rows = np.repeat(np.arange(csr.n), csr.out_degree)
+    overlap = np.bincount(rows[_reciprocated(G)], minlength=csr.n)
+    total = csr.out_degree + np.bincount(csr.indices, minlength=csr.n)
+
+    def value(v: int):
+        return None if total[v] == 0 else 2 * int(overlap[v]) / int(total[v])
+
+    if nodes in G:
+        r = value(G.index[nodes])
+        if r is None:
+            raise nx.NetworkXError("Not defined for isolated nodes.")
+        return r
+    return {v: value(G.index[v]) for v in nbunch(G, nodes)}
+
+
+# ------------------------------------------------------------ ancestors, descendants
+def _reached(G: NxGraph, source, csr) -> set:
+    if source not in G:
+        raise nx.NetworkXError(f"The node {source} is not in the graph.")
+    s = G.index[source]
+    levels = bfs_levels(csr, np.array([s]))
+    return set(map(G.nodes.__getitem__, np.flatnonzero(levels > 0).tolist()))
+
+
+@networkx_algorithm(note="graphferry's BFS.", can_run=always, should_run=large_graph)
+def descendants(G, source):
+    return _reached(G, source, G.csr)
+
+
+@networkx_algorithm(note="graphferry's BFS on the transpose.", can_run=always, should_run=large_graph)
+def ancestors(G, source):
+    return _reached(G, source, G.csr.transpose() if G.directed else G.csr)
+
+
+# ------------------------------------------------------------ trees and forests
+def _components(G: NxGraph) -> int:
+    return int(run("wcc", G.csr).components)
+
+
+@networkx_algorithm(note="The edge count and graphferry's WCC.", can_run=always, should_run=large_graph)
+def is_tree(G):
+    if len(G) == 0:
+        raise nx.NetworkXPointlessConcept("G has no nodes.")
+    return len(G) - 1 == _edges(G) and _components(G) == 1
+
+
+@networkx_algorithm(note="The edge count and graphferry's WCC (a forest: every component has one edge "
+                         "fewer than nodes, i.e. edges = nodes - components).",
+                    can_run=always, should_run=large_graph)
+def is_forest(G):
+    if len(G) == 0:
+        raise nx.NetworkXPointlessConcept("G has no nodes.")
+    return _edges(G) == len(G) - _components(G)
