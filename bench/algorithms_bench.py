@@ -423,7 +423,9 @@ def main() -> None:
                          "derives, the simple view or the degree-ordered DAG, is placed inside the call); "
                          f"betweenness_exact and coloring_small run on kron{args.exact_scale}; ratio_vs_X is "
                          "our seconds over X's (below 1: we are faster)"})
-    tmp = Path(tempfile.mkdtemp(prefix="gf-algbench-"))
+    # removed at the end, and by its finalizer when the benchmark fails (nothing left in $TMPDIR)
+    work = tempfile.TemporaryDirectory(prefix="gf-algbench-")
+    tmp = Path(work.name)
     sg = None
     if bindir is not None and len(missing) < 3:
         t = time.perf_counter()
@@ -647,6 +649,7 @@ def main() -> None:
             lg.close()
         if sg is not None:
             sg.unlink(missing_ok=True)
+        work.cleanup()
 
     # ---------------------------------------------------------------- target (a), summary
     bc = {r["engine"]: r["seconds"] for r in runs if r["algorithm"] == "betweenness" and r["seconds"]}

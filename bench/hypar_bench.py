@@ -445,7 +445,9 @@ def main() -> None:
             return (args.repeat + 1) * SAMPLE_SECONDS + per * (0 if cold else 2)
         return per * (args.repeat + (0 if cold else 1))
 
-    tmp = Path(tempfile.mkdtemp(prefix="gf-hypar-"))
+    # removed at the end, and by its finalizer when the benchmark fails (nothing left in $TMPDIR)
+    work = tempfile.TemporaryDirectory(prefix="gf-hypar-")
+    tmp = Path(work.name)
     for name, build in sources:
         if not clock.allows(f"graph {name}"):
             continue
@@ -597,6 +599,7 @@ def main() -> None:
         if sg is not None:
             sg.unlink(missing_ok=True)            # kron22: half a gigabyte
         del g, weighted, src, dst
+    work.cleanup()
 
     print("== per application, geometric mean over the graphs (above 1: HyPar faster)", flush=True)
     geomeans = []
