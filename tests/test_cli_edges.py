@@ -156,6 +156,19 @@ def test_an_output_that_cannot_be_written_is_refused_before_the_run(store, tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
 
 
+def test_cf_factors_make_their_folders_follow_the_umask_and_are_checked_first(tmp_path):
+    ratings = tmp_path / "r.tsv"
+    ratings.write_text("".join(f"u{u} i{i} {1 + (u * i) % 5}\n" for u in range(6) for i in range(5)))
+    out = tmp_path / "new" / "f.npy"
+    with umask(0o027):
+        r = run("cf", ratings, "--rank", "2", "--iterations", "3", "--backend", "cpu", "--out", out)
+    assert r.exit_code == 0, r.output
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640 and len(np.load(out)) == 11
+    (tmp_path / "afile").write_text("x")
+    line = one_line_error(run("cf", ratings, "--backend", "cpu", "--out", tmp_path / "afile" / "f.npy"))
+    assert "--out" in line and "is not a folder" in line
+
+
 def test_an_output_that_is_a_folder_is_refused_naming_it(store, tmp_path):
     (tmp_path / "r.json").mkdir()
     line = one_line_error(run("run", "bfs", store, "--source", "0", "--backend", "cpu", "--record",

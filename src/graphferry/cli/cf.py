@@ -15,6 +15,7 @@ from .app import app
 from .console import _stdout
 from .graphs import _user_value_errors
 from .options import Backend, JsonFlag, SeedOpt
+from .writers import check_output_path
 
 
 @app.command()
@@ -41,6 +42,8 @@ def cf(
         raise GraphferryError(f"{ratings}: no such file or directory")
     if out is not None and out.suffix.lower() != ".npy":
         raise GraphferryError(f"--out {out}: the factors are written as .npy")
+    if out is not None:
+        check_output_path(out, "--out")
     rows = []
     with open(ratings) as f:
         for number, line in enumerate(f, 1):
@@ -72,7 +75,8 @@ def cf(
         table["kind"] = ["user"] * len(user_ids) + ["item"] * len(item_ids)
         table["id"] = np.concatenate([user_ids.astype(str), item_ids.astype(str)])
         table["factors"] = result.factors
-        with work_file(out.parent if str(out.parent) else ".", f".{out.name}.", ".npy") as tmp:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with work_file(out.parent, f".{out.name}.", ".npy") as tmp:
             np.save(tmp, table)
             publish(tmp, out)
     if as_json:
