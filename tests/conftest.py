@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,35 @@ def need_shared(path: Path, what: str = "shared data") -> None:
     if ON_CI:
         pytest.fail(f"{message} (CI=true: the shared conformance data must be present)", pytrace=False)
     pytest.skip(message)
+
+
+def pytest_configure(config):
+    """Every temporary file of the run goes under one folder of ``$TMPDIR``, removed at its end.
+
+    The tests' and doctests' ``mkdtemp``, the command-line and ``mpiexec`` subprocesses (they
+    inherit ``TMPDIR``), pytest's own ``tmp_path`` and xdist's workers (started after this, with
+    this environment) all write there, so the suite leaves nothing in ``$TMPDIR``.
+    """
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller's folder is its TMPDIR already
+        return
+    root = tempfile.mkdtemp(prefix="graphferry-tests-")
+    config.stash[_TMP_KEY] = (root, os.environ.get("TMPDIR"))
+    os.environ["TMPDIR"] = tempfile.tempdir = root
+
+
+def pytest_unconfigure(config):
+    root, before = config.stash.get(_TMP_KEY, (None, None))
+    if root is None:
+        return
+    if before is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = before
+    tempfile.tempdir = None
+    shutil.rmtree(root, ignore_errors=True)
+
+
+_TMP_KEY = pytest.StashKey[tuple]()
 
 
 def _has_gpu() -> bool:

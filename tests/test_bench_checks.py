@@ -29,6 +29,7 @@ def kron10():
     return kronecker_graph(10, weighted=True, seed=1)
 
 
+@pytest.mark.slow  # every engine on Kronecker 10, then its mutants: 12 s on 2 cores
 def test_engines_oracle_rejects_merged_components_and_loose_ranks(kron10):
     from graphferry.algorithms import bfs, pagerank, sssp, wcc
 

@@ -70,6 +70,7 @@ def _argv(monkeypatch, script, *args):
     monkeypatch.setattr(sys, "argv", [script, *args])
 
 
+@pytest.mark.slow  # a whole benchmark run: 14 s on 2 cores
 def test_algorithms_bench_runs_every_plan_verified(tmp_path, monkeypatch, capsys):
     out = tmp_path / "alg.json"
     _argv(monkeypatch, "algorithms_bench.py", "--scale", "8", "--exact-scale", "6", "--threads", "1", "--repeat", "1",
@@ -87,6 +88,7 @@ def test_algorithms_bench_runs_every_plan_verified(tmp_path, monkeypatch, capsys
     assert "plan hybrid" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # a whole benchmark run: 22 s on 2 cores
 def test_hypar_bench_runs_every_plan_verified(tmp_path, monkeypatch, capsys):
     out = tmp_path / "hypar.json"
     _argv(monkeypatch, "hypar_bench.py", "--scales", "7", "8", "--executors", "cpu", "cpu:sim", "--repeat", "1",

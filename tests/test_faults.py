@@ -295,6 +295,7 @@ def test_killed_compilers_temporaries_are_removed(tmp_path):
     assert not left.exists()
 
 
+@pytest.mark.slow  # compiles every program of wcc twice into a fresh cache: 26 s on 2 cores
 def test_damaged_cache_does_not_crash_a_run(tmp_path, clean_store):
     cache = tmp_path / "cache"
     assert graphferry("run", "wcc", str(clean_store), "--backend", "cpu", GRAPHFERRY_CACHE_DIR=str(cache)).returncode == 0

@@ -287,6 +287,7 @@ def test_communities_modularity_near_networkx_on_every_cut_of_planted_partitions
         assert_modularity_near_networkx(G, r, want, f"cut at share {share}")
 
 
+@pytest.mark.slow  # 20-25 s each on 2 cores: every cut of a 2,000-15,000-vertex graph; the cuts of small graphs above run by default
 @pytest.mark.parametrize("name", ["wormnet_v3.el", "metis_4elt.el"])
 def test_communities_modularity_near_networkx_on_every_cut_of_shared_graphs(name):
     # with the post-process that propagated the rest on the whole graph, the finalised vertices

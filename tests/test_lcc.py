@@ -145,7 +145,9 @@ def test_ldbc_validation_graphs(name):
 
 
 # ------------------------------------------------------------------ shared datasets
-@pytest.mark.parametrize("name", ["karate", "les_miserables", "roget", "wormnet_v3", "metis_4elt"])
+@pytest.mark.parametrize("name", ["karate", "les_miserables", "roget",
+                                  pytest.param("wormnet_v3", marks=pytest.mark.slow),  # 20 s on 2 cores
+                                  "metis_4elt"])
 def test_datasets(name):
     path = DATASETS / f"{name}.el"
     need_shared(path, "shared dataset")
