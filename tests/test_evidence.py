@@ -285,3 +285,24 @@ def test_relabel_unchecks_count_based_peer_checks_and_names_managed_emogi():
     assert gapbs["verified"] and gapbs["verified_how"] == "GAPBS's own verifier (-v)"
     assert len(changes) == len(doc["audit_35"]) >= 3
     assert relabel_schema1.relabel("peers-x.json", doc) == []
+
+
+def test_peers_bench_on_the_cpu_writes_a_file_the_check_passes(tmp_path):
+    """The evidence session's benchmark end to end on the CPU backend (no peer binaries here):
+    schema 2, the tree named, every run's first call and median, a stated delta PageRank bound."""
+    import peers_bench
+
+    assert peers_bench.main(["--scales", "9", "--engines", "cpu", "--delta-engines", "host", "--cpu-only",
+                             "--reps", "3", "--delta-tol", "0.001", "--out", str(tmp_path), "--tag", "t",
+                             "--work", str(tmp_path / "w")]) == 0
+    doc = json.loads((tmp_path / "peers-kron9-t.json").read_text())
+    assert doc["schema"] == "graphferry-bench/2" and doc["command"].startswith("python ")
+    found = check_results.problems(doc, "cpu", check_commit=provenance.from_git() is not None)
+    if provenance.from_git() is None:  # a copy without git names no commit: that is the only problem allowed
+        found = [p for p in found if "commit" not in p and "dirty" not in p]
+    assert found == []
+    runs = {r["algorithm"]: r for r in doc["runs"]}
+    assert set(runs) == {"bfs", "sssp", "pagerank", "wcc", "pagerank-delta"}
+    assert all(r["verified"] and r["first_seconds"] > 0 and r["calls"] == 3 for r in runs.values())
+    delta = runs["pagerank-delta"]
+    assert delta["l1_to_fixed_point"] <= delta["l1_bound"] == pytest.approx(4 * 0.85 / 0.15 * 1e-3)
