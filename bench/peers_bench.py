@@ -922,7 +922,7 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
     ours: dict = {}
     loads: dict = {}
     doc = {
-        **provenance.stamp({}),
+        **provenance.stamp({}, args.command_argv),
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine,
         "graph": {"name": name, "n": g.n, "m": g.m, "directed": False,
@@ -1171,6 +1171,8 @@ def main(argv=None) -> int:
                     help="write the graph as a graphferry store here and load graphferry's runs from it "
                          "(load_seconds and GB/s from the page cache in the results)")
     args = ap.parse_args(argv)
+    # the producing command: this file and its arguments (sys.argv is another program's when called)
+    args.command_argv = None if argv is None else ["bench/peers_bench.py", *argv]
     args.deadline = time.perf_counter() + args.deadline_s
     args.peers_deadline = time.perf_counter() + args.peers_deadline_s
     PR_DELTA_DTYPE = args.delta_dtype
