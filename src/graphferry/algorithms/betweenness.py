@@ -22,8 +22,17 @@ once per 32 sources.
 
 The graph is read as its simple view (self-loops dropped; repeated arcs kept
 once, with the least weight), which is what a NetworkX ``Graph``/``DiGraph``
-holds. Weights must be positive (a zero weight makes ties between a vertex
-and its predecessor, which Brandes' ordering by distance cannot separate).
+holds. Weights must be non-negative. A zero weight puts a vertex at its
+predecessor's distance, where Brandes' order by distance cannot tell which comes
+first: each distance's vertices are then ordered by the longest chain of tight
+zero-weight arcs that leads to them within it (path counts flow down that order,
+dependencies back up), so every shortest *path* counts once. Zero-weight arcs
+that form a cycle (an undirected zero-weight edge is one: ``u - v - u``) are
+refused: the shortest walks through it are not finite in number, and
+NetworkX's answer there depends on the order it visits vertices in (as it does
+wherever a zero-weight arc leads to a vertex it finalised first: there its
+counts and dependencies miss paths, so the tests compare with every shortest
+path NetworkX's ``all_shortest_paths`` lists).
 
 Scaling follows ``networkx.betweenness_centrality`` (networkx 3.6,
 ``endpoints=False``): with ``normalized=True`` each value is divided by the
@@ -74,7 +83,7 @@ PROGRAM = Program(
     "betweenness",
     arrays={"level": "int64", "dist": "float64", "sigma": "float64", "delta": "float64", "bc": "float64",
             "at_round": "uint64"},
-    scalars={"phase": "int64", "round": "int64", "weighted": "int64", "width": "int64"},
+    scalars={"phase": "int64", "round": "int64", "weighted": "int64", "width": "int64", "source": "int64"},
     vertex_functions=("reset", "accumulate", "mark_round"),
     uses_weights=True,
     source=r"""
@@ -151,11 +160,12 @@ GF_FN bool reset(const State& S, vid_t v) {
     }
     return false;
 }
-// bc[v] += delta of every search but the one v is the source of (its level / distance is 0)
+// bc[v] += delta of every search but the one v is the source of (unweighted: its level is 0;
+// weighted, one search: the source scalar, as zero weights put other vertices at distance 0)
 GF_FN bool accumulate(const State& S, vid_t v) {
     double sum = 0.0;
     for (int64_t b = 0; b < S.width; ++b)
-        if (S.weighted ? BC(dist, v, b) != 0.0 : BC(level, v, b) != 0) sum += BC(delta, v, b);
+        if (S.weighted ? (int64_t)v != S.source : BC(level, v, b) != 0) sum += BC(delta, v, b);
     S.bc[v] += sum;
     return false;
 }
@@ -209,9 +219,10 @@ def betweenness(graph: Graph, k: int | None = None, normalized: bool = True, wei
     """
     registry.get("betweenness").check_values(seed=seed)
     use_weights = bool(weighted and graph.weighted)
-    if use_weights and graph.m and not float(np.min(graph.weights)) > 0:
-        raise ValueError("betweenness: edge weights must be positive")
+    if use_weights and graph.m and not float(np.min(graph.weights)) >= 0:
+        raise ValueError("betweenness: edge weights must be non-negative numbers")
     simple = simple_weighted_graph(graph, undirected=False) if use_weights else simple_graph(graph, undirected=False)
+    zero_arcs = _zero_weight_arcs(graph, simple) if use_weights else None
     n = graph.n
     sources = sample_sources(n, k, seed)
     order = np.arange(n, dtype=np.int64) if sources is None else sources
@@ -225,7 +236,7 @@ def betweenness(graph: Graph, k: int | None = None, normalized: bool = True, wei
         for lo in range(0, len(order), width):
             batch = order[lo:lo + width]
             if use_weights:
-                _weighted_source(rt, st, int(batch[0]))
+                _weighted_source(rt, st, int(batch[0]), zero_arcs)
             else:
                 _unweighted_batch(rt, st, batch)
         raw = st.host("bc").astype(np.float64)
@@ -258,17 +269,64 @@ def _unweighted_batch(rt, st, batch: np.ndarray) -> None:
     st.vertex_map("accumulate")
 
 
-def _weighted_source(rt, st, s: int) -> None:
+def _zero_weight_arcs(graph: Graph, simple: Graph) -> tuple[np.ndarray, np.ndarray] | None:
+    """The simple view's zero-weight arcs ``(tails, heads)``, None when there are none;
+    ValueError naming two vertices of a cycle they form (where path counts are not finite)."""
+    zero = simple.weights == 0
+    if not zero.any():
+        return None
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import connected_components
+
+    src, dst = simple.edges()
+    tails, heads = src[zero], dst[zero]
+    _, part = connected_components(csr_array((np.ones(len(tails)), (tails, heads)), shape=(simple.n, simple.n)),
+                                   directed=True, connection="strong")
+    cyclic = np.flatnonzero(part[tails] == part[heads])
+    if len(cyclic):
+        u, v = graph.to_original_ids(np.array([tails[cyclic[0]], heads[cyclic[0]]])).tolist()
+        raise ValueError(f"betweenness: zero-weight edges form a cycle through {u} and {v} (an undirected "
+                         "zero-weight edge is one), so the shortest paths through it are not finite in number")
+    return tails, heads
+
+
+def _zero_weight_order(rt, st, zero_arcs: tuple[np.ndarray, np.ndarray]) -> list:
+    """The reached vertices in Brandes' order when zero weights tie distances: by distance, then
+    by the longest chain of tight zero-weight arcs reaching them at that distance, one frontier
+    per (distance, chain) step. Every tight arc leads to a later step, so path counts are
+    complete before a step passes them on (and dependencies, walking back, likewise)."""
+    dist = st.host("dist")[:, 0]
+    tails, heads = zero_arcs
+    tight = np.isfinite(dist[tails]) & (dist[tails] == dist[heads])
+    tails, heads = tails[tight], heads[tight]
+    chain = np.zeros(len(dist), np.int64)
+    for _ in range(len(tails) + 1):     # the zero-weight arcs are acyclic: at most that many passes
+        longer = chain.copy()
+        np.maximum.at(longer, heads, chain[tails] + 1)
+        if np.array_equal(longer, chain):
+            break
+        chain = longer
+    reached = np.flatnonzero(np.isfinite(dist))
+    reached = reached[np.lexsort((reached, chain[reached], dist[reached]))]
+    d, c = dist[reached], chain[reached]
+    cuts = np.flatnonzero((d[1:] != d[:-1]) | (c[1:] != c[:-1])) + 1
+    return [rt.frontier(ids) for ids in np.split(reached, cuts)]
+
+
+def _weighted_source(rt, st, s: int, zero_arcs: tuple[np.ndarray, np.ndarray] | None = None) -> None:
     """Add the dependencies on source ``s`` to ``bc`` (width 1): distances, then path counts and
-    dependencies one distinct distance at a time."""
+    dependencies one distinct distance at a time (with zero weights, one step of
+    :func:`_zero_weight_order` at a time)."""
     st.vertex_map("reset")
+    st.scalars["source"] = s
     st.assign_entries("sigma", [s], [0], 1.0)
     st.assign_entries("dist", [s], [0], 0.0)
     st.scalars["phase"] = RELAX
     f = rt.frontier([s])
     while f:
         f = st.edge_map(f)
-    groups = st.groups("dist", column=0)  # by distance, where the state lives
+    # by distance, where the state lives; zero weights: on the host, by distance and zero-weight chain
+    groups = st.groups("dist", column=0) if zero_arcs is None else _zero_weight_order(rt, st, zero_arcs)
     st.scalars["phase"] = COUNT
     for group in groups[:-1]:          # the farthest group has no tight successors to count
         st.edge_map(group)
@@ -298,10 +356,46 @@ def verify_betweenness(graph: Graph, values: np.ndarray, *, k: int | None = None
         ref.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), simple.weights.astype(float).tolist()))
     else:
         ref.add_edges_from(zip(src.tolist(), dst.tolist()))
-    want = nx.betweenness_centrality(ref, k=k, seed=seed, normalized=normalized,
-                                     weight="weight" if use_weights else None)
-    want = np.array([want[v] for v in range(graph.n)])
+    if use_weights and np.any(simple.weights == 0):
+        want = _zero_weight_reference(ref, graph, k=k, seed=seed, normalized=normalized)
+    else:
+        want = nx.betweenness_centrality(ref, k=k, seed=seed, normalized=normalized,
+                                         weight="weight" if use_weights else None)
+        want = np.array([want[v] for v in range(graph.n)])
     values = np.asarray(values, dtype=np.float64)
     assert values.shape == want.shape, "one value per vertex"
     bad = np.flatnonzero(~np.isclose(values, want, rtol=rtol, atol=atol, equal_nan=True))
     assert len(bad) == 0, f"vertex {bad[0]}: betweenness {values[bad[0]]}, expected {want[bad[0]]}"
+
+
+def _zero_weight_reference(ref, graph: Graph, *, k, seed, normalized: bool) -> np.ndarray:
+    """Brandes over NetworkX's shortest-path predecessors, in a topological order of them.
+
+    ``networkx.betweenness_centrality`` visits vertices in its heap's order, so with zero
+    weights it may pass a path count on before the count is complete (see the module
+    docstring); ``dijkstra_predecessor_and_distance`` lists every tight in-arc of each
+    vertex, and ``topological_sort`` of those arcs is an order in which counts and
+    dependencies are complete. Scaled as NetworkX scales (:func:`rescale`).
+    """
+    import networkx as nx
+
+    sources = sample_sources(graph.n, k, seed)
+    raw = np.zeros(graph.n)
+    for s in (range(graph.n) if sources is None else sources.tolist()):
+        pred, _ = nx.dijkstra_predecessor_and_distance(ref, s, weight="weight")
+        dag = nx.DiGraph()
+        dag.add_nodes_from(pred)
+        dag.add_edges_from((p, v) for v, ps in pred.items() for p in ps)
+        order = list(nx.topological_sort(dag))
+        sigma = dict.fromkeys(order, 0.0)
+        sigma[s] = 1.0
+        for v in order:
+            for w in dag.successors(v):
+                sigma[w] += sigma[v]
+        delta = dict.fromkeys(order, 0.0)
+        for w in reversed(order):
+            for v in pred[w]:
+                delta[v] += sigma[v] / sigma[w] * (1.0 + delta[w])
+            if w != s:
+                raw[w] += delta[w]
+    return rescale(raw, directed=graph.directed, normalized=normalized, sources=sources)
