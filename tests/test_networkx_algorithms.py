@@ -148,3 +148,19 @@ def test_jaccard_coefficient_errors_and_declines():
     with pytest.raises(nx.NodeNotFound):
         nx.jaccard_coefficient(G, [(0, 9)], **GF)
     assert interface.can_run("jaccard_coefficient", (nx.DiGraph([(0, 1)]),), {}) is not True
+
+
+@SETTINGS
+@given(G=nx_graphs(max_n=16), normalized=st.booleans(), data=st.data())
+def test_edge_betweenness_centrality(G, normalized, data):
+    weight = "weight" if any("weight" in d for *_, d in G.edges(data=True)) else None
+    k = data.draw(st.one_of(st.none(), st.integers(1, len(G))))
+    seed = data.draw(st.integers(0, 100))
+    want = nx.edge_betweenness_centrality(G, k=k, seed=seed, normalized=normalized, weight=weight)
+    got = nx.edge_betweenness_centrality(G, k=k, seed=seed, normalized=normalized, weight=weight, **GF)
+    assert list(got) == list(want)           # G.edges()'s keys, order and orientation
+    assert all(abs(got[e] - want[e]) <= 1e-9 * max(1.0, abs(want[e])) for e in want)
+
+
+def test_edge_betweenness_centrality_declines_multigraphs():
+    assert interface.can_run("edge_betweenness_centrality", (nx.MultiGraph([(0, 1)]),), {}) is not True

@@ -30,6 +30,7 @@ FUNCTIONS: dict[str, str] = {
     'descendants_at_distance': "graphferry's BFS levels (a distance below 3: a bounded search).",
     'dijkstra_path': "graphferry's SSSP for the distances; NetworkX's heap order and tie-breaking rebuilt from them (the same dict order, the same path where shortest paths tie). Weights that float32 cannot hold exactly, negative weights and weight functions are left to NetworkX.",
     'dijkstra_path_length': "graphferry's SSSP for the distances; NetworkX's heap order and tie-breaking rebuilt from them (the same dict order, the same path where shortest paths tie). Weights that float32 cannot hold exactly, negative weights and weight functions are left to NetworkX.",
+    'edge_betweenness_centrality': "graphferry's Brandes with edge accumulation (BFS levels, or distances with positive float32 weights); sampled sources drawn from seed as NetworkX draws them. Multigraphs, weight functions and zero weights are left to NetworkX.",
     'eigenvector_centrality': "graphferry's power iteration, NetworkX's step for step ((A^T + I) x, L2-normalised, stopping when the L1 change is below n * tol); float32 edge weights.",
     'has_path': "A bidirectional BFS on the CSR (the transpose for a directed graph's backward search), touching only what it reaches.",
     'hits': "graphferry's power iteration (NetworkX's _hits_python steps, up to 10 x max_iter of them, until the hubs' L1 change is below tol), scaled as networkx.hits scales its SVD; float32 edge weights. Multigraphs are left to NetworkX.",

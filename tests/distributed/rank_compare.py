@@ -20,13 +20,14 @@ from graphferry.distributed import DistributedGraph, enter, fail_all, leave, loc
 
 REQUIRED = {"damping": 0.85, "iterations": 10}
 SMALLER = {"betweenness": {"k": 3, "seed": 1},  # sampled sources keep the test short
+           "edge_betweenness": {"k": 3, "seed": 1},
            "katz_centrality": {"alpha": 0.01}}   # below 1 / lambda_max: converges
 
 
 def arguments(spec, world_size: int) -> dict:
     kwargs = {p.name: REQUIRED[p.name] for p in spec.parameters if p.required}
     kwargs.update(SMALLER.get(spec.name, {}))
-    if spec.name == "betweenness" and world_size > 2:  # one level sweep per edge_map: oversubscribed ranks crawl
+    if spec.name in ("betweenness", "edge_betweenness") and world_size > 2:  # one level sweep per edge_map: oversubscribed ranks crawl
         kwargs["k"] = 1
     if spec.takes_source:
         kwargs["source"] = 0
@@ -78,6 +79,8 @@ def main() -> None:
                 got = results[name]
                 diffs = [d for k in alone.values
                          if (d := compare(got.values[k], alone.values[k], k)) is not None]
+                diffs += [d for k in getattr(alone, "edges", {})   # a result of one row per edge or pair
+                          if (d := compare(got.edges[k], alone.edges[k], k)) is not None]
                 spec.verify(whole, got, **{k: v for k, v in kwargs.items() if k != 'source'})
                 report[name] = {"differences": diffs, "ranks": got.record.extra.get("ranks"),
                                 "devices": got.record.extra.get("devices"),

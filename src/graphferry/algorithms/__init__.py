@@ -53,6 +53,8 @@ _WHERE = {
     "verify_hits": "hits",
     "jaccard_coefficient": "jaccard",
     "verify_jaccard": "jaccard",
+    "edge_betweenness": "edge_betweenness",
+    "verify_edge_betweenness": "edge_betweenness",
     "collaborative_filtering": "cf",
     "ratings_graph": "cf",
     "verify_cf": "cf",

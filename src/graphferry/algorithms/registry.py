@@ -43,7 +43,7 @@ Example:
     >>> registry.get("page_rank")
     Traceback (most recent call last):
     ...
-    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst, communities, core_number, eigenvector_centrality, katz_centrality, hits, jaccard_coefficient
+    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst, communities, core_number, eigenvector_centrality, katz_centrality, hits, jaccard_coefficient, edge_betweenness
 """
 
 from __future__ import annotations
@@ -299,6 +299,10 @@ def _verify_jaccard(verify, graph, result, params):
     verify(graph, result.edges["source"], result.edges["target"], result.edges["coefficient"], all_pairs=True)
 
 
+def _verify_edge_betweenness(verify, graph, result, params):
+    verify(graph, result.edges["source"], result.edges["target"], result.edges["betweenness"], **params)
+
+
 def _verify_with_params(verify, graph, result, params):
     verify(graph, *result.values.values(), **params)
 
@@ -464,6 +468,16 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
         "Jaccard coefficient of every non-adjacent pair at distance 2 (NetworkX's definition); one row per pair.",
         columns=(), scalars=("pairs",), verifier="verify_jaccard", verify_call=_verify_jaccard,
         memory=(24, 40)),  # not fitted yet: pair slots and coefficients; the sorted undirected view
+    AlgorithmSpec(
+        "edge_betweenness", "edge_betweenness",
+        "Edge betweenness centrality (Brandes with edge accumulation), exact or sampled; one row per edge.",
+        columns=(),
+        parameters=(Parameter("k", int, None, "number of sampled sources (none: every vertex, exact)"),
+                    Parameter("normalized", bool, True, "divide by K (n - 1), as NetworkX does"),
+                    Parameter("weighted", bool, True, "edge weights as path lengths (when the graph has them)"),
+                    Parameter("seed", int, None, "seed of the source sample (NetworkX's draw)")),
+        scalars=("sources",), verifier="verify_edge_betweenness", verify_call=_verify_edge_betweenness,
+        memory=(64, 72)),  # not fitted yet: betweenness's state, a float64 per arc; simple view
 )}
 
 

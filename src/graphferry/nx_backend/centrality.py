@@ -130,3 +130,39 @@ def katz_centrality(G, alpha=0.1, beta=1.0, max_iter=1000, tol=1.0e-6, nstart=No
     if not r.converged:
         raise nx.PowerIterationFailedConvergence(max_iter)
     return dict(zip(G.nodes, r.centrality.tolist()))
+
+
+def _check_edge_betweenness(a: dict) -> bool | str:
+    G = a["G"]
+    if G.is_multigraph():
+        return "multigraphs are not supported (NetworkX keys their edges)"
+    k, n = a["k"], len(G)
+    if k is not None and not (isinstance(k, int) and 1 <= k <= n):
+        return "k must be an int in 1..len(G); NetworkX reports anything else"
+    return weight_name(a)
+
+
+@networkx_algorithm(
+    note=("graphferry's Brandes with edge accumulation (BFS levels, or distances with positive float32 weights); "
+          "sampled sources drawn from seed as NetworkX draws them. Multigraphs, weight functions and zero "
+          "weights are left to NetworkX."),
+    can_run=_check_edge_betweenness, can_run_converted=weights_positive, should_run=large_graph)
+def edge_betweenness_centrality(G, k=None, normalized=True, weight=None, seed=None):
+    """Edge betweenness by graphferry, keyed by ``G.edges()`` in NetworkX's order and orientation."""
+    n = len(G)
+    csr = G.csr if weight is None else G.weighted(weight)
+    if csr.m == 0:
+        return {}
+    r = run("edge_betweenness", csr, k=k, normalized=bool(normalized), weighted=weight is not None, seed=seed)
+    # NetworkX's G.edges(): rows in node order, each undirected edge from its earlier end (a self-loop too)
+    src, dst = csr.edges()
+    keep = np.ones(len(src), bool) if G.is_directed() else src <= dst
+    src, dst = src[keep].astype(np.int64), dst[keep].astype(np.int64)
+    lo, hi = (src, dst) if G.is_directed() else (np.minimum(src, dst), np.maximum(src, dst))
+    keys = r.edges["source"] * n + r.edges["target"]       # sorted: the simple view's order
+    at = np.clip(np.searchsorted(keys, lo * n + hi), 0, max(len(keys) - 1, 0))
+    found = (src != dst) & (keys[at] == lo * n + hi) if len(keys) else np.zeros(len(src), bool)
+    values = np.where(found, r.edges["betweenness"][at] if len(keys) else 0.0, 0.0)
+    nodes = G.nodes
+    return dict(zip(zip(map(nodes.__getitem__, src.tolist()), map(nodes.__getitem__, dst.tolist())),
+                    values.tolist()))
