@@ -227,11 +227,40 @@ def render() -> str:
             parts += [devices_table(*found), ""]
     algorithms = newest("algorithms-kron*.json", lambda d: any(r["engine"] == "resident" for r in _runs(d)))
     if algorithms:
-        parts += ["More algorithms (ms per whole call; betweenness from 16 sampled sources; `*`: the peer's own timer):", "",
+        parts += ["More algorithms (ms per whole call; betweenness from 16 sampled sources; `*`: not checked in "
+                  "that run):", "",
                   table(*algorithms, engines=["cpu", "resident", "hybrid", "peer:gapbs", "peer:networkit-estimate"],
                         algorithms=["betweenness", "triangle_count", "wcc", "coloring", "communities"]), ""]
+        parts += disagreements(*algorithms, ["triangle_count", "triangles"], "cpu")
     parts.append(END)
     return "\n".join(parts)
+
+
+def disagreements(path: Path, doc: dict, algorithms: list[str], engine: str) -> list[str]:
+    """A line for each figure of the table that other files, on the same graph and host cores,
+    contradict by more than 2x (issue 35's audit: three CPU triangle times at Kronecker 22)."""
+    g, cores = doc.get("graph", {}).get("name"), doc.get("machine", {}).get("host_cores")
+    lines = []
+    for algorithm in algorithms:
+        mine = [r["seconds"] for r in _runs(doc) if r["algorithm"] == algorithm and r["engine"] == engine]
+        if not mine:
+            continue
+        seen = [(mine[0], path.name, str(doc.get("commit", "?"))[:7])]
+        for other in sorted(RESULTS.glob("*.json")):
+            if other == path:
+                continue
+            d = json.loads(other.read_text())
+            if d.get("graph", {}).get("name") != g or d.get("machine", {}).get("host_cores") != cores:
+                continue
+            seen += [(r["seconds"], other.name, str(d.get("commit", "?"))[:7]) for r in _runs(d)
+                     if r.get("algorithm") in algorithms and r.get("engine") == engine
+                     and r.get("marked", "all") == "all"]  # whole counts only (not a share of the vertices)
+        values = [v for v, _, _ in seen]
+        if len(seen) > 1 and max(values) > 2 * min(values):
+            lines += [f"The {engine} {algorithm} figure is contradicted by other files on the same graph and cores: "
+                      + ", ".join(f"{v:.2f} s (`{n}`, `{c}`)" for v, n, c in seen)
+                      + "; to be measured again (`bench/NOTES-peers.md`, audit of issue 35).", ""]
+    return lines
 
 
 def devices_table(path: Path, doc: dict) -> str:

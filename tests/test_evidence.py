@@ -306,3 +306,19 @@ def test_peers_bench_on_the_cpu_writes_a_file_the_check_passes(tmp_path):
     assert all(r["verified"] and r["first_seconds"] > 0 and r["calls"] == 3 for r in runs.values())
     delta = runs["pagerank-delta"]
     assert delta["l1_to_fixed_point"] <= delta["l1_bound"] == pytest.approx(4 * 0.85 / 0.15 * 1e-3)
+
+
+def test_readme_flags_a_figure_other_files_contradict(tmp_path, monkeypatch):
+    import results_table
+
+    def doc(seconds, commit):
+        return {"commit": commit, "graph": {"name": "kron22"}, "machine": {"host_cores": 16},
+                "runs": [{"algorithm": "triangle_count", "engine": "cpu", "seconds": seconds}]}
+
+    (tmp_path / "a.json").write_text(json.dumps(doc(19.3, "f6056fd")))
+    (tmp_path / "b.json").write_text(json.dumps(doc(4.39, "a1690f5")))
+    monkeypatch.setattr(results_table, "RESULTS", tmp_path)
+    lines = results_table.disagreements(tmp_path / "a.json", doc(19.3, "f6056fd"), ["triangle_count"], "cpu")
+    assert len(lines) == 2 and "19.30 s" in lines[0] and "4.39 s (`b.json`, `a1690f5`)" in lines[0]
+    (tmp_path / "b.json").write_text(json.dumps(doc(12.0, "a1690f5")))  # within 2x: no flag
+    assert results_table.disagreements(tmp_path / "a.json", doc(19.3, "f6056fd"), ["triangle_count"], "cpu") == []
