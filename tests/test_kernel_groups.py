@@ -29,6 +29,7 @@ def entries(tmp_path: Path, text: str) -> set[str]:
     return set(re.findall(r"\.entry (gf_\w+)", ptx.read_text()))
 
 
+@pytest.mark.slow  # six nvcc compilations
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 def test_groups_build_every_kernel_once_in_its_own_group(tmp_path):
     program = LDBC_PROGRAM  # both directions, both forms of ids, vertex maps: every group
