@@ -11,7 +11,11 @@ it are in ``gf_cuda_kernels.cuh`` (degree-aware thread/warp/block/grid per row,
   a kernel the engine marked with :meth:`record`).
 * Edge arrays are pinned in place (``cudaHostRegister``, mapped) when an
   engine asks (:meth:`register_host`); copies from anything not pinned go
-  through two pinned staging buffers.
+  through the pinned staging slots (:class:`~graphferry.backends.staging.StagedUpload`:
+  several threads read each slot, from a store's file where the array maps one,
+  while the previous slot's copy runs).
+* A program's kernels compile in groups (:mod:`.kernel_groups`), all at once in
+  background threads; a launch waits for its own group only.
 * :meth:`host_view` gives kernels a device-readable alias of host memory
   (zero-copy); :meth:`managed_view` a managed-memory copy of an edge side for
   the ``unified`` engine, never larger than the GPU's free memory unless
@@ -21,7 +25,8 @@ it are in ``gf_cuda_kernels.cuh`` (degree-aware thread/warp/block/grid per row,
 
 Environment: ``GRAPHFERRY_CUDA_SYNC=1`` synchronises after every launch (errors
 surface at the launch that caused them); ``GRAPHFERRY_ALLOW_MANAGED_OVERSUBSCRIPTION=1``
-opts in to managed memory beyond the free device memory.
+opts in to managed memory beyond the free device memory; ``GRAPHFERRY_CUDA_ONE_MODULE=1`` compiles
+each program as one unit when it is first asked for (the form before kernel groups, for comparison).
 """
 
 from __future__ import annotations
