@@ -623,10 +623,11 @@ def _dense_iteration_seconds(rec, n):
 
 def partitioned_runs(gf, graph, budget, engine, names, source, args, checker, pinned_gbps, runs, log):
     """``engine`` with 32 MB partitions even where the loaded graph would use one whole side."""
-    from graphferry.runtime import loaded as loaded_module
+    from graphferry.engines import registry
 
-    kept = set(loaded_module.WHOLE_SIDE_ENGINES)
-    loaded_module.WHOLE_SIDE_ENGINES.clear()
+    kept = [registry.engine_class(name) for name in registry.names_where(whole_side=True)]
+    for cls in kept:
+        cls.whole_side = False               # (the trait the loaded graph reads)
     try:
         lg = gf.load(graph, backend="cuda", budget=budget, pinned=False)
         for name in names:
@@ -636,7 +637,8 @@ def partitioned_runs(gf, graph, budget, engine, names, source, args, checker, pi
             run["engine"] = f"{engine}-partitioned"
             runs.append(run)
     finally:
-        loaded_module.WHOLE_SIDE_ENGINES.update(kept)
+        for cls in kept:
+            cls.whole_side = True
     return lg
 
 

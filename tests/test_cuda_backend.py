@@ -23,10 +23,11 @@ import numpy as np
 import pytest
 
 from graphferry import Graph
+from graphferry.engines import registry
 
 from conftest import LDBC_GRAPHS
 
-CUDA_ENGINES = ["resident", "filter", "compaction", "zerocopy", "unified"]
+CUDA_ENGINES = list(registry.names_where(on_device=True, schedules=False))   # every device engine
 ALGORITHMS = ["bfs", "sssp", "pagerank", "wcc", "cdlp", "lcc", "triangle_count"]
 gpu = pytest.mark.gpu
 

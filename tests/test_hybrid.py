@@ -25,11 +25,12 @@ from graphferry.algorithms.pagerank import pagerank, pagerank_ldbc
 from graphferry.algorithms.sssp import sssp, verify_sssp
 from graphferry.algorithms.wcc import same_partition, verify_wcc, wcc
 from graphferry.scheduler import Calibration, Policy
+from graphferry.scheduler.policy import device_engines, host_engines
 
 import ldbc
 from conftest import LDBC_GRAPHS, need_shared
 
-DEVICE = [("device", e) for e in ("resident", "filter", "compaction", "zerocopy")]
+DEVICE = [("device", e) for e in device_engines()]
 HOST = [("host", "host")]
 #: every engine alone, each device engine beside the CPU, and everything at once
 MIXES = {
@@ -60,7 +61,7 @@ def check_record(r, options) -> None:
     assert rec.extra["peak_device_edge_bytes"] <= options["budget"]
     for step in rec.edge_steps:
         for p in step.partitions:
-            assert p.device in ("dev0", "gpu0", "cpu", "cpu2") and p.engine in ("resident", "filter", "compaction", "zerocopy", "host")
+            assert p.device in ("dev0", "gpu0", "cpu", "cpu2") and p.engine in device_engines() + host_engines()
             assert (p.device == "cpu") == (p.engine == "host")
             assert p.engine != "host" or p.bytes_h2d == 0
 

@@ -17,6 +17,7 @@ from graphferry.algorithms.pagerank import pagerank, pagerank_reference
 from graphferry.algorithms.sssp import sssp
 from graphferry.algorithms.wcc import wcc
 from graphferry.engines.registry import PARTITION_ENGINES
+from graphferry.scheduler.policy import device_engines
 from graphferry.runtime import LoadedGraphClosedError
 from graphferry.store import write_store
 
@@ -179,7 +180,7 @@ def test_loaded_graph_reads_like_its_graph():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("engine", ["resident", "filter", "compaction", "zerocopy"])
+@pytest.mark.parametrize("engine", device_engines())
 def test_cuda_loaded_graph_is_pinned_and_matches_plain_graph(engine):
     g = random_graph(n=2000, m=20000)
     budget = None if engine == "resident" else 64 * 1024

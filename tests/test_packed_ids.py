@@ -19,10 +19,11 @@ import graphferry as gf
 from graphferry import Graph
 from graphferry.algorithms import bfs, cdlp, lcc, pagerank_ldbc, sssp, wcc
 from graphferry.host_ops import id_bits, pack_indices, packed_words
+from graphferry.engines import registry
 from graphferry.engines.base import EdgeSide
 from graphferry.scheduler import Policy
 
-PACKING_ENGINES = ["filter", "zerocopy", "hybrid"]
+PACKING_ENGINES = list(registry.names_where(reads_packed=True))   # filter, zerocopy, hybrid
 MIXES = {
     "all": [("device", "resident"), ("device", "filter"), ("device", "compaction"), ("device", "zerocopy"),
             ("host", "host")],
@@ -98,7 +99,7 @@ def test_which_loads_pack_and_which_read_plain_ids():
     g = Graph.from_edges([0, 1, 2], [1, 2, 0], n=3)
     kept = gf.load(g, backend="cpu")
     one_call = gf.LoadedGraph(g, backend="cpu", temporary=True)
-    others = ["host", "unified", "resident", "compaction"]
+    others = [e for e in registry.names() if e not in PACKING_ENGINES]
     assert [e for e in others + PACKING_ENGINES if kept.packs(e)] == PACKING_ENGINES
     assert [e for e in PACKING_ENGINES if one_call.packs(e)] == PACKING_ENGINES
     assert not gf.load(g, backend="cpu", pack_ids=False).packs("filter")

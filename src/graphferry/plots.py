@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import GraphferryError
-from .runtime.record import MODELLED_ENGINES
+from .runtime.record import bytes_modelled
 from .store import publish, work_file
 
 #: One colour per engine; devices are told apart by hatching.
@@ -169,7 +169,7 @@ def bytes_by_kind(step: dict[str, Any]) -> tuple[int, int]:
         ...                               {"engine": "zerocopy", "bytes_h2d": 7}]})
         (10, 7)
     """
-    modelled = sum(p["bytes_h2d"] for p in step["partitions"] if p["engine"] in MODELLED_ENGINES)
+    modelled = sum(p["bytes_h2d"] for p in step["partitions"] if bytes_modelled(p["engine"]))
     return sum(p["bytes_h2d"] for p in step["partitions"]) - modelled, modelled
 
 

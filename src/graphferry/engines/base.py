@@ -259,13 +259,57 @@ class Loaded:
 
 
 class Engine(ABC):
+    """An engine, with the traits the runtime, the loaded graph, the cost model, the policy and the
+    hybrid read from its class (never from its name): adding an engine is its file and one entry in
+    :mod:`graphferry.engines.registry` (or one :func:`~graphferry.engines.registry.register` call),
+    and every list of engines (:func:`~graphferry.engines.registry.names_where`) follows.
+
+    Example (the traits of the registered engines):
+        >>> from graphferry.engines import registry
+        >>> registry.names_where(hybrid_picks=True), registry.names_where(whole_side=True)
+        (('filter', 'compaction', 'zerocopy'), ('resident', 'zerocopy'))
+        >>> [(n, registry.engine_class(n).moves) for n in registry.PARTITION_ENGINES][:3]
+        [('host', 'nothing'), ('resident', 'side'), ('filter', 'partitions')]
+    """
+
     name = "?"
+    # ---- traits
+    #: what crosses host-to-device for a partition: "nothing" (kernels read host memory),
+    #: "side" (the whole side, once), "partitions" (each active partition whole), "rows" (the
+    #: active rows, gathered on the host first), "lines" (the 128-byte lines active rows touch,
+    #: read in place) or "pages" (managed pages migrating on demand)
+    moves = "nothing"
+    #: True where the kernels read the edges from a copy in device memory (False: where they lie)
+    rows_on_device = False
+    #: True where it runs on the device executor (False: the host's, reading host memory)
+    on_device = True
+    #: True where, on a device, it reads an edge side as one partition: one launch per map
+    whole_side = False
+    #: True where the hybrid may place a partition on it (the policy's engines, per executor)
+    hybrid_places = False
+    #: True where the hybrid may price a partition on it (by :meth:`traffic`) and pick it; the
+    #: hybrid runs an engine it has no runner of its own for through :meth:`load`
+    hybrid_picks = False
     #: True where the engine reads the side's range layout (``EdgeSide.range_of``): a loaded graph
     #: then hands it a side with packed ids where it packs them; others always get plain ids
     reads_packed = False
     #: False when the engine moves nothing: unless the caller sets partition_bytes,
     #: its edge side is one partition, since partitions would only add kernel launches.
     splits_partitions = True
+    #: True where active rows may come as the backend's ids (``ProgramState._work``: no host round trip)
+    device_rows = False
+    #: True where a dense frontier may come as its bitmap alone (``ProgramState._work``): nothing to copy
+    bitmap_rows = False
+    #: True where the runtime hands it whole edge maps (the hybrid schedules every partition itself)
+    schedules = False
+    #: True where it holds the whole side on the device and lends it (:meth:`whole`, resident)
+    lends_whole = False
+
+    @classmethod
+    def bytes_modelled(cls) -> bool:
+        """Whether the bytes it reports are a model (read over the bus without a copy: lines or
+        pages), not a measurement of explicit copies (the run record keeps them apart)."""
+        return cls.moves in ("lines", "pages")
 
     def __init__(self, side: EdgeSide, backend: Backend, arena: DeviceArena):
         self.side = side

@@ -27,6 +27,10 @@ from .base import Engine, Loaded, PartitionCounts, Traffic
 
 class CompactionEngine(Engine):
     name = "compaction"
+    moves = "rows"
+    rows_on_device = True
+    hybrid_places = True
+    hybrid_picks = True
     # plain ids: its buffers hold gathers of plain ids; packed whole-partition copies would only
     # add a partial group and 31 weights to every buffer
     reads_packed = False

@@ -22,6 +22,10 @@ from .base import Engine, Loaded, PartitionCounts, Traffic
 
 class FilterEngine(Engine):
     name = "filter"
+    moves = "partitions"
+    rows_on_device = True
+    hybrid_places = True
+    hybrid_picks = True
     reads_packed = True
 
     @classmethod

@@ -12,6 +12,9 @@ from .base import Engine, Loaded
 
 class HostEngine(Engine):
     name = "host"
+    moves = "nothing"
+    on_device = False
+    hybrid_places = True      # a CPU executor's partitions
     splits_partitions = False
     bitmap_rows = True   # a dense frontier may come as its bitmap alone (runtime._work): nothing to copy
 

@@ -48,6 +48,20 @@ def register(cls: type) -> type:
     return cls
 
 
+def names_where(**traits) -> tuple[str, ...]:
+    """The registered engines whose traits (:class:`~graphferry.engines.base.Engine`) have the
+    given values, in registry order: every list of engines is one of these.
+
+    Example:
+        >>> names_where(hybrid_places=True, on_device=True)
+        ('resident', 'filter', 'compaction', 'zerocopy')
+        >>> names_where(on_device=False)
+        ('host',)
+    """
+    return tuple(name for name, cls in ENGINES.items()
+                 if all(getattr(cls, trait) == value for trait, value in traits.items()))
+
+
 def names() -> tuple[str, ...]:
     """Every engine a run may name, partition engines first, in registry order."""
     return tuple(ENGINES)

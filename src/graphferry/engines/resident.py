@@ -43,6 +43,11 @@ class ResidentEngine(Engine):
     name = "resident"
     # plain ids: on a GPU its device copy is also the whole graph neighbourhood functions read
     # (Runtime.whole_graph), and they read plain ids (GfGraph)
+    moves = "side"
+    rows_on_device = True
+    whole_side = True
+    hybrid_places = True      # placed by residency (what is held), not priced per partition
+    lends_whole = True
     reads_packed = False
     device_rows = True  # active rows may come as the backend's ids (runtime._work)
 

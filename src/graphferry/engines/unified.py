@@ -38,6 +38,8 @@ def pages_touched(offsets, ids, lo, hi, itemsize, base_page: int = 0) -> np.ndar
 
 class UnifiedEngine(Engine):
     name = "unified"
+    moves = "pages"
+    rows_on_device = True
 
     def __init__(self, side, backend, arena):
         super().__init__(side, backend, arena)

@@ -32,6 +32,10 @@ def lines_touched(offsets, ids, lo: int, hi: int, bits: int, xp=np) -> int:
 
 class ZeroCopyEngine(Engine):
     name = "zerocopy"
+    moves = "lines"
+    whole_side = True
+    hybrid_places = True
+    hybrid_picks = True
     reads_packed = True
     device_rows = True  # active rows may come as the backend's ids (runtime._work)
 

@@ -74,11 +74,10 @@ COPY_SLICE_BYTES = 64 << 20
 #: Leave this fraction of the host's available memory free when choosing pinned copies.
 HOST_HEADROOM = 0.2
 #: On a device, engines whose edges are all readable at once (in device memory, or mapped
-#: host memory) see the whole side as one partition: no transfer needs cutting, and one
+#: host memory; the trait ``Engine.whole_side``) see the whole side as one partition: no transfer needs cutting, and one
 #: launch per map replaces one per partition (measured at Kronecker 25 on an H200, resident:
 #: PageRank 47 -> 32 ms per iteration, SSSP 242 -> 84 ms, BFS 56 -> 28 ms). The CPU backend keeps the partitions, so
 #: CI runs every engine's partition logic.
-WHOLE_SIDE_ENGINES = {"resident", "zerocopy"}
 
 
 class LoadedGraphClosedError(RuntimeError):
@@ -292,10 +291,10 @@ class LoadedGraph:
         """The edge side of ``csr`` ("out" or "in") and its engine ``engine``, built once."""
         self._check_open()
         cls = engine_class(engine)
-        if engine != "resident":  # reads host memory again and again: pinned
+        if cls.moves != "side":  # reads host memory again and again: pinned
             self._ensure_placed()
         # on a device, resident and zerocopy read a side as one partition: one launch per map
-        whole = engine in WHOLE_SIDE_ENGINES and self.backend.is_device
+        whole = cls.whole_side and self.backend.is_device
         pbytes = self.partition_bytes
         if whole:
             pbytes = max(1, self.graph.m * (self.graph.indices.itemsize + 4))
@@ -341,7 +340,7 @@ class LoadedGraph:
         read the graph's own weights, and each rank would copy all of them)."""
         if not self.narrow_weights or self.distribution is not None:
             return False
-        return not self.temporary or engine not in ("host", "resident")
+        return not self.temporary or engine_class(engine).moves not in ("nothing", "side")
 
     def packs(self, engine: str) -> bool:
         """Whether ``engine``'s sides read packed ids (:meth:`side_packed`): engines that copy or map
@@ -349,7 +348,7 @@ class LoadedGraph:
         on a graph of int32 ids; never for several ranks (their maps read the graph's own ids)."""
         if not self.pack_ids or self.distribution is not None or self.graph.indices.dtype != np.int32:
             return False
-        return bool(getattr(engine_class(engine), "reads_packed", False))
+        return engine_class(engine).reads_packed
 
     def side_packed(self, csr: str) -> tuple[np.ndarray, int]:
         """The ids of CSR ``csr`` ("out" or "in") packed in ``ceil(log2 n)``-bit fields
@@ -446,7 +445,7 @@ class LoadedGraph:
     def _reclaim_for_pool(self, nbytes: int) -> bool:
         """Evict engines other than the hybrid's until ``nbytes`` are free (least recently used first)."""
         while self.arena.free_bytes < nbytes:
-            victim = next((k for k in self._engines if k[2] != "hybrid"), None)
+            victim = next((k for k in self._engines if not engine_class(k[2]).schedules), None)
             if victim is None:
                 return False
             _, eng = self._engines.pop(victim)

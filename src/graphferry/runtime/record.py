@@ -15,10 +15,23 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-#: engines whose bytes_h2d is a model, not a measurement: zero-copy kernels and unified memory read
-#: the host's edges over the bus without an explicit copy, so the bytes a partition "moved" are
-#: what its active rows would read (the partition's edge bytes), not counted on the bus
-MODELLED_ENGINES = frozenset({"zerocopy", "unified"})
+
+
+def bytes_modelled(engine: str) -> bool:
+    """Whether ``engine``'s bytes_h2d is a model, not a measurement (its trait,
+    :meth:`Engine.bytes_modelled <graphferry.engines.base.Engine.bytes_modelled>`): zero-copy
+    kernels and unified memory read the host's edges over the bus without an explicit copy, so the
+    bytes a partition "moved" are what its active rows would read, not counted on the bus. A name
+    the registry does not know (a record from elsewhere) counts as measured.
+
+    Example:
+        >>> bytes_modelled("zerocopy"), bytes_modelled("filter"), bytes_modelled("elsewhere")
+        (True, False, False)
+    """
+    from ..engines.registry import ENGINES   # (on first use: reading a record needs no engine)
+
+    cls = ENGINES.get(engine)
+    return cls is not None and cls.bytes_modelled()
 
 
 @dataclass
@@ -121,8 +134,8 @@ class RunRecord:
     @property
     def bytes_h2d_modelled(self) -> int:
         """The part of :attr:`bytes_h2d` that is modelled (partitions served by an engine of
-        :data:`MODELLED_ENGINES`); the rest is measured (explicit copies, their sizes)."""
-        return sum(p.bytes_h2d for s in self.steps for p in s.partitions if p.engine in MODELLED_ENGINES)
+        :func:`bytes_modelled`); the rest is measured (explicit copies, their sizes)."""
+        return sum(p.bytes_h2d for s in self.steps for p in s.partitions if bytes_modelled(p.engine))
 
     @property
     def bytes_h2d_how(self) -> str:

@@ -189,7 +189,7 @@ class Runtime:
         use_weights = use_weights and self.graph.weighted
         b = self.backend
         # an engine that holds the whole side on the device (resident) lends it
-        if b.is_device and hasattr(engine_class(self.engine_name), "whole") and self.loaded.distribution is None \
+        if b.is_device and engine_class(self.engine_name).lends_whole and self.loaded.distribution is None \
                 and not self.loaded.packs(self.engine_name):  # (its copy must hold plain ids)
             return self._resident_whole_graph(use_weights, in_edges)
 
@@ -545,7 +545,7 @@ class ProgramState:
         side, engine = rt.side(d, self.program.uses_weights, reverse)
         out = b.new_bitmap(g.n)
         it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges, since=since)
-        if getattr(engine, "schedules", False):  # hybrid: the scheduler places every partition
+        if engine.schedules:  # hybrid: the scheduler places every partition
             out = engine.edge_map(self, frontier, d, it, rt.policy)
             return self._finish_edge_map(out, it, output)
         tables = self._tables_now()
@@ -667,12 +667,12 @@ class ProgramState:
                 if p.num_edges:
                     yield p, None
             return
-        if len(side.partitions) == 1 and getattr(engine, "device_rows", False):
+        if len(side.partitions) == 1 and engine is not None and engine.device_rows:
             p = side.partitions[0]
             if p.num_edges:
                 yield p, frontier.ids
             return
-        if len(side.partitions) == 1 and getattr(engine, "bitmap_rows", False) and frontier.prefers_bitmap():
+        if len(side.partitions) == 1 and engine is not None and engine.bitmap_rows and frontier.prefers_bitmap():
             p = side.partitions[0]   # the kernel visits every row and skips those not in the bitmap
             if p.num_edges:
                 yield p, None
@@ -720,7 +720,7 @@ class ProgramState:
         it = rt.record.begin("neighbor_map", "-", active_vertices=n, active_edges=rt.graph.m)
         if rt.loaded.distribution is not None:
             out = rt.loaded.distribution.neighbor_map(self, fn, g, gt, it)
-        elif getattr(engine_class(rt.engine_name), "schedules", False):
+        elif engine_class(rt.engine_name).schedules:
             # hybrid: the scheduler places the function's partitions of vertices on the device
             # (lists read in place, or a copy of the graph) and the CPU, as it does for edge_map
             _, engine = rt.side("push", self.program.uses_weights)

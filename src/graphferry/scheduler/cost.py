@@ -64,12 +64,14 @@ import numpy as np
 
 from ..backends.base import LINE_BYTES  # m
 from ..engines.base import PartitionCounts, Traffic
-from ..engines.registry import engine_class
+from ..engines.registry import engine_class, names_where
 
 log = logging.getLogger(__name__)
 
 MAX_REQUESTS = 256  # MR (PCIe 3.0)
 #: The engines HyTGraph's rule chooses among, each priced by the traffic it says it would move.
+#: (Any other engine the registry says the hybrid may pick, ``hybrid_picks``, is priced beside
+#: them and takes a partition where it is cheaper than the rule's choice: :meth:`CostModel.transfer_engines`.)
 TRANSFER_ENGINES = ("filter", "compaction", "zerocopy")
 CLASSES = ("traversal", "relax", "accumulate")
 #: A program's combine operator names its class of per-edge work (the calibration has one rate each).
@@ -202,7 +204,8 @@ class CostModel:
                                                                                active_edges, lines)),
                                  bytes_per_edge=bytes_per_edge, index_bytes=index_bytes,
                                  range_bytes_per_edge=range_bytes_per_edge)
-        return {name: self.price(engine_class(name).traffic(counts)) for name in TRANSFER_ENGINES}
+        return {name: self.price(engine_class(name).traffic(counts))
+                for name in dict.fromkeys(TRANSFER_ENGINES + names_where(hybrid_picks=True))}
 
     def price(self, traffic: Traffic) -> np.ndarray:
         """What ``traffic`` costs: round trips of full TLP batches in paper mode (``m`` = 128-byte
@@ -247,7 +250,13 @@ class CostModel:
         compact = (tec < self.alpha * tef) & (tec < self.beta * tiz)
         zero = ~compact & (tiz < tef)
         names = np.where(compact, "compaction", np.where(zero, "zerocopy", "filter"))
-        return names, np.where(compact, tec, np.where(zero, tiz, tef))
+        costs = np.where(compact, tec, np.where(zero, tiz, tef))
+        for name, other in t.items():   # an engine registered beside HyTGraph's three: where it is cheaper
+            if name not in TRANSFER_ENGINES:
+                other = np.broadcast_to(other, costs.shape)
+                cheaper = other < costs
+                names, costs = np.where(cheaper, name, names), np.where(cheaper, other, costs)
+        return names, costs
 
     def transfer_engine(self, **stats) -> tuple[str, float]:
         """The rule for one partition: its engine and that engine's cost."""

@@ -78,11 +78,12 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..backends.base import LINE_BYTES, PartitionView
+from ..engines.base import Engine
+from ..engines.registry import engine_class, register
 from ..host_ops import gather_rows
-from ..engines.registry import register
 from .executors import ExecutorState, owned_ranges
 from .cost import CLASS_OF_COMBINE
-from .policy import Decision, ExchangeEstimate, ExchangeSpeed, NeighborDecision, Policy, smoothed
+from .policy import Decision, ExchangeEstimate, ExchangeSpeed, NeighborDecision, Policy, device_engines, smoothed
 from .stats import neighbor_work, partition_stats
 
 log = logging.getLogger(__name__)
@@ -103,18 +104,23 @@ class _Refresh:
 
 
 @register
-class HybridEngine:
-    """The hybrid engine of one edge side (kept by a loaded graph with its pool and executors)."""
+class HybridEngine(Engine):
+    """The hybrid engine of one edge side (kept by a loaded graph with its pool and executors).
+
+    It places each active partition on an engine and an executor every round (the policy) and
+    runs them: the built-in device engines through runners that share the pool's slots and
+    blocks (``_run_filter``, ``_run_zerocopy``, ``_run_compaction``, ``_run_resident``), any other
+    engine the registry says it may pick (``hybrid_picks``) through that engine's own
+    :meth:`~graphferry.engines.base.Engine.load` (:meth:`_run_composed`)."""
 
     name = "hybrid"
+    moves = "mixed"       # what the engines it places move, partition by partition
     splits_partitions = True
     schedules = True  # the runtime hands it whole edge_maps
     reads_packed = True  # copies and zero-copy reads use the side's range layout (packed ids)
 
     def __init__(self, side, backend, arena, *, pool, executors, key: tuple, calibration_for):
-        self.side = side
-        self.backend = backend
-        self.arena = arena
+        super().__init__(side, backend, arena)
         self.pool = pool
         self.executors = executors
         self.key = key
@@ -134,6 +140,7 @@ class HybridEngine:
         self._kernel_rate: dict[tuple[str, str], float] = {}  # (program, direction) -> device edges/s seen
         #: (program, direction) -> {executor: edges/s its CPU runs reached}, across calls
         self._host_rate: dict[tuple[str, str], dict[int, float]] = {}
+        self._composed: dict[str, Engine] = {}   # engines run through their own load(), by name
         backend.register_host(side.indices)  # explicit copies at the bus's pinned speed
         if side.packed is not None:
             backend.register_host(side.packed)
@@ -209,8 +216,8 @@ class HybridEngine:
         kernel = st.kernels.push if direction == "push" else st.kernels.pull
         in_bits = None if frontier.is_all else frontier.bits
         host_ids = None
-        if not dense and any(e == "compaction" or ex for ex, e in placed.values()):
-            host_ids = frontier.host_ids()
+        if not dense and any(ex or e == "compaction" or e not in self.RUNNERS for ex, e in placed.values()):
+            host_ids = frontier.host_ids()   # compaction's gathers, CPU executors, composed engines
 
         # ---- other executors: copy the state first, then compute beside the device
         by_exec: dict[int, list[int]] = {}
@@ -230,7 +237,7 @@ class HybridEngine:
                                                            host_ids, direction, host_bits))
 
         # ---- the device executor
-        dev = {"resident": [], "filter": [], "compaction": [], "zerocopy": []}
+        dev: dict[str, list] = {name: [] for name in device_engines()}
         for i, (ex, engine) in sorted(placed.items()):
             if ex == 0:
                 if engine == "filter" and shape is None:
@@ -304,6 +311,8 @@ class HybridEngine:
             self._run_resident(waiting.popleft(), False, stats, launch, in_bits, direction, dense, it, shape)
         self._run_zerocopy(dev["zerocopy"], stats, launch, in_bits, direction, dense, it)
         self._run_compaction(dev["compaction"], stats, host_ids, launch, direction, it, shape)
+        for name in dev.keys() - self.RUNNERS:
+            self._run_composed(name, dev[name], stats, host_ids, launch, in_bits, direction, dense, it)
         b.synchronize()
         device_times = b.take_device_times()
         if device_times is not None:
@@ -664,7 +673,8 @@ class HybridEngine:
             return False
         if direction == "pull":
             return program.pull_stops_early
-        return "filter" not in engines
+        # a copy (filter's, or a composed engine's) is what a whole-side read would save
+        return not any(e == "filter" or e not in HybridEngine.RUNNERS for e in engines)
 
     def _run_whole_side(self, st, frontier, direction, it, stats, dense, placed, resident):
         """One zero-copy launch over the side, or three where a span is on the device: the rows
@@ -1083,6 +1093,32 @@ class HybridEngine:
                     8 + s.indices.itemsize)
                 it.add_partition(i, "compaction", moved, self._rows(stats, i, False), device=self.executors[0].name)
 
+    #: the device engines run by the hybrid's own runners, in the pool's slots and blocks
+    RUNNERS = frozenset({"resident", "filter", "compaction", "zerocopy"})
+
+    def _run_composed(self, name: str, idx, stats, host_ids, launch, in_bits, direction, dense, it) -> None:
+        """Partitions placed on an engine without a runner here (one registered beside the built-in
+        ones, ``hybrid_picks``): the engine loads each its own way (:meth:`Engine.load`, its own
+        buffers from the arena), and its view runs the round's kernel."""
+        if not idx:
+            return
+        engine = self._composed.get(name)
+        if engine is None:
+            engine = self._composed[name] = engine_class(name)(self.side, self.backend, self.arena)
+        parts = self.side.partitions
+        for i in idx:
+            active = None if stats.dense else host_ids[int(stats.cuts[i]) : int(stats.cuts[i + 1])]
+            loaded = engine.load(parts[i], active)
+            launch(loaded.view, loaded.row_list, in_bits if direction == "pull" or loaded.use_bits else None)
+            engine.done(loaded)
+            it.compact_seconds += loaded.compact_seconds
+            it.copy_seconds += loaded.copy_seconds
+            it.add_partition(i, name, int(loaded.bytes_h2d), self._rows(stats, i, dense),
+                             device=self.executors[0].name)
+
+    def load(self, part, active):
+        raise TypeError("the hybrid engine runs whole edge maps (edge_map), not one partition at a time")
+
     def _run_other(self, es: ExecutorState, idx, stats, host_ids, direction, host_bits) -> None:
         """A CPU executor computes its partitions where the edges lie, on its copy of the state."""
         s = self.side
@@ -1098,6 +1134,9 @@ class HybridEngine:
         es.seconds = time.perf_counter() - t
 
     def close(self) -> None:
+        for engine in self._composed.values():
+            engine.close()
+        self._composed.clear()
         for key in [k for k in self.pool.blocks if k[0] in (self.key, ("neighbors",) + tuple(self.key))]:
             self.pool.drop(key)
         self.pool.forget_side(self.key)

@@ -45,10 +45,18 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..engines.registry import names_where
 from .cost import CLASS_OF_COMBINE, Calibration, CostModel
 
-DEVICE_ENGINES = ("resident", "filter", "compaction", "zerocopy")
-HOST_ENGINES = ("host",)
+
+def device_engines() -> tuple[str, ...]:
+    """The engines the hybrid may place a partition on, on the device (from the registry's traits)."""
+    return names_where(hybrid_places=True, on_device=True)
+
+
+def host_engines() -> tuple[str, ...]:
+    """The engines a CPU executor's partitions run on (from the registry's traits)."""
+    return names_where(hybrid_places=True, on_device=False)
 
 
 @dataclass
@@ -99,9 +107,9 @@ class Policy:
     def __post_init__(self):
         if self.mix is not None:
             for where, engine in self.mix:
-                if engine not in DEVICE_ENGINES + HOST_ENGINES:
+                if engine not in device_engines() + host_engines():
                     raise ValueError(f"policy mix: unknown engine {engine!r}")
-                if where in ("device", "host") and (where == "host") != (engine in HOST_ENGINES):
+                if where in ("device", "host") and (where == "host") != (engine in host_engines()):
                     raise ValueError(f"policy mix: engine {engine!r} does not run on {where!r}")
         if self.combine_k < 1:
             raise ValueError(f"combine_k must be at least 1, got {self.combine_k}")
@@ -129,7 +137,7 @@ class Policy:
         where, engine = self.forced(i, ctx.iteration)
         for k, ex in enumerate(ctx.executors):
             if where == ex.name or (where == "device" and ex.device_side) or (where == "host" and not ex.device_side):
-                if ex.device_side == (engine in HOST_ENGINES):
+                if ex.device_side == (engine in host_engines()):
                     raise ValueError(f"policy mix: engine {engine!r} does not run on executor {ex.name!r}")
                 if k and not split:  # this program cannot be split over executors
                     break
