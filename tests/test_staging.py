@@ -214,3 +214,20 @@ def test_quick_calibration_takes_the_models_table_and_measures_the_bus(tmp_path,
     full.device = exact.device
     monkeypatch.setattr(cm, "measure", lambda backend, quick=False: full)
     assert cm.calibration_for(b, refresh=True) is full and load_cached(exact.device) == full
+
+
+def test_the_hybrids_cpu_executor_gets_its_program_compiled_ahead(monkeypatch, tmp_path):
+    """On a device, the programs a loaded graph compiles are compiled for the hybrid's CPU
+    executor in the background as soon as the executors exist (the CPU backend stands in for
+    the device here)."""
+    from graphferry.algorithms.bfs import PROGRAM
+    from graphferry.runtime import loaded as loaded_module
+
+    monkeypatch.setenv("GRAPHFERRY_CACHE_DIR", str(tmp_path))
+    g = components_graph()
+    with gf.load(g, backend="cpu") as lg:
+        monkeypatch.setattr(lg.backend, "is_device", True, raising=False)
+        lg.compile(PROGRAM)
+        cpu = lg.executors[1].backend
+        loaded_module._host_compile_pool().submit(lambda: None).result()  # one thread: the compile ran first
+        assert (PROGRAM.fingerprint(), g.indices.dtype.str) in cpu._programs

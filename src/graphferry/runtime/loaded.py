@@ -179,6 +179,7 @@ class LoadedGraph:
         self._degrees: dict[str, Any] = {}
         self._degree_sums: dict[str, int] = {}
         self._programs: dict[tuple, Any] = {}
+        self._programs_seen: list = []  # the programs compiled, for the hybrid's CPU executor
         self._pool = None        # the hybrid engine's device buffers (scheduler.pool), made on first use
         self._executors = None   # the hybrid engine's executors (device, CPU), made on first use
         self._memo: dict[str, Any] = {}
@@ -440,6 +441,8 @@ class LoadedGraph:
             first = "gpu0" if self.backend.name == "cuda" else "dev0"  # dev0: the CPU's simulated device
             self._executors = [Executor(first, self.backend, True, self.arena),
                                Executor("cpu", CpuBackend(), False)]
+            for program in self._programs_seen:
+                self._compile_on_host_soon(program)
         return self._executors
 
     def _reclaim_for_pool(self, nbytes: int) -> bool:
@@ -472,7 +475,25 @@ class LoadedGraph:
         if k is None:
             k = self._programs[key] = self.backend.compile(program, self.graph.indices.dtype)
             self.stats["programs_compiled"] += 1
+            self._programs_seen.append(program)
+            if self._executors is not None:
+                self._compile_on_host_soon(program)
         return k
+
+    def _compile_on_host_soon(self, program) -> None:
+        """Start compiling ``program`` for the hybrid's CPU executor in the background: on a fresh
+        machine the C++ compiler takes seconds, which the executor's first partition would wait
+        for; started when the hybrid's executors are made, it overlaps the device's first rounds."""
+        if not self.backend.is_device or self._executors is None:
+            return
+        cpu = self._executors[1].backend
+
+        def build():
+            try:
+                cpu.compile(program, self.graph.indices.dtype)
+            except Exception as e:  # noqa: BLE001 - the executor's own compile reports it
+                log.debug("host compilation of %s ahead of use failed (%s)", program.name, e)
+        _host_compile_pool().submit(build)
 
     def degree_sum(self, reverse: bool) -> int:
         key = "in" if reverse and self.graph.directed else "out"
@@ -543,6 +564,7 @@ class LoadedGraph:
         self._whole.clear()
         self._degrees.clear()
         self._programs.clear()
+        self._programs_seen.clear()
         self._constants.clear()
         self._memo.clear()
         self.closed = True
@@ -559,6 +581,18 @@ class LoadedGraph:
                 self.close()
         except Exception:  # noqa: BLE001
             pass
+
+
+_host_compiles: ThreadPoolExecutor | None = None
+
+
+def _host_compile_pool() -> ThreadPoolExecutor:
+    """One thread for compilations for the host ahead of use, one at a time (each runs the C++
+    compiler in a process of its own, beside the device's work)."""
+    global _host_compiles
+    if _host_compiles is None:
+        _host_compiles = ThreadPoolExecutor(1, thread_name_prefix="gf-host-compile")
+    return _host_compiles
 
 
 # ------------------------------------------------------------------ copies
