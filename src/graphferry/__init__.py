@@ -15,8 +15,6 @@ Example:
 import importlib
 import logging
 
-from .graph import Graph
-
 __version__ = "0.1.0"
 __all__ = ["Graph", "LoadedGraph", "load", "__version__", "algorithms", "generators", "io", "store", "runtime"]
 
@@ -26,6 +24,12 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 
 def __getattr__(name: str):
+    # Even Graph is imported on first use: the command line's entry point imports this
+    # package before it can install its signal handlers, so this import stays tiny.
+    if name == "Graph":
+        from .graph import Graph
+
+        return Graph
     if name in ("load", "LoadedGraph"):
         from .runtime import loaded
 

@@ -14,6 +14,8 @@ Example:
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 from . import registry
 
@@ -77,11 +79,30 @@ def get(name: str):
     return getattr(module, _FUNCTION.get(name, name))
 
 
-# Bind every function now: importing a submodule sets a package attribute of the
-# same name (bfs.py -> graphferry.algorithms.bfs), which would shadow the function.
-# The modules only declare program text; nothing is compiled at import.
-for _name in _WHERE:
-    try:
-        globals()[_name] = get(_name)
-    except ModuleNotFoundError:  # an algorithm whose file has not landed yet
-        pass
+class _Package(types.ModuleType):
+    """This package, whose attribute ``bfs`` is the function even once the module ``bfs`` is imported.
+
+    Importing a submodule binds it as a package attribute of the same name
+    (bfs.py -> graphferry.algorithms.bfs), which would shadow the function; the
+    binding is turned into the function's. So every algorithm module is imported
+    on first use (a one-shot ``graphferry run bfs`` imports bfs.py alone).
+    """
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in _WHERE and isinstance(value, types.ModuleType) and value.__name__ == f"{__name__}.{name}":
+            value = getattr(value, _FUNCTION.get(name, name))
+        super().__setattr__(name, value)
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        try:
+            fn = get(name)
+        except ModuleNotFoundError:  # an algorithm whose file has not landed yet
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+        globals()[name] = fn
+        return fn
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+sys.modules[__name__].__class__ = _Package

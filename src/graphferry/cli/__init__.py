@@ -20,7 +20,7 @@ work draws rich progress bars on stderr, and every error a user can cause
 status and a single ``error: ...`` line on stderr, never a traceback. Set
 ``GRAPHFERRY_DEBUG=1`` to get tracebacks of unexpected errors.
 
-One file per concern: ``app`` (the typer group that turns every failure into
+One file per concern: ``group`` (the typer application ``app``: the group that turns every failure into
 one line, global options), ``exits`` (exit statuses, signals), ``sizes``,
 ``console`` (consoles, progress bars, the per-iteration line), ``options``
 (shared option types; ``--engine`` from the engine registry), ``tables``
@@ -29,6 +29,12 @@ written atomically), ``graphs`` (generate, convert, info), ``run`` (the run
 command; its algorithms, flags and summaries come from the algorithm
 registry), ``cf``, ``tools`` (verify, calibrate, plot, bench) and ``demo``. Every command
 takes ``--json``.
+
+Start-up is part of every one-shot run, so :func:`main` installs its signal
+handlers first, then imports only the module of the command it was given and
+builds only that command (typer builds a validator for every option of every
+command it is handed, which costs more than most runs). The names below are
+imported on first use, so ``import graphferry.cli`` itself is cheap.
 
 Example:
     >>> from typer.testing import CliRunner
@@ -41,30 +47,33 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import sys
 
-import typer
+#: The module (of this package) that registers each command; :func:`main` imports only the one it runs.
+COMMAND_MODULES = {
+    "generate": "graphs", "convert": "graphs", "info": "graphs",
+    "run": "run",
+    "verify": "tools", "calibrate": "tools", "plot": "tools", "bench": "tools",
+    "cf": "cf",
+    "demo": "demo",
+}
 
-# Importing the command modules registers their commands on ``app``.
-from . import cf, demo, graphs, run, tools  # noqa: F401
-from .app import app, generate_app
-from .console import _settings, _spinner, _stderr, _stdout
-from .demo import DEMO_STEPS, DemoContext
-from .exits import (
-    EXIT_FAILURE,
-    EXIT_INTERNAL,
-    EXIT_INTERRUPTED,
-    EXIT_TERMINATED,
-    EXIT_USAGE,
-    USER_ERRORS,
-    Stopped,
-)
-from .graphs import _check_output, _load
-from .options import Backend, Direction, EngineName, InputFormat
-from .run import _report_run, run_algorithm, summarize_result
-from .sizes import MIN_PARTITION_BYTES, format_bytes, parse_size
-from .tables import BASE_BYTES, DIRECTED_PULL_BYTES, MEMORY_MODEL, _in_degree, graph_info, memory_estimates, print_info
-from .writers import write_table
+#: Public name -> the module of this package that defines it (imported on first use).
+_WHERE = {
+    "app": "group", "generate_app": "group",
+    "_settings": "console", "_spinner": "console", "_stderr": "console", "_stdout": "console",
+    "DEMO_STEPS": "demo", "DemoContext": "demo",
+    "EXIT_FAILURE": "exits", "EXIT_INTERNAL": "exits", "EXIT_INTERRUPTED": "exits", "EXIT_TERMINATED": "exits",
+    "EXIT_USAGE": "exits", "USER_ERRORS": "exits", "Stopped": "exits",
+    "_check_output": "graphs", "_load": "graphs",
+    "Backend": "options", "Direction": "options", "EngineName": "options", "InputFormat": "options",
+    "_report_run": "run", "run_algorithm": "run", "summarize_result": "run",
+    "MIN_PARTITION_BYTES": "sizes", "format_bytes": "sizes", "parse_size": "sizes",
+    "BASE_BYTES": "tables", "DIRECTED_PULL_BYTES": "tables", "MEMORY_MODEL": "tables", "_in_degree": "tables",
+    "graph_info": "tables", "memory_estimates": "tables", "print_info": "tables",
+    "write_table": "writers",
+}
 
 __all__ = [
     "app",
@@ -95,7 +104,45 @@ __all__ = [
     "EngineName",
     "InputFormat",
     "generate_app",
+    "COMMAND_MODULES",
 ]
+
+
+def _import_commands(names: set[str] | None = None) -> None:
+    """Import the modules registering the commands ``names`` (every command's when None)."""
+    for module in sorted({COMMAND_MODULES[c] for c in (COMMAND_MODULES if names is None else names)}):
+        importlib.import_module(f"{__name__}.{module}")
+
+
+def __getattr__(name: str):
+    if name in ("app", "generate_app"):
+        # The application as a whole (tests, CliRunner): every command registered on it.
+        _import_commands()
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+        globals()[name] = value  # the package attribute: the object, never the submodule of that name
+        return value
+    if name in COMMAND_MODULES.values() or name in ("console", "exits", "options", "sizes", "tables", "writers"):
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: Global options taking no value (they come before the command's name).
+_GLOBAL_FLAGS = {"-v", "-vv", "-vvv", "--verbose", "-q", "--quiet"}
+
+
+def _command_name(argv: list[str]) -> str | None:
+    """The command ``argv`` names, when it names one we know (else None: build every command).
+
+    Example:
+        >>> _command_name(["-q", "run", "bfs", "g.store"]), _command_name(["--help"]), _command_name([])
+        ('run', None, None)
+    """
+    for arg in argv:
+        if arg in _GLOBAL_FLAGS:
+            continue
+        return arg if arg in COMMAND_MODULES else None
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,8 +153,26 @@ def main(argv: list[str] | None = None) -> int:
         graphferry 0.1.0
         0
     """
-    command = typer.main.get_command(app)
-    return command.main(args=argv, prog_name="graphferry", standalone_mode=False)
+    # First of all: SIGINT and SIGTERM raise Stopped, so a signal during the imports
+    # below ends with one line and status 130/143 (not a traceback, not a silent death).
+    from .exits import Stopped, _signals_raise, _stopped_status
+
+    with _signals_raise():
+        from . import clock
+
+        clock.mark_main()
+        try:
+            args = list(sys.argv[1:] if argv is None else argv)
+            name = _command_name(args)
+            from .group import click_group
+
+            _import_commands(None if name is None else {name})
+            command = click_group(name)
+            return command.main(args=args, prog_name="graphferry", standalone_mode=False)
+        except Stopped as exc:
+            return _stopped_status(exc)
+        finally:
+            clock.forget_main()
 
 
 if __name__ == "__main__":  # pragma: no cover

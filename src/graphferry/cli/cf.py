@@ -11,7 +11,7 @@ import typer
 
 from ..errors import GraphferryError
 from ..store import publish, work_file
-from .app import app
+from .group import app
 from .console import _stdout
 from .graphs import _user_value_errors
 from .options import Backend, JsonFlag, SeedOpt

@@ -11,17 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
+
+# rich.progress is imported where a bar is drawn: quiet and piped runs (and every one-shot
+# run a script makes) draw none, and its import is a visible part of a short run.
 
 log = logging.getLogger("graphferry.cli")
 
@@ -79,6 +71,9 @@ def _progress(total: int, what: str, then: str) -> Iterator[Callable[[int], None
     if _settings.quiet:
         yield lambda k: None
         return
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
     console = _stderr()
     # Not a terminal (a log file, CI): a bar would only leave noise behind.
     bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
@@ -111,6 +106,9 @@ def _bytes_bar(what: str) -> Iterator[Callable[[str, int], None] | None]:
     if _settings.quiet or not console.is_terminal:
         yield None
         return
+    from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn,
+                               TimeRemainingColumn, TransferSpeedColumn)
+
     bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
                    TransferSpeedColumn(), TimeRemainingColumn(), console=console, transient=True)
     with bar:
@@ -138,6 +136,8 @@ def _spinner(what: str) -> Iterator[None]:
     if _settings.quiet or not console.is_terminal:
         yield
         return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                   console=console, transient=True) as bar:
         bar.add_task(what, total=None)
@@ -153,6 +153,8 @@ def _iteration_reporter(name: str) -> tuple[Callable[[str, int, Any], None], Cal
             log.info("%s iteration %d: %s, %d active -> %s", name, index + 1, step.direction,
                      step.active_vertices, step.next_active)
         return plain, lambda: None
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                    console=console, transient=True)
     bar.start()

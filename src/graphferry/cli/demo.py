@@ -15,7 +15,7 @@ import typer
 
 from ..graph import Graph
 from ..partition import DEFAULT_PARTITION_BYTES
-from .app import app
+from .group import app
 from .console import _iteration_reporter, _stdout
 from .graphs import _generate
 from .options import Backend, JsonFlag, SeedOpt

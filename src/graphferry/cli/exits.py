@@ -6,8 +6,6 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-import typer
-
 from ..errors import GraphferryError
 
 
@@ -52,6 +50,27 @@ def _signals_raise() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+def _remove_unfinished_work() -> None:
+    """The store module's cleanup, where that module was imported at all (else nothing can be unfinished)."""
+    import sys
+
+    store = sys.modules.get("graphferry.store")
+    if store is not None:
+        store.remove_unfinished_work()
+
+
+def _stopped_status(exc: Stopped) -> int:
+    """Clean up after ``exc`` (SIGINT or SIGTERM), print the one line and return 130 or 143."""
+    import signal
+
+    # A signal may land between a work directory's mkdir and the
+    # ``with`` that would remove it; the store module knows its names.
+    _remove_unfinished_work()
+    terminated = exc.signum == signal.SIGTERM
+    _report("terminated" if terminated else "interrupted")
+    return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
+
+
 # Errors that a user can cause and fix: reported as one line.
 USER_ERRORS: tuple[type[BaseException], ...] = (GraphferryError, OSError, MemoryError)
 
@@ -67,6 +86,8 @@ def _report(message: str) -> None:
     error; one line says it (a rank that fails alone says so itself, through
     the distributed run's ``fail_all``).
     """
+    import typer  # here, not at the top: main() reports a signal before it has imported typer
+
     from ..distributed.world import launcher_rank
 
     if launcher_rank() == 0:

@@ -13,7 +13,7 @@ from ..errors import GraphferryError, TargetExistsError
 from ..graph import Graph
 from ..store import is_store, open_store
 from . import console as _console
-from .app import app, generate_app
+from .group import app, generate_app
 from .console import _progress, _settings, _spinner, _stdout
 from .options import (
     DirectedFlag,
@@ -32,7 +32,6 @@ from .options import (
     WeightKindOpt,
     WeightsOpt,
 )
-from .tables import graph_info, print_info
 
 
 def _check_output(path: Path, force: bool) -> None:
@@ -206,6 +205,8 @@ def info(
         raise GraphferryError(f"{path}: no such file or directory")
     with _spinner(f"reading {path}"):
         graph = _user_value_errors(_load, path, format.value)
+        from .tables import graph_info  # rich tables: for info alone
+
         data = graph_info(graph, partition_bytes, path=path)
     _emit_info(data, as_json)
 
@@ -214,4 +215,6 @@ def _emit_info(data: dict[str, Any], as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(data, indent=2))
     else:
+        from .tables import print_info
+
         print_info(data, _stdout())

@@ -8,8 +8,6 @@ from typing import Annotated
 
 import typer
 
-from ..engines import registry as engine_registry
-from ..runtime import loaded as _loaded  # noqa: F401  (the runtime registers the composite engines)
 from .sizes import _partition_size_param
 
 
@@ -63,8 +61,19 @@ class Backend(str, Enum):
     cuda = "cuda"
 
 
-#: ``--engine``: auto, then every engine in the engine registry (the runtime's import registers hybrid).
-EngineName = Enum("EngineName", {name: name for name in ("auto", *engine_registry.names())}, type=str)
+def __getattr__(name: str):
+    # ``EngineName`` is made on first use: it imports the engines and the runtime, which
+    # only ``run`` needs (``generate`` and ``convert`` start without them).
+    if name == "EngineName":
+        from ..engines import registry as engine_registry
+        from ..runtime import loaded as _loaded  # noqa: F401  (the runtime registers the composite engines)
+
+        #: ``--engine``: auto, then every engine in the engine registry (the runtime's import registers hybrid).
+        engines = Enum("EngineName", {name: name for name in ("auto", *engine_registry.names())}, type=str)
+        engines.__module__ = __name__
+        globals()["EngineName"] = engines
+        return engines
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Direction(str, Enum):

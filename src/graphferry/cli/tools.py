@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from ..errors import GraphferryError
-from .app import app
+from .group import app
 from .console import _spinner, _stdout
 from .graphs import _user_value_errors
 from .options import Backend, JsonFlag

@@ -7,10 +7,23 @@ and :class:`~graphferry.distributed.graph.DistributedGraph` (or
 algorithm loads) do the same. See :mod:`~graphferry.distributed.graph`.
 """
 
-from .graph import DistributedGraph, open_rank_store
-from .placement import Repartitioner, balanced_splits, interpolate_splits
-from .world import World, current_world, enter, fail_all, launched_by_mpiexec, leave, local_world, mpi_world
+import importlib
+
+#: Public name -> the module that defines it, imported on first use: every run asks
+#: ``launched_by_mpiexec`` (world.py), and a run in one process needs nothing else here.
+_WHERE = {
+    "DistributedGraph": "graph", "open_rank_store": "graph",
+    "Repartitioner": "placement", "balanced_splits": "placement", "interpolate_splits": "placement",
+    "World": "world", "current_world": "world", "enter": "world", "fail_all": "world",
+    "launched_by_mpiexec": "world", "leave": "world", "local_world": "world", "mpi_world": "world",
+}
 
 __all__ = ["DistributedGraph", "open_rank_store", "Repartitioner", "balanced_splits", "interpolate_splits",
            "World", "current_world", "enter", "fail_all", "launched_by_mpiexec", "leave", "local_world",
            "mpi_world"]
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

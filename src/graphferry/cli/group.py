@@ -10,20 +10,20 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from ..store import remove_unfinished_work
 from . import console as _console
 from ._click import _cx
 from .exits import (
     EXIT_FAILURE,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
-    EXIT_TERMINATED,
     EXIT_USAGE,
     USER_ERRORS,
     Stopped,
     _describe,
+    _remove_unfinished_work,
     _report,
     _signals_raise,
+    _stopped_status,
 )
 
 
@@ -58,7 +58,7 @@ class _Group(typer.core.TyperGroup):
         except typer.Abort as exc:
             # click turns Ctrl-C into Abort (after printing a newline).
             if isinstance(exc.__context__, KeyboardInterrupt):
-                remove_unfinished_work()
+                _remove_unfinished_work()
                 _report("interrupted")
                 code = EXIT_INTERRUPTED
             elif isinstance(exc.__context__, EOFError):  # click turns EOFError into Abort too
@@ -68,18 +68,11 @@ class _Group(typer.core.TyperGroup):
                 _report("aborted")
                 code = EXIT_FAILURE
         except KeyboardInterrupt:
-            remove_unfinished_work()
+            _remove_unfinished_work()
             _report("interrupted")
             code = EXIT_INTERRUPTED
         except Stopped as exc:
-            import signal
-
-            # A signal may land between a work directory's mkdir and the
-            # ``with`` that would remove it; the store module knows its names.
-            remove_unfinished_work()
-            terminated = exc.signum == signal.SIGTERM
-            _report("terminated" if terminated else "interrupted")
-            code = EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
+            code = _stopped_status(exc)
         except USER_ERRORS as exc:
             if debug:
                 raise
@@ -109,6 +102,30 @@ app = typer.Typer(
 generate_app = typer.Typer(help="Generate a synthetic graph into a graph store.",
                            no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(generate_app, name="generate")
+
+
+def _command_name(info) -> str:
+    """The name typer gives a registered command (its own, or its function's with dashes)."""
+    return info.name or typer.main.get_command_name(info.callback.__name__)
+
+
+def click_group(only: str | None = None):
+    """``app`` as the click group that runs it; with ``only``, the group holding just that command.
+
+    typer builds a validator for every option of every command it converts (a
+    ``pydantic`` adapter each, in typer 0.2x): for a one-shot run, building the
+    one command asked for is a visible part of the run's start-up. Commands are
+    those whose modules were imported (see ``graphferry.cli.COMMAND_MODULES``).
+    """
+    if only is None:
+        return typer.main.get_command(app)
+    commands, groups = app.registered_commands, app.registered_groups
+    try:
+        app.registered_commands = [c for c in commands if _command_name(c) == only]
+        app.registered_groups = [g for g in groups if g.name == only]
+        return typer.main.get_command(app)
+    finally:
+        app.registered_commands, app.registered_groups = commands, groups
 
 
 def _version(value: bool) -> None:
