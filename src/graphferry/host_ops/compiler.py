@@ -36,6 +36,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from contextlib import contextmanager, suppress
 from functools import lru_cache
 from pathlib import Path
@@ -126,8 +127,36 @@ def _entry_lock(path: Path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+def _run_compiler(cmd: list[str], scratch: str) -> tuple[int, str]:
+    """Run the compiler with its temporaries in ``scratch``; ``(status, stderr)``.
+
+    Stopped on the way (a signal raises here): the compiler is asked to stop with
+    SIGTERM, on which gcc and clang remove their own temporaries (subprocess.run
+    would SIGKILL it and leave them), and ``scratch`` is removed by the caller either way.
+    """
+    env = dict(os.environ, TMPDIR=scratch, TMP=scratch, TEMP=scratch)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        _, err = proc.communicate()
+    except BaseException:
+        proc.terminate()
+        try:
+            proc.communicate(timeout=10)
+        except BaseException:
+            proc.kill()
+            proc.wait()
+        raise
+    return proc.returncode, err
+
+
 def _build(cxx: str, source: str, label: str, key: str, out: Path) -> None:
-    """Compile into a temporary file, append the footer, rename onto ``out``."""
+    """Compile into a temporary file, append the footer, rename onto ``out``.
+
+    Every file the build makes lies in the cache directory under a name that
+    carries its owner (the compiler's own temporaries too, in a scratch
+    directory given to it as ``TMPDIR``): an interrupted build leaves nothing
+    in ``$TMPDIR``, and the next build removes what a killed one left.
+    """
     directory = out.parent
     # Temporaries carry their owner, so the next build removes those of a killed compiler.
     remove_stale_work(directory, f".{label}-")
@@ -139,13 +168,14 @@ def _build(cxx: str, source: str, label: str, key: str, out: Path) -> None:
     os.replace(tmp_src, src)
     fd, tmp_out = tempfile.mkstemp(prefix=tag, suffix=".so", dir=directory)
     os.close(fd)
+    scratch = tempfile.mkdtemp(prefix=tag, suffix=".tmp", dir=directory)
     try:
         cmd = [cxx, *_FLAGS, *(f"-I{d}" for d in HEADER_DIRS), str(src), "-o", tmp_out]
         log.info("compiling %s for the CPU backend", label)
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
+        returncode, stderr = _run_compiler(cmd, scratch)
+        if returncode != 0:
             raise CompilerError(
-                f"compiling program {label!r} failed ({' '.join(cmd)}):\n{proc.stderr[-4000:]}"
+                f"compiling program {label!r} failed ({' '.join(cmd)}):\n{stderr[-4000:]}"
             )
         image = Path(tmp_out).read_bytes()
         with open(tmp_out, "ab") as f:
@@ -157,10 +187,22 @@ def _build(cxx: str, source: str, label: str, key: str, out: Path) -> None:
         with suppress(FileNotFoundError):
             os.unlink(tmp_out)
         raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+#: Seconds this process spent building cache entries (or waiting for another process to).
+_compile_seconds = 0.0
+
+
+def seconds_compiling() -> float:
+    """Seconds this process has spent compiling programs so far (a run record's ``compile`` phase)."""
+    return _compile_seconds
 
 
 def compile_library(source: str, label: str = "program") -> ctypes.CDLL:
     """Compile ``source`` (a full translation unit) into a shared library and load it."""
+    global _compile_seconds
     cxx = find_compiler()
     key = hashlib.sha256(
         "\0".join([source, _headers_digest(), cxx, *_FLAGS]).encode()
@@ -170,11 +212,15 @@ def compile_library(source: str, label: str = "program") -> ctypes.CDLL:
             return _loaded[key]
         out = cache_dir() / f"{label}-{key}.so"
         if not entry_is_valid(out):
-            with _entry_lock(out):
-                if not entry_is_valid(out):  # another process may have built it meanwhile
-                    if out.exists():
-                        log.warning("program cache entry %s is damaged; rebuilding it", out)
-                    _build(cxx, source, label, key, out)
+            t0 = time.perf_counter()
+            try:
+                with _entry_lock(out):
+                    if not entry_is_valid(out):  # another process may have built it meanwhile
+                        if out.exists():
+                            log.warning("program cache entry %s is damaged; rebuilding it", out)
+                        _build(cxx, source, label, key, out)
+            finally:
+                _compile_seconds += time.perf_counter() - t0
         lib = ctypes.CDLL(str(out))
         _loaded[key] = lib
         return lib

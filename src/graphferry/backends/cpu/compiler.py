@@ -18,4 +18,5 @@ from ...host_ops.compiler import (  # noqa: F401
     compile_library,
     entry_is_valid,
     find_compiler,
+    seconds_compiling,
 )
