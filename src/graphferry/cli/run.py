@@ -18,9 +18,10 @@ from .. import host_ops
 from ..errors import GraphferryError
 from ..graph import Graph
 from ..runtime.loaded import load as load_graph
-from ..runtime.startup import work_passes
+from ..runtime.startup import resolve_auto, work_passes
+from . import clock
 from ._click import _cx
-from .app import app
+from .group import app
 from .console import _iteration_reporter, _spinner, _stdout
 from .graphs import _load, _user_value_errors
 from .options import Backend, Direction, EngineName, JsonFlag, RunPartitionBytesOpt, VerifyFlag
@@ -168,7 +169,7 @@ def run(
     params = dict(algorithm_params)  # one --flag per registry parameter, None when not given
     params.update(_registry_params(algorithm, param or []))
     _algorithm_arguments(algorithm, params, backend.value)  # before reading a large graph
-    from ..distributed import launched_by_mpiexec
+    from ..distributed.world import launched_by_mpiexec
 
     if launched_by_mpiexec():  # mpiexec -n P: the ranks split the graph; rank 0 reports and writes
         if check:
@@ -182,12 +183,22 @@ def run(
         if result is not None:
             _report_run(algorithm, result, out, record, as_json)
         return
+    phases = _Phases()
+    registry.get(algorithm).function  # noqa: B018  (imports the algorithm's module: an "imports" phase)
+    phases.imports()
     with _spinner(f"reading {graph_path}"):
         graph = _user_value_errors(_load, graph_path, verify=verify)
-    with _spinner(f"loading {graph_path} for the {backend.value} backend"):
-        loaded = _user_value_errors(load_graph, graph, backend=backend.value, budget=budget,
-                                    partition_bytes=partition_bytes,
-                                    work_passes=work_passes(algorithm, graph, source))
+    phases.lap("read")
+    passes = work_passes(algorithm, graph, source)
+    # the backend auto takes (the model of runtime.startup), chosen here to place the edges for it
+    chosen = resolve_auto(graph.m, graph.edge_bytes, passes) if backend.value == "auto" else backend.value
+    with _spinner(f"loading {graph_path} for the {chosen} backend"):
+        # One call: on the CPU the store's pages serve as they are (a copy into memory pays
+        # off only for a graph kept across calls); a device still pins what its engines copy.
+        loaded = _user_value_errors(load_graph, graph, backend=chosen, budget=budget,
+                                    partition_bytes=partition_bytes, work_passes=passes,
+                                    pinned=False if chosen == "cpu" else None)
+    phases.lap("load")
     progress, stop = _iteration_reporter(algorithm)
     try:
         result = _user_value_errors(
@@ -199,9 +210,67 @@ def run(
     finally:
         stop()
         loaded.close()
+    phases.run_done(result.record)
     if check:
         _check_result(algorithm, graph, result, params)
-    _report_run(algorithm, result, out, record, as_json)
+        phases.lap("check")
+    _report_run(algorithm, result, out, record, as_json, phases)
+
+
+class _Phases:
+    """A one-shot run's start-up phases (see :mod:`graphferry.cli.clock`), in the order they happen."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._t = time.perf_counter()
+        self._compile0 = _seconds_compiling()
+
+    def imports(self) -> None:
+        """The process up to here: the interpreter, the imports and the command line's parsing."""
+        before, since = clock.before_main(), clock.since_main()
+        if before is not None:
+            self.seconds["start"] = before
+        if since is not None:
+            self.seconds["imports"] = since
+        self._t = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.seconds[name] = self.seconds.get(name, 0.0) + now - self._t
+        self._t = now
+
+    def run_done(self, record: Any) -> None:
+        """The algorithm's call, less the programs compiled and the calibration measured during it."""
+        now = time.perf_counter()
+        call = now - self._t
+        compiled = _seconds_compiling() - self._compile0
+        calibration = float(record.extra.get("calibration_seconds", 0.0))
+        self.seconds["compile"] = compiled
+        self.seconds["calibration"] = calibration
+        self.seconds["algorithm"] = max(0.0, call - compiled - calibration)
+        self._t = now
+
+    def finish(self, record: Any) -> None:
+        """Name the phases in the run record (``extra["phases"]``) and the process's age there."""
+        record.extra["phases"] = {k: round(v, 6) for k, v in self.seconds.items()}
+        age = clock.process_age()
+        if age is not None and "start" in self.seconds:
+            record.extra["process_seconds"] = round(age, 3)
+
+
+def _seconds_compiling() -> float:
+    """Seconds this process spent compiling programs (the CPU backend's, and CUDA's where it counts them)."""
+    import sys
+
+    from ..host_ops.compiler import seconds_compiling
+
+    total = seconds_compiling()
+    for name in ("graphferry.backends.cuda.compiler", "graphferry.backends.cuda.backend"):
+        counted = getattr(sys.modules.get(name), "seconds_compiling", None)
+        if counted is not None:
+            total += counted()
+            break
+    return total
 
 
 def _check_result(algorithm: str, graph: Graph, result: Any, params: dict[str, Any]) -> None:
@@ -250,11 +319,16 @@ run.__signature__ = inspect.signature(run, eval_str=True).replace(parameters=[  
 app.command()(run)
 
 
-def _report_run(algorithm: str, result: Any, out: Path | None, record: Path | None, as_json: bool) -> None:
+def _report_run(algorithm: str, result: Any, out: Path | None, record: Path | None, as_json: bool,
+                phases: _Phases | None = None) -> None:
     """Write and print a run's results (``run``'s tail, and a distributed run's rank 0)."""
     summary = summarize_result(algorithm, result)  # first: it times the results' transfer to the host
     if out is not None:
         write_table(result.to_table(), out)
+    if phases is not None:
+        phases.lap("write")
+        phases.finish(result.record)
+        summary["phases"] = result.record.extra["phases"]
     if record is not None:
         _write_json(record, result.record.to_dict())
     if as_json:
@@ -267,7 +341,8 @@ def _report_run(algorithm: str, result: Any, out: Path | None, record: Path | No
 
 def print_summary(result: Any, summary: dict[str, Any]) -> None:
     """A run's record line, then one line per summarised value (``run`` and the demo)."""
-    _stdout().print(result.record.summary(), highlight=False)
+    # soft_wrap: one line whatever the width (a pipe's 80 columns cut it before the engine's name)
+    _stdout().print(result.record.summary(), highlight=False, soft_wrap=True)
     for key, value in summary["values"].items():
         _stdout().print(f"  {key}: {value}", highlight=False)
 

@@ -215,6 +215,8 @@ class LoadedGraph:
             out[key] = self._place_array(key, arr, place_copy)
         offsets = np.ascontiguousarray(g.offsets) if not _is_mapped(g.offsets) or not place_copy \
             else _read_copy(g.offsets, np.empty(len(g.offsets), np.int64))
+        if not place_copy and all(out[k] is a for k, a in arrays.items()) and g.offsets.flags.c_contiguous:
+            return g  # nothing moved (e.g. a one-shot run reading the store in place): checked when it was made
         placed = Graph(offsets, out["indices"], out["weights"], directed=g.directed,
                        original_ids=g.original_ids, name=g.name, meta=g.meta)
         if out["indices"] is g.indices and out["weights"] is g.weights:

@@ -155,10 +155,27 @@ class RunRecord:
         return d
 
     def summary(self) -> str:
+        """One line: the edge maps (an algorithm running whole-graph kernels has none, and its
+        own scalars give its iterations), time, bytes moved, engine; then, for a one-shot
+        process (``extra["phases"]``), where its time went, else the loaded graph's load time.
+
+        Example:
+            >>> r = RunRecord(algorithm="bfs", backend="cpu", engine="host")
+            >>> r.end(r.begin("edge_map", "push", active_vertices=1, active_edges=3))
+            >>> r.summary()
+            'bfs: 1 edge map (1 push, 0 pull), 0.0000 s, 0.0 MiB host-to-device, engine host on cpu'
+            >>> r.extra["phases"] = {"imports": 0.25, "load": 0.01, "algorithm": 0.0}
+            >>> r.summary().split(", engine host on cpu")[1]
+            ' (one-shot: imports 0.250 s, load 0.010 s, algorithm 0.000 s)'
+        """
+        maps = self.iterations
         pushes = sum(1 for s in self.edge_steps if s.direction == "push")
-        return (f"{self.algorithm}: {self.iterations} iterations ({pushes} push, "
-                f"{self.iterations - pushes} pull), {self.total_seconds:.4f} s, "
+        phases = self.extra.get("phases")
+        return (f"{self.algorithm}: "
+                + (f"{maps} edge map{'s' if maps != 1 else ''} ({pushes} push, {maps - pushes} pull), " if maps else "")
+                + f"{self.total_seconds:.4f} s, "
                 f"{self.bytes_h2d / 2**20:.1f} MiB host-to-device, engine {self.engine} on {self.backend}"
                 + (f" on {self.extra['ranks']} ranks, {self.extra['devices']} devices" if "ranks" in self.extra else "")
-                + (f" (graph loaded once before, in {self.extra['load_seconds']:.4f} s)"
+                + (" (one-shot: " + ", ".join(f"{k} {v:.3f} s" for k, v in phases.items()) + ")" if phases
+                   else f" (graph loaded once before, in {self.extra['load_seconds']:.4f} s)"
                    if self.extra.get("loaded_graph") else ""))
