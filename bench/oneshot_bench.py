@@ -1,0 +1,401 @@
+"""One-shot processes, as a user runs them: graphferry's CLI against GAPBS's binaries (issue 34).
+
+Every figure is the wall time of a whole process (interpreter start, imports,
+reading the graph, compiling, the work, writing the answer, exit), measured
+around ``subprocess.run`` on the same machine, the same cores and the same
+graph, with its files in the page cache:
+
+* ``cli-cpu``: ``graphferry run ALG STORE --backend cpu --out x.npy``;
+* ``cli-gpu`` (when a GPU is usable): the same with ``--backend cuda`` (and
+  each ``--gpu-engines`` engine), program and calibration caches warm;
+* ``cli-gpu-fresh``: the same, every process given empty caches
+  (``GRAPHFERRY_CACHE_DIR``, ``XDG_CACHE_HOME``, ``CUPY_CACHE_DIR`` pointing at a
+  new empty folder), as on a fresh machine;
+* ``peer:gapbs-process``: GAPBS ``bfs|cc -f g.sg -n 1 -r SOURCE``, the same
+  graph written in GAPBS's serialized format (``bench/peers_bench.write_gapbs``);
+* ``generate`` / ``peer:gapbs-generate``: ``graphferry generate kronecker -s S``
+  (store and checksums written) against GAPBS ``converter -g S -s -b out.sg``
+  (its generator and builder, symmetrised as our default, file written);
+* ``convert`` / ``peer:gapbs-convert``: a text edge list (``u v`` a line, each
+  undirected edge once, written from the store) into a store with
+  ``graphferry convert --undirected --drop-self-loops --drop-duplicates
+  --no-renumber`` against ``converter -f in.el -s -b out.sg`` (same meaning:
+  symmetrised, self-loops and repeats dropped, ids kept).
+
+Each run is made ``1 + --repeat`` times: ``first_seconds`` is the first process,
+``seconds`` the median of the others (``all_seconds`` lists every one).
+Checks, in processes of their own (a verifier may cost more than the run):
+ours with ``--check`` (the algorithm's own verifier) and ``graphferry verify``
+(a generated or converted store's checksums and structure; a converted store
+must also equal the store its text came from, array for array); GAPBS with
+``-v`` (its verifier; for the converter, its BFS verifier on the graph it
+wrote). Our runs also carry the start-up phases from ``--record``.
+
+    python bench/oneshot_bench.py --scale 21 --gapbs-bin /path/to/gapbs \\
+        --work /tmp/oneshot --out bench/results/oneshot-kron21-cpu2.json
+
+On the GPU machine (Kronecker 25, with the GPU runs):
+
+    PYTHONPATH=src python bench/oneshot_bench.py --scale 25 --gapbs-bin /path/to/gapbs \\
+        --work /tmp/oneshot --out $OUT/oneshot-kron25-h200.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
+
+#: GAPBS's binary for each of our algorithms
+GAPBS_BINARY = {"bfs": "bfs", "wcc": "cc", "pagerank": "pr"}
+#: PageRank at the same stopping rule on both sides: a fixed number of iterations
+PR_ITERATIONS = 20
+#: each algorithm's own options, ours and GAPBS's (SOURCE: the highest-degree vertex)
+OUR_OPTIONS = {"bfs": ["--source", "SOURCE"], "wcc": [],
+               "pagerank": ["--max-iterations", str(PR_ITERATIONS), "--tol", "1e-30"]}
+GAPBS_OPTIONS = {"bfs": ["-r", "SOURCE"], "wcc": [], "pagerank": ["-i", str(PR_ITERATIONS), "-t", "0"]}
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def env(**extra: str) -> dict[str, str]:
+    out = dict(os.environ)
+    out["PYTHONPATH"] = str(ROOT / "src") + (os.pathsep + out["PYTHONPATH"] if out.get("PYTHONPATH") else "")
+    out.update(extra)
+    return out
+
+
+#: CPU seconds (user + system) of each process timed, in order: a figure a busy machine inflates less
+CPU_SECONDS: list[float] = []
+CPU_SECONDS_BEFORE: list[float] = []
+
+
+def _children_cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(cmd: list[str], *, environ: dict[str, str] | None = None, timeout: float = 3600,
+          before=None) -> tuple[float, subprocess.CompletedProcess]:
+    """Wall seconds of one process running ``cmd`` (``before()`` runs first, untimed)."""
+    if before is not None:
+        before()
+    CPU_SECONDS_BEFORE.append(_children_cpu())
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=environ or env(), timeout=timeout)
+    wall = time.perf_counter() - t
+    CPU_SECONDS.append(_children_cpu() - CPU_SECONDS_BEFORE.pop())
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {(proc.stdout + proc.stderr)[-2000:]}")
+    return wall, proc
+
+
+def repeated(cmd, repeat: int, **kw) -> dict:
+    """``first_seconds``, ``seconds`` (median of the ``repeat`` after the first), ``all_seconds``."""
+    walls, cpu = [], []
+    for _ in range(1 + repeat):
+        wall, _ = timed(cmd, **kw)
+        walls.append(wall)
+        cpu.append(CPU_SECONDS[-1])
+    rest = walls[1:] or walls
+    return {"seconds": round(statistics.median(rest), 4), "first_seconds": round(walls[0], 4),
+            "all_seconds": [round(w, 4) for w in walls], "cpu_seconds": [round(c, 3) for c in cpu]}
+
+
+def graphferry(*args: str) -> list[str]:
+    return [sys.executable, "-m", "graphferry", "-q", *args]
+
+
+def machine() -> dict:
+    cpu = platform.processor()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    out = {"device": "cpu only", "cpu": cpu, "host_cores": os.cpu_count(), "python": platform.python_version(),
+           "platform": platform.platform()}
+    if gpu_usable():
+        import cupy
+
+        out["device"] = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    return out
+
+
+def gpu_usable() -> bool:
+    sys.path.insert(0, str(ROOT / "src"))
+    try:
+        from graphferry.backends import cuda_available
+
+        return bool(cuda_available())
+    except Exception:  # noqa: BLE001 - no CuPy, no driver: no GPU runs
+        return False
+
+
+def write_text_edges(store: Path, path: Path) -> int:
+    """``u v`` a line, each undirected edge of ``store`` once (u < v), plain decimal (pyarrow's writer)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    from graphferry.store import open_store
+
+    g = open_store(store)
+    lines = 0
+    opts = pacsv.WriteOptions(include_header=False, delimiter=" ")
+    with pacsv.CSVWriter(str(path), pa.schema([("u", pa.int64()), ("v", pa.int64())]), write_options=opts) as w:
+        step = 1 << 20  # vertices a chunk
+        for lo in range(0, g.n, step):
+            hi = min(g.n, lo + step)
+            a, b = int(g.offsets[lo]), int(g.offsets[hi])
+            rows = np.repeat(np.arange(lo, hi, dtype=np.int64), np.diff(np.asarray(g.offsets[lo:hi + 1])))
+            cols = np.asarray(g.indices[a:b]).astype(np.int64)
+            keep = rows < cols
+            w.write_table(pa.table({"u": rows[keep], "v": cols[keep]}))
+            lines += int(keep.sum())
+    return lines
+
+
+def same_store(a: Path, b: Path) -> bool:
+    from graphferry.store import open_store
+
+    ga, gb = open_store(a), open_store(b)
+    return (ga.n, ga.m) == (gb.n, gb.m) and np.array_equal(ga.offsets, gb.offsets) \
+        and np.array_equal(ga.indices, gb.indices)
+
+
+def gapbs_graph_line(out: str) -> str:
+    for line in out.splitlines():
+        if line.startswith("Graph has"):
+            return line.strip()
+    return ""
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scale", type=int, default=21)
+    ap.add_argument("--algorithms", nargs="+", default=["bfs", "wcc"], choices=sorted(GAPBS_BINARY))
+    ap.add_argument("--repeat", type=int, default=3, help="timed processes after the first (median kept)")
+    ap.add_argument("--gapbs-bin", type=Path, default=None, help="folder with GAPBS's bfs, cc, pr, sssp, converter")
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "graphferry-oneshot")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--parts", nargs="+", default=["generate", "convert", "run"],
+                    choices=["generate", "convert", "run"])
+    ap.add_argument("--gpu-engines", nargs="+", default=["auto", "hybrid"],
+                    help="engines of the cli-gpu and cli-gpu-fresh runs")
+    ap.add_argument("--no-gpu", action="store_true", help="no GPU runs even where a GPU is usable")
+    args = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT / "src"))
+
+    work = args.work
+    work.mkdir(parents=True, exist_ok=True)
+    scale = args.scale
+    store = work / f"kron{scale}.store"
+    gapbs = args.gapbs_bin
+    have_gapbs = gapbs is not None and (gapbs / "converter").exists()
+    gpu = not args.no_gpu and gpu_usable()
+    runs: list[dict] = []
+    doc = {"date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "machine": machine(),
+           "note": "seconds: wall of a whole process (median of the processes after the first; first_seconds "
+                   "the first), files in the page cache; checks in processes of their own; cpu_seconds: each "
+                   "process's user + system CPU seconds (getrusage of the children), less inflated than wall "
+                   "on a machine other work shares",
+           "runs": runs}
+
+    def save() -> None:
+        provenance.stamp(doc, [sys.argv[0], *(sys.argv[1:] if argv is None else argv)])
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(doc, indent=1) + "\n")
+
+    # ------------------------------------------------------------ generate
+    gen_cmd = graphferry("generate", "kronecker", "--scale", str(scale), str(store), "--force")
+    if "generate" in args.parts or not store.exists():
+        log(f"generate: {' '.join(gen_cmd)}")
+        r = repeated(gen_cmd, args.repeat if "generate" in args.parts else 0,
+                     before=lambda: shutil.rmtree(store, ignore_errors=True))
+        _, check = timed(graphferry("verify", str(store), "--json"))
+        facts = json.loads(check.stdout)
+        if "generate" in args.parts:
+            runs.append({"algorithm": "generate", "engine": "generate", **r, "verified": True,
+                         "verified_how": f"graphferry verify (checksums, structure): n {facts['n']}, m {facts['m']}",
+                         "command": " ".join(gen_cmd)})
+            log(f"  generate: {r}")
+    from graphferry.store import open_store
+
+    g = open_store(store)
+    doc["graph"] = {"name": f"kron{scale}", "n": g.n, "m": g.m, "directed": g.directed,
+                    "edge_bytes": int(g.m * g.indices.itemsize)}
+    save()
+    if "generate" in args.parts and have_gapbs:
+        sg = work / f"gapbs-gen{scale}.sg"
+        cmd = [str(gapbs / "converter"), f"-g{scale}", "-s", "-b", str(sg)]
+        log(f"peer generate: {' '.join(cmd)}")
+        r = repeated(cmd, args.repeat, before=lambda: sg.unlink(missing_ok=True))
+        _, v = timed([str(gapbs / "bfs"), "-f", str(sg), "-n", "1", "-v"])
+        ok = "Verification:" in v.stdout and "FAIL" not in v.stdout
+        runs.append({"algorithm": "generate", "engine": "peer:gapbs-generate", **r, "verified": ok,
+                     "verified_how": f"GAPBS's BFS verifier (-v) on the graph it wrote; {gapbs_graph_line(v.stdout)}",
+                     "command": f"{' '.join(cmd)}; checked by: {gapbs / 'bfs'} -f {sg} -n 1 -v"})
+        log(f"  peer:gapbs-generate: {r}")
+        sg.unlink(missing_ok=True)
+        save()
+
+    # ------------------------------------------------------------ convert
+    if "convert" in args.parts:
+        el = work / f"kron{scale}.el"
+        if not el.exists():
+            lines = write_text_edges(store, el)
+            log(f"wrote {el} ({lines} lines, {el.stat().st_size} bytes)")
+        doc["convert_input"] = {"file": el.name, "bytes": el.stat().st_size,
+                                "format": "u v per line, each undirected edge once"}
+        converted = work / f"kron{scale}-converted.store"
+        cmd = graphferry("convert", str(el), str(converted), "--format", "edgelist", "--undirected",
+                         "--drop-self-loops", "--drop-duplicates", "--no-renumber", "--force")
+        log(f"convert: {' '.join(cmd)}")
+        r = repeated(cmd, args.repeat, before=lambda: shutil.rmtree(converted, ignore_errors=True))
+        timed(graphferry("verify", str(converted)))
+        ok = same_store(store, converted)
+        runs.append({"algorithm": "convert", "engine": "convert", **r, "verified": ok,
+                     "verified_how": "graphferry verify, and the same CSR as the store the text was written from",
+                     "command": " ".join(cmd)})
+        log(f"  convert: {r} verified {ok}")
+        shutil.rmtree(converted, ignore_errors=True)
+        if have_gapbs:
+            sg = work / f"gapbs-conv{scale}.sg"
+            cmd = [str(gapbs / "converter"), "-f", str(el), "-s", "-b", str(sg)]
+            log(f"peer convert: {' '.join(cmd)}")
+            r = repeated(cmd, args.repeat, before=lambda: sg.unlink(missing_ok=True))
+            _, v = timed([str(gapbs / "bfs"), "-f", str(sg), "-n", "1", "-v"])
+            line = gapbs_graph_line(v.stdout)
+            ok = "Verification:" in v.stdout and "FAIL" not in v.stdout and f"{g.m // 2} undirected" in line
+            runs.append({"algorithm": "convert", "engine": "peer:gapbs-convert", **r, "verified": ok,
+                         "verified_how": f"GAPBS's BFS verifier (-v) on the graph it wrote, and its edge count "
+                                         f"equal to ours ({line})",
+                         "command": f"{' '.join(cmd)}; checked by: {gapbs / 'bfs'} -f {sg} -n 1 -v"})
+            log(f"  peer:gapbs-convert: {r} verified {ok}")
+            sg.unlink(missing_ok=True)
+        save()
+
+    # ------------------------------------------------------------ one-shot runs
+    if "run" in args.parts:
+        source = int(np.argmax(np.diff(np.asarray(g.offsets))))  # the highest-degree vertex, for both
+        doc["source"] = source
+        out = work / "x.npy"
+
+        def ours(alg: str, backend: str, engine: str, label: str, fresh: bool) -> None:
+            extra = [str(source) if a == "SOURCE" else a for a in OUR_OPTIONS[alg]]
+            cmd = graphferry("run", alg, str(store), "--backend", backend, *extra, "--out", str(out))
+            if engine != "auto":
+                cmd += ["--engine", engine]
+            caches: list[Path] = []
+
+            def environ() -> dict[str, str]:
+                if not fresh:
+                    return env()
+                d = Path(tempfile.mkdtemp(prefix="gf-fresh-", dir=work))
+                caches.append(d)
+                return env(GRAPHFERRY_CACHE_DIR=str(d / "graphferry"), XDG_CACHE_HOME=str(d / "xdg"),
+                           CUPY_CACHE_DIR=str(d / "cupy"))
+
+            if not fresh:
+                timed(cmd, before=lambda: out.unlink(missing_ok=True))  # programs compiled once, untimed
+            walls, cpu = [], []
+            for _ in range(1 + args.repeat):
+                out.unlink(missing_ok=True)
+                wall, _ = timed(cmd, environ=environ())
+                walls.append(wall)
+                cpu.append(round(CPU_SECONDS[-1], 3))
+            rec = work / "record.json"
+            # PageRank stopped after a fixed count is not the converged vector its verifier expects
+            check = [] if alg == "pagerank" else ["--check"]
+            timed(cmd + [*check, "--record", str(rec)], environ=environ(), before=lambda: out.unlink(missing_ok=True))
+            record = json.loads(rec.read_text())
+            rest = walls[1:] or walls
+            run = {"algorithm": alg, "engine": label, "backend": backend,
+                   "seconds": round(statistics.median(rest), 4), "first_seconds": round(walls[0], 4),
+                   "all_seconds": [round(w, 4) for w in walls], "cpu_seconds": cpu, "verified": bool(check),
+                   "verified_how": "--check (the algorithm's own verifier) in a process of its own" if check else
+                   f"unchecked: {PR_ITERATIONS} fixed iterations, not the converged ranks --check compares with",
+                   "phases": record["extra"].get("phases"), "run_engine": record.get("engine"),
+                   "command": " ".join(cmd) + (" (empty program and calibration caches each process)"
+                                               if fresh else "")}
+            if engine != "auto":
+                run["engine_option"] = engine
+            runs.append(run)
+            for d in caches:
+                shutil.rmtree(d, ignore_errors=True)
+            log(f"  {label} {alg} {engine}: {run['seconds']} s (first {run['first_seconds']}), "
+                f"phases {run['phases']}")
+
+        for alg in args.algorithms:
+            ours(alg, "cpu", "auto", "cli-cpu", False)
+            if gpu:
+                for engine in args.gpu_engines:
+                    ours(alg, "cuda", engine, "cli-gpu", False)
+                    ours(alg, "cuda", engine, "cli-gpu-fresh", True)
+            save()
+        if have_gapbs:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from peers_bench import write_gapbs
+
+            files = write_gapbs(g, work / f"kron{scale}")
+            for alg in args.algorithms:
+                exe = gapbs / GAPBS_BINARY[alg]
+                if not exe.exists():
+                    continue
+                extra = [str(source) if a == "SOURCE" else a for a in GAPBS_OPTIONS[alg]]
+                cmd = [str(exe), "-f", str(files[".sg"]), "-n", "1", *extra]
+                log(f"peer: {' '.join(cmd)}")
+                r = repeated(cmd, args.repeat)
+                _, v = timed(cmd + ["-v"])
+                ok = "Verification:" in v.stdout and "FAIL" not in v.stdout
+                said = " ".join(ln.strip() for ln in v.stdout.splitlines() if "Verification" in ln)
+                runs.append({"algorithm": alg, "engine": "peer:gapbs-process", **r, "verified": ok,
+                             "verified_how": "GAPBS's own verifier (-v) in a process of its own" if ok else
+                             f"unchecked: GAPBS's verifier (-v) said {said or 'nothing'!r}",
+                             "command": f"{' '.join(cmd)}; checked by: {' '.join(cmd)} -v"})
+                log(f"  peer:gapbs-process {alg}: {r}")
+            for f in files.values():
+                f.unlink(missing_ok=True)
+        save()
+
+    print(report(doc))
+    return 0
+
+
+def report(doc: dict) -> str:
+    lines = [f"{'algorithm':<10} {'engine':<22} {'seconds':>9} {'first':>9}  ratio to GAPBS"]
+    peer = {}
+    for r in doc["runs"]:
+        if r["engine"].startswith("peer:"):
+            peer[r["algorithm"]] = r["seconds"]
+    for r in doc["runs"]:
+        ratio = peer.get(r["algorithm"])
+        tail = f"{r['seconds'] / ratio:.2f}x" if ratio and not r["engine"].startswith("peer:") else ""
+        lines.append(f"{r['algorithm']:<10} {r['engine'] + (' ' + r.get('engine_option', '') if r.get('engine_option') else ''):<22} "
+                     f"{r['seconds']:>9.3f} {r['first_seconds']:>9.3f}  {tail}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
