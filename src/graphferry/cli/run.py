@@ -183,38 +183,9 @@ def run(
         if result is not None:
             _report_run(algorithm, result, out, record, as_json)
         return
-    phases = _Phases()
-    registry.get(algorithm).function  # noqa: B018  (imports the algorithm's module: an "imports" phase)
-    phases.imports()
-    with _spinner(f"reading {graph_path}"):
-        graph = _user_value_errors(_load, graph_path, verify=verify)
-    phases.lap("read")
-    passes = work_passes(algorithm, graph, source)
-    # the backend auto takes (the model of runtime.startup), chosen here to place the edges for it
-    chosen = resolve_auto(graph.m, graph.edge_bytes, passes) if backend.value == "auto" else backend.value
-    with _spinner(f"loading {graph_path} for the {chosen} backend"):
-        # One call: on the CPU the store's pages serve as they are (a copy into memory pays
-        # off only for a graph kept across calls); a device still pins what its engines copy.
-        loaded = _user_value_errors(load_graph, graph, backend=chosen, budget=budget,
-                                    partition_bytes=partition_bytes, work_passes=passes,
-                                    pinned=False if chosen == "cpu" else None)
-    phases.lap("load")
-    progress, stop = _iteration_reporter(algorithm)
-    try:
-        result = _user_value_errors(
-            run_algorithm, loaded, algorithm, source=source, backend=backend.value, engine=engine.value,
-            budget=budget, partition_bytes=partition_bytes,
-            direction=direction.value, params=params, progress=progress)
-    except GraphferryError as exc:
-        raise GraphferryError(_cli_words(str(exc), params)) from exc
-    finally:
-        stop()
-        loaded.close()
-    phases.run_done(result.record)
-    if check:
-        _check_result(algorithm, graph, result, params)
-        phases.lap("check")
-    _report_run(algorithm, result, out, record, as_json, phases)
+    _run_here(algorithm, graph_path, source=source, out=out, backend=backend.value, engine=engine.value,
+              budget=budget, partition_bytes=partition_bytes, direction=direction.value, params=params,
+              record=record, verify=verify, check=check, as_json=as_json)
 
 
 class _Phases:
@@ -271,6 +242,44 @@ def _seconds_compiling() -> float:
             total += counted()
             break
     return total
+
+
+def _run_here(algorithm: str, graph_path: Path, *, source: str | None, out: Path | None, backend: str,
+              engine: str, budget: int | None, partition_bytes: int | None, direction: str,
+              params: dict[str, Any], record: Path | None, verify: bool, check: bool, as_json: bool) -> None:
+    """``run`` in this process: read, load, run, check, write; each phase timed (:class:`_Phases`)."""
+    phases = _Phases()
+    registry.get(algorithm).function  # noqa: B018  (imports the algorithm's module: an "imports" phase)
+    phases.imports()
+    with _spinner(f"reading {graph_path}"):
+        graph = _user_value_errors(_load, graph_path, verify=verify)
+    phases.lap("read")
+    passes = work_passes(algorithm, graph, source)
+    # the backend auto takes (the model of runtime.startup), chosen here to place the edges for it
+    chosen = resolve_auto(graph.m, graph.edge_bytes, passes) if backend == "auto" else backend
+    with _spinner(f"loading {graph_path} for the {chosen} backend"):
+        # One call: on the CPU the store's pages serve as they are (a copy into memory pays
+        # off only for a graph kept across calls); a device still pins what its engines copy.
+        loaded = _user_value_errors(load_graph, graph, backend=chosen, budget=budget,
+                                    partition_bytes=partition_bytes, work_passes=passes,
+                                    pinned=False if chosen == "cpu" else None)
+    phases.lap("load")
+    progress, stop = _iteration_reporter(algorithm)
+    try:
+        result = _user_value_errors(
+            run_algorithm, loaded, algorithm, source=source, backend=backend, engine=engine,
+            budget=budget, partition_bytes=partition_bytes,
+            direction=direction, params=params, progress=progress)
+    except GraphferryError as exc:
+        raise GraphferryError(_cli_words(str(exc), params)) from exc
+    finally:
+        stop()
+        loaded.close()
+    phases.run_done(result.record)
+    if check:
+        _check_result(algorithm, graph, result, params)
+        phases.lap("check")
+    _report_run(algorithm, result, out, record, as_json, phases)
 
 
 def _check_result(algorithm: str, graph: Graph, result: Any, params: dict[str, Any]) -> None:
