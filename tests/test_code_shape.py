@@ -33,7 +33,6 @@ LONG_FUNCTIONS = {
 #: package-level cycles today (sorted members), what untangles them
 KNOWN_CYCLES = {
     ("graph", "io", "store"): "Graph's readers and writers call io and store (graph <-> io)",
-    ("distributed", "runtime"): "the runtime builds the ranks' mapper (distributed should hand it down)",
 }
 #: modules kept only so old imports work, re-exporting a package that sits elsewhere
 SHIMS = {"algorithms.hypar", "backends.cpu.host_ops", "backends.cpu.compiler"}
@@ -163,3 +162,4 @@ def test_hypar_host_ops_and_the_scheduler_import_down_only():
     assert "runtime" not in edges["host_ops"] | edges["engines"] | edges["scheduler"] | edges["backends"]
     assert not edges["host_ops"] - {"errors", "store"}
     assert "hypar" not in edges["algorithms"]
+    assert "distributed" not in edges["runtime"]      # the ranks' loader is handed down (runtime.use_ranks)

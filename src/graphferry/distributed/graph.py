@@ -243,12 +243,12 @@ class DistributedGraph(LoadedGraph):
         prog = st.program
         csr = "out" if (direction == "push") != bool(reverse) or not g.directed else "in"
         view = self.side_view(csr, prog.uses_weights)
-        kernel = st.kernels.push if direction == "push" else st.kernels.pull
+        kernel = st.kernel_handle().edge(direction)
         rows, in_bits = self._rows(frontier, direction)
         edges = int(view.offsets[-1] - view.offsets[0]) if len(view.offsets) else 0
 
         def compute(out):
-            tables = st._tables_now()
+            tables = st.kernel_handle().tables
             t = time.perf_counter()
             if view.rows and (rows is None or len(rows)):
                 kernel(tables, view, rows, in_bits, out)
@@ -298,7 +298,8 @@ class DistributedGraph(LoadedGraph):
         def compute(out):
             t = time.perf_counter()
             if self.hi > self.lo:
-                st.kernels.neighbor_map(fn, st._tables_now(), g_arrays, gt_arrays, self.lo, self.hi, out)
+                handle = st.kernel_handle()
+                handle.kernels.neighbor_map(fn, handle.tables, g_arrays, gt_arrays, self.lo, self.hi, out)
             self.backend.synchronize()
             return time.perf_counter() - t
 
@@ -499,7 +500,7 @@ class DistributedGraph(LoadedGraph):
         the last kernel, so kernels read the previous iteration's values of other ranks' rows exactly
         as in the unchunked pull. Returns (compute seconds, exchange seconds after the compute)."""
         b, c, xp, r = self.backend, self.collectives, self.backend.xp, self.world.rank
-        tables = st._tables_now()
+        tables = st.kernel_handle().tables
         names = st.program.written_arrays
         pending = []
         t = time.perf_counter()

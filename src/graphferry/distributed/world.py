@@ -423,7 +423,19 @@ def enter(world: World, **options) -> World:
     _current = world
     world.options = options
     share_cores(world)
+    from ..runtime import runtime   # handed down: the runtime imports nothing of this layer
+
+    runtime.use_ranks(_split_over(world) if world.size > 1 else None)
     return world
+
+
+def _split_over(world: World):
+    """What the runtime loads a call's graph with in ``world``: the graph split over its ranks."""
+    def split(graph, **placement):
+        from .graph import DistributedGraph
+
+        return DistributedGraph(graph, world, **placement, **world.options)
+    return split
 
 
 def share_cores(world: World) -> None:
@@ -438,6 +450,9 @@ def share_cores(world: World) -> None:
 def leave() -> None:
     global _current
     _current = None
+    from ..runtime import runtime
+
+    runtime.use_ranks(None)
 
 
 def launcher_rank() -> int:

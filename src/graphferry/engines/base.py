@@ -296,9 +296,9 @@ class Engine(ABC):
     #: False when the engine moves nothing: unless the caller sets partition_bytes,
     #: its edge side is one partition, since partitions would only add kernel launches.
     splits_partitions = True
-    #: True where active rows may come as the backend's ids (``ProgramState._work``: no host round trip)
+    #: True where active rows may come as the backend's ids (``runtime.maps.work``: no host round trip)
     device_rows = False
-    #: True where a dense frontier may come as its bitmap alone (``ProgramState._work``): nothing to copy
+    #: True where a dense frontier may come as its bitmap alone (``runtime.maps.work``): nothing to copy
     bitmap_rows = False
     #: True where the runtime hands it whole edge maps (the hybrid schedules every partition itself)
     schedules = False

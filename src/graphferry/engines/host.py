@@ -16,7 +16,7 @@ class HostEngine(Engine):
     on_device = False
     hybrid_places = True      # a CPU executor's partitions
     splits_partitions = False
-    bitmap_rows = True   # a dense frontier may come as its bitmap alone (runtime._work): nothing to copy
+    bitmap_rows = True   # a dense frontier may come as its bitmap alone (runtime.maps.work): nothing to copy
 
     def __init__(self, side, backend, arena):
         if backend.is_device:

@@ -49,7 +49,7 @@ class ResidentEngine(Engine):
     hybrid_places = True      # placed by residency (what is held), not priced per partition
     lends_whole = True
     reads_packed = False
-    device_rows = True  # active rows may come as the backend's ids (runtime._work)
+    device_rows = True  # active rows may come as the backend's ids (runtime.maps.work)
 
     def __init__(self, side, backend, arena):
         super().__init__(side, backend, arena)

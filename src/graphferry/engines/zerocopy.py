@@ -37,7 +37,7 @@ class ZeroCopyEngine(Engine):
     hybrid_places = True
     hybrid_picks = True
     reads_packed = True
-    device_rows = True  # active rows may come as the backend's ids (runtime._work)
+    device_rows = True  # active rows may come as the backend's ids (runtime.maps.work)
 
     @classmethod
     def traffic(cls, counts: PartitionCounts) -> Traffic:
@@ -58,7 +58,7 @@ class ZeroCopyEngine(Engine):
 
     def _lines_bytes(self, part, active) -> int:
         s = self.side
-        # device ids (runtime._work, one partition) are counted on the device
+        # device ids (runtime.maps.work, one partition) are counted on the device
         on_device = active is not None and not isinstance(active, np.ndarray)
         offsets, xp = (self._offsets, self.backend.xp) if on_device else (s.offsets, np)
         moved = lines_touched(offsets, active, part.lo, part.hi, s.range_index_bits, xp) * LINE_BYTES

@@ -58,6 +58,7 @@ from ..engines.registry import engine_class
 from ..graph import Graph
 from ..scheduler.policy import Policy
 from .loaded import LoadedGraph
+from .maps import maps_for
 from .deferred import DeferredArray
 from .direction import DEFAULT_PULL_FRACTION, DirectionHistory, choose_direction
 from .frontier import Frontier
@@ -140,7 +141,8 @@ class Runtime:
         self.pull_fraction = pull_fraction
         self.progress = progress
         self.engine_name = self._resolve_engine(engine)
-        engine_class(self.engine_name)  # fail early on a bad name
+        #: how this call's maps run (its own loop, the hybrid, the ranks): chosen once, here
+        self.maps = maps_for(self.loaded, engine_class(self.engine_name))   # (a bad name fails here)
         self.policy = policy if policy is not None else Policy()
         self.record = RunRecord(algorithm=algorithm, backend=self.backend.name, engine=self.engine_name)
         self.record.extra["loaded_graph"] = not self._owns_loaded
@@ -304,16 +306,24 @@ class Runtime:
         self.close()
 
 
+#: How a call's plain graph is split over ranks while a distributed run is in its world: handed
+#: down by :func:`graphferry.distributed.world.enter` (the runtime imports nothing above it); None:
+#: this process alone.
+_ranks_loader: Callable[..., LoadedGraph] | None = None
+
+
+def use_ranks(loader: Callable[..., LoadedGraph] | None) -> None:
+    """Load each call's plain graph with ``loader(graph, backend=, budget=, partition_bytes=)`` from
+    now on, a graph split over ranks (None: back to this process alone). The distributed layer
+    calls it as it enters and leaves a world of more than one rank."""
+    global _ranks_loader
+    _ranks_loader = loader
+
+
 def _temporary_loaded(graph: Graph, backend, budget, partition_bytes) -> LoadedGraph:
     """A loaded graph for one call; split over the ranks when a distributed run has entered its world."""
-    from ..distributed.world import current_world
-
-    world = current_world()
-    if world is not None and world.size > 1:
-        from ..distributed.graph import DistributedGraph
-
-        return DistributedGraph(graph, world, backend=backend, budget=budget, partition_bytes=partition_bytes,
-                                **world.options)
+    if _ranks_loader is not None:
+        return _ranks_loader(graph, backend=backend, budget=budget, partition_bytes=partition_bytes)
     return LoadedGraph(graph, backend=backend, budget=budget, partition_bytes=partition_bytes, temporary=True)
 
 
@@ -328,6 +338,20 @@ def _same_placement(loaded: LoadedGraph, backend, budget, partition_bytes) -> No
     if partition_bytes is not None and int(partition_bytes) != loaded.partition_bytes:
         raise ValueError(f"the graph was loaded with partitions of {loaded.partition_bytes} bytes; a call cannot "
                          f"change them to {partition_bytes} (pass partition_bytes= to graphferry.load)")
+
+
+@dataclass(frozen=True)
+class KernelHandle:
+    """What a driver of maps (the runtime's own loop, the hybrid, the ranks) launches a program's
+    kernels with: the backend's compiled program and the tables its kernels read now (the state's
+    array pointers and scalars, on the backend). :meth:`ProgramState.kernel_handle` gives one."""
+
+    kernels: Any     # push, pull, vertex_map, neighbor_map (and the backend's extras)
+    tables: Any
+
+    def edge(self, direction: str):
+        """The edge kernel of ``direction`` ("push" or "pull")."""
+        return self.kernels.push if direction == "push" else self.kernels.pull
 
 
 class ProgramState:
@@ -486,6 +510,11 @@ class ProgramState:
         """Exchange two arrays of the same dtype (double buffering, e.g. PageRank)."""
         self.arrays[a], self.arrays[b] = self.arrays[b], self.arrays[a]
 
+    def kernel_handle(self) -> KernelHandle:
+        """The program's kernels and the tables they read now (:class:`KernelHandle`): what a
+        driver of maps needs of the state, without reaching into it."""
+        return KernelHandle(self.kernels, self._tables_now())
+
     def _tables_now(self):
         b = self.rt.backend
         ptrs = tuple(b.pointer(self.arrays[a]) for a in self.program.arrays)
@@ -538,38 +567,11 @@ class ProgramState:
                              pull_fraction=rt.pull_fraction, history=history,
                              full_pull_fraction=rt.backend.full_pull_fraction_for(self.program))
         fedges = counted[0] if counted else NOT_COUNTED
-        if rt.loaded.distribution is not None:  # several ranks: each computes its own vertices
-            it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges, since=since)
-            out = rt.loaded.distribution.edge_map(self, frontier, d, reverse, it, output=output)
-            return self._finish_edge_map(out, it, output)
-        side, engine = rt.side(d, self.program.uses_weights, reverse)
-        out = b.new_bitmap(g.n)
-        it = rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges, since=since)
-        if engine.schedules:  # hybrid: the scheduler places every partition
-            out = engine.edge_map(self, frontier, d, it, rt.policy)
-            return self._finish_edge_map(out, it, output)
-        tables = self._tables_now()
-        kernel = self.kernels.push if d == "push" else self.kernels.pull
-        for part, active in self._work(side, frontier, d, engine):
-            loaded = engine.load(part, active)
-            # pull: the bitmap filters sources; push: it filters rows only where the
-            # engine gave no row list (a compacted view holds active rows alone)
-            # (the bitmap is built only when a kernel reads it)
-            in_bits = None
-            if not frontier.is_all and (d == "pull" or loaded.use_bits):
-                in_bits = frontier.bits
-            t = time.perf_counter()
-            kernel(tables, loaded.view, loaded.row_list, in_bits, out)
-            it.kernel_seconds += time.perf_counter() - t
-            it.compact_seconds += loaded.compact_seconds
-            it.copy_seconds += loaded.copy_seconds
-            rows = (loaded.view.rows if frontier.is_all or d == "pull" else fsize) if active is None else len(active)
-            it.add_partition(part.index, loaded.engine or engine.name, loaded.bytes_h2d, rows)
-            engine.done(loaded)
-        b.synchronize()
-        device_times = b.take_device_times()
-        if device_times is not None:  # asynchronous backend: host timers saw only the launches
-            it.copy_seconds, it.kernel_seconds = device_times
+
+        def begin():  # the step's record, opened by the way the map runs (chosen at build: rt.maps)
+            return rt.record.begin("edge_map", d, active_vertices=fsize, active_edges=fedges, since=since)
+
+        out, it = rt.maps.edge_map(self, frontier, d, reverse, begin, output)
         return self._finish_edge_map(out, it, output)
 
     def edge_map_buckets(self, buckets) -> int:
@@ -649,41 +651,6 @@ class ProgramState:
         if rt.progress is not None:
             rt.progress("edge_map", it.index, rt.record)
 
-    @staticmethod
-    def _work(side: EdgeSide, frontier: Frontier, direction: str, engine=None):
-        """(partition, active ids or None) for each partition that has work.
-
-        The ids are host ids, cut at the partitions' bounds; a side of one partition
-        read by an engine that takes the backend's ids (``device_rows``: resident,
-        zerocopy) gets the frontier's ids where they live, with no round trip
-        through the host (10.9 M ids at scale 25: 45 ms of a 52 ms SSSP step).
-        A side of one partition read in place (``bitmap_rows``: host) takes a
-        frontier that is only a bitmap and holds at least one vertex in 32 as
-        None: the kernel filters the rows by the bitmap, and no id list is built
-        (WCC's last step at scale 25: 16.5 M ids, 132 MB written and read again).
-        """
-        if direction == "pull" or frontier.is_all:
-            for p in side.partitions:
-                if p.num_edges:
-                    yield p, None
-            return
-        if len(side.partitions) == 1 and engine is not None and engine.device_rows:
-            p = side.partitions[0]
-            if p.num_edges:
-                yield p, frontier.ids
-            return
-        if len(side.partitions) == 1 and engine is not None and engine.bitmap_rows and frontier.prefers_bitmap():
-            p = side.partitions[0]   # the kernel visits every row and skips those not in the bitmap
-            if p.num_edges:
-                yield p, None
-            return
-        ids = frontier.host_ids()
-        cuts = np.searchsorted(ids, side.bounds)
-        for p in side.partitions:
-            a, z = cuts[p.index], cuts[p.index + 1]
-            if z > a and p.num_edges:
-                yield p, ids[a:z]
-
     def vertex_map(self, fn: str, frontier: Frontier | None = None) -> Frontier:
         """Run vertex function ``fn`` on every vertex (or the frontier's); return those it kept."""
         if fn not in self.program.vertex_functions:
@@ -718,16 +685,7 @@ class ProgramState:
         g, gt = rt.whole_graph(self.program.uses_weights, in_edges)
         out = b.new_bitmap(n)
         it = rt.record.begin("neighbor_map", "-", active_vertices=n, active_edges=rt.graph.m)
-        if rt.loaded.distribution is not None:
-            out = rt.loaded.distribution.neighbor_map(self, fn, g, gt, it)
-        elif engine_class(rt.engine_name).schedules:
-            # hybrid: the scheduler places the function's partitions of vertices on the device
-            # (lists read in place, or a copy of the graph) and the CPU, as it does for edge_map
-            _, engine = rt.side("push", self.program.uses_weights)
-            out = engine.neighbor_map(self, fn, (g, gt), rt.host_whole_graph(self.program.uses_weights, in_edges),
-                                      it, rt.policy)
-        else:
-            self.kernels.neighbor_map(fn, self._tables_now(), g, gt, 0, n, out)
+        out = rt.maps.neighbor_map(self, fn, g, gt, out, it, in_edges)
         b.synchronize()
         nxt = Frontier(b, n, bits=out)
         rt.record.end(it)

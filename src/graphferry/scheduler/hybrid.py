@@ -212,8 +212,8 @@ class HybridEngine(Engine):
             return self._run_whole_side(st, frontier, direction, it, stats, dense, placed, resident_before)
 
         out = b.new_bitmap(n)
-        tables = st._tables_now()
-        kernel = st.kernels.push if direction == "push" else st.kernels.pull
+        handle = st.kernel_handle()
+        tables, kernel = handle.tables, handle.edge(direction)
         in_bits = None if frontier.is_all else frontier.bits
         host_ids = None
         if not dense and any(ex or e == "compaction" or e not in self.RUNNERS for ex, e in placed.values()):
@@ -272,7 +272,7 @@ class HybridEngine(Engine):
         # (Program.again); programs that declare nothing stay synchronous
         again = st.program.again if policy.asynchronous and direction == "push" else None
         launch = lambda view, rows, bits, loaded=False: self._launch(  # noqa: E731
-            kernel, tables, view, rows, bits, out, it, again, loaded, st.kernels.vertex_map)
+            kernel, tables, view, rows, bits, out, it, again, loaded, handle.kernels.vertex_map)
         # partitions resident at the start need no copy: their kernels go between the filter
         # groups' (HyTGraph sec. VI-B overlaps copies with kernels), filling the compute stream
         # while the copy stream brings the next group; queued all before the first group, they
@@ -427,10 +427,10 @@ class HybridEngine(Engine):
             # an undirected graph is its own transpose: GT's rows are the block's too
             return g_blk, g_blk if in_edges and undirected else gt_dev
 
-        tables = st._tables_now()
+        handle = st.kernel_handle()
         t = time.perf_counter()
         for lo, hi, src in self._neighbor_runs(dev, source):
-            st.kernels.neighbor_map(fn, tables, *view(src), lo, hi, out)
+            handle.kernels.neighbor_map(fn, handle.tables, *view(src), lo, hi, out)
         self._device_time(it, t)
         name0 = self.executors[0].name
         for i in dev:
@@ -496,7 +496,8 @@ class HybridEngine(Engine):
         out = b.new_bitmap(n)
         # the runtime's bundle of arrays, pointing at the prefixes' CSR (its own offsets and edges)
         g = dataclasses.replace(g_dev, offsets=block.offsets, indices=block.indices, weights=None, edge_base=0)
-        st.kernels.neighbor_map(fn, st._tables_now(), g, gt_dev, 0, n, out)
+        handle = st.kernel_handle()
+        handle.kernels.neighbor_map(fn, handle.tables, g, gt_dev, 0, n, out)
         self._device_time(it, t)
         name0 = self.executors[0].name
         for p in parts:  # the gather's bytes, once, on the first partition
@@ -685,8 +686,8 @@ class HybridEngine(Engine):
         out = b.new_bitmap(s.n)
         offs = s.device_offsets(b)
         in_bits = None if frontier.is_all else frontier.bits
-        kernel = st.kernels.push if direction == "push" else st.kernels.pull
-        tables = st._tables_now()
+        handle = st.kernel_handle()
+        kernel, tables = handle.edge(direction), handle.tables
         span = self._span_block()
         parts = s.partitions
         if span is None:
