@@ -48,7 +48,31 @@ TEST_FILES = (
     "algorithms/centrality/tests/test_katz_centrality.py",
     "algorithms/tests/test_core.py",
     "algorithms/tests/test_link_prediction.py",
+    "algorithms/tests/test_dag.py",
+    "algorithms/tree/tests/test_recognition.py",
+    "algorithms/tests/test_isolate.py",
+    "algorithms/tests/test_reciprocity.py",
+    "algorithms/centrality/tests/test_degree_centrality.py",
 )
+
+#: a quick subset (under a minute with the backend): the CI test runs it (tests/test_networkx_suite.py)
+QUICK_FILES = (
+    "algorithms/shortest_paths/tests/test_generic.py",
+    "algorithms/shortest_paths/tests/test_unweighted.py",
+    "algorithms/components/tests/test_connected.py",
+    "algorithms/tests/test_dag.py",
+    "algorithms/tree/tests/test_recognition.py",
+    "algorithms/tests/test_isolate.py",
+    "algorithms/tests/test_reciprocity.py",
+    "algorithms/centrality/tests/test_degree_centrality.py",
+)
+
+ENTRY_POINTS = """[networkx.backends]
+graphferry = graphferry.nx_backend.interface
+
+[networkx.backend_info]
+graphferry = _graphferry_nx:get_info
+"""
 
 PROBE = r'''
 """pytest plugin: per test, its outcome and whether a graphferry backend function ran."""
@@ -116,10 +140,28 @@ def _networkx_dir() -> Path:
     return Path(networkx.__file__).resolve().parent
 
 
-def _run(tmp: Path, backend: str | None, label: str) -> tuple[dict, float]:
+def install(tmp: Path, *, from_source: bool = False) -> None:
+    """graphferry where the NetworkX test run finds it: pip-installed into ``tmp/site`` as a user installs it,
+    or (``from_source``) this checkout's ``src`` with a distribution record declaring the entry points."""
+    (tmp / "gf_nx_probe.py").write_text(PROBE)
+    if not from_source:
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(tmp / "site"),
+                        str(REPO)], check=True, capture_output=True)
+        return
+    record = tmp / "site" / "graphferry_source-0.dist-info"
+    record.mkdir(parents=True)
+    (record / "METADATA").write_text("Metadata-Version: 2.1\nName: graphferry-source\nVersion: 0\n")
+    (record / "entry_points.txt").write_text(ENTRY_POINTS)
+    (tmp / "site" / "graphferry-source.pth").write_text(str(REPO / "src") + "\n")
+
+
+def run_tests(tmp: Path, backend: str | None, label: str, files=TEST_FILES) -> tuple[dict, float]:
+    """Run NetworkX's test ``files`` (with ``backend`` and fallback, or on NetworkX alone): per test, the probe's record."""
     nxdir = _networkx_dir()
     out = tmp / f"{label}.json"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp / "site"), str(tmp)]), "GF_PROBE_OUT": str(out),
+    site = tmp / "site"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(tmp)] + (
+               [str(REPO / "src")] if (site / "graphferry-source.pth").exists() else [])), "GF_PROBE_OUT": str(out),
            "OMP_WAIT_POLICY": "passive"}
     env.pop("NETWORKX_TEST_BACKEND", None)
     env.pop("NETWORKX_FALLBACK_TO_NX", None)
@@ -129,7 +171,7 @@ def _run(tmp: Path, backend: str | None, label: str) -> tuple[dict, float]:
     ini = tmp / "pytest.ini"
     ini.write_text("[pytest]\n")
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "gf_nx_probe", "-c", str(ini),
-           f"--rootdir={nxdir.parent}", f"--confcutdir={nxdir.parent}", *(str(nxdir / f) for f in TEST_FILES)]
+           f"--rootdir={nxdir.parent}", f"--confcutdir={nxdir.parent}", *(str(nxdir / f) for f in files)]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - t0
@@ -149,16 +191,18 @@ def _counts(results: dict) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "networkx-tests.json")
+    parser.add_argument("--quick", action="store_true", help="only QUICK_FILES (what CI runs)")
+    parser.add_argument("--from-source", action="store_true",
+                        help="use this checkout's src with declared entry points instead of a pip install")
     args = parser.parse_args(argv)
     import networkx
 
+    files = QUICK_FILES if args.quick else TEST_FILES
     with tempfile.TemporaryDirectory(prefix="gf-nx-tests-") as name:
         tmp = Path(name)
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(tmp / "site"),
-                        str(REPO)], check=True, capture_output=True)
-        (tmp / "gf_nx_probe.py").write_text(PROBE)
-        default, default_s = _run(tmp, None, "default")
-        ours, ours_s = _run(tmp, "graphferry", "graphferry")
+        install(tmp, from_source=args.from_source)
+        default, default_s = run_tests(tmp, None, "default", files)
+        ours, ours_s = run_tests(tmp, "graphferry", "graphferry", files)
 
     passing = [k for k, r in default.items() if r["outcome"] == "passed"]
     still = [k for k in passing if ours.get(k, {}).get("outcome") == "passed"]
@@ -180,11 +224,11 @@ def main(argv: list[str] | None = None) -> int:
             declined[reason] = declined.get(reason, 0) + 1
     record = {
         "what": "NetworkX's own tests of the functions the graphferry backend provides",
-        "command": "python bench/networkx_tests.py",
+        "command": "python bench/networkx_tests.py" + (" --quick" if args.quick else ""),
         "networkx": networkx.__version__,
         "python": platform.python_version(),
         "machine": platform.machine(),
-        "test_files": list(TEST_FILES),
+        "test_files": list(files),
         "environment": {"NETWORKX_TEST_BACKEND": "graphferry", "NETWORKX_FALLBACK_TO_NX": "True",
                         "graphferry backend": "auto (cpu without a GPU)"},
         "default_backend": {"counts": _counts(default), "seconds": round(default_s, 1)},

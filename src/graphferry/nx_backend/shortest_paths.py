@@ -317,7 +317,7 @@ def _check_cutoff_undirected(a: dict) -> bool | str:
                     can_run=cutoff_number, should_run=bounded("cutoff"))
 def single_source_shortest_path(G, source, cutoff=None):
     if source not in G:
-        raise nx.NodeNotFound(f"Source {source} not found in graph")
+        raise nx.NodeNotFound(f"Source {source} not in G")
     order, parent = _bfs_tree(G, G.index[source], cutoff)
     return paths_from_parents(G.nodes, order, parent)
 
@@ -355,12 +355,19 @@ def all_pairs_shortest_path(G, cutoff=None):
         yield (n, single_source_shortest_path(G, n, cutoff=cutoff))
 
 
+def _missing(G, source, target) -> None:
+    """NetworkX's errors for a point-to-point search: the source checked first."""
+    if source not in G:
+        raise nx.NodeNotFound(f"Source {source} is not in G")
+    if target not in G:
+        raise nx.NodeNotFound(f"Target {target} is not in G")
+
+
 @networkx_algorithm(note="NetworkX's bidirectional BFS replayed level by level on the CSR (touching only what it "
                          "reaches); undirected graphs (directed ones read predecessors in insertion order).",
                     can_run=_undirected_only, should_run=large_graph)
 def bidirectional_shortest_path(G, source, target):
-    if source not in G or target not in G:
-        raise nx.NodeNotFound(f"Either source {source} or target {target} is not in G")
+    _missing(G, source, target)
     path = bidirectional(G.csr, G.csr, G.index[source], G.index[target])
     if path is None:
         raise nx.NetworkXNoPath(f"No path between {source} and {target}.")
@@ -371,8 +378,7 @@ def bidirectional_shortest_path(G, source, target):
                          "touching only what it reaches.",
                     can_run=always, should_run=large_graph)
 def has_path(G, source, target):
-    if source not in G or target not in G:
-        raise nx.NodeNotFound(f"Either source {source} or target {target} is not in G")
+    _missing(G, source, target)
     backward = G.csr.transpose() if G.directed else G.csr
     return bidirectional(G.csr, backward, G.index[source], G.index[target]) is not None
 
@@ -456,7 +462,7 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
         return single_source_bellman_ford_path_length(G, source, weight=weight)
     if method == "unweighted":  # the length of any shortest path: the backward search's order does not matter
         if source not in G or target not in G:
-            raise nx.NodeNotFound(f"Either source {source} or target {target} is not in G")
+            _missing(G, source, target)
         backward = G.csr.transpose() if G.directed else G.csr
         path = bidirectional(G.csr, backward, G.index[source], G.index[target])
         if path is None:

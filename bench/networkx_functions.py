@@ -1,0 +1,145 @@
+"""The NetworkX functions the backend dispatches, NetworkX against ``backend="graphferry"`` on a 1 M-edge graph.
+
+The graph is ``bench/networkx_pagerank.py``'s uniform random graph (100,000
+nodes, about 1 M distinct undirected edges, built with ``G.add_edges_from``),
+with an integer weight 1..100 per edge for the weighted functions and a
+directed copy (each edge one way, at random) for the directed ones. For each
+call, in seconds:
+
+* ``networkx``: NetworkX's own implementation (median of ``--nx-repeat`` calls);
+* ``graphferry``: ``backend="graphferry"`` with the graph's conversion cache
+  emptied before each call, so every call converts the graph (conversion
+  included; median of ``--repeat`` calls, after one warm-up call that loads the
+  compiled programs);
+
+and whether the answers are equal (``==``, and the same key order for dicts).
+``linear``: whether NetworkX's work is at least linear in the edges (the issue's
+target, >= 5x, is for those).
+
+    python bench/networkx_functions.py --out bench/results/networkx-functions.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
+import provenance  # noqa: E402
+
+import networkx as nx  # noqa: E402
+
+from networkx_pagerank import build  # noqa: E402
+
+
+def timed(fn, repeat: int, before=None):
+    times, out = [], None
+    for _ in range(repeat):
+        if before:
+            before()
+        t0 = time.perf_counter()
+        out = fn()
+        if not isinstance(out, (dict, set, list, tuple, int, float, bool)):
+            out = list(out)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), [round(t, 4) for t in times], out
+
+
+def same(a, b) -> bool:
+    if isinstance(a, dict):
+        return isinstance(b, dict) and list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "networkx-functions.json")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--nx-repeat", type=int, default=1)
+    parser.add_argument("--only", nargs="*", help="run only these calls (names as in the results)")
+    args = parser.parse_args(argv)
+
+    from graphferry.nx_backend import register
+
+    register()
+    nx.config.warnings_to_ignore.add("cache")
+    nx.config.backends.graphferry.backend = "cpu"
+    t0 = time.perf_counter()
+    G = build("uniform", seed=1)
+    rnd = random.Random(1)
+    W = nx.Graph()
+    W.add_nodes_from(G)
+    W.add_weighted_edges_from((u, v, rnd.randint(1, 100)) for u, v in G.edges())
+    D = nx.DiGraph()
+    D.add_nodes_from(G)
+    D.add_edges_from((u, v) if rnd.random() < 0.5 else (v, u) for u, v in G.edges())
+    for u, v in list(D.edges())[::7]:
+        D.add_edge(v, u)  # some reciprocated arcs
+    build_s = time.perf_counter() - t0
+    far = max(nx.single_source_shortest_path_length(G, 0).items(), key=lambda kv: kv[1])[0]
+    calls = {
+        # name: (graph, call(graph, **backend), linear)
+        "single_source_shortest_path_length": (G, lambda g, **k: nx.single_source_shortest_path_length(g, 0, **k), True),
+        "single_source_shortest_path": (G, lambda g, **k: nx.single_source_shortest_path(g, 0, **k), True),
+        "single_target_shortest_path_length": (G, lambda g, **k: nx.single_target_shortest_path_length(g, 0, **k), True),
+        "shortest_path(source)": (G, lambda g, **k: nx.shortest_path(g, 0, **k), True),
+        "descendants": (D, lambda g, **k: nx.descendants(g, 0, **k), True),
+        "ancestors": (D, lambda g, **k: nx.ancestors(g, 0, **k), True),
+        "single_source_dijkstra_path_length": (W, lambda g, **k: nx.single_source_dijkstra_path_length(g, 0, **k), True),
+        "single_source_dijkstra": (W, lambda g, **k: nx.single_source_dijkstra(g, 0, **k), True),
+        "multi_source_dijkstra_path_length": (W, lambda g, **k: nx.multi_source_dijkstra_path_length(g, [0, 1, 2], **k), True),
+        "dijkstra_path_length(far target)": (W, lambda g, **k: nx.dijkstra_path_length(g, 0, far, **k), True),
+        "single_source_bellman_ford_path_length": (W, lambda g, **k: nx.single_source_bellman_ford_path_length(g, 0, **k), True),
+        "bellman_ford_path_length(far target)": (W, lambda g, **k: nx.bellman_ford_path_length(g, 0, far, **k), True),
+        "is_forest": (G, lambda g, **k: nx.is_forest(g, **k), True),
+        "is_tree": (G, lambda g, **k: nx.is_tree(g, **k), False),
+        "overall_reciprocity": (D, lambda g, **k: nx.overall_reciprocity(g, **k), True),
+        "reciprocity(all nodes)": (D, lambda g, **k: nx.reciprocity(g, list(g), **k), True),
+        "degree_centrality": (G, lambda g, **k: nx.degree_centrality(g, **k), False),
+        "number_of_isolates": (G, lambda g, **k: nx.number_of_isolates(g, **k), False),
+        "has_path(far target)": (G, lambda g, **k: nx.has_path(g, 0, far, **k), False),
+        "bidirectional_shortest_path(far target)": (G, lambda g, **k: nx.bidirectional_shortest_path(g, 0, far, **k), False),
+    }
+    rows = []
+    for name, (graph, call, linear) in calls.items():
+        if args.only and name not in args.only:
+            continue
+        clear = graph.__networkx_cache__.clear
+        call(graph, backend="graphferry")  # warm-up: compiled programs loaded
+        nx_s, nx_times, want = timed(lambda: call(graph), args.nx_repeat)
+        gf_s, gf_times, got = timed(lambda: call(graph, backend="graphferry"), args.repeat, before=clear)
+        row = {"call": name, "graph": {G: "uniform", W: "uniform weighted 1..100", D: "uniform directed"}[graph],
+               "linear_in_edges": linear, "networkx_seconds": round(nx_s, 4), "graphferry_seconds": round(gf_s, 4),
+               "speedup": round(nx_s / gf_s, 2), "graphferry_times": gf_times, "networkx_times": nx_times,
+               "same_answer": same(want, got)}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    doc = provenance.stamp({}, ["bench/networkx_functions.py", *(argv if argv is not None else sys.argv[1:])])
+    doc.update({
+        "what": "NetworkX functions the graphferry backend dispatches: NetworkX vs backend='graphferry', conversion "
+                "included in every graphferry call",
+        "machine": {"host_cores": os.cpu_count(), "python": platform.python_version(), "networkx": nx.__version__,
+                    "load_average": [round(x, 2) for x in os.getloadavg()]},
+        "graphferry_backend": "cpu",
+        "graph": {"name": "uniform", "n": G.number_of_nodes(), "edges": G.number_of_edges(),
+                  "directed_arcs": D.number_of_edges(), "build_seconds": round(build_s, 2)},
+        "runs": rows,
+    })
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(doc, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
