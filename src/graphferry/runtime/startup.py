@@ -9,12 +9,14 @@ finish before the GPU has started. :func:`choose_backend` compares the two from 
 * CPU: ``passes * m / (host_edge_rate_per_core * cores)``
 
 ``passes`` is how many times the algorithm reads the edges (:data:`EDGE_PASSES`; 0 for a
-traversal from a vertex with no edges). The figures start from the lent H200 machine's
-(/work/shared/FLOORS.md: import and context 0.76 s against 0.45 s for the import alone,
-staged uploads at 29 GB/s; the H200's calibration: traversal edges at 75 G/s on the device,
-2.0 G/s on 16 cores), and the CUDA start-up is measured each time a process starts the
-CUDA backend and kept on disk beside the calibration (:func:`note_cuda_start`), so the
-choice follows the machine it runs on.
+traversal from a vertex with no edges). The figures start from the lent H200 machine's:
+the choice is made before CuPy is imported, so the GPU's start-up is CuPy's import and the
+context (/work/shared/FLOORS.md: 0.76 s for both in a process, against 0.06 s for an empty
+one), staged uploads at 24 GB/s (bench/results/oneshot-upload-h200.json), traversal edges at
+75 G/s on the device and 2.0 G/s on 16 cores (the H200's calibration). The CUDA start-up is
+measured each time a process starts the CUDA backend from nothing and kept on disk beside
+the calibration (:func:`note_cuda_start`), so the choice follows the machine it runs on.
+Compilation on a fresh machine is left out: both sides compile (NVRTC, the C++ compiler).
 
 Example:
     >>> costs = StartupCosts()
@@ -49,8 +51,8 @@ KEEP = 9
 class StartupCosts:
     """The model's figures (seconds, bytes/s, edges/s)."""
 
-    cuda_start_seconds: float = 0.31
-    upload_bandwidth: float = 29e9
+    cuda_start_seconds: float = 0.70
+    upload_bandwidth: float = 24e9
     device_edge_rate: float = 75e9
     host_edge_rate_per_core: float = 2.0e9 / 16
     observed_cuda_starts: tuple[float, ...] = ()
