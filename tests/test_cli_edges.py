@@ -169,6 +169,16 @@ def test_cf_factors_make_their_folders_follow_the_umask_and_are_checked_first(tm
     assert "--out" in line and "is not a folder" in line
 
 
+@pytest.mark.parametrize("command", [["generate", "kronecker", "-s", "4"], ["convert", "{el}"]])
+def test_a_store_under_a_file_is_refused_before_the_work_naming_it(tmp_path, command):
+    el = tmp_path / "g.el"
+    el.write_text("0 1\n")
+    (tmp_path / "afile").write_text("x")
+    target = tmp_path / "afile" / "sub" / "g.store"
+    line = one_line_error(run(*[a.replace("{el}", str(el)) for a in command], target))
+    assert line == f"error: {target}: {tmp_path / 'afile'} is not a folder", line
+
+
 def test_an_output_that_is_a_folder_is_refused_naming_it(store, tmp_path):
     (tmp_path / "r.json").mkdir()
     line = one_line_error(run("run", "bfs", store, "--source", "0", "--backend", "cpu", "--record",

@@ -41,6 +41,9 @@ def _check_output(path: Path, force: bool) -> None:
     the new one is complete), so nothing is deleted here.
     """
     if not path.exists():
+        from .writers import check_output_folder
+
+        check_output_folder(path, str(path))
         return
     if not force:
         raise GraphferryError(f"{path} already exists (use --force to replace it)")

@@ -45,13 +45,18 @@ def check_output_path(path: Path, option: str) -> None:
     """
     if path.is_dir():
         raise GraphferryError(f"{option} {path}: is a folder, not a file")
+    check_output_folder(path, f"{option} {path}")
+
+
+def check_output_folder(path: Path, said: str) -> None:
+    """``path``'s folder exists, or can be made, and is writable; else one error starting with ``said``."""
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not folder.is_dir():
-        raise GraphferryError(f"{option} {path}: {folder} is not a folder")
+        raise GraphferryError(f"{said}: {folder} is not a folder")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise GraphferryError(f"{option} {path}: cannot write in {folder} (permission denied)")
+        raise GraphferryError(f"{said}: cannot write in {folder} (permission denied)")
 
 
 def write_table(columns: dict[str, np.ndarray], out: Path) -> None:
