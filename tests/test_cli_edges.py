@@ -230,3 +230,18 @@ def test_a_user_error_under_mpiexec_is_one_line_and_a_clean_exit(store, args, ne
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], done.stderr
     assert "Abort" not in done.stdout + done.stderr
+
+
+@needs_mpi
+def test_a_check_that_fails_on_one_rank_alone_ends_every_rank_with_one_line(store, tmp_path):
+    # rank 1 names a graph that is not there (as on a node without the shared folder): rank 0 must
+    # not wait for it in the split; every rank ends, rank 0 says which rank failed and why
+    env = dict(os.environ, PYTHONPATH=str(SRC), OMP_NUM_THREADS="1")
+    missing = tmp_path / "not-on-this-node.store"
+    script = (f'g="{store}"; [ "${{PMI_RANK:-0}}" = 1 ] && g="{missing}"; '
+              f'exec "{sys.executable}" -m graphferry run bfs "$g" --source 0 --backend cpu')
+    done = subprocess.run([MPIEXEC, "-n", "2", "sh", "-c", script], capture_output=True, text=True, timeout=120,
+                          env=env)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip() == f"error: rank 1 of 2: {missing}: no such file or directory", done.stderr
+    assert "Abort" not in done.stdout + done.stderr

@@ -157,25 +157,24 @@ def run(
     Under ``mpiexec -n P`` the P ranks split the graph by vertex ranges (a store
     is read by each rank for its own range); rank 0 prints and writes.
     """
-    if algorithm not in registry.ALGORITHMS:
-        raise GraphferryError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(registry.names())}")
-    if not graph_path.exists():
-        raise GraphferryError(f"{graph_path}: no such file or directory")
-    if out is not None:
-        _check_table_path(out)  # before the run, not after it
-        check_output_path(out, "--out")
-    if record is not None:
-        check_output_path(record, "--record")
-    params = dict(algorithm_params)  # one --flag per registry parameter, None when not given
-    params.update(_registry_params(algorithm, param or []))
-    _algorithm_arguments(algorithm, params, backend.value)  # before reading a large graph
     from ..distributed.world import launched_by_mpiexec
 
-    if launched_by_mpiexec():  # mpiexec -n P: the ranks split the graph; rank 0 reports and writes
-        if check:
+    distributed = launched_by_mpiexec()  # mpiexec -n P: the ranks split the graph; rank 0 reports and writes
+    try:
+        params = _checked_run_arguments(algorithm, graph_path, out, record, algorithm_params, param, backend.value)
+        if distributed and check:
             raise GraphferryError("--check runs in one process: leave it out under mpiexec")
-        from ..distributed.cli import run_on_ranks
+    except GraphferryError as exc:
+        if not distributed:
+            raise
+        from ..distributed.cli import agree_before_run
 
+        agree_before_run(exc)  # every rank raises, so no rank waits for one that left
+        raise
+    if distributed:
+        from ..distributed.cli import agree_before_run, run_on_ranks
+
+        agree_before_run(None)
         result = run_on_ranks(lambda **kw: _user_value_errors(run_algorithm, **kw), graph_path, algorithm,
                               source=source, backend=backend.value, engine=engine.value, budget=budget,
                               partition_bytes=partition_bytes, direction=direction.value, params=params,
@@ -280,6 +279,24 @@ def _run_here(algorithm: str, graph_path: Path, *, source: str | None, out: Path
         _check_result(algorithm, graph, result, params)
         phases.lap("check")
     _report_run(algorithm, result, out, record, as_json, phases)
+
+
+def _checked_run_arguments(algorithm: str, graph_path: Path, out: Path | None, record: Path | None,
+                           flags: dict[str, Any], param: list[str] | None, backend: str) -> dict[str, Any]:
+    """``run``'s inputs checked before any work (the algorithm's parameters, returned typed)."""
+    if algorithm not in registry.ALGORITHMS:
+        raise GraphferryError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(registry.names())}")
+    if not graph_path.exists():
+        raise GraphferryError(f"{graph_path}: no such file or directory")
+    if out is not None:
+        _check_table_path(out)  # before the run, not after it
+        check_output_path(out, "--out")
+    if record is not None:
+        check_output_path(record, "--record")
+    params = dict(flags)  # one --flag per registry parameter, None when not given
+    params.update(_registry_params(algorithm, param or []))
+    _algorithm_arguments(algorithm, params, backend)  # before reading a large graph
+    return params
 
 
 def _check_result(algorithm: str, graph: Graph, result: Any, params: dict[str, Any]) -> None:

@@ -13,9 +13,36 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
+from ..errors import GraphferryError
 from ..store import is_store
 from .graph import DistributedGraph, open_rank_store
 from .world import enter, fail_all, failed_alike, leave, mpi_world
+
+
+def agree_before_run(error: BaseException | None) -> None:
+    """Every rank says whether its checks of the command line failed; if any did, every rank raises.
+
+    Called by every rank once its checks are done, failed or not (a collective over
+    ``MPI.COMM_WORLD``, before :func:`run_on_ranks` splits anything): a rank that
+    left alone would leave the others waiting for it forever. The error is
+    the first failing rank's; its words alone when every rank failed alike, for
+    rank 0 to print once.
+    """
+    try:
+        from mpi4py import MPI
+    except ImportError:  # mpi_world says what to install, once the checks pass
+        if error is not None:
+            raise error from None
+        return
+    comm = MPI.COMM_WORLD
+    said = comm.allgather(None if error is None else str(error))
+    failed = [(rank, text) for rank, text in enumerate(said) if text is not None]
+    if not failed:
+        return
+    if error is not None and len(failed) == comm.Get_size() and len(set(said)) == 1:
+        raise error
+    rank, text = failed[0]
+    raise GraphferryError(f"rank {rank} of {comm.Get_size()}: {text}")
 
 
 def run_on_ranks(run: Callable[..., Any], graph_path: Path, algorithm: str, *, source, backend: str, engine: str,
