@@ -1,13 +1,14 @@
 """The engine registry: every engine a run may name, in one place.
 
 The partition engines (each moves or reads one partition's edges its own way)
-are listed in :data:`ENGINES` here. Engines composed above this layer register
-themselves with :func:`register` when their module is imported: the scheduler's
-``hybrid`` (which places each partition on one of these per iteration) does, so
-it is known wherever the runtime is, and engines never import the scheduler.
-Readers (the command line, the runtime's name check, the benchmarks) take names
-from :func:`names` and classes from :func:`engine_class`; adding an engine is
-its file plus one entry here (or one ``register`` call in its own module).
+are listed in :data:`ENGINES` here. An engine composed above this layer is
+registered with :func:`register` by the layer that composes it: the runtime's
+loaded graph registers the scheduler's ``hybrid`` (which places each partition on
+one of these per iteration), so it is known wherever the runtime is, and engines
+never import the scheduler. Readers (the command line, the runtime's name check,
+the benchmarks) take names from :func:`names` and classes from :func:`engine_class`,
+and lists of engines by their traits from :func:`names_where`; adding an engine is
+its file plus one entry here (or one ``register`` call).
 
 Example:
     >>> from graphferry.engines import registry

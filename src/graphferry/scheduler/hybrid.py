@@ -79,7 +79,7 @@ import numpy as np
 
 from ..backends.base import LINE_BYTES, PartitionView
 from ..engines.base import Engine
-from ..engines.registry import engine_class, register
+from ..engines.registry import engine_class
 from ..host_ops import gather_rows
 from .executors import ExecutorState, owned_ranges
 from .cost import CLASS_OF_COMBINE
@@ -103,7 +103,6 @@ class _Refresh:
     total_seconds: float = 0.0
 
 
-@register
 class HybridEngine(Engine):
     """The hybrid engine of one edge side (kept by a loaded graph with its pool and executors).
 
