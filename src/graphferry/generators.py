@@ -265,6 +265,35 @@ def kronecker_edges(
     yield from _regroup(_ordered_blocks(make, n_blocks, threads), total, chunk_edges)
 
 
+def compiled_kronecker_edges(scale: int, edge_factor: int = 16, *, a: float = 0.57, b: float = 0.19,
+                             c: float = 0.19, seed: int = 0, chunk_edges: int = DEFAULT_CHUNK_EDGES,
+                             threads: int | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """:func:`kronecker_edges`'s samples, bit for bit, drawn by compiled code on every core (int32 chunks).
+
+    The same SFC64 stream per block (seeded here as there), the same quadrant rule
+    and permutation, in C++ with OpenMP (:func:`graphferry.host_ops.samples_csr.kronecker_chunks`):
+    scale <= 31, and a C++ compiler is needed. Chunks of ``chunk_edges`` samples, as there;
+    ``threads`` (None: every core).
+
+    Example:
+        >>> s1, d1 = map(np.concatenate, zip(*kronecker_edges(7, seed=4)))
+        >>> s2, d2 = map(np.concatenate, zip(*compiled_kronecker_edges(7, seed=4)))
+        >>> bool((s1 == s2).all() and (d1 == d2).all())
+        True
+    """
+    from .host_ops.samples_csr import kronecker_chunks
+
+    scale = _check_count("scale", scale)
+    edge_factor = _check_count("edge_factor", edge_factor)
+    perm = kronecker_permutation(scale, seed=seed)
+
+    def states(k: int) -> np.ndarray:
+        return _rng(seed, _TAG_KRONECKER, k).bit_generator.state["state"]["state"]
+
+    yield from kronecker_chunks(scale, edge_factor, _kronecker_thresholds(a, b, c), perm, states,
+                                block=BLOCK_EDGES, chunk_edges=chunk_edges, threads=threads)
+
+
 # ----------------------------------------------------------------------- uniform
 def uniform_random_edges(
     n: int,
@@ -351,8 +380,15 @@ def build_graph(
     source: str | None = None,
     meta: dict | None = None,
     progress: ProgressFn | None = None,
+    samples: int | None = None,
 ) -> Graph:
     """Feed generated edge chunks (plus seeded weights) into a :class:`CSRBuilder`.
+
+    ``samples`` (how many the chunks hold, when known): an unweighted graph with
+    sorted rows (``drop_duplicates``) whose samples fit in memory is built there
+    by parallel C++ (:mod:`graphferry.host_ops.samples_csr`, GAPBS's way: counting
+    sort, per-row sort and deduplication, no spill files), array for array the
+    graph the builder would give.
 
     ``progress(k)`` is called after each chunk with the number of samples it
     held (the CLI draws a progress bar with it; this layer never prints).
@@ -362,6 +398,9 @@ def build_graph(
     """
     if weight_kind not in ("int", "float"):
         raise ValueError(f"weight kind must be 'int' or 'float', got {weight_kind!r}")
+    if _in_memory_build_fits(n, samples, weighted, drop_duplicates):
+        return _build_in_memory(chunks, n, directed=directed, drop_self_loops=drop_self_loops, store=store,
+                                overwrite=overwrite, name=name, source=source, meta=meta, progress=progress)
     builder = CSRBuilder(n=n, directed=directed, weighted=weighted,
                          drop_self_loops=drop_self_loops, drop_duplicates=drop_duplicates,
                          source=source, name=name)
@@ -390,6 +429,74 @@ def build_graph(
         graph = builder.finish_store(store, name=name, overwrite=overwrite)
     graph.name = name
     log.info("%s: n=%d m=%d built in %.1f s total", name, graph.n, graph.m, time.perf_counter() - t0)
+    return graph
+
+
+#: Bytes of memory an in-memory build takes per sample (int32 pairs, the unsorted arcs of an
+#: undirected sample, the output's share), against the memory available.
+IN_MEMORY_BYTES_PER_SAMPLE = 24
+#: The share of the available memory an in-memory build may take.
+IN_MEMORY_SHARE = 0.6
+
+
+def _memory_available() -> int | None:
+    """Bytes of memory available to a new allocation (Linux ``MemAvailable``; None elsewhere)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _in_memory_build_fits(n: int, samples: int | None, weighted: bool, drop_duplicates: bool) -> bool:
+    """Whether :func:`build_graph` builds in memory (see there)."""
+    if weighted or not drop_duplicates or samples is None or n >= 2**31 or \
+            os.environ.get("GRAPHFERRY_CHUNKED_BUILD", "") not in ("", "0"):
+        return False
+    avail = _memory_available()
+    if avail is None or samples * IN_MEMORY_BYTES_PER_SAMPLE > avail * IN_MEMORY_SHARE:
+        return False
+    from .host_ops import samples_csr
+
+    return samples_csr.available()
+
+
+def _build_in_memory(chunks, n: int, *, directed: bool, drop_self_loops: bool, store, overwrite: bool,
+                     name: str, source: str | None, meta: dict | None, progress: ProgressFn | None) -> Graph:
+    """:func:`build_graph` through :class:`~graphferry.host_ops.samples_csr.SamplesCSR` (unweighted, sorted rows)."""
+    from .host_ops.samples_csr import SamplesCSR
+    from .store import StoreWriter, open_store
+
+    t0 = time.perf_counter()
+    build = SamplesCSR(n, directed=directed, drop_self_loops=drop_self_loops, drop_duplicates=True)
+    for src, dst in chunks:
+        build.add(src, dst)
+        if progress is not None:
+            progress(len(src))
+    t1 = time.perf_counter()
+    # the builder's manifest entries, in its order
+    graph_meta = {"source": source, "drop_self_loops": drop_self_loops, "drop_duplicates": True,
+                  "sorted_neighbors": True, **({"generator": meta} if meta else {})}
+    if store is None:
+        offsets, indices = build.finish_arrays()
+        graph = Graph(offsets, indices, None, directed=directed, name=name, meta=graph_meta)
+    else:
+        writer = StoreWriter(store, overwrite=overwrite)
+        try:
+            offsets, indices = build.build(lambda m: writer.create("indices", np.int32, m))
+            del indices  # the map goes before the files are checksummed
+            writer.write("offsets", offsets)
+            writer.commit(n=n, m=int(offsets[-1]), directed=directed, name=name, meta=graph_meta)
+        except BaseException:
+            writer.abort()
+            raise
+        graph = open_store(store)
+    graph.name = name
+    log.info("%s: n=%d m=%d from %d samples: generated in %.1f s, built in memory in %.1f s", name, graph.n,
+             graph.m, build.samples, t1 - t0, time.perf_counter() - t1)
     return graph
 
 
@@ -434,15 +541,19 @@ def kronecker_graph(
     """
     scale = _check_count("scale", scale)
     name = f"kronecker-s{scale}-ef{edge_factor}"
-    chunks = kronecker_edges(scale, edge_factor, a=a, b=b, c=c, seed=seed,
-                             chunk_edges=chunk_edges, threads=threads)
+    if scale <= 31 and _in_memory_build_fits(1 << scale, edge_factor << scale, weighted, drop_duplicates):
+        chunks = compiled_kronecker_edges(scale, edge_factor, a=a, b=b, c=c, seed=seed, chunk_edges=chunk_edges,
+                                          threads=threads)
+    else:
+        chunks = kronecker_edges(scale, edge_factor, a=a, b=b, c=c, seed=seed,
+                                 chunk_edges=chunk_edges, threads=threads)
     params = dict(kind="kronecker", scale=scale, edge_factor=edge_factor, a=a, b=b, c=c,
                   seed=seed, weight_kind=weight_kind if weighted else None)
     return build_graph(chunks, 1 << scale, directed=directed, weighted=weighted,
                        weight_kind=weight_kind, seed=seed, drop_self_loops=drop_self_loops,
                        drop_duplicates=drop_duplicates, store=store, overwrite=overwrite,
                        name=name, source=f"kronecker(scale={scale}, seed={seed})", meta=params,
-                       progress=progress)
+                       progress=progress, samples=edge_factor << scale)
 
 
 def uniform_graph(
@@ -483,4 +594,4 @@ def uniform_graph(
                        name=name, source=f"uniform(n={n}, m={m}, seed={seed})",
                        meta=dict(kind="uniform", n=n, m=m, seed=seed,
                                  weight_kind=weight_kind if weighted else None),
-                       progress=progress)
+                       progress=progress, samples=m)

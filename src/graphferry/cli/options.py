@@ -41,7 +41,7 @@ DirectedFlag = Annotated[bool, typer.Option(
 KeepLoopsFlag = Annotated[bool, typer.Option("--keep-self-loops", help="Do not drop self-loops.")]
 KeepDupsFlag = Annotated[bool, typer.Option("--keep-duplicates", help="Do not drop repeated edges.")]
 ThreadsOpt = Annotated[int | None, typer.Option("--threads", min=1, help="Generator threads.",
-                                                show_default="all cores, up to 8")]
+                                                show_default="all cores (numpy's sampler: up to 8)")]
 ForceFlag = Annotated[bool, typer.Option("--force", "-f", help="Replace OUT_STORE if it is a store.")]
 PartitionBytesOpt = Annotated[int, typer.Option(
     "--partition-bytes", parser=_partition_size_param, metavar="SIZE",
