@@ -231,3 +231,15 @@ def test_the_hybrids_cpu_executor_gets_its_program_compiled_ahead(monkeypatch, t
         cpu = lg.executors[1].backend
         loaded_module._host_compile_pool().submit(lambda: None).result()  # one thread: the compile ran first
         assert (PROGRAM.fingerprint(), g.indices.dtype.str) in cpu._programs
+
+
+@gpu
+def test_cuda_narrowed_weights_wait_for_the_placement_and_are_pinned_with_it():
+    g = gf.Graph.from_edges(np.arange(300), (np.arange(300) * 7) % 300, np.arange(300) % 9 + 1.0, n=300)
+    with gf.load(g, backend="cuda") as lg:
+        w = lg.side_weights("out")
+        assert w.dtype == np.uint8 and not lg.backend.is_pinned(w)  # plain memory while only resident may come
+        d = sssp(lg, 0, engine="resident").distances
+        np.testing.assert_array_equal(sssp(lg, 0, engine="zerocopy").distances, d)
+        assert lg.backend.is_pinned(lg.side_weights("out"))  # pinned with the edges
+        np.testing.assert_allclose(d, csgraph.shortest_path(g.to_scipy(), method="D", indices=0))

@@ -243,6 +243,12 @@ class LoadedGraph:
                                     directed=True, name=tr.name)
         elif self._transpose is g:
             self._transpose = None
+        for key, w in list(self._narrowed.items()):  # narrowed while the placement waited: pinned now
+            if w is not None and w.size and not self.backend.is_pinned(w):
+                self._narrowed[key] = _read_copy(w, self._new_host_buffer(w.size, w.dtype))
+        for key, (words, bits) in list(self._packed_ids.items()):  # the same for ids packed meanwhile
+            if words.size and not self.backend.is_pinned(words):
+                self._packed_ids[key] = (_read_copy(words, self._new_host_buffer(words.size, words.dtype)), bits)
         self._sides.clear()  # built over the arrays in place; engines built on them keep theirs
         log.info("edges placed for engines that read host memory in %.3f s (%s)", time.perf_counter() - t,
                  ", ".join(f"{k}: {v}" for k, v in self.placement.items()))
@@ -392,9 +398,13 @@ class LoadedGraph:
     def _new_host_buffer(self, count: int, dtype) -> np.ndarray:
         """A new host array for a copy kernels read across the bus: on a device, pinned
         (cudaHostAlloc) wherever the host allows, since kernels read such memory across the bus
-        faster than memory registered in place (37 against 51 GB/s, NOTES-engines)."""
+        faster than memory registered in place (37 against 51 GB/s, NOTES-engines). While the
+        edges' pinned copy waits (only the resident engine asked so far, which reads such a copy
+        once through the staging slots), plain memory: pinning costs more than the copy (0.4 s a
+        GB on the H200's host); the pinned copy is made with the edges' (:meth:`_ensure_placed`)."""
         b = self.backend
-        if b.is_device and count * np.dtype(dtype).itemsize <= host_available_bytes() * (1 - HOST_HEADROOM):
+        if (b.is_device and not self._place_pending
+                and count * np.dtype(dtype).itemsize <= host_available_bytes() * (1 - HOST_HEADROOM)):
             try:
                 return b.pinned_empty(count, dtype)
             except Exception as e:  # noqa: BLE001 - refused: plain memory, registered by the engines
