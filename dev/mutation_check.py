@@ -190,7 +190,7 @@ MUTANTS = [
           ("jaccard", "jaccard", "    sources, targets = np.asarray(sources).tolist(), np.asarray(targets).tolist()\n"),
       ]),
     # ------------------------------------------------------------------ the hybrid engine
-    Mutant("hybrid-span-rows-skipped", "the whole-side plan forgets the span's own rows", f"{SCHED}/hybrid.py",
+    Mutant("hybrid-span-rows-skipped", "the whole-side plan forgets the span's own rows", f"{SCHED}/residency.py",
            "            pieces = [(0, parts[a].lo, 0, a), (parts[a].lo, parts[z - 1].hi, a, z), "
            "(parts[z - 1].hi, s.n, z, len(parts))]",
            "            pieces = [(0, parts[a].lo, 0, a), (parts[z - 1].hi, s.n, z, len(parts))]",
@@ -212,9 +212,9 @@ MUTANTS = [
            f"{SCHED}/hybrid.py", "        self.pool.busy = set()\n        it.floor_bytes = floor\n",
            "        it.floor_bytes = floor\n", ("tests/test_hybrid.py",)),
     Mutant("hybrid-whole-side-keeps-busy", "the one-launch zero-copy plan returns with its blocks marked busy",
-           f"{SCHED}/hybrid.py", "        self.pool.busy = set()  # as every other plan's end: nothing is being read now\n",
+           f"{SCHED}/residency.py", "        self.pool.busy = set()  # as every other plan's end: nothing is being read now\n",
            "", ("tests/test_hybrid.py",)),
-    Mutant("hybrid-span-ignores-idle-sides", "a span is cut to the free room only", f"{SCHED}/hybrid.py",
+    Mutant("hybrid-span-ignores-idle-sides", "a span is cut to the free room only", f"{SCHED}/residency.py",
            "        idle = [k for k in self.pool.blocks if k[0] != self.key and k not in self.pool.busy\n"
            "                and (k[1] != \"prefix\" or self.pool.blocks[k].value < mean_value)]",
            "        idle = []", ("tests/test_hybrid.py",)),

@@ -845,7 +845,7 @@ def test_a_dense_round_keeps_a_span_that_later_rounds_and_calls_read_on_the_devi
     rounds, the whole-side plan's included, read those partitions there (recorded resident,
     nothing moved), so a second call moves fewer bytes, with the same levels."""
     from graphferry.generators import kronecker_graph
-    from graphferry.scheduler.hybrid import SPAN
+    from graphferry.scheduler.residency import SPAN
 
     g = kronecker_graph(13, seed=3)
     budget = g.edge_bytes // 2
@@ -875,7 +875,7 @@ def test_sparse_rounds_keep_a_span_once_its_partitions_were_read_whole():
     the graph: once a run of partitions has been read whole (read history, every call so far),
     a sparse round copies it as the span, and later rounds read it on the device. The
     distances stay the CPU's; a second call moves fewer bytes than one with no residency."""
-    from graphferry.scheduler.hybrid import SPAN
+    from graphferry.scheduler.residency import SPAN
 
     rng = np.random.default_rng(4)
     n, m = 20000, 80000  # sparse: no round's frontier is dense enough to copy a partition whole
@@ -910,7 +910,7 @@ def test_the_side_being_read_takes_the_span_room_from_an_idle_side():
     side) displaces them for its span, since a side not being read is worth less than the one
     that is; both answers are the CPU's, and the budget holds."""
     from graphferry.generators import kronecker_graph
-    from graphferry.scheduler.hybrid import SPAN
+    from graphferry.scheduler.residency import SPAN
 
     g = kronecker_graph(12, seed=7, weighted=True)
     budget = g.m * 8 // 2
@@ -955,7 +955,7 @@ def test_a_new_iteration_frees_what_the_last_one_read_for_any_side():
     from graphferry.generators import kronecker_graph
     from graphferry.runtime import Runtime
     from graphferry.runtime.runtime import VERTEX_IDS
-    from graphferry.scheduler.hybrid import SPAN
+    from graphferry.scheduler.residency import SPAN
 
     weighted_min = _weighted_min_program()
 
@@ -1009,7 +1009,7 @@ def test_row_reading_neighbor_maps_read_the_span_on_the_device(directed, backend
     from graphferry.generators import kronecker_graph
     from graphferry.runtime import Runtime
     from graphferry.runtime.runtime import VERTEX_IDS
-    from graphferry.scheduler.hybrid import SPAN
+    from graphferry.scheduler.residency import SPAN
 
     g = kronecker_graph(12, seed=6)
     if directed:  # keep each undirected edge one way only (a DAG by id): G and GT differ
@@ -1140,7 +1140,7 @@ def test_the_pool_drops_blocks_of_equal_value_whatever_their_keys():
     and a name, are never compared with each other."""
     from graphferry.backends.base import DeviceArena
     from graphferry.backends.cpu.backend import CpuBackend
-    from graphferry.scheduler.hybrid import SPAN
+    from graphferry.scheduler.residency import SPAN
     from graphferry.scheduler.pool import BufferPool
 
     arena = DeviceArena(CpuBackend(), 1200)

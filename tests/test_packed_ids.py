@@ -162,7 +162,7 @@ def test_the_hybrid_on_packed_ids_with_forced_mixes(mix):
 def test_neighbourhood_functions_read_plain_ids_beside_a_packed_span():
     """Edge maps keep packed partitions on the device (the span); neighbourhood functions read
     plain ids, so they read those rows in place: the answers are the host engine's."""
-    from graphferry.scheduler.hybrid import SPAN
+    from graphferry.scheduler.residency import SPAN
 
     g = odd_graph(seed=7, directed=False)
     with gf.load(g, backend="cpu", budget=g.m * 8 // 2, partition_bytes=g.m * 8 // 32) as lg:

@@ -83,12 +83,13 @@ from ..engines.registry import engine_class
 from ..host_ops import gather_rows
 from .executors import ExecutorState, owned_ranges
 from .cost import CLASS_OF_COMBINE
-from .policy import Decision, ExchangeEstimate, ExchangeSpeed, NeighborDecision, Policy, device_engines, smoothed
-from .stats import neighbor_work, partition_stats
+from .hybrid_neighbors import NeighborMaps
+from .policy import Decision, ExchangeEstimate, ExchangeSpeed, Policy, device_engines, smoothed
+from .residency import Residency
+from .stats import partition_stats
 
 log = logging.getLogger(__name__)
 
-SPAN = "span"  # the pool key's second part for a side's span (partition indices are the others)
 
 
 @dataclasses.dataclass
@@ -103,7 +104,22 @@ class _Refresh:
     total_seconds: float = 0.0
 
 
-class HybridEngine(Engine):
+@dataclasses.dataclass
+class _Round:
+    """What one edge_map decided before it runs (:meth:`HybridEngine._decide`)."""
+
+    stats: object
+    dense: bool
+    shape: object
+    k: int
+    resident_before: set
+    resident: set
+    state_bytes: int
+    model: object
+    placed: dict
+
+
+class HybridEngine(NeighborMaps, Residency, Engine):
     """The hybrid engine of one edge side (kept by a loaded graph with its pool and executors).
 
     It places each active partition on an engine and an executor every round (the policy) and
@@ -177,9 +193,9 @@ class HybridEngine(Engine):
         return self.pool.slot(shape, n_w, np.dtype(dt), None if w_dt is None else np.dtype(w_dt), index_count=n_idx)
 
     # ------------------------------------------------------------ one edge_map
-    def edge_map(self, st, frontier, direction: str, it, policy: Policy):
+    def _decide(self, st, frontier, direction: str, policy: Policy) -> "_Round":
+        """The round's statistics, slots and residency, and the policy's placement of every active partition."""
         b, s = self.backend, self.side
-        n = s.n
         self.pool.busy = set()  # a new iteration: what the last one read (any side's) may go now
         dense = direction == "pull" or frontier.is_all
         stats = partition_stats(s, b, frontier, dense=dense)
@@ -206,6 +222,14 @@ class HybridEngine(Engine):
         model = None if policy.mix is not None else policy.model(self.calibration_for)
         placed = policy.decide(ctx, model)
         self.iterations += 1
+        return _Round(stats, dense, shape, k, resident_before, resident, state_bytes, model, placed)
+
+    def edge_map(self, st, frontier, direction: str, it, policy: Policy):
+        b, s = self.backend, self.side
+        n = s.n
+        r = self._decide(st, frontier, direction, policy)
+        stats, dense, shape, k, resident, model, placed = r.stats, r.dense, r.shape, r.k, r.resident, r.model, r.placed
+        resident_before, state_bytes = r.resident_before, r.state_bytes
         if policy.whole_side and policy.mode != "paper" and policy.mix is None \
                 and self._whole_side_pays(placed, st.program, direction, self._span_block()):
             return self._run_whole_side(st, frontier, direction, it, stats, dense, placed, resident_before)
@@ -219,53 +243,13 @@ class HybridEngine(Engine):
             host_ids = frontier.host_ids()   # compaction's gathers, CPU executors, composed engines
 
         # ---- other executors: copy the state first, then compute beside the device
-        by_exec: dict[int, list[int]] = {}
-        for i, (ex, _) in placed.items():
-            if ex:
-                by_exec.setdefault(ex, []).append(i)
-        if by_exec and st.program.combine is None:
-            raise AssertionError(f"program {st.program.name} declares no combine operator: one executor only")
-        futures = []
-        # a pull's executor needs the others' values only of what the pull reads at its sources
-        everywhere = st.program.pull_source_arrays if direction == "pull" else None
-        refreshed = self._executor_states(by_exec, st, n, parts=parts, everywhere=everywhere)
-        if by_exec:
-            host_bits = None if in_bits is None else b.to_host(in_bits)
-            for ex, idx in by_exec.items():
-                futures.append(self._exec_threads().submit(self._run_other, refreshed.states[ex], idx, stats,
-                                                           host_ids, direction, host_bits))
+        by_exec, refreshed, futures = self._start_others(st, placed, stats, host_ids, direction, in_bits)
 
         # ---- the device executor
-        dev: dict[str, list] = {name: [] for name in device_engines()}
-        for i, (ex, engine) in sorted(placed.items()):
-            if ex == 0:
-                if engine == "filter" and shape is None:
-                    engine = "zerocopy"  # no room for a copy slot
-                if engine == "compaction" and (dense or shape is None):
-                    engine = "filter" if shape is not None else "zerocopy"  # every row counts: copy it as it lies
-                if engine == "resident" and i not in resident:
-                    engine = "filter" if shape is not None else "zerocopy"
-                    if policy.residency or policy.mix is not None:
-                        dev["resident"].append((i, True))  # try to admit it
-                        continue
-                dev[engine].append((i, False) if engine == "resident" else i)
+        dev = self._device_plan(placed, shape, resident, dense, policy)
         # the floor: edge bytes that must cross (device-placed partitions not resident at the start)
         floor = self._floor_bytes(stats, [i for i, (ex, _) in placed.items() if ex == 0 and i not in resident_before],
                                   dense)
-        # residency (VDS): filter partitions worth keeping go to a block of their own
-        if policy.residency and dev["filter"]:
-            keep = []
-            refused = np.inf  # the fewest edges a refused partition had: any later one as large is refused too
-            for i in sorted(dev["filter"], key=lambda i: -self.value[i]):
-                # (later partitions are worth no more, so they could displace no more blocks)
-                block = self._admit(i) if s.partition_edges[i] < refused else None
-                if block is None:
-                    refused = min(refused, s.partition_edges[i])
-                if block is not None:
-                    dev["resident"].append((i, block))  # admitted: copied in below
-                else:
-                    keep.append(i)
-            dev["filter"] = sorted(keep)
         # asynchronous mode (HyTGraph sec. VI-A): a loaded partition is processed once more, from
         # the vertices this iteration has activated so far, as the program declares
         # (Program.again); programs that declare nothing stay synchronous
@@ -281,26 +265,8 @@ class HybridEngine(Engine):
         for i, admit in dev["resident"]:
             if admit is not False:  # admitted now: its own copy first
                 self._run_resident(i, admit, stats, launch, in_bits, direction, dense, it, shape)
-        klass = CLASS_OF_COMBINE.get(st.program.combine, "traversal")
-        # at the rate this program's kernels ran in earlier rounds where the device timed them
-        # (the calibration's reference kernels ran 3x faster than PageRank's at Kronecker 25)
-        ran = self._kernel_rate.get((st.program.name, direction))
-
-        def kernel_estimate(idx) -> float:
-            edges = self._edges(stats, idx, False)
-            return edges / ran if ran else model.kernel_seconds("device", klass, direction, edges)
-
-        def fill(next_group, group_done) -> None:
-            """Resident kernels for the time the next group's copy takes beyond the last group's kernel."""
-            seconds = (self._floor_bytes(stats, next_group, True) / model.calibration.copy_bandwidth
-                       - (0.0 if group_done is None else kernel_estimate(group_done)))
-            while waiting:
-                t = kernel_estimate([waiting[0]])
-                if t > seconds:
-                    break
-                seconds -= t
-                self._run_resident(waiting.popleft(), False, stats, launch, in_bits, direction, dense, it, shape)
-
+        fill = self._resident_filler(st, stats, model, direction, waiting, lambda i: self._run_resident(
+            i, False, stats, launch, in_bits, direction, dense, it, shape))
         # contribution first: groups with the most active edges are copied first, or, where the
         # program says what its pushes carry and the mode is asynchronous, the most carried
         priority = self._carried(st, stats) if policy.asynchronous and st.program.priority is not None else None
@@ -321,6 +287,35 @@ class HybridEngine(Engine):
                                       it.kernel_seconds)
 
         # ---- merge the other executors' states into the device's (the wait for them is not exchange)
+        self._finish_others(st, by_exec, refreshed, futures, stats, direction, dense, out, it, state_bytes, model)
+        self.pool.busy = set()
+        it.floor_bytes = floor
+        return out
+
+    def _start_others(self, st, placed, stats, host_ids, direction: str, in_bits):
+        """Copy the state to the other executors placed partitions and start them computing beside
+        the device; returns ``(their partitions by executor, the refreshed states, the futures)``."""
+        b, n, parts = self.backend, self.side.n, self.side.partitions
+        by_exec: dict[int, list[int]] = {}
+        for i, (ex, _) in placed.items():
+            if ex:
+                by_exec.setdefault(ex, []).append(i)
+        if by_exec and st.program.combine is None:
+            raise AssertionError(f"program {st.program.name} declares no combine operator: one executor only")
+        futures = []
+        # a pull's executor needs the others' values only of what the pull reads at its sources
+        everywhere = st.program.pull_source_arrays if direction == "pull" else None
+        refreshed = self._executor_states(by_exec, st, n, parts=parts, everywhere=everywhere)
+        if by_exec:
+            host_bits = None if in_bits is None else b.to_host(in_bits)
+            for ex, idx in by_exec.items():
+                futures.append(self._exec_threads().submit(self._run_other, refreshed.states[ex], idx, stats,
+                                                           host_ids, direction, host_bits))
+        return by_exec, refreshed, futures
+
+    def _finish_others(self, st, by_exec, refreshed, futures, stats, direction, dense, out, it, state_bytes,
+                       model) -> None:
+        """Wait for the other executors, learn their rates, and merge their states into the device's."""
         for f in futures:
             f.result()
         for ex, idx in by_exec.items():
@@ -328,233 +323,66 @@ class HybridEngine(Engine):
                                     refreshed.states[ex].seconds)
         written = {k: st.arrays[k] for k in st.program.written_arrays}  # the rest is as it was
         self._merge_others(refreshed, by_exec, out, it, lambda es, ranges: es.merge_into(written, direction, ranges),
-                           lambda i: self._rows(stats, i, dense), parts=parts, state_bytes=state_bytes, model=model)
-        self.pool.busy = set()
-        it.floor_bytes = floor
-        return out
-
-    # ------------------------------------------------------------ one neighbor_map
-    def neighbor_map(self, st, fn: str, mapped, host, it, policy: Policy):
-        """Run neighbourhood function ``fn`` over every vertex, its partitions placed by the policy.
-
-        ``mapped`` is the graph and transpose as the device reads them in place (zero-copy),
-        ``host`` the same arrays for a CPU executor. A function may read any row, so no
-        transfer engine serves it: each partition of vertices runs on the device reading
-        the host's lists in place, on the device from a copy of the whole graph kept in the
-        pool (where the budget holds one and the function reads only the graph, or the
-        graph is its own transpose), or on a CPU executor where the lists lie. Several
-        executors run at once only where ``Program.neighbor_writes`` says how their copies
-        merge (own rows copied back by ranges, or the combine operator); otherwise one runs
-        it all. Returns the output bitmap.
-        """
-        b, s = self.backend, self.side
-        n, parts, prog = s.n, s.partitions, st.program
-        assert int(s.bounds[0]) == 0 and int(s.bounds[-1]) == n, "partitions must cover every vertex"
-        self.pool.busy = set()  # a new iteration: what the last one read (any side's) may go now
-        (g_dev, gt_dev), (g_host, gt_host) = mapped, host
-        in_edges = gt_host.offsets is not None
-        whole_key = (("neighbors",) + tuple(self.key), "whole")
-        block = self.pool.blocks.get(whole_key)
-        # a copy of G serves GT only where they are one graph
-        can_copy = not in_edges or gt_host.indices is g_host.indices
-        # rows that would cross the bus, a function that reads only their first edges, and a
-        # policy that lets the engine keep things on the device (a forced mix keeps its placements)
-        if prog.neighbor_prefix and not in_edges and block is None and g_dev.weights is None \
-                and policy.mix is None and policy.residency and len(self._resident_set()) < len(parts):
-            done = self._neighbors_from_prefixes(st, fn, prog.neighbor_prefix, it, g_dev, gt_dev)
-            if done is not None:
-                return done
-        whole_bytes = s.edge_bytes
-        fits = can_copy and whole_bytes <= self.pool.room_for_blocks()  # it displaces no partition
-        state_bytes = sum(int(a.nbytes) for a in st.arrays.values())
-        # partitions whose edges edge maps keep on the device (the span, blocks of their own): a
-        # function that reads only its own rows reads theirs there, at device speed
-        # (a block of packed ids serves edge maps only: neighbourhood functions read plain ids)
-        held = self._resident_set() if prog.neighbor_reads == "row" and s.packed is None else set()
-        ctx = NeighborDecision(neighbor_work(s, prog.neighbor_reads), parts, self.executors, prog.neighbor_reads,
-                               prog.neighbor_writes, state_bytes, whole_bytes, can_copy and block is not None, fits,
-                               self.iterations, self._exchange_forecast(st, state_bytes), held=frozenset(held))
-        model = None if policy.mix is not None else policy.model(self.calibration_for)
-        placed = policy.decide_neighbors(ctx, model)
-        self.iterations += 1
-        if prog.neighbor_writes is None and len({ex for ex, _ in placed.values()}) > 1:
-            raise AssertionError(f"program {prog.name} declares no neighbor_writes: one executor only")
-        out = b.new_bitmap(n)
-        by_exec: dict[int, list[int]] = {}
-        for i, (ex, _) in placed.items():
-            if ex:
-                by_exec.setdefault(ex, []).append(i)
-
-        # ---- other executors: refresh their copies, then compute beside the device
-        refreshed = self._executor_states(by_exec, st, n)
-        futures = [self._exec_threads().submit(self._run_neighbors_other, refreshed.states[ex], fn, g_host, gt_host,
-                                               owned_ranges(parts, idx)) for ex, idx in by_exec.items()]
-
-        # ---- the device: a copy of the whole graph where placed so and admitted, the rows of
-        # partitions held on the device from their block (the span's, or their own), the rest
-        # in place
-        dev = sorted(i for i, (ex, _) in placed.items() if ex == 0)
-        span = self._span_block()
-        # where each partition's rows are read: "resident" (the whole copy), "zerocopy", the
-        # span (one launch for all of its partitions), or ("block", i), partition i's own block
-        source = {i: ("span" if span is not None and span[0] <= i < span[1] else ("block", i))
-                  if placed[i][1] == "held" else placed[i][1] for i in dev}
-        uploaded = 0
-        if "resident" in source.values():
-            block, uploaded, secs = self._whole_block(whole_key, block) if can_copy else (None, 0, 0.0)
-            it.copy_seconds += secs
-            if block is None:  # no room after all: read in place
-                source = {i: "zerocopy" if place == "resident" else place for i, place in source.items()}
-        self.pool.busy = {whole_key} if "resident" in source.values() else set()
-        self.pool.busy |= {(self.key, SPAN if src == "span" else src[1]) for src in source.values()
-                           if src == "span" or isinstance(src, tuple)}
-        offs = s.device_offsets(b) if len(source) and set(source.values()) - {"zerocopy"} else None
-        undirected = gt_host.indices is g_host.indices
-
-        def view(src):
-            """The graph and transpose as the device reads them for rows of ``src``."""
-            if src == "zerocopy":
-                return g_dev, gt_dev
-            if src == "resident":  # the runtime's bundle of arrays, now pointing at the device's copy
-                g_res = dataclasses.replace(g_dev, offsets=offs, indices=block.indices,
-                                            weights=block.weights if g_dev.weights is not None else None)
-                return g_res, g_res if in_edges else gt_dev
-            # a block of consecutive rows holds edges from its first partition's on (edge_base)
-            blk, first = (span[2], span[0]) if src == "span" else (self.pool.blocks[(self.key, src[1])], src[1])
-            g_blk = dataclasses.replace(g_dev, offsets=offs, indices=blk.indices, edge_base=parts[first].edge_lo,
-                                        weights=blk.weights if g_dev.weights is not None else None)
-            # an undirected graph is its own transpose: GT's rows are the block's too
-            return g_blk, g_blk if in_edges and undirected else gt_dev
-
-        handle = st.kernel_handle()
-        t = time.perf_counter()
-        for lo, hi, src in self._neighbor_runs(dev, source):
-            handle.kernels.neighbor_map(fn, handle.tables, *view(src), lo, hi, out)
-        self._device_time(it, t)
-        name0 = self.executors[0].name
-        for i in dev:
-            p = parts[i]
-            if source[i] != "zerocopy":
-                moved, uploaded = uploaded, 0  # the upload, once, on the first resident partition
-                it.add_partition(i, "resident", moved, p.num_vertices, device=name0)
-            else:  # the edges it reads across the bus (an upper bound: a line holds several)
-                it.add_partition(i, "zerocopy", int(ctx.work[i]) * s.bytes_per_edge, p.num_vertices, device=name0)
-
-        # ---- merge the other executors' copies into the device's state (the wait is not exchange)
-        for f in futures:
-            f.result()
-        writes = prog.neighbor_writes
-
-        def merge(es, ranges):
-            if writes in (None, "own"):  # its own rows (or, alone, every row): copied back by ranges
-                es.merge_into(dict(st.arrays), "pull", ranges, signalled=False)
-            else:
-                es.merge_into(dict(st.arrays), "push", ranges, combine=writes, signalled=False)
-
-        self._merge_others(refreshed, by_exec, out, it, merge, lambda i: parts[i].num_vertices, parts=parts,
+                           lambda i: self._rows(stats, i, dense), parts=self.side.partitions,
                            state_bytes=state_bytes, model=model)
-        self.pool.busy = set()
-        return out
 
-    def _neighbors_from_prefixes(self, st, fn: str, k: int, it, g_dev, gt_dev):
-        """Run a function that reads at most its row's first ``k`` edges (``Program.neighbor_prefix``)
-        over every vertex in one device launch, from a copy of those prefixes kept in the pool;
-        None where the budget cannot hold the copy (the caller then places rows as usual).
+    def _device_plan(self, placed, shape, resident: set, dense: bool, policy: Policy) -> dict[str, list]:
+        """The device's partitions by engine: what the policy placed, moved where the round cannot
+        serve it (no slot, a dense round for compaction, not resident), and filter partitions worth
+        keeping admitted to blocks of their own (VDS)."""
+        s = self.side
+        dev: dict[str, list] = {name: [] for name in device_engines()}
+        for i, (ex, engine) in sorted(placed.items()):
+            if ex == 0:
+                if engine == "filter" and shape is None:
+                    engine = "zerocopy"  # no room for a copy slot
+                if engine == "compaction" and (dense or shape is None):
+                    engine = "filter" if shape is not None else "zerocopy"  # every row counts: copy it as it lies
+                if engine == "resident" and i not in resident:
+                    engine = "filter" if shape is not None else "zerocopy"
+                    if policy.residency or policy.mix is not None:
+                        dev["resident"].append((i, True))  # try to admit it
+                        continue
+                dev[engine].append((i, False) if engine == "resident" else i)
+        # residency (VDS): filter partitions worth keeping go to a block of their own
+        if policy.residency and dev["filter"]:
+            keep = []
+            refused = np.inf  # the fewest edges a refused partition had: any later one as large is refused too
+            for i in sorted(dev["filter"], key=lambda i: -self.value[i]):
+                # (later partitions are worth no more, so they could displace no more blocks)
+                block = self._admit(i) if s.partition_edges[i] < refused else None
+                if block is None:
+                    refused = min(refused, s.partition_edges[i])
+                if block is not None:
+                    dev["resident"].append((i, block))  # admitted: copied in below
+                else:
+                    keep.append(i)
+            dev["filter"] = sorted(keep)
+        return dev
 
-        Read in place, each row costs a request across the bus however few of its edges the
-        function reads (Afforest's sampling reads 2 of a row: on a uniform graph of degree 32
-        that is the whole 128-byte line, so the sampling pass moved every edge byte). The copy
-        is ``min(D(u), k)`` edges a row and its offsets, gathered once from the mapped rows;
-        it is worth more than the partitions it displaces while this function runs (it serves
-        every row, they serve some), and as another side's idle block it is the first a later
-        edge map's span or slot displaces.
-        """
-        b, s = self.backend, self.side
-        n, parts = s.n, s.partitions
-        key = (("neighbors",) + tuple(self.key), "prefix", int(k))
-        block = self.pool.blocks.get(key)
-        moved, t = 0, time.perf_counter()
-        if block is None:
-            count = self._prefix_edges.get(k)
-            if count is None:
-                count = self._prefix_edges[k] = int(np.minimum(np.diff(s.offsets), k).sum())
-            # any block not being read gives way (it serves some rows, the copy serves all), and
-            # the slots of sides not being read give their room back (made again when used)
-            block = self.pool.admit(key, max(1, count), s.indices.dtype, None, float("inf"), offsets=n + 1,
-                                    idle=lambda shape: shape[0] != self.key)
-            if block is None:
-                log.debug("hybrid: no room for the row prefixes (%d edges): rows read in place", count)
-                return None
-            # kept at a value above every block's now; it fades while other maps run
-            block.value = 1.0 + max((blk.value for k2, blk in self.pool.blocks.items() if k2 != key), default=0.0)
-            indices = self._mapped()[0]
-            b.row_prefixes(s.device_offsets(b), indices, k, block.offsets, block.indices)
-            moved = count * s.indices.itemsize
-        self.pool.busy = {key}
-        self.iterations += 1
-        out = b.new_bitmap(n)
-        # the runtime's bundle of arrays, pointing at the prefixes' CSR (its own offsets and edges)
-        g = dataclasses.replace(g_dev, offsets=block.offsets, indices=block.indices, weights=None, edge_base=0)
-        handle = st.kernel_handle()
-        handle.kernels.neighbor_map(fn, handle.tables, g, gt_dev, 0, n, out)
-        self._device_time(it, t)
-        name0 = self.executors[0].name
-        for p in parts:  # the gather's bytes, once, on the first partition
-            it.add_partition(p.index, "resident", moved, p.num_vertices, device=name0)
-            moved = 0
-        self.pool.busy = set()
-        return out
+    def _resident_filler(self, st, stats, model, direction: str, waiting, run_one):
+        """``fill(next_group, group_done)``: resident kernels (``run_one`` of each ``waiting`` partition)
+        for the time the next filter group's copy takes beyond the last group's kernel."""
+        klass = CLASS_OF_COMBINE.get(st.program.combine, "traversal")
+        # at the rate this program's kernels ran in earlier rounds where the device timed them
+        # (the calibration's reference kernels ran 3x faster than PageRank's at Kronecker 25)
+        ran = self._kernel_rate.get((st.program.name, direction))
 
-    def _device_time(self, it, t0: float) -> None:
-        """Wait for the device; the iteration's kernel time is the wall time since ``t0``, or the
-        device's own copy and kernel times where it measured them."""
-        b = self.backend
-        b.synchronize()
-        it.kernel_seconds += time.perf_counter() - t0
-        device_times = b.take_device_times()
-        if device_times is not None:
-            it.copy_seconds, it.kernel_seconds = device_times
+        def kernel_estimate(idx) -> float:
+            edges = self._edges(stats, idx, False)
+            return edges / ran if ran else model.kernel_seconds("device", klass, direction, edges)
 
-    def _whole_block(self, key, block):
-        """The pool's copy of this side's whole graph: kept, or admitted and uploaded now
-        (``(block or None, bytes uploaded, seconds)``). It takes only the room that edge maps'
-        resident partitions leave (valued 0: it displaces none of them, and is the first
-        dropped when a slot or a valued partition needs room after this function)."""
-        if block is not None:
-            return block, 0, 0.0
-        s, b = self.side, self.backend
-        block = self.pool.admit(key, int(s.offsets[-1]), s.indices.dtype,
-                                s.weight_dtype, 0.0)
-        if block is None:
-            return None, 0, 0.0
-        t = time.perf_counter()
-        b.copy_h2d(block.indices, s.indices)
-        if block.weights is not None:
-            b.copy_h2d(block.weights, s.weights)
-        return block, s.edge_bytes, time.perf_counter() - t
-
-    def _neighbor_runs(self, idx, source):
-        """Consecutive device partitions with the same source of edges (``source[i]``: "resident",
-        "span", "zerocopy" or a block of its own), as ``(lo, hi, source)``: one launch each."""
-        parts = self.side.partitions
-        run = None
-        for i in idx:
-            p, res = parts[i], source[i]
-            if run is not None and run[1] == p.lo and run[2] == res:
-                run = (run[0], p.hi, res)
-                continue
-            if run is not None:
-                yield run
-            run = (p.lo, p.hi, res)
-        if run is not None:
-            yield run
-
-    def _run_neighbors_other(self, es: ExecutorState, fn: str, g, gt, ranges) -> None:
-        """A CPU executor runs ``fn`` over its vertex ranges on its copy of the state."""
-        t = time.perf_counter()
-        for lo, hi in ranges:
-            es.kernels.neighbor_map(fn, es.tables, g, gt, lo, hi, es.out)
-        es.seconds = time.perf_counter() - t
+        def fill(next_group, group_done) -> None:
+            """Resident kernels for the time the next group's copy takes beyond the last group's kernel."""
+            seconds = (self._floor_bytes(stats, next_group, True) / model.calibration.copy_bandwidth
+                       - (0.0 if group_done is None else kernel_estimate(group_done)))
+            while waiting:
+                t = kernel_estimate([waiting[0]])
+                if t > seconds:
+                    break
+                seconds -= t
+                run_one(waiting.popleft())
+        return fill
 
     def _exchange_forecast(self, st, state_bytes: int) -> dict[int, float]:
         """Per other executor, the bytes its state exchange is predicted to move this iteration
@@ -676,59 +504,6 @@ class HybridEngine(Engine):
         # a copy (filter's, or a composed engine's) is what a whole-side read would save
         return not any(e == "filter" or e not in HybridEngine.RUNNERS for e in engines)
 
-    def _run_whole_side(self, st, frontier, direction, it, stats, dense, placed, resident):
-        """One zero-copy launch over the side, or three where a span is on the device: the rows
-        before it and after it read in place, its own rows from its copy (``resident``: the
-        partitions on the device when the round began, for the floor)."""
-        b, s = self.backend, self.side
-        hidx, hw = self._mapped_range()
-        out = b.new_bitmap(s.n)
-        offs = s.device_offsets(b)
-        in_bits = None if frontier.is_all else frontier.bits
-        handle = st.kernel_handle()
-        kernel, tables = handle.edge(direction), handle.tables
-        span = self._span_block()
-        parts = s.partitions
-        if span is None:
-            pieces = [(0, s.n, 0, len(parts))]
-        else:
-            a, z, _ = span
-            pieces = [(0, parts[a].lo, 0, a), (parts[a].lo, parts[z - 1].hi, a, z), (parts[z - 1].hi, s.n, z, len(parts))]
-        for lo, hi, first, stop in pieces:
-            if hi <= lo:
-                continue
-            if dense:
-                rows = None
-            else:  # the frontier's ids in these rows, where they are: no trip through the host
-                c0, c1 = int(stats.cuts[first]), int(stats.cuts[stop])
-                if c1 == c0:
-                    continue
-                rows = stats.ids[c0:c1] - lo if lo else stats.ids[c0:c1]
-            if span is not None and first == span[0]:
-                blk = span[2]
-                e0 = parts[first].edge_lo
-                view = s.range_view(offs[lo : hi + 1], lo, hi - lo, blk.indices, blk.weights, e0,
-                                    parts[stop - 1].edge_hi, s.range_base(e0))
-            else:
-                view = PartitionView(offs[lo : hi + 1], hidx, hw, None, lo, hi - lo, 0, s.view_bits)
-            self._launch(kernel, tables, view, rows, self._bits_for(direction, rows, in_bits), out, it)
-        b.synchronize()
-        device_times = b.take_device_times()
-        if device_times is not None:
-            it.copy_seconds, it.kernel_seconds = device_times
-        on_span = range(span[0], span[1]) if span is not None else range(0)
-        for i in sorted(placed):
-            if i in on_span:
-                it.add_partition(i, "resident", self._span_moved.pop(i, 0), self._rows(stats, i, dense),
-                                 device=self.executors[0].name)
-            else:
-                it.add_partition(i, "zerocopy", int(stats.lines[i]) * LINE_BYTES, self._rows(stats, i, dense),
-                                 device=self.executors[0].name)
-        # the floor as for any plan: the active bytes of partitions not resident when it began
-        it.floor_bytes = self._floor_bytes(stats, [i for i in placed if i not in resident], dense)
-        self.pool.busy = set()  # as every other plan's end: nothing is being read now
-        return out
-
     def _observe_kernel_rate(self, program: str, direction: str, edges: int, seconds: float) -> None:
         """Learn the device's edges/s for ``program``'s kernels in ``direction`` from a round the
         device timed (half the last estimate, half this round's)."""
@@ -748,131 +523,6 @@ class HybridEngine(Engine):
             return
         rates = self._host_rate.setdefault((program, direction), {})
         rates[ex] = smoothed(rates.get(ex), edges / seconds)
-
-    # ------------------------------------------------------------ the span
-    def _span_block(self):
-        """``(a, z, block)``: partitions ``a..z-1`` on the device as one block, or None (none
-        admitted, or the pool dropped it for room)."""
-        if self._span is None:
-            return None
-        block = self.pool.blocks.get((self.key, SPAN))
-        if block is None:
-            self._span = None
-            return None
-        return (*self._span, block)
-
-    def _own_blocks(self) -> set[int]:
-        """Partitions of this side on the device in blocks of their own."""
-        return {key[1] for key in self.pool.blocks if key[0] == self.key and key[1] != SPAN}
-
-    def _resident_set(self) -> set[int]:
-        """Partitions whose edges are on the device: their own blocks, and the span's."""
-        own = self._own_blocks()
-        span = self._span_block()
-        return own | set(range(span[0], span[1])) if span is not None else own
-
-    #: a sparse round admits a span whose partitions' edges were read this many times over
-    SPAN_AFTER_READS = 1.0
-
-    def _admit_span(self, min_reads: float = 0.0) -> None:
-        """In a round that reads every partition, copy the consecutive partitions that fit the
-        room no block or slot holds into one block (the span), the most valuable run first.
-
-        Copying a partition whole costs what reading all of it in place does, so in such a round
-        the copy is nearly free; kept, it is read at device speed by every later round and call.
-        One block, not one per partition, so that a plan over the whole side reads it in one
-        launch (a launch per resident partition costs more than a sparse round's kernels).
-
-        The room includes what other sides keep and do not read now (another algorithm's span,
-        say): the side being read is worth more than one that is not. Left to the free room
-        alone, the first side to keep a span kept it for good: at Kronecker 25 on an H200,
-        SSSP's weighted span left BFS's unweighted side none, and BFS ran 10% slower than
-        zero-copy alone.
-
-        Sparse rounds (``min_reads`` > 0) admit a span too, once its partitions' edges have
-        been read ``min_reads`` times over in earlier rounds and calls (VDS's value with
-        history): frontier-driven programs read much of the graph a piece at a time (SSSP
-        relaxes each arc 1.3-1.9 times on Kronecker and uniform graphs of scale 25), and each
-        piece read in place costs its lines across the bus again, a copy of the span once."""
-        if self._span_block() is not None:
-            return
-        if min_reads > 0 and self.read_edges.sum() < min_reads * self.side.partition_edges.min():
-            return  # nothing read enough yet (cheap test before the window search)
-        s = self.side
-        per_edge = s.range_bytes_per_edge
-        # a row-prefix copy (neighbourhood functions) gives way only once edge maps value this side's
-        # partitions more: WCC's finishing round (a few rows) must not drop the copy every call
-        mean_value = float(self.value.mean()) if len(self.value) else 0.0
-        idle = [k for k in self.pool.blocks if k[0] != self.key and k not in self.pool.busy
-                and (k[1] != "prefix" or self.pool.blocks[k].value < mean_value)]
-        room_edges = int((self.pool.room_for_blocks() + sum(self.pool.blocks[k].nbytes for k in idle)) / per_edge)
-        room_edges -= 64 if s.packed is not None else 0  # a packed copy's groups at both ends
-        edges = s.partition_edges
-        if not len(edges) or room_edges < max(1, int(edges.min())):
-            return
-        worth = np.where(np.isin(np.arange(len(edges)), list(self._own_blocks())), 0.0, (self.value + 1e-9) * edges)
-        best, a, z = 0.0, 0, 0
-        lo, held, total = 0, 0, 0.0
-        for hi in range(len(edges)):  # the best window [lo, hi] within the room (two pointers)
-            held += int(edges[hi])
-            total += worth[hi]
-            while held > room_edges:
-                held -= int(edges[lo])
-                total -= worth[lo]
-                lo += 1
-            if hi >= lo and total > best:
-                best, a, z = total, lo, hi + 1
-        if z <= a:
-            return
-        if min_reads > 0 and self.read_edges[a:z].sum() < min_reads * edges[a:z].sum():
-            return
-        parts = s.partitions
-        e0, e1 = parts[a].edge_lo, parts[z - 1].edge_hi
-        need = s.range_bytes(e0, e1) - self.pool.room_for_blocks()
-        if need > 0:  # other sides' idle blocks make the room, least valuable first
-            self.pool.drop_blocks(need, among=idle)
-        block = self._admit_range((self.key, SPAN), e0, e1, float(self.value[a:z].mean()))
-        if block is None:
-            return
-        s.copy_range(self.backend, e0, e1, block.indices, block.weights)
-        self._span = (a, z)
-        self._span_moved = dict(zip(range(a, z), s.copy_shares(parts[a:z])))
-        log.debug("hybrid: partitions %d..%d (%d bytes) kept on the device as one span", a, z - 1, block.nbytes)
-
-    def _device_copy(self, i: int):
-        """Partition ``i``'s edges on the device, ``(indices, weights, first)``: its own block's, or
-        the span's, whose range layout starts at edge ``first`` (``EdgeSide.range_of``); None when
-        it has none."""
-        s = self.side
-        block = self.pool.blocks.get((self.key, i))
-        if block is not None:
-            return block.indices, block.weights, s.range_base(s.partitions[i].edge_lo)
-        span = self._span_block()
-        if span is None or not span[0] <= i < span[1]:
-            return None
-        return span[2].indices, span[2].weights, s.range_base(s.partitions[span[0]].edge_lo)
-
-    # ------------------------------------------------------------ helpers
-    def _update_values(self, stats, decay: float) -> None:
-        """VDS value with history: the partition's share of active edges, decayed each iteration."""
-        edges = np.maximum(self.side.partition_edges, 1)
-        self.value = decay * self.value + stats.active_edges / edges
-        for key, block in self.pool.blocks.items():
-            if key[0] == self.key:  # the span is worth its partitions' mean
-                block.value = float(self.value[key[1]] if key[1] != SPAN else self.value[slice(*self._span)].mean())
-            else:  # another side's partitions are not being read: their value fades the same way
-                block.value *= decay
-
-    def _admit(self, i: int):
-        p = self.side.partitions[i]
-        return self._admit_range((self.key, i), p.edge_lo, p.edge_hi, float(self.value[i]))
-
-    def _admit_range(self, key: tuple, e0: int, e1: int, value: float):
-        """A pool block sized for edges ``[e0, e1)`` in the range layout (a partition's, or the span's)."""
-        s = self.side
-        _, h_idx, _ = s.host_range(e0, e1)
-        return self.pool.admit(key, e1 - s.range_base(e0), s.indices.dtype, s.weight_dtype, value,
-                               index_count=len(h_idx))
 
     def _edges(self, stats, idx: list[int], dense: bool) -> int:
         """Edges of partitions ``idx`` a round reads: all of each partition's when every row counts

@@ -1,0 +1,198 @@
+"""The hybrid engine's residency: the span (the most valuable run of partitions held on the device as
+one block), partitions' own blocks and their values, and the one-launch whole-side plan that reads
+the rest in place (the module doc of :mod:`graphferry.scheduler.hybrid`). A part of
+:class:`~graphferry.scheduler.hybrid.HybridEngine`."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from ..backends.base import LINE_BYTES, PartitionView
+
+log = logging.getLogger("graphferry.scheduler.hybrid")
+SPAN = "span"  # the pool key's second part for a side's span (partition indices are the others)
+
+
+class Residency:
+    """What ``HybridEngine`` keeps on the device between rounds, and its whole-side plan."""
+
+    def _run_whole_side(self, st, frontier, direction, it, stats, dense, placed, resident):
+        """One zero-copy launch over the side, or three where a span is on the device: the rows
+        before it and after it read in place, its own rows from its copy (``resident``: the
+        partitions on the device when the round began, for the floor)."""
+        b, s = self.backend, self.side
+        hidx, hw = self._mapped_range()
+        out = b.new_bitmap(s.n)
+        offs = s.device_offsets(b)
+        in_bits = None if frontier.is_all else frontier.bits
+        handle = st.kernel_handle()
+        kernel, tables = handle.edge(direction), handle.tables
+        span = self._span_block()
+        parts = s.partitions
+        if span is None:
+            pieces = [(0, s.n, 0, len(parts))]
+        else:
+            a, z, _ = span
+            pieces = [(0, parts[a].lo, 0, a), (parts[a].lo, parts[z - 1].hi, a, z), (parts[z - 1].hi, s.n, z, len(parts))]
+        for lo, hi, first, stop in pieces:
+            if hi <= lo:
+                continue
+            if dense:
+                rows = None
+            else:  # the frontier's ids in these rows, where they are: no trip through the host
+                c0, c1 = int(stats.cuts[first]), int(stats.cuts[stop])
+                if c1 == c0:
+                    continue
+                rows = stats.ids[c0:c1] - lo if lo else stats.ids[c0:c1]
+            if span is not None and first == span[0]:
+                blk = span[2]
+                e0 = parts[first].edge_lo
+                view = s.range_view(offs[lo : hi + 1], lo, hi - lo, blk.indices, blk.weights, e0,
+                                    parts[stop - 1].edge_hi, s.range_base(e0))
+            else:
+                view = PartitionView(offs[lo : hi + 1], hidx, hw, None, lo, hi - lo, 0, s.view_bits)
+            self._launch(kernel, tables, view, rows, self._bits_for(direction, rows, in_bits), out, it)
+        b.synchronize()
+        device_times = b.take_device_times()
+        if device_times is not None:
+            it.copy_seconds, it.kernel_seconds = device_times
+        on_span = range(span[0], span[1]) if span is not None else range(0)
+        for i in sorted(placed):
+            if i in on_span:
+                it.add_partition(i, "resident", self._span_moved.pop(i, 0), self._rows(stats, i, dense),
+                                 device=self.executors[0].name)
+            else:
+                it.add_partition(i, "zerocopy", int(stats.lines[i]) * LINE_BYTES, self._rows(stats, i, dense),
+                                 device=self.executors[0].name)
+        # the floor as for any plan: the active bytes of partitions not resident when it began
+        it.floor_bytes = self._floor_bytes(stats, [i for i in placed if i not in resident], dense)
+        self.pool.busy = set()  # as every other plan's end: nothing is being read now
+        return out
+
+
+    # ------------------------------------------------------------ the span
+    def _span_block(self):
+        """``(a, z, block)``: partitions ``a..z-1`` on the device as one block, or None (none
+        admitted, or the pool dropped it for room)."""
+        if self._span is None:
+            return None
+        block = self.pool.blocks.get((self.key, SPAN))
+        if block is None:
+            self._span = None
+            return None
+        return (*self._span, block)
+
+    def _own_blocks(self) -> set[int]:
+        """Partitions of this side on the device in blocks of their own."""
+        return {key[1] for key in self.pool.blocks if key[0] == self.key and key[1] != SPAN}
+
+    def _resident_set(self) -> set[int]:
+        """Partitions whose edges are on the device: their own blocks, and the span's."""
+        own = self._own_blocks()
+        span = self._span_block()
+        return own | set(range(span[0], span[1])) if span is not None else own
+
+    #: a sparse round admits a span whose partitions' edges were read this many times over
+    SPAN_AFTER_READS = 1.0
+
+    def _admit_span(self, min_reads: float = 0.0) -> None:
+        """In a round that reads every partition, copy the consecutive partitions that fit the
+        room no block or slot holds into one block (the span), the most valuable run first.
+
+        Copying a partition whole costs what reading all of it in place does, so in such a round
+        the copy is nearly free; kept, it is read at device speed by every later round and call.
+        One block, not one per partition, so that a plan over the whole side reads it in one
+        launch (a launch per resident partition costs more than a sparse round's kernels).
+
+        The room includes what other sides keep and do not read now (another algorithm's span,
+        say): the side being read is worth more than one that is not. Left to the free room
+        alone, the first side to keep a span kept it for good: at Kronecker 25 on an H200,
+        SSSP's weighted span left BFS's unweighted side none, and BFS ran 10% slower than
+        zero-copy alone.
+
+        Sparse rounds (``min_reads`` > 0) admit a span too, once its partitions' edges have
+        been read ``min_reads`` times over in earlier rounds and calls (VDS's value with
+        history): frontier-driven programs read much of the graph a piece at a time (SSSP
+        relaxes each arc 1.3-1.9 times on Kronecker and uniform graphs of scale 25), and each
+        piece read in place costs its lines across the bus again, a copy of the span once."""
+        if self._span_block() is not None:
+            return
+        if min_reads > 0 and self.read_edges.sum() < min_reads * self.side.partition_edges.min():
+            return  # nothing read enough yet (cheap test before the window search)
+        s = self.side
+        per_edge = s.range_bytes_per_edge
+        # a row-prefix copy (neighbourhood functions) gives way only once edge maps value this side's
+        # partitions more: WCC's finishing round (a few rows) must not drop the copy every call
+        mean_value = float(self.value.mean()) if len(self.value) else 0.0
+        idle = [k for k in self.pool.blocks if k[0] != self.key and k not in self.pool.busy
+                and (k[1] != "prefix" or self.pool.blocks[k].value < mean_value)]
+        room_edges = int((self.pool.room_for_blocks() + sum(self.pool.blocks[k].nbytes for k in idle)) / per_edge)
+        room_edges -= 64 if s.packed is not None else 0  # a packed copy's groups at both ends
+        edges = s.partition_edges
+        if not len(edges) or room_edges < max(1, int(edges.min())):
+            return
+        worth = np.where(np.isin(np.arange(len(edges)), list(self._own_blocks())), 0.0, (self.value + 1e-9) * edges)
+        best, a, z = 0.0, 0, 0
+        lo, held, total = 0, 0, 0.0
+        for hi in range(len(edges)):  # the best window [lo, hi] within the room (two pointers)
+            held += int(edges[hi])
+            total += worth[hi]
+            while held > room_edges:
+                held -= int(edges[lo])
+                total -= worth[lo]
+                lo += 1
+            if hi >= lo and total > best:
+                best, a, z = total, lo, hi + 1
+        if z <= a:
+            return
+        if min_reads > 0 and self.read_edges[a:z].sum() < min_reads * edges[a:z].sum():
+            return
+        parts = s.partitions
+        e0, e1 = parts[a].edge_lo, parts[z - 1].edge_hi
+        need = s.range_bytes(e0, e1) - self.pool.room_for_blocks()
+        if need > 0:  # other sides' idle blocks make the room, least valuable first
+            self.pool.drop_blocks(need, among=idle)
+        block = self._admit_range((self.key, SPAN), e0, e1, float(self.value[a:z].mean()))
+        if block is None:
+            return
+        s.copy_range(self.backend, e0, e1, block.indices, block.weights)
+        self._span = (a, z)
+        self._span_moved = dict(zip(range(a, z), s.copy_shares(parts[a:z])))
+        log.debug("hybrid: partitions %d..%d (%d bytes) kept on the device as one span", a, z - 1, block.nbytes)
+
+    def _device_copy(self, i: int):
+        """Partition ``i``'s edges on the device, ``(indices, weights, first)``: its own block's, or
+        the span's, whose range layout starts at edge ``first`` (``EdgeSide.range_of``); None when
+        it has none."""
+        s = self.side
+        block = self.pool.blocks.get((self.key, i))
+        if block is not None:
+            return block.indices, block.weights, s.range_base(s.partitions[i].edge_lo)
+        span = self._span_block()
+        if span is None or not span[0] <= i < span[1]:
+            return None
+        return span[2].indices, span[2].weights, s.range_base(s.partitions[span[0]].edge_lo)
+
+    # ------------------------------------------------------------ helpers
+    def _update_values(self, stats, decay: float) -> None:
+        """VDS value with history: the partition's share of active edges, decayed each iteration."""
+        edges = np.maximum(self.side.partition_edges, 1)
+        self.value = decay * self.value + stats.active_edges / edges
+        for key, block in self.pool.blocks.items():
+            if key[0] == self.key:  # the span is worth its partitions' mean
+                block.value = float(self.value[key[1]] if key[1] != SPAN else self.value[slice(*self._span)].mean())
+            else:  # another side's partitions are not being read: their value fades the same way
+                block.value *= decay
+
+    def _admit(self, i: int):
+        p = self.side.partitions[i]
+        return self._admit_range((self.key, i), p.edge_lo, p.edge_hi, float(self.value[i]))
+
+    def _admit_range(self, key: tuple, e0: int, e1: int, value: float):
+        """A pool block sized for edges ``[e0, e1)`` in the range layout (a partition's, or the span's)."""
+        s = self.side
+        _, h_idx, _ = s.host_range(e0, e1)
+        return self.pool.admit(key, e1 - s.range_base(e0), s.indices.dtype, s.weight_dtype, value,
+                               index_count=len(h_idx))
