@@ -103,8 +103,9 @@ MUTANTS = [
            ("tests/test_wcc.py",)),
     # ------------------------------------------------------------------ PageRank
     Mutant("pagerank-ldbc-rank-shift", "LDBC PageRank ranks 1e-9 too large", f"{ALG}/pagerank.py",
-           "    const double r = S.base + S.damping * S.acc[v];\n",
-           "    const double r = (S.base + S.damping * S.acc[v]) * (1.0 + 1e-9);\n",
+           "    const double r = S.base + S.damping * S.acc[v];\n    S.rank[v] = r;\n    S.contrib[v] = r * S.scale[v];\n    S.acc[v] = 0.0;\n",
+           "    const double r = (S.base + S.damping * S.acc[v]) * (1.0 + 1e-9);\n    S.rank[v] = r;\n"
+           "    S.contrib[v] = r * S.scale[v];\n    S.acc[v] = 0.0;\n",
            ("tests/test_pagerank.py",)),
     Mutant("pagerank-delta-rank-shift", "delta PageRank keeps 0.1% too much of vertex 3's residual",
            f"{ALG}/pagerank.py", "    S.rank[v] += r;\n", "    S.rank[v] += v == 3 ? r * 1.001 : r;\n",
