@@ -57,6 +57,8 @@ _WHERE = {
     "verify_jaccard": "jaccard",
     "edge_betweenness": "edge_betweenness",
     "verify_edge_betweenness": "edge_betweenness",
+    "k_truss": "k_truss",
+    "verify_k_truss": "k_truss",
     "collaborative_filtering": "cf",
     "ratings_graph": "cf",
     "verify_cf": "cf",

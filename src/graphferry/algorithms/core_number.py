@@ -43,7 +43,7 @@ import numpy as np
 from ..graph import Graph, offsets_from_degrees
 from ..runtime import Program, RunOptions
 from ..transforms import cached, on_handle, simple_graph
-from ._common import Result, runtime_for
+from ._common import Result, driver_hooks, runtime_for
 
 PROGRAM = Program(
     "core_number",
@@ -73,34 +73,39 @@ GF_FN bool peel(const State& S, vid_t v) {
 )
 
 
-def peeling_view(graph: Graph) -> Graph:
+def peeling_view(graph: Graph, simple: bool = False) -> Graph:
     """The graph whose rows are the neighbours peeling walks (see the module docstring).
 
     Undirected: the simple view. Directed: successors and predecessors in one
     row (the simple directed view's arcs stored both ways, a pair of opposite
     arcs giving two entries), so one edge map lowers both ends' degrees. Cached.
+    ``simple``: the caller knows ``graph`` has no self-loop and no repeated arc
+    (a NetworkX ``Graph``'s conversion): its rows need no sort, and are the view as they are.
     """
     if not graph.directed:
-        return simple_graph(graph, undirected=True)
+        return graph if simple else simple_graph(graph, undirected=True)
 
     def build() -> Graph:
-        simple = simple_graph(graph, undirected=False)
-        src, dst = simple.edges()
+        base = graph if simple else simple_graph(graph, undirected=False)
+        src, dst = base.edges()
         both_src, both_dst = np.concatenate([src, dst]), np.concatenate([dst, src])
         order = np.argsort(both_src, kind="stable")
         degree = np.bincount(both_src, minlength=graph.n).astype(np.int64)
-        return Graph(offsets_from_degrees(degree), both_dst[order].astype(simple.indices.dtype), None,
+        return Graph(offsets_from_degrees(degree), both_dst[order].astype(base.indices.dtype), None,
                      directed=True, name=f"{graph.name}-both-ways")
-    return cached(graph, ("core_number.both_ways",), build)
+    return cached(graph, ("core_number.both_ways", simple), build)
 
 
 def core_number(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
     """Core number of every vertex (values ``core``, int64); scalars ``max_core`` and ``rounds``.
 
     ``rounds`` counts the edge maps (peeling rounds). See the module docstring
-    for how directed graphs, self-loops and repeated edges are read.
+    for how directed graphs, self-loops and repeated edges are read. Driver hook
+    (``_common.driver_hooks``): ``simple=True`` promises no self-loop and no
+    repeated arc (see :func:`peeling_view`).
     """
-    view = peeling_view(graph)
+    (simple,) = driver_hooks(kwargs, "simple")
+    view = peeling_view(graph, bool(simple))
     n = graph.n
     rounds = 0
     with runtime_for(on_handle(graph, view), "core_number", options, kwargs) as rt:

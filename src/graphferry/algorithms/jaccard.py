@@ -108,12 +108,21 @@ GF_FN bool score_pairs(const State& S, const GfGraph& G, const GfGraph& GT, vid_
 )
 
 
-def neighbour_sets(graph: Graph) -> Graph:
-    """The sorted undirected view whose rows are the neighbour sets (self-loops kept, repeats once). Cached."""
+def neighbour_sets(graph: Graph, simple: bool = False) -> Graph:
+    """The sorted undirected view whose rows are the neighbour sets (self-loops kept, repeats once). Cached.
+
+    ``simple``: the caller knows ``graph`` is undirected without repeated edges (a NetworkX
+    ``Graph``'s conversion): only its rows are sorted, by one sort of ``row * n + neighbour``.
+    """
     def build() -> Graph:
         if is_simple(graph, undirected=True):      # sorted, symmetric, no self-loop: itself
             return graph
         n = graph.n
+        if simple and not graph.directed:
+            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.offsets))
+            keys = np.sort(rows * n + graph.indices)     # rows stay where they are: only each row's order
+            return Graph(graph.offsets, (keys - rows * n).astype(graph.indices.dtype), None, directed=False,
+                         original_ids=graph.original_ids, name=f"{graph.name}-neighbour-sets")
         src, dst = graph.edges()
         if graph.directed:
             src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
@@ -121,7 +130,7 @@ def neighbour_sets(graph: Graph) -> Graph:
         degree = np.bincount(src, minlength=n).astype(np.int64)
         return Graph(offsets_from_degrees(degree), dst.astype(index_dtype_for(n)), None, directed=False,
                      original_ids=graph.original_ids, name=f"{graph.name}-neighbour-sets")
-    return cached(graph, ("jaccard.neighbour_sets",), build)
+    return cached(graph, ("jaccard.neighbour_sets", simple), build)
 
 
 def distance_two_pairs(sets: Graph) -> tuple[np.ndarray, np.ndarray]:
@@ -157,11 +166,12 @@ def distance_two_pairs(sets: Graph) -> tuple[np.ndarray, np.ndarray]:
 def jaccard_coefficient(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> EdgeResult:
     """Jaccard coefficient of each pair (edge columns ``source``, ``target``, ``coefficient``).
 
-    Driver hook (``_common.driver_hooks``): ``pairs=(sources, targets)``, internal
-    ids (None: the pairs at distance 2, see the module docstring). Scalars: ``pairs``.
+    Driver hooks (``_common.driver_hooks``): ``pairs=(sources, targets)``, internal
+    ids (None: the pairs at distance 2, see the module docstring); ``simple=True``
+    (see :func:`neighbour_sets`). Scalars: ``pairs``.
     """
-    (pairs,) = driver_hooks(kwargs, "pairs")
-    sets = neighbour_sets(graph)
+    pairs, simple = driver_hooks(kwargs, "pairs", "simple")
+    sets = neighbour_sets(graph, bool(simple))
     n = graph.n
     if pairs is None:
         first, second = distance_two_pairs(sets)

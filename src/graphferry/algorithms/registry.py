@@ -43,7 +43,7 @@ Example:
     >>> registry.get("page_rank")
     Traceback (most recent call last):
     ...
-    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst, communities, core_number, eigenvector_centrality, katz_centrality, hits, jaccard_coefficient, edge_betweenness
+    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst, communities, core_number, eigenvector_centrality, katz_centrality, hits, jaccard_coefficient, edge_betweenness, k_truss
 """
 
 from __future__ import annotations
@@ -303,6 +303,10 @@ def _verify_edge_betweenness(verify, graph, result, params):
     verify(graph, result.edges["source"], result.edges["target"], result.edges["betweenness"], **params)
 
 
+def _verify_k_truss(verify, graph, result, params):
+    verify(graph, params["k"], result.edges["source"], result.edges["target"])
+
+
 def _verify_with_params(verify, graph, result, params):
     verify(graph, *result.values.values(), **params)
 
@@ -478,6 +482,13 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
                     Parameter("seed", int, None, "seed of the source sample (NetworkX's draw)")),
         scalars=("sources",), verifier="verify_edge_betweenness", verify_call=_verify_edge_betweenness,
         memory=(64, 72)),  # not fitted yet: betweenness's state, a float64 per arc; simple view
+    AlgorithmSpec(
+        "k_truss", "k_truss",
+        "The k-truss (every edge in at least k - 2 triangles), by support counting; one row per edge.",
+        columns=(),
+        parameters=(Parameter("k", int, 3, "every edge of the truss lies in at least k - 2 triangles"),),
+        scalars=("num_edges", "num_vertices", "rounds"), verifier="verify_k_truss", verify_call=_verify_k_truss,
+        memory=(16, 40)),  # not fitted yet: per-arc flags and mirrors; the undirected simple view
 )}
 
 

@@ -14,23 +14,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from .convert import converted
+from .graph import NxGraph
 from .policy import large_graph
 from .registration import networkx_algorithm
 from .running import run
 
 
-def no_multigraph(a: dict) -> bool | str:
-    if a["G"].is_multigraph():
+def has_self_loops(G) -> bool:
+    """Whether ``G`` (a NetworkX graph: a dict lookup per node; or a converted one) has a self-loop."""
+    if isinstance(G, NxGraph):
+        csr = G.csr
+        rows = np.repeat(np.arange(csr.n, dtype=csr.indices.dtype), csr.out_degree)
+        return bool(np.any(rows == csr.indices))
+    adj = G._adj
+    if type(adj) is dict:   # C-level: about 30 ns a node
+        return any(map(dict.__contains__, adj.values(), adj))
+    return any(u in nbrs for u, nbrs in adj.items())       # a graph view's filtered adjacency
+
+
+def simple_without_self_loops(a: dict) -> bool | str:
+    """NetworkX refuses multigraphs and graphs with self-loops here (``NetworkXNotImplemented``): let it say so."""
+    G = a["G"]
+    if G.is_multigraph():
         return "NetworkX rejects multigraphs here; let it say so"
-    return True
-
-
-def no_self_loops(a: dict) -> bool | str:
-    """NetworkX refuses graphs with self-loops here (``NetworkXNotImplemented``): let it say so."""
-    csr = converted(a["G"]).csr
-    rows = np.repeat(np.arange(csr.n, dtype=csr.indices.dtype), csr.out_degree)
-    if np.any(rows == csr.indices):
+    if has_self_loops(G):
         return "the graph has self-loops; NetworkX refuses them"
     return True
 
@@ -38,9 +45,10 @@ def no_self_loops(a: dict) -> bool | str:
 @networkx_algorithm(
     note=("graphferry's bucketed peeling (Julienne's k-core: the bucket of k as a frontier, an edge map "
           "lowering live neighbours' degrees); a directed graph's degree is in- plus out-degree, as in NetworkX."),
-    can_run=no_multigraph, can_run_converted=no_self_loops, should_run=large_graph)
+    can_run=simple_without_self_loops, should_run=large_graph)
 def core_number(G):
     """Core number of every node, in ``G``'s node order."""
     if len(G) == 0:
         return {}
-    return dict(zip(G.nodes, run("core_number", G.csr).core.tolist()))
+    # a (Di)Graph without self-loops: its conversion is the peeling view as it is (no sort)
+    return dict(zip(G.nodes, run("core_number", G.csr, simple=True).core.tolist()))

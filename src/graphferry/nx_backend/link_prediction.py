@@ -66,7 +66,8 @@ def jaccard_coefficient(G, ebunch=None):
             first.append(index[u])
             second.append(index[v])
     first_ids, second_ids = np.array(first, np.int64), np.array(second, np.int64)
-    values = run("jaccard_coefficient", G.csr, pairs=(first_ids, second_ids)).edges["coefficient"].tolist()
+    # a Graph's conversion has no repeated edge: its rows need only a sort
+    values = run("jaccard_coefficient", G.csr, pairs=(first_ids, second_ids), simple=True).edges["coefficient"].tolist()
     # NetworkX's 0 for two nodes without neighbours is the int 0 (no division happened)
     degree = G.csr.out_degree
     empty = ((degree[first_ids] == 0) & (degree[second_ids] == 0)).tolist() if pairs else []
