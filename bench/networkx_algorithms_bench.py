@@ -67,6 +67,11 @@ def same_dict(got, want) -> tuple[bool, str]:
     return got == want and list(got) == list(want), "equal dicts, same order"
 
 
+def same_graph(got, want) -> tuple[bool, str]:
+    same = nx.utils.graphs_equal(got, want) and list(got.edges(data=True)) == list(want.edges(data=True))
+    return same, f"equal graphs ({want.number_of_edges():,} edges), attributes and order"
+
+
 def close_dict(tol: float) -> Callable[[Any, Any], tuple[bool, str]]:
     def check(got, want):
         d = max_difference(got, want)
@@ -110,6 +115,7 @@ CASES: dict[str, tuple[Callable, Callable]] = {
     # exact edge betweenness is n searches (hours in NetworkX here): 16 sampled sources, NetworkX's draw
     "edge_betweenness_centrality": (lambda G, b, c: nx.edge_betweenness_centrality(G, k=16, seed=1, **b),
                                     close_dict(1e-12)),
+    "k_truss": (lambda G, b, c: nx.k_truss(G, 4, **b), same_graph),
 }
 
 

@@ -164,3 +164,23 @@ def test_edge_betweenness_centrality(G, normalized, data):
 
 def test_edge_betweenness_centrality_declines_multigraphs():
     assert interface.can_run("edge_betweenness_centrality", (nx.MultiGraph([(0, 1)]),), {}) is not True
+
+
+@SETTINGS
+@given(G=nx_graphs(kinds=("Graph",), self_loops=False, max_n=20), k=st.integers(-1, 6))
+def test_k_truss(G, k):
+    for u, v in list(G.edges())[:3]:
+        G.edges[u, v]["colour"] = "red"       # every attribute kept, as in NetworkX's copy
+    G.graph["name"] = "g"
+    want = nx.k_truss(G, k)
+    got = nx.k_truss(G, k, **GF)
+    assert nx.utils.graphs_equal(got, want)
+    assert list(got.nodes) == list(want.nodes) and list(got.edges(data=True)) == list(want.edges(data=True))
+
+
+def test_k_truss_declines_what_networkx_refuses():
+    G = nx.cycle_graph(3)
+    G.add_edge(0, 0)
+    assert interface.can_run("k_truss", (G,), {"k": 3}) is not True
+    assert interface.can_run("k_truss", (nx.DiGraph([(0, 1)]),), {"k": 3}) is not True
+    assert interface.can_run("k_truss", (nx.path_graph(3),), {"k": 2.5}) is not True

@@ -42,6 +42,7 @@ FUNCTIONS: dict[str, str] = {
     'is_weakly_connected': "graphferry's WCC.",
     'isolates': "Degrees from the CSR; a generator in node order, like NetworkX's.",
     'jaccard_coefficient': "graphferry's intersections of sorted neighbour rows, one neighbourhood function per vertex over its slots of pairs. The default ebunch (every non-edge) is listed in NetworkX's order, in Python.",
+    'k_truss': "graphferry's support counting (synchronous rounds dropping edges under k - 2 live common neighbours, sorted-row merges); the subgraph, every attribute kept, is built from G as NetworkX builds it.",
     'katz_centrality': "graphferry's power iteration, NetworkX's step for step (alpha A^T x + beta, stopping when the L1 change is below n * tol, then L2-normalised); beta a number or one per node; float32 edge weights.",
     'multi_source_dijkstra': "graphferry's SSSP for the distances; NetworkX's heap order and tie-breaking rebuilt from them (the same dict order, the same path where shortest paths tie). Weights that float32 cannot hold exactly, negative weights and weight functions are left to NetworkX.",
     'multi_source_dijkstra_path': "graphferry's SSSP for the distances; NetworkX's heap order and tie-breaking rebuilt from them (the same dict order, the same path where shortest paths tie). Weights that float32 cannot hold exactly, negative weights and weight functions are left to NetworkX.",

@@ -73,10 +73,11 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     """NetworkX graph -> :class:`~graphferry.nx_backend.graph.NxGraph` (named edge attributes only)."""
     if isinstance(G, NxGraph):
         return G
-    if preserve_edge_attrs:
-        # only a callable weight asks for every attribute, and can_run turns those away
-        raise NotImplementedError("graphferry converts named edge attributes only, not all of them")
     g = converted(G, edge_attrs)
+    if preserve_edge_attrs is True or preserve_node_attrs is True:
+        # every attribute asked for (a function returning a subgraph of G, k_truss): graphferry's CSR
+        # keeps named edge attributes only, so the function builds its answer from G itself
+        g.networkx_graph = G
     if preserve_graph_attrs:
         g.graph_attrs = dict(G.graph)
     return g

@@ -1,4 +1,4 @@
-"""Cores: ``core_number`` by graphferry's bucketed peeling.
+"""Cores: ``core_number`` by graphferry's bucketed peeling, ``k_truss`` by its support counting.
 
 Example:
     >>> import networkx as nx
@@ -8,10 +8,15 @@ Example:
     >>> G.add_edge(3, 4)
     >>> nx.core_number(G, backend="graphferry")
     {0: 3, 1: 3, 2: 3, 3: 3, 4: 1}
+    >>> sorted(nx.k_truss(G, 4, backend="graphferry").edges())
+    [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
 """
 
 from __future__ import annotations
 
+from numbers import Integral
+
+import networkx as nx
 import numpy as np
 
 from .graph import NxGraph
@@ -52,3 +57,41 @@ def core_number(G):
         return {}
     # a (Di)Graph without self-loops: its conversion is the peeling view as it is (no sort)
     return dict(zip(G.nodes, run("core_number", G.csr, simple=True).core.tolist()))
+
+
+def _check_k_truss(a: dict) -> bool | str:
+    G = a["G"]
+    if G.is_directed():
+        return "NetworkX rejects directed graphs here; let it say so"
+    if (ok := simple_without_self_loops(a)) is not True:
+        return ok
+    if not isinstance(a["k"], Integral):
+        return "k must be an int"
+    if isinstance(G, NxGraph) and G.networkx_graph is None:
+        return "a graph converted without its attributes: the subgraph could not keep them"
+    return True
+
+
+@networkx_algorithm(
+    note=("graphferry's support counting (synchronous rounds dropping edges under k - 2 live common neighbours, "
+          "sorted-row merges); the subgraph, every attribute kept, is built from G as NetworkX builds it."),
+    can_run=_check_k_truss, should_run=large_graph)
+def k_truss(G, k):
+    """The k-truss of ``G``: a copy of G without the dropped edges and the nodes left isolated (NetworkX's)."""
+    source = G.networkx_graph
+    if source is None:
+        raise NotImplementedError("graphferry needs the NetworkX graph to keep every attribute of the subgraph")
+    csr = G.csr
+    r = run("k_truss", csr, k=int(k))
+    H = source.copy()
+    if r.num_edges < csr.m // 2:   # the dropped edges: the simple view's edges not in the truss
+        n = csr.n
+        src, dst = csr.edges()
+        once = src < dst
+        src, dst = src[once].astype(np.int64), dst[once].astype(np.int64)
+        kept = np.isin(src * n + dst, r.edges["source"] * n + r.edges["target"])
+        nodes = G.nodes
+        H.remove_edges_from(zip(map(nodes.__getitem__, src[~kept].tolist()),
+                                map(nodes.__getitem__, dst[~kept].tolist())))
+    H.remove_nodes_from(list(nx.isolates(H)))
+    return H

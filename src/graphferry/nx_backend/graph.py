@@ -100,6 +100,8 @@ class NxGraph:
         self.multiplicity = multiplicity
         self.weights = weights or {}
         self.graph_attrs = graph_attrs or {}
+        #: the NetworkX graph converted, kept where a function needs its every attribute (None otherwise)
+        self.networkx_graph = None
         self.__networkx_cache__: dict = {}
 
     # the small part of NetworkX's graph interface that dispatching looks at

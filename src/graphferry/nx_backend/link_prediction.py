@@ -11,6 +11,8 @@ Example:
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 import networkx as nx
 import numpy as np
 
@@ -53,22 +55,26 @@ def jaccard_coefficient(G, ebunch=None):
     nodes = G.nodes
     if ebunch is None:
         first, second = _non_edges(G, nodes)
-        pairs = [(nodes[a], nodes[b]) for a, b in zip(first, second)]
+        pairs = list(zip(map(nodes.__getitem__, first), map(nodes.__getitem__, second)))
     else:
         pairs = list(ebunch)
-        first, second = [], []
         index = G.index
-        for u, v in pairs:
-            if u not in G:
-                raise nx.NodeNotFound(f"Node {u} not in G.")
-            if v not in G:
-                raise nx.NodeNotFound(f"Node {v} not in G.")
-            first.append(index[u])
-            second.append(index[v])
+        try:   # a dict lookup per end, at C speed
+            first = list(map(index.__getitem__, map(itemgetter(0), pairs)))
+            second = list(map(index.__getitem__, map(itemgetter(1), pairs)))
+        except (KeyError, TypeError, IndexError):
+            for u, v in pairs:   # NetworkX's error for the first pair with an unknown node
+                if u not in G:
+                    raise nx.NodeNotFound(f"Node {u} not in G.") from None
+                if v not in G:
+                    raise nx.NodeNotFound(f"Node {v} not in G.") from None
+            raise
     first_ids, second_ids = np.array(first, np.int64), np.array(second, np.int64)
     # a Graph's conversion has no repeated edge: its rows need only a sort
     values = run("jaccard_coefficient", G.csr, pairs=(first_ids, second_ids), simple=True).edges["coefficient"].tolist()
     # NetworkX's 0 for two nodes without neighbours is the int 0 (no division happened)
     degree = G.csr.out_degree
-    empty = ((degree[first_ids] == 0) & (degree[second_ids] == 0)).tolist() if pairs else []
-    return ((u, v, 0 if none else p) for (u, v), p, none in zip(pairs, values, empty))
+    if len(pairs):
+        for i in np.flatnonzero((degree[first_ids] == 0) & (degree[second_ids] == 0)).tolist():
+            values[i] = 0
+    return (triple for triple in zip(map(itemgetter(0), pairs), map(itemgetter(1), pairs), values))
