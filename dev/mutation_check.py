@@ -189,6 +189,8 @@ MUTANTS = [
                                       "        want, converged = katz_reference("),
           ("hits", "hits", "    hubs, authorities = np.asarray(hubs, np.float64), np.asarray(authorities, np.float64)\n"),
           ("jaccard", "jaccard", "    sources, targets = np.asarray(sources).tolist(), np.asarray(targets).tolist()\n"),
+          ("edge_betweenness", "edge_betweenness",
+           "    got = {(u, v): x for u, v, x in zip(np.asarray(sources).tolist(), np.asarray(targets).tolist(),\n"),
       ]),
     # ------------------------------------------------------------------ the hybrid engine
     Mutant("hybrid-span-rows-skipped", "the whole-side plan forgets the span's own rows", f"{SCHED}/residency.py",

@@ -48,6 +48,7 @@ from ..runtime import Program, RunOptions
 from ..transforms import on_handle, simple_graph, simple_weighted_graph
 from .betweenness import BATCH, BATCH_STATE_BYTES, BFS, COUNT, RELAX, sample_sources
 from .betweenness import PROGRAM as VERTEX_PROGRAM
+from . import registry
 from ._common import EdgeResult, runtime_for
 
 PROGRAM = Program(
@@ -104,6 +105,7 @@ def edge_betweenness(graph: Graph, k: int | None = None, normalized: bool = True
     seed. ``weighted``: the graph's weights (when it has them) as path lengths.
     Scalars: ``sources`` (how many were run).
     """
+    registry.get("edge_betweenness").check_values(seed=seed)
     use_weights = bool(weighted and graph.weighted)
     if use_weights and graph.m and not float(np.min(graph.weights)) > 0:
         raise ValueError("edge_betweenness: edge weights must be positive")

@@ -479,7 +479,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
         parameters=(Parameter("k", int, None, "number of sampled sources (none: every vertex, exact)"),
                     Parameter("normalized", bool, True, "divide by K (n - 1), as NetworkX does"),
                     Parameter("weighted", bool, True, "edge weights as path lengths (when the graph has them)"),
-                    Parameter("seed", int, None, "seed of the source sample (NetworkX's draw)")),
+                    Parameter("seed", int, None, "seed of the source sample (NetworkX's draw)", minimum=0)),
         scalars=("sources",), verifier="verify_edge_betweenness", verify_call=_verify_edge_betweenness,
         memory=(64, 72)),  # not fitted yet: betweenness's state, a float64 per arc; simple view
     AlgorithmSpec(
