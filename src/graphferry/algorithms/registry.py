@@ -73,8 +73,13 @@ class Parameter:
     default: Any = REQUIRED
     help: str = ""
     choices: tuple[Any, ...] = ()
-    #: the least value allowed (a seed: 0), or None; checked by :meth:`problem`
+    #: the least value allowed, or None; checked by :meth:`problem`. A parameter named ``seed``
+    #: takes 0 unless it says otherwise: no seed is negative
     minimum: Any = None
+
+    def __post_init__(self) -> None:
+        if self.name == "seed" and self.minimum is None:
+            object.__setattr__(self, "minimum", 0)
 
     @property
     def required(self) -> bool:
