@@ -1063,6 +1063,7 @@ def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
         save(doc)
 
     work = Path(args.work) / name
+
     def in_time():
         return time.perf_counter() < args.peers_deadline - 10
 
