@@ -34,16 +34,24 @@ RESULTS = ROOT / "bench" / "results"
 NEW_SCHEMA = "graphferry-bench/2"
 
 
-def commit_known(commit: str) -> bool | None:
-    """Whether ``commit`` is a commit of this repository (None: no git here to ask)."""
-    if not (ROOT / ".git").exists():
-        return None
+def _git_ok(*args: str) -> bool | None:
     try:
-        p = subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=ROOT, capture_output=True,
-                           timeout=30)
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, timeout=30).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return p.returncode == 0
+
+
+def commit_known(commit: str) -> bool | None:
+    """Whether ``commit`` is in this checkout's history (an ancestor of HEAD: a commit rewritten by
+    a rebase may linger as an object, but no longer names the tree anyone has); None where there
+    is no git to ask. In a shallow clone, whose history is cut, its presence as a commit object."""
+    if not (ROOT / ".git").exists():
+        return None
+    shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=ROOT, capture_output=True,
+                             text=True).stdout.strip() == "true"
+    if shallow:
+        return _git_ok("cat-file", "-e", f"{commit}^{{commit}}")
+    return _git_ok("merge-base", "--is-ancestor", commit, "HEAD")
 
 
 def problems(doc: dict, name: str = "?", check_commit: bool = True) -> list[str]:
