@@ -1,16 +1,22 @@
 #!/usr/bin/env python
-"""The README's "Latest results" section, generated from bench/results/*.json.
+"""The README's "Latest results" section and its benchmark table, generated from bench/results/*.json.
 
-Tables, each from one results file (timings compare only within one file):
-the side-by-side run with peers (``peers-kron*.json`` holding ``peer:`` runs),
-the run of the hybrid engine against the single engines (``peers-kron*.json``
-holding ``hybrid`` runs), one against several GPUs (``multidevice-kron*.json``)
-and the further algorithms (``algorithms-kron*.json`` with GPU runs), each on
-the largest graph measured, the newest such file (largest ``date``). Milliseconds per call; PageRank in milliseconds per
-iteration; ``*`` marks a run not verified in that run (the peers' own timers).
+"Latest results": tables, each from one results file (timings compare only within one file):
+first the headline under issue 35's rules (the newest schema-2 ``peers-kron*.json`` with the
+resident, zero-copy and hybrid engines and a peer, written by ``bench/evidence_session.sh``: each
+cell the first call / the median, GB moved with zero-copy bytes labelled modelled), then the older
+runs: the side-by-side run with peers (``peers-kron*.json`` holding ``peer:`` runs), the run of
+the hybrid engine against the single engines, one against several GPUs (``multidevice-kron*.json``)
+and the further algorithms (``algorithms-kron*.json`` with GPU runs), each on the largest graph
+measured, the newest such file (largest ``date``); a figure other files contradict by more than 2x
+is flagged under its table. Milliseconds per call; PageRank in milliseconds per iteration; ``*``
+marks a run whose answer was not checked in that run (for schema-1 files a peer counts as checked
+only where GAPBS's own verifier ran: a count is not a check). "Benchmarks": one row per script,
+each figure computed here from the file it names (convert's ratio of medians, the CPU peers, the
+hybrid against the best single engine and EMOGI, with the count each mean is over).
 
-    python dev/results_table.py            # print the section
-    python dev/results_table.py --write    # replace it in README.md
+    python dev/results_table.py            # print both sections
+    python dev/results_table.py --write    # replace them in README.md
     python dev/results_table.py --check    # exit 1 when README.md is out of date (the test suite runs this)
 """
 
