@@ -10,7 +10,9 @@ A new file must have:
 
 * ``commit``: a commit in this repository's history (``git cat-file``; skipped where there is
   no ``.git``), ``dirty`` (true or false) and, when dirty, ``diff_hash``; ``command``;
-* every run: ``seconds`` and ``first_seconds`` (the first call after loading; for a peer that
+* every run of an ``engine`` (ours or a peer's; records without one, such as a dispatch overhead,
+  hold other measurements and only the file's rules apply):
+  ``seconds`` and ``first_seconds`` (the first call after loading; for a peer that
   runs once per process, its one call), unless the run failed (``error``) or was skipped
   (``skipped``) and is not verified;
 * every peer run (``engine`` ``peer:...``): ``verified`` true, or ``verified_how`` containing
@@ -78,6 +80,8 @@ def problems(doc: dict, name: str = "?", check_commit: bool = True) -> list[str]
         out.append(f"{name}: no producing command")
     for k, r in enumerate(doc.get("runs", [])):
         where = f"{name}: run {k} ({r.get('algorithm')}, {r.get('engine')})"
+        if "engine" not in r:  # not an engine's or a peer's run (a dispatch overhead, a timing of a call)
+            continue
         if "error" in r or "skipped" in r:  # a run that failed or was not made: no timing to hold
             if r.get("verified"):
                 out.append(f"{where}: failed or skipped but marked verified")

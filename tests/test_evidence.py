@@ -332,3 +332,11 @@ def test_a_listed_unresolvable_commit_is_excused_from_that_rule_only():
     assert check_results.problems(_broken(BROKEN["no first call"]), name) == [
         f"{name}: run 0 (bfs, hybrid): no first_seconds"]
     assert check_results.problems(GOOD, "other.json")  # any other file: the commit must resolve
+
+
+def test_records_without_an_engine_are_held_to_the_file_rules_only():
+    doc = copy.deepcopy(GOOD)
+    doc["runs"].append({"graph": "path10", "call": "is_isolate", "dispatch_overhead_ms": 0.045})
+    assert check_results.problems(doc, "x", check_commit=False) == []
+    doc["command"] = ""
+    assert check_results.problems(doc, "x", check_commit=False) == ["x: no producing command"]
