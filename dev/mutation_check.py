@@ -191,6 +191,7 @@ MUTANTS = [
           ("jaccard", "jaccard", "    sources, targets = np.asarray(sources).tolist(), np.asarray(targets).tolist()\n"),
           ("edge_betweenness", "edge_betweenness",
            "    got = {(u, v): x for u, v, x in zip(np.asarray(sources).tolist(), np.asarray(targets).tolist(),\n"),
+          ("k_truss", "k_truss", "    got = set(zip(np.asarray(sources).tolist(), np.asarray(targets).tolist()))\n"),
       ]),
     # ------------------------------------------------------------------ the hybrid engine
     Mutant("hybrid-span-rows-skipped", "the whole-side plan forgets the span's own rows", f"{SCHED}/residency.py",

@@ -187,6 +187,14 @@ def broken_edge_betweenness(r, g, nb):
     return {}
 
 
+def broken_k_truss(r, g, nb):
+    """The truss's edge at the largest vertex left out."""
+    src, dst = r.edges["source"], r.edges["target"]
+    keep = np.arange(len(src)) != high_vertex(np.maximum(src, dst) > 2 ** 16)
+    r.edges = {name: column[keep] for name, column in r.edges.items()}
+    return {}
+
+
 BROKEN = {
     "bfs": broken_bfs, "sssp": broken_sssp, "pagerank": broken_pagerank, "pagerank_ldbc": broken_pagerank_ldbc,
     "wcc": broken_labels("labels"), "cdlp": broken_labels("labels"), "lcc": broken_lcc,
@@ -195,6 +203,7 @@ BROKEN = {
     "eigenvector_centrality": broken_scores("centrality"),
     "katz_centrality": broken_scores("centrality"), "hits": broken_scores("hubs"),
     "jaccard_coefficient": broken_jaccard, "edge_betweenness": broken_edge_betweenness,
+    "k_truss": broken_k_truss,
 }
 
 
