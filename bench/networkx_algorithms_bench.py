@@ -133,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--functions", nargs="+", default=list(CASES), choices=list(CASES))
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--edges", type=int, default=1_000_000, help="edges sampled (repeats dropped)")
-    parser.add_argument("--pairs", type=int, default=100_000, help="pairs given to jaccard_coefficient")
+    parser.add_argument("--pairs", type=int, default=1_000_000,
+                        help="pairs given to jaccard_coefficient (default: as many as the edges)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--repeat-networkx", type=int, default=1, help="NetworkX takes seconds to minutes a call")
     parser.add_argument("--backend", default="auto", help="graphferry backend (auto: a GPU when there is one)")

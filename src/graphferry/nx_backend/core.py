@@ -81,17 +81,18 @@ def k_truss(G, k):
     source = G.networkx_graph
     if source is None:
         raise NotImplementedError("graphferry needs the NetworkX graph to keep every attribute of the subgraph")
-    csr = G.csr
-    r = run("k_truss", csr, k=int(k))
-    H = source.copy()
-    if r.num_edges < csr.m // 2:   # the dropped edges: the simple view's edges not in the truss
-        n = csr.n
-        src, dst = csr.edges()
-        once = src < dst
-        src, dst = src[once].astype(np.int64), dst[once].astype(np.int64)
-        kept = np.isin(src * n + dst, r.edges["source"] * n + r.edges["target"])
-        nodes = G.nodes
-        H.remove_edges_from(zip(map(nodes.__getitem__, src[~kept].tolist()),
-                                map(nodes.__getitem__, dst[~kept].tolist())))
-    H.remove_nodes_from(list(nx.isolates(H)))
+    r = run("k_truss", G.csr, k=int(k))
+    nodes = G.nodes
+    u = list(map(nodes.__getitem__, r.edges["source"].tolist()))
+    v = list(map(nodes.__getitem__, r.edges["target"].tolist()))
+    kept = set(zip(u, v)) | set(zip(v, u))
+    ends = set(u) | set(v)
+    # what NetworkX's H = G.copy() less the dropped edges and the isolated nodes is, built from the
+    # kept part only: the nodes in G's order with copies of their attributes, then the kept edges in
+    # the order copy() adds them (each node's adjacency, in G's order), attributes copied
+    H = source.__class__()
+    H.graph.update(source.graph)
+    H.add_nodes_from((x, d.copy()) for x, d in source._node.items() if x in ends)
+    adj = source._adj
+    H.add_edges_from((x, y, d) for x in H for y, d in adj[x].items() if (x, y) in kept)
     return H
