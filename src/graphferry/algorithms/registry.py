@@ -276,7 +276,8 @@ def _verify_pagerank(verify, graph, result, params):
 
 
 def _verify_pagerank_ldbc(verify, graph, result, params):
-    verify(graph, result.ranks, damping=params["damping"], iterations=params["iterations"])
+    # with stop_below the run may stop early: check the ranks after the rounds it ran
+    verify(graph, result.ranks, damping=params["damping"], iterations=result.iterations)
 
 
 def _verify_cdlp(verify, graph, result, params):
@@ -356,7 +357,10 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
         "PageRank as LDBC Graphalytics defines it: a fixed number of float64 iterations.",
         columns=(Column("ranks", "float64", "score", "PageRank after the given iterations"),),
         parameters=(Parameter("damping", float, help="damping factor, in [0, 1]"),
-                    Parameter("iterations", int, help="number of iterations")),
+                    Parameter("iterations", int, help="number of iterations"),
+                    Parameter("stop_below", float, None,
+                              "stop after the first round whose ranks moved less than this in L1 (none: run every iteration)",
+                              minimum=0.0)),
         scalars=("iterations",), verifier="verify_pagerank", verify_call=_verify_pagerank_ldbc,
         memory=(72, 0),  # ranks, next ranks, inverse degrees (float64)
         pulls=True),
