@@ -28,7 +28,7 @@ def bsp(graph: Graph, app: "str | BspApplication", executors: list[HyparExecutor
         >>> two = [HyparExecutor("cpu"), HyparExecutor("cpu", engine="compaction", budget=1 << 16, partition_bytes=256)]
         >>> r = bsp(g, "coloring", two, shares=[0.3, 0.7])     # blocks 0-2 and 3-8
         >>> r.values["colors"].tolist(), r.cut, r.levels
-        ([0, 1, 0, 1, 0, 1, 0, 0, 1], 3, 2)
+        ([0, 1, 0, 1, 1, 0, 1, 0, 1], 3, 2)
     """
     if isinstance(app, str):
         app = bsp_application(app)
