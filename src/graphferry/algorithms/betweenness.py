@@ -337,14 +337,9 @@ def _weighted_source(rt, st, s: int, zero_arcs: tuple[np.ndarray, np.ndarray] | 
 
 
 # ---------------------------------------------------------------- verifier
-def verify_betweenness(graph: Graph, values: np.ndarray, *, k: int | None = None, seed: Any = None,
-                       normalized: bool = True, weighted: bool = True,
-                       rtol: float = 1e-9, atol: float = 1e-12) -> None:
-    """Betweenness by NetworkX (not the framework) on the same simple graph, with the same
-    ``k`` sampled sources and ``seed``; raises AssertionError.
-
-    For test-sized graphs (NetworkX's Brandes in Python).
-    """
+def networkx_reference(graph: Graph, weighted: bool):
+    """``graph``'s simple graph as a NetworkX graph for the verifiers (vertex and edge betweenness):
+    ``(ref, simple, use_weights)``, weights kept when ``weighted`` and the graph has them."""
     import networkx as nx
 
     use_weights = bool(weighted and graph.weighted)
@@ -356,6 +351,20 @@ def verify_betweenness(graph: Graph, values: np.ndarray, *, k: int | None = None
         ref.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), simple.weights.astype(float).tolist()))
     else:
         ref.add_edges_from(zip(src.tolist(), dst.tolist()))
+    return ref, simple, use_weights
+
+
+def verify_betweenness(graph: Graph, values: np.ndarray, *, k: int | None = None, seed: Any = None,
+                       normalized: bool = True, weighted: bool = True,
+                       rtol: float = 1e-9, atol: float = 1e-12) -> None:
+    """Betweenness by NetworkX (not the framework) on the same simple graph, with the same
+    ``k`` sampled sources and ``seed``; raises AssertionError.
+
+    For test-sized graphs (NetworkX's Brandes in Python).
+    """
+    import networkx as nx
+
+    ref, simple, use_weights = networkx_reference(graph, weighted)
     if use_weights and np.any(simple.weights == 0):
         want = _zero_weight_reference(ref, graph, k=k, seed=seed, normalized=normalized)
     else:

@@ -46,7 +46,7 @@ import numpy as np
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import on_handle, simple_graph, simple_weighted_graph
-from .betweenness import BATCH, BATCH_STATE_BYTES, BFS, COUNT, RELAX, sample_sources
+from .betweenness import BATCH, BATCH_STATE_BYTES, BFS, COUNT, RELAX, networkx_reference, sample_sources
 from .betweenness import PROGRAM as VERTEX_PROGRAM
 from . import registry
 from ._common import EdgeResult, runtime_for
@@ -190,15 +190,7 @@ def verify_edge_betweenness(graph: Graph, sources: np.ndarray, targets: np.ndarr
     sampled sources and ``seed``; raises AssertionError. For test-sized graphs."""
     import networkx as nx
 
-    use_weights = bool(weighted and graph.weighted)
-    simple = simple_weighted_graph(graph, undirected=False) if use_weights else simple_graph(graph, undirected=False)
-    ref = nx.DiGraph() if graph.directed else nx.Graph()
-    ref.add_nodes_from(range(graph.n))
-    src, dst = simple.edges()
-    if use_weights:
-        ref.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), simple.weights.astype(float).tolist()))
-    else:
-        ref.add_edges_from(zip(src.tolist(), dst.tolist()))
+    ref, _, use_weights = networkx_reference(graph, weighted)
     want = nx.edge_betweenness_centrality(ref, k=k, seed=seed, normalized=normalized,
                                           weight="weight" if use_weights else None)
     if not graph.directed:
