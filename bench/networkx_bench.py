@@ -1,0 +1,277 @@
+"""graphferry's NetworkX backend beside nx-cugraph's published speed-ups, on a graph of amazon0302's size.
+
+nx-cugraph publishes, per algorithm, NetworkX's time over its own on four graphs
+(``bench/data/nx-cugraph-published.json``, transcribed from its Benchmarks page;
+it cannot be installed on the GPU machine, which has no network). This script
+measures the same ratio for graphferry on the machine it runs on: a uniform
+random graph with amazon0302's 262,111 nodes and 1,234,877 edges (undirected,
+built with ``G.add_edges_from`` as a user builds one; a directed copy, each
+edge one way at random, for the functions NetworkX defines on directed graphs).
+The topology differs from amazon0302's (a co-purchase graph), so a ratio is
+comparable in size, not graph for graph. For each function, in seconds:
+
+* ``networkx``: NetworkX's own implementation, one call (``--nx-repeat``);
+* ``graphferry_cold``: ``backend="graphferry"``, the conversion cache emptied
+  before each call, so every call converts the graph (median of ``--repeat``);
+* ``graphferry_warm``: the conversion cached on the graph (median of ``--repeat``);
+* ``first_seconds``: the first cold call, after a warm-up on a small graph that
+  compiled (NVRTC) and loaded the function's programs.
+
+Each answer is compared with NetworkX's in the same run (``verified``). The
+published figure goes beside ours in each row (``nx_cugraph_published``).
+A deadline (``--deadline-s``) skips the functions left once it has passed (cheap
+ones run first), so one device call stays within its budget.
+
+    PYTHONPATH=src python bench/networkx_bench.py --backend cuda --deadline-s 120 \\
+        --out $OUT/networkx-nxcugraph-h200.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")   # see networkx_algorithms_bench.py: shared CPUs
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
+
+import networkx as nx  # noqa: E402
+import numpy as np  # noqa: E402
+
+PUBLISHED = ROOT / "bench" / "data" / "nx-cugraph-published.json"
+AMAZON0302 = (262_111, 1_234_877)
+
+
+def build(n: int, m: int, seed: int) -> tuple[nx.Graph, nx.DiGraph]:
+    """``m`` distinct undirected edges on ``n`` nodes drawn uniformly (no self-loops), and a directed
+    copy (each edge one way, at random)."""
+    rng = np.random.default_rng(seed)
+    keys = np.empty(0, dtype=np.int64)
+    while keys.size < m:
+        u = rng.integers(0, n, 2 * m)
+        v = rng.integers(0, n, 2 * m)
+        keep = u != v
+        lo, hi = np.minimum(u, v)[keep], np.maximum(u, v)[keep]
+        keys = np.unique(np.concatenate([keys, lo * n + hi]))
+    keys = rng.permutation(keys)[:m]
+    lo, hi = (keys // n).tolist(), (keys % n).tolist()
+    G = nx.Graph(name="uniform-amazon0302-size")
+    G.add_nodes_from(range(n))
+    G.add_edges_from(zip(lo, hi))
+    flip = rng.random(m) < 0.5
+    D = nx.DiGraph(name="uniform-amazon0302-size-directed")
+    D.add_nodes_from(range(n))
+    D.add_edges_from((b, a) if f else (a, b) for a, b, f in zip(lo, hi, flip.tolist()))
+    return G, D
+
+
+def same(got, want) -> tuple[bool, str]:
+    if isinstance(want, dict):
+        ok = isinstance(got, dict) and list(got) == list(want) and got == want
+    else:
+        ok = got == want
+    return ok, "equal (and the same key order)"
+
+
+def close(rel: float) -> Callable[[Any, Any], tuple[bool, str]]:
+    def check(got, want):
+        if list(got) != list(want):
+            return False, "keys or their order differ"
+        top = max((abs(v) for v in want.values()), default=0.0)
+        d = max((abs(got[k] - want[k]) for k in want), default=0.0)
+        return d <= rel * top + 1e-15, f"largest difference {d:.2e} ({rel:g} of the largest value {top:.2e})"
+    return check
+
+
+def close_number(rel: float) -> Callable[[Any, Any], tuple[bool, str]]:
+    def check(got, want):
+        d = abs(got - want)
+        return d <= rel * abs(want) + 1e-15, f"difference {d:.2e}"
+    return check
+
+
+def same_partition(got, want) -> tuple[bool, str]:
+    ok = sorted(map(sorted, got)) == sorted(map(sorted, want))
+    return ok, "the same sets"
+
+
+def as_list(fn):
+    return lambda *a, **k: list(fn(*a, **k))
+
+
+#: name -> (graph "G" or "D", call(graph, **backend), compare, key in the published table)
+CASES: dict[str, tuple[str, Callable, Callable, str]] = {
+    "degree_centrality": ("G", lambda g, **b: nx.degree_centrality(g, **b), same, "degree_centrality"),
+    "in_degree_centrality": ("D", lambda g, **b: nx.in_degree_centrality(g, **b), same, "in_degree_centrality"),
+    "single_source_shortest_path_length": (
+        "G", lambda g, **b: nx.single_source_shortest_path_length(g, 0, **b), same,
+        "single_source_shortest_path_length"),
+    "single_target_shortest_path_length": (
+        "G", lambda g, **b: nx.single_target_shortest_path_length(g, 0, **b), same,
+        "single_target_shortest_path_length"),
+    "bfs_layers": ("G", lambda g, **b: list(nx.bfs_layers(g, 0, **b)), same, "bfs_layers"),
+    "weakly_connected_components": (
+        "D", lambda g, **b: list(nx.weakly_connected_components(g, **b)), same, "weakly_connected_components"),
+    "number_weakly_connected_components": (
+        "D", lambda g, **b: nx.number_weakly_connected_components(g, **b), same,
+        "number_weakly_connected_components"),
+    "descendants": ("D", lambda g, **b: nx.descendants(g, 0, **b), same, "descendants"),
+    "ancestors": ("D", lambda g, **b: nx.ancestors(g, 0, **b), same, "ancestors"),
+    "shortest_path": ("G", lambda g, **b: nx.shortest_path(g, 0, **b), same, "shortest_path"),
+    "bfs_edges": ("G", lambda g, **b: list(nx.bfs_edges(g, 0, **b)), same, "bfs_edges"),
+    "core_number": ("G", lambda g, **b: nx.core_number(g, **b), same, "core_number"),
+    "pagerank": ("G", lambda g, **b: nx.pagerank(g, **b), close(1e-4), "pagerank"),
+    "triangles": ("G", lambda g, **b: nx.triangles(g, **b), same, "triangles"),
+    "overall_reciprocity": ("D", lambda g, **b: nx.overall_reciprocity(g, **b), close_number(1e-12),
+                            "overall_reciprocity"),
+    "average_clustering": ("G", lambda g, **b: nx.average_clustering(g, **b), close_number(1e-9),
+                           "average_clustering"),
+    "k_truss": ("G", lambda g, **b: nx.k_truss(g, 3, **b),
+                lambda got, want: (nx.utils.graphs_equal(got, want), "equal graphs"), "k_truss"),
+    "betweenness_centrality(k=10)": ("G", lambda g, **b: nx.betweenness_centrality(g, k=10, seed=1, **b),
+                                     close(1e-6), "betweenness_centrality, k=10"),
+    "transitivity": ("G", lambda g, **b: nx.transitivity(g, **b), close_number(1e-12), "transitivity"),
+    "clustering": ("G", lambda g, **b: nx.clustering(g, **b), close(1e-9), "clustering"),
+    "edge_betweenness_centrality(k=10)": ("G", lambda g, **b: nx.edge_betweenness_centrality(g, k=10, seed=1, **b),
+                                          close(1e-6), "edge_betweenness_centrality, k=10"),
+    # NetworkX's default alpha 0.1 exceeds 1 / lambda_max of this graph (mean degree 9.4): it would diverge; 0.02 converges in a few steps
+    "katz_centrality": ("G", lambda g, **b: nx.katz_centrality(g, alpha=0.02, **b), close(1e-6), "katz_centrality"),
+    "louvain_communities": ("G", lambda g, **b: nx.community.louvain_communities(g, seed=1, **b), same_partition,
+                            "louvain_communities"),
+}
+
+
+def timed(fn, repeat: int, before=None) -> tuple[float, list[float], Any]:
+    times, out = [], None
+    for _ in range(repeat):
+        if before:
+            before()
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), [round(t, 5) for t in times], out
+
+
+def dispatched(name: str) -> bool:
+    from _graphferry_nx.functions import FUNCTIONS
+
+    return name.split("(")[0] in FUNCTIONS
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--functions", nargs="+", default=list(CASES), choices=list(CASES))
+    parser.add_argument("--nodes", type=int, default=AMAZON0302[0])
+    parser.add_argument("--edges", type=int, default=AMAZON0302[1])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--nx-repeat", type=int, default=1)
+    parser.add_argument("--backend", default="auto", help="graphferry backend: auto, cpu or cuda")
+    parser.add_argument("--deadline-s", type=float, default=float("inf"),
+                        help="start no function after this many seconds from the script's start")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+
+    from graphferry.nx_backend import register
+
+    register()
+    nx.config.backends.graphferry.backend = args.backend
+    nx.config.warnings_to_ignore.add("cache")
+    published = json.loads(PUBLISHED.read_text())
+    names = [f for f in args.functions if dispatched(f)]
+    skipped = [{"function": f, "why": "not dispatched by graphferry in this tree"}
+               for f in args.functions if f not in names]
+
+    t0 = time.perf_counter()
+    G, D = build(args.nodes, args.edges, args.seed)
+    build_s = time.perf_counter() - t0
+    graphs = {"G": G, "D": D}
+    small = {"G": nx.gnm_random_graph(300, 1500, seed=0), "D": nx.gnm_random_graph(300, 1500, seed=0, directed=True)}
+    print(f"graph: n={G.number_of_nodes():,} edges={G.number_of_edges():,} built in {build_s:.1f} s", flush=True)
+    load_before = os.getloadavg()[0]
+    runs = []
+    for name in names:
+        elapsed = time.perf_counter() - started
+        if elapsed > args.deadline_s:
+            skipped.append({"function": name, "why": f"deadline: {elapsed:.0f} s had passed"})
+            continue
+        which, call, compare, key = CASES[name]
+        theirs = published["algorithms"].get(key)
+        expected = 2 * theirs["networkx_seconds"] if theirs else 0.0
+        if elapsed + expected > args.deadline_s:
+            skipped.append({"function": name, "why": f"deadline: {elapsed:.0f} s had passed and NetworkX took "
+                                                    f"{theirs['networkx_seconds']} s on nx-cugraph's machine"})
+            continue
+        graph = graphs[which]
+        gf = {"backend": "graphferry"}
+        t0 = time.perf_counter()
+        try:
+            call(small[which], **gf)   # compile (NVRTC on a GPU) and load the programs
+        except NotImplementedError as e:   # can_run declined these arguments
+            skipped.append({"function": name, "why": f"declined: {e}"})
+            continue
+        warmup_s = time.perf_counter() - t0
+        cold_s, cold_all, got = timed(lambda: call(graph, **gf), args.repeat, before=graph.__networkx_cache__.clear)
+        warm_s, warm_all, _ = timed(lambda: call(graph, **gf), args.repeat)
+        graph.__networkx_cache__.clear()
+        nx_s, nx_all, want = timed(lambda: call(graph), args.nx_repeat)
+        ok, how = compare(got, want)
+        row = {"algorithm": name, "engine": "networkx-backend", "backend": args.backend,
+               "graph": {"name": graph.name, "n": graph.number_of_nodes(), "edges": graph.number_of_edges(),
+                         "directed": graph.is_directed()},
+               "networkx_seconds": round(nx_s, 5), "graphferry_cold_seconds": round(cold_s, 5),
+               "graphferry_warm_seconds": round(warm_s, 5),
+               "seconds": round(cold_s, 5), "first_seconds": cold_all[0], "warmup_compile_seconds": round(warmup_s, 3),
+               "speedup_cold": round(nx_s / cold_s, 2), "speedup_warm": round(nx_s / warm_s, 2),
+               "nx_cugraph_published": ({"dataset": "amazon0302", **theirs} if theirs else None),
+               "all_seconds": {"networkx": nx_all, "graphferry_cold": cold_all, "graphferry_warm": warm_all},
+               "verified": bool(ok), "verified_how": f"against NetworkX's answer in the same run: {how}"}
+        runs.append(row)
+        print(f"{name}: networkx {nx_s:.3f} s, graphferry cold {cold_s:.4f} s ({row['speedup_cold']}x), warm "
+              f"{warm_s:.4f} s ({row['speedup_warm']}x); nx-cugraph published "
+              f"{theirs['speedup'] if theirs else '--'}x; {how}", flush=True)
+
+    device = "cpu"
+    if args.backend != "cpu":
+        try:
+            import cupy
+
+            device = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+        except Exception:   # no CuPy or no GPU: the run used the CPU backend
+            device = "cpu"
+    record = {
+        **provenance.stamp({}, ["bench/networkx_bench.py", *(argv if argv is not None else sys.argv[1:])]),
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "what": "graphferry's NetworkX backend against NetworkX on a graph of amazon0302's size, beside "
+                "nx-cugraph's published speed-ups on amazon0302 (not measured here: nx-cugraph cannot be "
+                "installed on this machine)",
+        "machine": {"device": device, "host_cores": os.cpu_count(), "python": platform.python_version(),
+                    "networkx": nx.__version__,
+                    "load_average_before_after": [round(load_before, 1), round(os.getloadavg()[0], 1)]},
+        "graph": {"name": G.name, "n": G.number_of_nodes(), "m": G.number_of_edges(), "directed": False,
+                  "build_seconds": round(build_s, 2), "directed_copy_arcs": D.number_of_edges()},
+        "nx_cugraph_published": {k: published[k] for k in ("source", "their_machine", "dataset", "note")},
+        "runs": runs,
+        "skipped": skipped,
+        "total_seconds": round(time.perf_counter() - started, 1),
+    }
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(record, indent=1) + "\n")
+    return 0 if all(r["verified"] for r in runs) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
