@@ -169,6 +169,54 @@ def dispatched(name: str) -> bool:
     return name.split("(")[0] in FUNCTIONS
 
 
+def measure(name: str, graph, small, theirs: dict | None, args) -> dict:
+    """One function: a warm-up on ``small`` (compiles), graphferry cold and warm, NetworkX, the comparison."""
+    _, call, compare, _ = CASES[name]
+    gf = {"backend": "graphferry"}
+    t0 = time.perf_counter()
+    call(small, **gf)   # compile (NVRTC on a GPU) and load the programs; NotImplementedError: declined
+    warmup_s = time.perf_counter() - t0
+    cold_s, cold_all, got = timed(lambda: call(graph, **gf), args.repeat, before=graph.__networkx_cache__.clear)
+    warm_s, warm_all, _ = timed(lambda: call(graph, **gf), args.repeat)
+    graph.__networkx_cache__.clear()
+    nx_s, nx_all, want = timed(lambda: call(graph), args.nx_repeat)
+    ok, how = compare(got, want)
+    row = {"algorithm": name, "engine": "networkx-backend", "backend": args.backend,
+           "graph": {"name": graph.name, "n": graph.number_of_nodes(), "edges": graph.number_of_edges(),
+                     "directed": graph.is_directed()},
+           "networkx_seconds": round(nx_s, 5), "graphferry_cold_seconds": round(cold_s, 5),
+           "graphferry_warm_seconds": round(warm_s, 5),
+           "seconds": round(cold_s, 5), "first_seconds": cold_all[0], "warmup_compile_seconds": round(warmup_s, 3),
+           "speedup_cold": round(nx_s / cold_s, 2), "speedup_warm": round(nx_s / warm_s, 2),
+           "nx_cugraph_published": ({"dataset": "amazon0302", **theirs} if theirs else None),
+           "all_seconds": {"networkx": nx_all, "graphferry_cold": cold_all, "graphferry_warm": warm_all},
+           "verified": bool(ok), "verified_how": f"against NetworkX's answer in the same run: {how}"}
+    print(f"{name}: networkx {nx_s:.3f} s, graphferry cold {cold_s:.4f} s ({row['speedup_cold']}x), warm "
+          f"{warm_s:.4f} s ({row['speedup_warm']}x); nx-cugraph published "
+          f"{theirs['speedup'] if theirs else '--'}x; {how}", flush=True)
+    return row
+
+
+def device_name(backend: str) -> str:
+    if backend == "cpu":
+        return "cpu"
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    except Exception:   # no CuPy or no GPU: the run used the CPU backend
+        return "cpu"
+
+
+def write(args, argv, record: dict) -> None:
+    """The results file, rewritten after every function (a run cut short keeps what it measured)."""
+    if args.out:
+        doc = {**provenance.stamp({}, ["bench/networkx_bench.py", *(argv if argv is not None else sys.argv[1:])]),
+               **record}
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(doc, indent=1) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--functions", nargs="+", default=list(CASES), choices=list(CASES))
@@ -178,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nx-repeat", type=int, default=1)
     parser.add_argument("--backend", default="auto", help="graphferry backend: auto, cpu or cuda")
     parser.add_argument("--deadline-s", type=float, default=float("inf"),
-                        help="start no function after this many seconds from the script's start")
+                        help="start no function after this many seconds from the script's start, nor one whose "
+                             "NetworkX time on nx-cugraph's machine, doubled, would pass it")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
@@ -193,83 +242,45 @@ def main(argv: list[str] | None = None) -> int:
     names = [f for f in args.functions if dispatched(f)]
     skipped = [{"function": f, "why": "not dispatched by graphferry in this tree"}
                for f in args.functions if f not in names]
-
     t0 = time.perf_counter()
     G, D = build(args.nodes, args.edges, args.seed)
     build_s = time.perf_counter() - t0
     graphs = {"G": G, "D": D}
     small = {"G": nx.gnm_random_graph(300, 1500, seed=0), "D": nx.gnm_random_graph(300, 1500, seed=0, directed=True)}
     print(f"graph: n={G.number_of_nodes():,} edges={G.number_of_edges():,} built in {build_s:.1f} s", flush=True)
-    load_before = os.getloadavg()[0]
-    runs = []
-    for name in names:
-        elapsed = time.perf_counter() - started
-        if elapsed > args.deadline_s:
-            skipped.append({"function": name, "why": f"deadline: {elapsed:.0f} s had passed"})
-            continue
-        which, call, compare, key = CASES[name]
-        theirs = published["algorithms"].get(key)
-        expected = 2 * theirs["networkx_seconds"] if theirs else 0.0
-        if elapsed + expected > args.deadline_s:
-            skipped.append({"function": name, "why": f"deadline: {elapsed:.0f} s had passed and NetworkX took "
-                                                    f"{theirs['networkx_seconds']} s on nx-cugraph's machine"})
-            continue
-        graph = graphs[which]
-        gf = {"backend": "graphferry"}
-        t0 = time.perf_counter()
-        try:
-            call(small[which], **gf)   # compile (NVRTC on a GPU) and load the programs
-        except NotImplementedError as e:   # can_run declined these arguments
-            skipped.append({"function": name, "why": f"declined: {e}"})
-            continue
-        warmup_s = time.perf_counter() - t0
-        cold_s, cold_all, got = timed(lambda: call(graph, **gf), args.repeat, before=graph.__networkx_cache__.clear)
-        warm_s, warm_all, _ = timed(lambda: call(graph, **gf), args.repeat)
-        graph.__networkx_cache__.clear()
-        nx_s, nx_all, want = timed(lambda: call(graph), args.nx_repeat)
-        ok, how = compare(got, want)
-        row = {"algorithm": name, "engine": "networkx-backend", "backend": args.backend,
-               "graph": {"name": graph.name, "n": graph.number_of_nodes(), "edges": graph.number_of_edges(),
-                         "directed": graph.is_directed()},
-               "networkx_seconds": round(nx_s, 5), "graphferry_cold_seconds": round(cold_s, 5),
-               "graphferry_warm_seconds": round(warm_s, 5),
-               "seconds": round(cold_s, 5), "first_seconds": cold_all[0], "warmup_compile_seconds": round(warmup_s, 3),
-               "speedup_cold": round(nx_s / cold_s, 2), "speedup_warm": round(nx_s / warm_s, 2),
-               "nx_cugraph_published": ({"dataset": "amazon0302", **theirs} if theirs else None),
-               "all_seconds": {"networkx": nx_all, "graphferry_cold": cold_all, "graphferry_warm": warm_all},
-               "verified": bool(ok), "verified_how": f"against NetworkX's answer in the same run: {how}"}
-        runs.append(row)
-        print(f"{name}: networkx {nx_s:.3f} s, graphferry cold {cold_s:.4f} s ({row['speedup_cold']}x), warm "
-              f"{warm_s:.4f} s ({row['speedup_warm']}x); nx-cugraph published "
-              f"{theirs['speedup'] if theirs else '--'}x; {how}", flush=True)
-
-    device = "cpu"
-    if args.backend != "cpu":
-        try:
-            import cupy
-
-            device = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
-        except Exception:   # no CuPy or no GPU: the run used the CPU backend
-            device = "cpu"
+    runs: list[dict] = []
     record = {
-        **provenance.stamp({}, ["bench/networkx_bench.py", *(argv if argv is not None else sys.argv[1:])]),
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "what": "graphferry's NetworkX backend against NetworkX on a graph of amazon0302's size, beside "
                 "nx-cugraph's published speed-ups on amazon0302 (not measured here: nx-cugraph cannot be "
                 "installed on this machine)",
-        "machine": {"device": device, "host_cores": os.cpu_count(), "python": platform.python_version(),
-                    "networkx": nx.__version__,
-                    "load_average_before_after": [round(load_before, 1), round(os.getloadavg()[0], 1)]},
+        "machine": {"device": device_name(args.backend), "host_cores": os.cpu_count(),
+                    "python": platform.python_version(), "networkx": nx.__version__,
+                    "load_average_before": round(os.getloadavg()[0], 1)},
         "graph": {"name": G.name, "n": G.number_of_nodes(), "m": G.number_of_edges(), "directed": False,
                   "build_seconds": round(build_s, 2), "directed_copy_arcs": D.number_of_edges()},
         "nx_cugraph_published": {k: published[k] for k in ("source", "their_machine", "dataset", "note")},
-        "runs": runs,
-        "skipped": skipped,
-        "total_seconds": round(time.perf_counter() - started, 1),
+        "runs": runs, "skipped": skipped,
     }
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(record, indent=1) + "\n")
+    for name in names:
+        elapsed = time.perf_counter() - started
+        which, _, _, key = CASES[name]
+        theirs = published["algorithms"].get(key)
+        if elapsed + (2 * theirs["networkx_seconds"] if theirs else 0.0) > args.deadline_s:
+            skipped.append({"function": name, "why": f"deadline: {elapsed:.0f} s had passed" + (
+                f"; NetworkX took {theirs['networkx_seconds']} s on nx-cugraph's machine" if theirs else "")})
+            continue
+        try:
+            runs.append(measure(name, graphs[which], small[which], theirs, args))
+        except NotImplementedError as e:   # can_run declined these arguments
+            skipped.append({"function": name, "why": f"declined: {e}"})
+        except Exception as e:   # recorded, and the other functions still run
+            runs.append({"algorithm": name, "engine": "networkx-backend", "error": repr(e), "verified": False})
+            print(f"{name}: error {e!r}", flush=True)
+        record["total_seconds"] = round(time.perf_counter() - started, 1)
+        write(args, argv, record)
+    record["total_seconds"] = round(time.perf_counter() - started, 1)
+    write(args, argv, record)
     return 0 if all(r["verified"] for r in runs) else 1
 
 
