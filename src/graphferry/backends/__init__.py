@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import threading
 from functools import lru_cache
 
+from ..phase_clock import phase
 from .base import Backend
 
 log = logging.getLogger(__name__)
@@ -20,8 +22,20 @@ def cuda_available() -> bool:
         return False
 
 
-@lru_cache(maxsize=None)
+#: One backend made at a time: a one-shot run may start the CUDA backend in a background thread
+#: while the main thread reads the graph, then ask for it (it must get the same one).
+_making = threading.Lock()
+
+
 def _make(name: str, device: int) -> Backend:
+    if name == "cpu":
+        return _make_once(name, device)
+    with phase("cuda_start"), _making:  # CuPy's import, the driver, the context (or waiting for them)
+        return _make_once(name, device)
+
+
+@lru_cache(maxsize=None)
+def _make_once(name: str, device: int) -> Backend:
     if name == "cpu":
         from .cpu.backend import CpuBackend
 

@@ -14,7 +14,7 @@ import numpy as np
 import typer
 
 from ..algorithms import registry
-from .. import host_ops
+from .. import host_ops, phase_clock
 from ..errors import GraphferryError
 from ..graph import Graph
 from ..runtime.loaded import load as load_graph
@@ -188,12 +188,24 @@ def run(
 
 
 class _Phases:
-    """A one-shot run's start-up phases (see :mod:`graphferry.cli.clock`), in the order they happen."""
+    """A one-shot run's start-up phases (see :mod:`graphferry.cli.clock`), in the order they happen.
+
+    Each lap (read, load, the algorithm's call, write) is split: the waits the library marks
+    (:mod:`graphferry.phase_clock`: the CUDA start, compiling or loading programs, pinning,
+    packing, engine set-up, uploads, the calibration) are named apart, and the lap keeps the
+    rest; so "algorithm" is the call less its start-up costs. The phases of the main thread
+    add up to the process's wall time (less the exit).
+    """
+
+    #: The order the record lists them in (a phase that took no time is left out, but for these).
+    ORDER = ("start", "imports", "read", "cuda_start", "load", "compile", "calibration", "pin", "pack",
+             "engine_setup", "upload", "algorithm", "to_host", "write")
+    ALWAYS = ("compile", "calibration")
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
         self._t = time.perf_counter()
-        self._compile0 = _seconds_compiling()
+        self._marked = phase_clock.seconds()
 
     def imports(self) -> None:
         """The process up to here: the interpreter, the imports and the command line's parsing."""
@@ -203,44 +215,36 @@ class _Phases:
         if since is not None:
             self.seconds["imports"] = since
         self._t = time.perf_counter()
+        self._marked = phase_clock.seconds()
 
     def lap(self, name: str) -> None:
+        """The time since the last lap under ``name``, less the marked waits in it (named apart)."""
         now = time.perf_counter()
-        self.seconds[name] = self.seconds.get(name, 0.0) + now - self._t
+        marked = phase_clock.since(self._marked)
+        for key, secs in marked.items():
+            self.seconds[key] = self.seconds.get(key, 0.0) + secs
+        rest = now - self._t - sum(marked.values())
+        self.seconds[name] = self.seconds.get(name, 0.0) + max(0.0, rest)
         self._t = now
+        self._marked = phase_clock.seconds()
 
     def run_done(self, record: Any) -> None:
-        """The algorithm's call, less the programs compiled and the calibration measured during it."""
-        now = time.perf_counter()
-        call = now - self._t
-        compiled = _seconds_compiling() - self._compile0
-        calibration = float(record.extra.get("calibration_seconds", 0.0))
-        self.seconds["compile"] = compiled
-        self.seconds["calibration"] = calibration
-        self.seconds["algorithm"] = max(0.0, call - compiled - calibration)
-        self._t = now
+        """The algorithm's call, less the programs compiled, the calibration and the other marked waits."""
+        self.lap("algorithm")
 
     def finish(self, record: Any) -> None:
         """Name the phases in the run record (``extra["phases"]``) and the process's age there."""
-        record.extra["phases"] = {k: round(v, 6) for k, v in self.seconds.items()}
+        for key in self.ALWAYS:
+            self.seconds.setdefault(key, 0.0)
+        order = {k: i for i, k in enumerate(self.ORDER)}
+        names = sorted(self.seconds, key=lambda k: order.get(k, len(order)))
+        record.extra["phases"] = {k: round(self.seconds[k], 6) for k in names}
+        background = phase_clock.background_seconds()
+        if background:  # work of other threads (compiling ahead, the CUDA start): it overlapped these
+            record.extra["background_phases"] = {k: round(v, 6) for k, v in background.items()}
         age = clock.process_age()
         if age is not None and "start" in self.seconds:
             record.extra["process_seconds"] = round(age, 3)
-
-
-def _seconds_compiling() -> float:
-    """Seconds this process spent compiling programs (the CPU backend's, and CUDA's where it counts them)."""
-    import sys
-
-    from ..host_ops.compiler import seconds_compiling
-
-    total = seconds_compiling()
-    for name in ("graphferry.backends.cuda.compiler", "graphferry.backends.cuda.backend"):
-        counted = getattr(sys.modules.get(name), "seconds_compiling", None)
-        if counted is not None:
-            total += counted()
-            break
-    return total
 
 
 def _run_here(algorithm: str, graph_path: Path, *, source: str | None, out: Path | None, backend: str,
@@ -402,7 +406,8 @@ def summarize_result(name: str, result: Any) -> dict[str, Any]:
     counted in ``end_to_end_seconds``.
     """
     t = time.perf_counter()
-    result.to_host()
+    with phase_clock.phase("to_host"):  # a one-shot record names it apart from the write
+        result.to_host()
     to_host_s = time.perf_counter() - t
     declared = registry.ALGORITHMS[name].columns if name in registry.ALGORITHMS else ()
     kinds = {c.name: c.kind for c in declared}

@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 
+from ..phase_clock import phase
 from .base import Engine, Loaded
 
 #: The resident copy is made in runs of this many edges (32 MB of int32 ids), each the first time
@@ -75,14 +76,15 @@ class ResidentEngine(Engine):
         moved = 0
         # consecutive runs in one copy each (the staging pipeline streams each copy)
         edges = np.flatnonzero(np.diff(np.concatenate([[False], todo, [False]]).astype(np.int8)))
-        for c0, c1 in zip(edges[::2], edges[1::2]):
-            e0, e1 = int(c0) * CHUNK_EDGES, min(int(c1) * CHUNK_EDGES, self._edges)
-            self.backend.copy_h2d(self._idx[e0:e1], s.range_indices[e0:e1])
-            if self._w is not None:
-                self.backend.copy_h2d(self._w[e0:e1], s.weights[e0:e1])
-            moved += s.range_bytes(e0, e1)
-        self._have |= todo
-        self.backend.synchronize()
+        with phase("upload"):
+            for c0, c1 in zip(edges[::2], edges[1::2]):
+                e0, e1 = int(c0) * CHUNK_EDGES, min(int(c1) * CHUNK_EDGES, self._edges)
+                self.backend.copy_h2d(self._idx[e0:e1], s.range_indices[e0:e1])
+                if self._w is not None:
+                    self.backend.copy_h2d(self._w[e0:e1], s.weights[e0:e1])
+                moved += s.range_bytes(e0, e1)
+            self._have |= todo
+            self.backend.synchronize()
         return moved, time.perf_counter() - t
 
     def _runs_of(self, active) -> np.ndarray:
@@ -100,7 +102,8 @@ class ResidentEngine(Engine):
 
     def _device_arrays(self) -> tuple:
         if self._dev is None:
-            self._dev = (self.side.device_offsets(self.backend), self._idx, self._w)
+            with phase("upload"):
+                self._dev = (self.side.device_offsets(self.backend), self._idx, self._w)
         return self._dev
 
     def whole(self) -> tuple[tuple, int, float]:

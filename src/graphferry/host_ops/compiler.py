@@ -42,6 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import CompilerError
+from ..phase_clock import phase
 from ..store import owner_tag, remove_stale_work
 
 log = logging.getLogger(__name__)
@@ -207,7 +208,9 @@ def compile_library(source: str, label: str = "program") -> ctypes.CDLL:
     key = hashlib.sha256(
         "\0".join([source, _headers_digest(), cxx, *_FLAGS]).encode()
     ).hexdigest()[:24]
-    with _lock:
+    if key in _loaded:  # (a dict read: no lock, and no phase for a library at hand)
+        return _loaded[key]
+    with phase("compile"), _lock:  # building, loading, or waiting for another thread's build
         if key in _loaded:
             return _loaded[key]
         out = cache_dir() / f"{label}-{key}.so"

@@ -42,6 +42,7 @@ import time
 
 import numpy as np
 
+from ..phase_clock import phase
 from ..scheduler import cost as cost_module
 from ..scheduler.cost import Calibration
 
@@ -102,19 +103,20 @@ def calibration_for(backend, refresh: bool = False) -> Calibration:
     calibrate --refresh``) measures every figure (tens of seconds: it compiles and runs the
     reference programs on the device and the CPU). The CPU backend measures every figure.
     """
-    device = device_key(backend)
-    if not refresh:
-        cal = cost_module.load_cached(device)
-        if cal is not None:
-            return cal
-    if backend.is_device and not refresh:
-        cal = quick_calibration(backend)
-    else:
-        log.info("calibrating the cost model on %s (once; cached)", device)
-        cal = measure(backend)
-    path = cost_module.save(cal)
-    log.info("calibration saved to %s", path)
-    return cal
+    with phase("calibration"):
+        device = device_key(backend)
+        if not refresh:
+            cal = cost_module.load_cached(device)
+            if cal is not None:
+                return cal
+        if backend.is_device and not refresh:
+            cal = quick_calibration(backend)
+        else:
+            log.info("calibrating the cost model on %s (once; cached)", device)
+            cal = measure(backend)
+        path = cost_module.save(cal)
+        log.info("calibration saved to %s", path)
+        return cal
 
 
 def quick_calibration(backend, *, table: dict | None = None) -> Calibration:

@@ -62,6 +62,7 @@ from ..engines.registry import engine_class, register
 from ..errors import DeviceMemoryError
 from ..graph import Graph
 from ..partition import DEFAULT_PARTITION_BYTES
+from ..phase_clock import phase
 from ..scheduler.executors import Executor
 from ..scheduler.hybrid import HybridEngine
 from ..scheduler.pool import BufferPool
@@ -231,6 +232,10 @@ class LoadedGraph:
         """Make the deferred pinned copy of the edges (and of a transpose built before it)."""
         if not self._place_pending:
             return
+        with phase("pin"):
+            self._place_pending_now()
+
+    def _place_pending_now(self) -> None:
         self._place_pending = False
         t = time.perf_counter()
         g = self.graph
@@ -332,9 +337,10 @@ class LoadedGraph:
         while True:
             used = self.arena.used_bytes
             try:
-                eng = cls(side, self.backend, self.arena) if cls is not HybridEngine else \
-                    HybridEngine(side, self.backend, self.arena, pool=self.pool, executors=self.executors,
-                                 key=skey, calibration_for=self._calibration)
+                with phase("engine_setup"):
+                    eng = cls(side, self.backend, self.arena) if cls is not HybridEngine else \
+                        HybridEngine(side, self.backend, self.arena, pool=self.pool, executors=self.executors,
+                                     key=skey, calibration_for=self._calibration)
                 break
             except DeviceMemoryError:
                 self.arena.used_bytes = used  # buffers taken before the refusal are garbage now
@@ -382,7 +388,8 @@ class LoadedGraph:
 
             t = time.perf_counter()
             bits = id_bits(g.n)
-            words = pack_indices(g.indices, bits, self._new_host_buffer)
+            with phase("pack"):
+                words = pack_indices(g.indices, bits, self._new_host_buffer)
             self._packed_ids[key] = (words, bits)
             self.placement[f"{key} ids"] = f"packed in {bits} bits"
             log.info("%s-edge ids packed in %d bits in %.3f s", key, bits, time.perf_counter() - t)
@@ -433,7 +440,8 @@ class LoadedGraph:
             from ..host_ops import narrow_weights
 
             t = time.perf_counter()
-            w = self._narrowed[key] = narrow_weights(g.weights, self._new_host_buffer)
+            with phase("pack"):
+                w = self._narrowed[key] = narrow_weights(g.weights, self._new_host_buffer)
             if w is not None:
                 self.placement[f"{key} weights"] = f"narrowed to {w.dtype.name}"
                 log.info("%s-edge weights narrowed to %s in %.3f s", key, w.dtype.name, time.perf_counter() - t)
@@ -528,7 +536,8 @@ class LoadedGraph:
         dev = self._degrees.get(key)
         if dev is None:
             deg = self.graph.in_degree if key == "in" else self.graph.out_degree
-            dev = self._degrees[key] = self.backend.asarray(deg)
+            with phase("upload"):
+                dev = self._degrees[key] = self.backend.asarray(deg)
         return dev
 
     def memo(self, key: str, build) -> Any:

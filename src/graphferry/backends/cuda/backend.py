@@ -43,6 +43,7 @@ import cupy
 import numpy as np
 
 from ...errors import CompilerError
+from ...phase_clock import phase
 from ..base import Backend, CompiledProgram, PartitionView, weight_bytes
 from ..staging import StagedUpload
 from .kernel_groups import KERNEL_GROUPS, group_source, groups_needed, kernel_group
@@ -271,7 +272,8 @@ class CudaProgram(CompiledProgram):
         label = f"{program.name!r} ({vid_ctype})"
         self._modules: dict[str, Any] = {}
         if env_flag("GRAPHFERRY_CUDA_ONE_MODULE"):  # the whole program as one unit, compiled now
-            whole = _compile_module(src, label, backend.device_id)
+            with phase("compile"):
+                whole = _compile_module(src, label, backend.device_id)
             self._modules = {g: whole for g in KERNEL_GROUPS}
         else:
             pool = compile_pool()
@@ -287,7 +289,8 @@ class CudaProgram(CompiledProgram):
         if m is None:
             raise CompilerError(f"program {self.program.name!r} has no {group} kernels")
         if isinstance(m, Future):
-            m = self._modules[group] = m.result()
+            with phase("compile"):  # NVRTC, or the module's load from CuPy's disk cache, in a pool thread
+                m = self._modules[group] = m.result()
         return m
 
     def wait(self) -> None:
@@ -678,9 +681,11 @@ class CudaBackend(Backend):
     def _bitmap_fn(self, name: str):
         m = self._bitmap_module
         if isinstance(m, Future):
-            m = self._bitmap_module = m.result()
+            with phase("compile"):
+                m = self._bitmap_module = m.result()
         elif m is None:
-            m = self._bitmap_module = _compile_module(_BITMAP_SRC, "bitmaps", self.device_id, options=())
+            with phase("compile"):
+                m = self._bitmap_module = _compile_module(_BITMAP_SRC, "bitmaps", self.device_id, options=())
         return m.get_function(name)
 
     def _prewarm(self) -> None:
