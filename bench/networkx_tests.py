@@ -23,6 +23,7 @@ and not without, with the first line of its error.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import platform
@@ -33,6 +34,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "bench"))
+import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
 
 #: NetworkX test files (or folders) covering the functions the backend provides, directly or
 #: through the NetworkX functions that call them (which dispatch to the backend too in this mode)
@@ -223,8 +226,9 @@ def main(argv: list[str] | None = None) -> int:
         for reason in r.get("declined", []):
             declined[reason] = declined.get(reason, 0) + 1
     record = {
+        **provenance.stamp({}, ["bench/networkx_tests.py", *(argv if argv is not None else sys.argv[1:])]),
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "what": "NetworkX's own tests of the functions the graphferry backend provides",
-        "command": "python bench/networkx_tests.py" + (" --quick" if args.quick else ""),
         "networkx": networkx.__version__,
         "python": platform.python_version(),
         "machine": platform.machine(),
