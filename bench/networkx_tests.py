@@ -56,6 +56,8 @@ TEST_FILES = (
     "algorithms/tests/test_isolate.py",
     "algorithms/tests/test_reciprocity.py",
     "algorithms/centrality/tests/test_degree_centrality.py",
+    "algorithms/coloring/tests/test_coloring.py",
+    "algorithms/tree/tests/test_mst.py",
 )
 
 #: a quick subset (under a minute with the backend): the CI test runs it (tests/test_networkx_suite.py)

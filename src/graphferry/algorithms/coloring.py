@@ -28,7 +28,13 @@ colours.
   coloured neighbours leave free. Priorities are ``(degree, hash(seed, v), v)``
   (``order="largest_first"``, the order NetworkX's ``largest_first`` uses, with
   random tie-breaks) or ``(hash(seed, v), v)`` (``order="random"``).
-  Deterministic for a given seed, as the speculative method is.
+  Deterministic for a given seed, as the speculative method is. Given a
+  ``priority`` (a rank per vertex, lower first: a driver hook), it is that
+  order, and the colouring is exactly the sequential greedy colouring that
+  visits the vertices in it: a vertex is coloured once every earlier neighbour
+  is, and no later one is yet, so it sees the colours the sequential pass
+  would (NetworkX's ``greedy_color`` with an order strategy;
+  :func:`verify_greedy_coloring` checks it).
 
 Example:
     >>> import numpy as np
@@ -59,8 +65,8 @@ ORDERS = ("largest_first", "random")
 
 PROGRAM = Program(
     "coloring",
-    arrays={"color": "int64", "tentative": "int64", "work": "int8", "next": "int8"},
-    scalars={"seed": "int64", "by_degree": "int64", "round": "int64", "step": "int64"},
+    arrays={"color": "int64", "tentative": "int64", "work": "int8", "next": "int8", "rank": "int64"},
+    scalars={"seed": "int64", "by_degree": "int64", "by_rank": "int64", "round": "int64", "step": "int64"},
     vertex_functions=("gm_commit", "gm_settle"),
     neighbor_functions=("gm_tentative", "gm_detect", "jp_select", "jp_color"),
     neighbor_reads="row",  # its own row (and its neighbours' colours)
@@ -133,6 +139,7 @@ GF_FN bool gm_settle(const State& S, vid_t v) {
 
 // Does u come before v in Jones-Plassmann's priority order?
 GF_FN bool jp_before(const State& S, const GfGraph& G, vid_t u, vid_t v) {
+    if (S.by_rank) return S.rank[u] < S.rank[v];   // a given order (ranks are distinct)
     if (S.by_degree) {
         const int64_t du = G.degree(u), dv = G.degree(v);
         if (du != dv) return du > dv;
@@ -177,8 +184,10 @@ def coloring(graph: Graph, method: str = "speculative", order: str = "largest_fi
     around them (HyPar's post-processing of border vertices). ``stop_when``
     (HyPar's independent computation) is called with each round's seconds and
     ends the run early when it returns True: the colouring may then be partial (-1).
+    ``priority`` (distinct int64 ranks, one per vertex) is Jones-Plassmann's order,
+    lower first, in place of ``order``: the sequential greedy colouring in that order.
     """
-    precolored, stop_when = driver_hooks(kwargs, "precolored", "stop_when")
+    precolored, stop_when, priority = driver_hooks(kwargs, "precolored", "stop_when", "priority")
     registry.get("coloring").check_values(seed=seed)
     if method not in METHODS:
         raise ValueError(f"coloring: method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -213,8 +222,14 @@ def coloring(graph: Graph, method: str = "speculative", order: str = "largest_fi
                 if not clashes or (stop_when is not None and stop_when(time.perf_counter() - t)):
                     break
         else:
-            st = rt.start(PROGRAM, arrays={"color": initial, "tentative": -1, "work": 0, "next": 0},
-                          scalars={"seed": int(seed), "by_degree": int(order == "largest_first")})
+            rank: object = 0
+            if priority is not None:
+                rank = np.asarray(priority, dtype=np.int64)
+                if rank.shape != (graph.n,):
+                    raise ValueError(f"priority must have one entry per vertex ({graph.n}), got {rank.shape}")
+            st = rt.start(PROGRAM, arrays={"color": initial, "tentative": -1, "work": 0, "next": 0, "rank": rank},
+                          scalars={"seed": int(seed), "by_degree": int(order == "largest_first"),
+                                   "by_rank": int(priority is not None)})
             t = time.perf_counter()
             while st.neighbor_map("jp_select", in_edges=False):
                 rounds += 1
@@ -226,6 +241,27 @@ def coloring(graph: Graph, method: str = "speculative", order: str = "largest_fi
         num = int(top) + 1 if top is not None else 0
         colors = st.result("color", np.int64)
     return Result(graph, {"colors": colors}, rt.record, {"num_colors": num, "rounds": rounds})
+
+
+def verify_greedy_coloring(graph: Graph, colors: np.ndarray, priority: np.ndarray) -> None:
+    """The sequential greedy colouring in ``priority``'s order (lower first): every vertex has the
+    smallest colour that none of its earlier neighbours has (and the colouring is proper).
+
+    Reads the edge list with numpy only: a vertex of colour ``c`` must see each colour below
+    ``c`` among its earlier neighbours, and none of its neighbours may have ``c``. Raises AssertionError.
+    """
+    verify_coloring(graph, colors)
+    colors, rank = np.asarray(colors, np.int64), np.asarray(priority, np.int64)
+    src, dst = graph.edges()
+    keep = src != dst
+    a, b = np.r_[src[keep], dst[keep]], np.r_[dst[keep], src[keep]]   # both directions: the undirected view
+    seen = (rank[b] < rank[a]) & (colors[b] < colors[a])              # earlier neighbours' lower colours
+    width = int(colors.max()) + 1 if len(colors) else 1
+    distinct = np.unique(a[seen].astype(np.int64) * width + colors[b[seen]])
+    below = np.bincount(distinct // width, minlength=graph.n)
+    wrong = np.flatnonzero(below != colors)
+    assert len(wrong) == 0, (f"vertex {wrong[0]} has colour {colors[wrong[0]]} but its earlier neighbours leave "
+                             f"a smaller one free")
 
 
 def verify_coloring(graph: Graph, colors: np.ndarray) -> None:

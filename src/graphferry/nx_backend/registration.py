@@ -42,6 +42,8 @@ AREAS = (
     "core",
     "link_prediction",
     "structure",
+    "coloring",
+    "tree",
 )
 
 Check = Callable[[dict], "bool | str"]
