@@ -35,7 +35,7 @@ def random_graph(n: int, m: int, seed: int, *, labels: str = "int", loops: bool 
     for _ in range(m):
         u, v = rng.choice(names), rng.choice(names)
         if u != v or loops:
-            G.add_edge(u, v, weight=rng.randint(1, 4), other=rng.random())
+            G.add_edge(u, v, weight=rng.randint(1, 4), other=rng.randint(-4, 4) / 4)   # float32-exact, negative too
     return G
 
 
