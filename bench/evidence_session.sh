@@ -13,7 +13,10 @@
 #   EMOGI edges in GPU memory (-m 0; PageRank -m 1, managed), and zero-copy (-m 2), one call per
 #   process, its per-vertex answer read back (EMOGI_OUTPUT, a build-folder patch of its output
 #   only) and checked as ours;
-#   HyTGraph (its .gr input) when its binaries are there, its -output checked the same way.
+#   HyTGraph (its .gr input, written once and timed apart) when its binaries are there: one
+#   process per application running 1 + 3 times on the graph it read once (-cmdfile), its first
+#   run and the median of the 3 after it, the first and last runs' -output read back and checked
+#   the same way. NO_HYTGRAPH=1 leaves it out (the fallback if its binaries fail on the machine).
 # Results: $OUT/peers-kron25-evidence.json (schema graphferry-bench/2: commit, dirty flag and
 # diff hash of the tree that ran, from graphferry-tree.json). Copy it to
 # bench/results/peers-kron25-h200-evidence.json, check it (python bench/check_results.py FILE),
@@ -25,6 +28,7 @@
 #   emogi/emogi_{bfs,sssp,cc,pagerank}_32, hytgraph/hybrid_{bfs,sssp,pr,cc} (optional)
 # On the GPU machine (16 cores, one H200), carrying .carry/bin:
 #   bash bench/evidence_session.sh           # LIMIT=560 s of work, results under $OUT
+#   NO_HYTGRAPH=1 bash bench/evidence_session.sh   # the same without HyTGraph
 # Here, on the CPU backend at a small scale (the same script end to end, EMOGI and HyTGraph
 # need a GPU and are skipped):
 #   CPU=1 SCALE=12 OUT=/tmp/ev bash bench/evidence_session.sh
@@ -41,7 +45,7 @@ fi
 PEERS=()
 [ -x "$BIN/gapbs/bfs" ] && PEERS+=(--gapbs-bin "$BIN/gapbs" --gapbs-verify-once --peer-trials 3)
 [ -x "$BIN/emogi/emogi_bfs_32" ] && PEERS+=(--emogi-bin "$BIN/emogi")
-[ -x "$BIN/hytgraph/hybrid_bfs" ] && PEERS+=(--hytgraph-bin "$BIN/hytgraph" --hytgraph-format gr)
+[ -x "$BIN/hytgraph/hybrid_bfs" ] && [ "${NO_HYTGRAPH:-0}" != 1 ] && PEERS+=(--hytgraph-bin "$BIN/hytgraph" --hytgraph-format gr)
 if [ "${CPU:-0}" = 1 ]; then
   ENGINES=(--engines cpu --delta-engines host --cpu-only)
   [ -d /dev/shm ] || WORK=/tmp/gf-evidence

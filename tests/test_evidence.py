@@ -340,3 +340,143 @@ def test_records_without_an_engine_are_held_to_the_file_rules_only():
     assert check_results.problems(doc, "x", check_commit=False) == []
     doc["command"] = ""
     assert check_results.problems(doc, "x", check_commit=False) == ["x: no producing command"]
+
+
+#: A stand-in for HyTGraph's four binaries (no GPU, no HyTGraph here): reads the Galois ``.gr``
+#: file the benchmark writes, answers with scipy (BFS levels, Dijkstra distances, component
+#: labels, a power iteration without sink spreading) and prints what the real build prints: a
+#: ``HOST: Total time`` and ``Total rounds`` per run of its ``-cmdfile``, the ``-output`` files in
+#: HyTGraph's formats. FAKE_HYTGRAPH_MODE: ``wrong`` shifts one answer (PageRank: reverses the
+#: ranks), ``die`` ends the process
+#: after its first run.
+FAKE_HYTGRAPH = r'''#!{python}
+import os, sys
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+
+app = os.path.basename(sys.argv[0])
+def flags(words):
+    out, k = {{}}, 0
+    while k < len(words):
+        key = words[k].lstrip("-")
+        if k + 1 < len(words) and not words[k + 1].startswith("-"):
+            out[key] = words[k + 1]; k += 2
+        else:
+            out[key] = ""; k += 1
+    return out
+base = flags(sys.argv[1:])
+if "graphfile" not in base:
+    print("A Graph File must be provided"); sys.exit(0)
+raw = open(base["graphfile"], "rb").read()
+version, ebytes, n, m = np.frombuffer(raw[:32], dtype=np.uint64).astype(np.int64)
+ends = np.frombuffer(raw[32:32 + 8 * n], dtype=np.uint64).astype(np.int64)
+at = 32 + 8 * n
+dst = np.frombuffer(raw[at:at + 4 * m], dtype=np.uint32).astype(np.int64)
+at += 4 * m + 4 * (m % 2)
+offsets = np.concatenate([[0], ends])
+src = np.repeat(np.arange(n), np.diff(offsets))
+w = np.frombuffer(raw[at:at + 4 * m], dtype=np.uint32).astype(np.float64) if ebytes == 4 else None
+mode = os.environ.get("FAKE_HYTGRAPH_MODE", "")
+lines = open(base["cmdfile"]).read().splitlines()
+for k, line in enumerate(lines):
+    f = {{**base, **flags(line.split())}}
+    A = sp.csr_matrix((np.ones(m) if app != "hybrid_sssp" else w, (src, dst)), shape=(n, n))
+    s = int(f.get("source_node", 0))
+    if app == "hybrid_bfs":
+        vals = csgraph.shortest_path(A, unweighted=True, indices=s)
+    elif app == "hybrid_sssp":
+        vals = csgraph.dijkstra(A, indices=s)
+    elif app == "hybrid_cc":
+        vals = csgraph.connected_components(A, directed=False)[1].astype(float)
+    else:
+        deg = np.asarray(A.sum(axis=1)).ravel()
+        P = sp.diags(np.where(deg > 0, 1 / np.maximum(deg, 1), 0)) @ A
+        x = np.full(n, 0.15)
+        for _ in range(200):
+            x = 0.15 + 0.85 * (P.T @ x)
+        vals = x
+    if mode == "wrong" and app == "hybrid_pr":
+        vals = vals[::-1].copy()  # each rank on another vertex
+    elif mode == "wrong":
+        vals = vals.copy(); vals[np.flatnonzero(np.isfinite(vals) & (vals > 0))[0]] += 1
+    print("HOST: Total time: %f" % (1.5 + k))
+    print("HOST: Total rounds: 4")
+    print("HOST: filter_num: 3")
+    out = f.get("output")
+    if out:
+        with open(out, "w") as o:
+            if app == "hybrid_pr":
+                o.write("ALPHA 8.5e-01 EPSILON 1e-02\nRANKS 1--%d of %d\n" % (n, n))
+                for v in np.argsort(-vals, kind="stable"):
+                    o.write("%d %e\n" % (v, vals[v] / vals.sum()))
+            else:
+                for v, x in enumerate(vals):
+                    o.write("%d %s\n" % (v, "INF" if not np.isfinite(x) else int(x)))
+    if mode == "die":
+        sys.exit(1)
+'''
+
+
+@pytest.fixture()
+def fake_hytgraph(tmp_path):
+    bindir = tmp_path / "hytgraph"
+    bindir.mkdir()
+    for app in ("hybrid_bfs", "hybrid_sssp", "hybrid_pr", "hybrid_cc"):
+        exe = bindir / app
+        exe.write_text(FAKE_HYTGRAPH.format(python=sys.executable))
+        exe.chmod(0o755)
+    return bindir
+
+
+def _hytgraph_runs(tmp_path, bindir, g, reps=3):
+    import peers_bench
+
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    gr = peers_bench.write_galois_gr(g, work / "graph")
+    src = int(np.argmax(g.out_degree))
+    return {r["algorithm"]: r for r in peers_bench.hytgraph_runs(
+        bindir, gr, src, g.n, peers_bench.Checker(g, src), 60, lambda msg: None, fmt="gr", reps=reps,
+        input_seconds=0.25)}
+
+
+def test_hytgraph_runs_time_its_first_and_median_and_check_every_answer(tmp_path, kron10, fake_hytgraph):
+    """The benchmark's HyTGraph harness against a stand-in printing HyTGraph's formats: one process
+    per application, its first run and the median of the three after it from its printed times,
+    the first and last runs' answers read back and checked, the input's writing time apart."""
+    runs = _hytgraph_runs(tmp_path, fake_hytgraph, kron10)
+    assert set(runs) == {"bfs", "sssp", "pagerank", "wcc"}
+    for name, r in runs.items():
+        assert r["verified"], (name, r["verified_how"])
+        assert "first run" in r["verified_how"] and "last run" in r["verified_how"]
+        assert r["first_seconds"] == 0.0015 and r["seconds"] == 0.0035 and r["calls"] == 3  # 1.5; 2.5 3.5 4.5 ms
+        assert r["input_write_seconds"] == 0.25 and r["iterations"] == 4 and "-cmdfile" in r["command"]
+    import check_results
+
+    doc = {"schema": "graphferry-bench/2", "commit": "a" * 40, "dirty": False, "command": "python x",
+           "runs": list(runs.values())}
+    assert check_results.problems(doc, "fake", check_commit=False) == []
+    assert runs["pagerank"]["l1_to_fixed_point"] <= runs["pagerank"]["l1_bound"]
+
+
+def test_hytgraph_wrong_answers_and_a_process_cut_short_are_not_verified(tmp_path, kron10, fake_hytgraph,
+                                                                           monkeypatch):
+    monkeypatch.setenv("FAKE_HYTGRAPH_MODE", "wrong")
+    runs = _hytgraph_runs(tmp_path, fake_hytgraph, kron10)
+    assert not any(r["verified"] for r in runs.values()), {k: r["verified_how"] for k, r in runs.items()}
+    monkeypatch.setenv("FAKE_HYTGRAPH_MODE", "die")
+    runs = _hytgraph_runs(tmp_path, fake_hytgraph, kron10)
+    for r in runs.values():  # the first run's answer checked; no repeats: its one time stands for both
+        assert r["calls"] == 0 and r["first_seconds"] == r["seconds"] == 0.0015 and "1 of 4 runs" in r["note"]
+        assert r["verified"] and "last run" not in r["verified_how"]
+
+
+def test_hytgraph_command_file_writes_the_first_and_last_answers_only(tmp_path):
+    import peers_bench
+
+    path = peers_bench.hytgraph_command_file(tmp_path / "c", 3, tmp_path / "a", tmp_path / "b")
+    assert path.read_text().splitlines() == [f"-output {tmp_path / 'a'}", "", "", f"-output {tmp_path / 'b'}"]
+    times, rounds, counts = peers_bench.parse_hytgraph(
+        "HOST: Total time: 12.5\nHOST: Total rounds: 7\nfilter_num: 2\nHOST: Total time: 10.0\n")
+    assert times == [0.0125, 0.01] and rounds == [7] and counts == {"filter": 2}
