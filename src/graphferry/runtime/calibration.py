@@ -76,12 +76,17 @@ GF_FN bool update_atomic(const State& S, vid_t s, vid_t d, float w) { gf_atomic_
 
 
 #: Full calibrations (``graphferry calibrate --refresh``) per GPU model: where a fresh machine's
-#: calibration starts (:func:`quick_calibration`). The H200's: bench/results/calibration-h200.json
-#: (16 cores); its device-to-device copy measured beside it (:func:`_device_copy_rate`).
+#: calibration starts (:func:`quick_calibration`), which measures nothing a model's entry holds.
+#: The H200's: bench/results/calibration-h200.json (16 cores: the edge rates, the pinned copy and
+#: the zero-copy reads by request size); its device-to-device copy (read and write counted, as
+#: :func:`_device_copy_rate` counts) from bench/results/engines-kron25-h200.json's machine figures
+#: (``device_copy_gbps`` 4164.9).
 KNOWN_DEVICES: dict[str, dict] = {
     "NVIDIA H200": {
         "threads": 16,
-        "device_copy_bandwidth": None,
+        "device_copy_bandwidth": 4164.9e9,
+        "copy_bandwidth": 54.80e9,
+        "zerocopy_bandwidth": {32: 17.54e9, 128: 46.53e9, 512: 50.50e9, 4096: 50.37e9},
         "gather_bandwidth": 2.857e9,
         "launch_seconds": 2.98e-4,
         "state_bandwidth": 1.715e9,
@@ -120,11 +125,13 @@ def calibration_for(backend, refresh: bool = False) -> Calibration:
 
 
 def quick_calibration(backend, *, table: dict | None = None) -> Calibration:
-    """A fresh machine's calibration in well under a second: the bus measured (pinned copy,
-    zero-copy reads by request size, device memory), every rate that needs compiled programs
-    taken from the table of the device's model (:data:`KNOWN_DEVICES`), the host's scaled by
-    this machine's cores against the table's, and a model missing from the table starting from
-    :data:`REFERENCE_DEVICE`'s with its device rates scaled by the two devices' memory bandwidth.
+    """A fresh machine's calibration in well under a second: every figure the table of the
+    device's model (:data:`KNOWN_DEVICES`) holds taken from it, nothing measured that it has
+    (on a fresh machine the bus's measurement compiled a kernel with NVRTC and pinned 64 MB:
+    most of the hybrid's first-call cost), the host's rates scaled by this machine's cores
+    against the table's. A model missing from the table has its bus measured (pinned copy,
+    zero-copy reads by request size, device memory) and starts from :data:`REFERENCE_DEVICE`'s
+    rates, its device rates scaled by the two devices' memory bandwidth.
 
     Example (the CPU backend's simulated device, a model of no table):
         >>> from graphferry.backends import get_backend
@@ -141,20 +148,15 @@ def quick_calibration(backend, *, table: dict | None = None) -> Calibration:
     if ref is None and REFERENCE_DEVICE in table:
         ref = table[REFERENCE_DEVICE]
         source = f"table: {REFERENCE_DEVICE}, scaled"
-    nbytes = 64 << 20 if backend.is_device else 4 << 20
-    src = backend.pinned_empty(nbytes // 4, np.int32)
-    src[:] = 1
-    dst = backend.empty(len(src), np.int32)
-
-    def copy():
-        backend.copy_h2d(dst, src)
-        backend.synchronize()
-
-    copy()
-    copy_bw = nbytes / _best(copy)
-    zc = {size: _zerocopy_rate(backend, src, size, quick=not backend.is_device) for size in REQUEST_SIZES}
-    dev_copy = _device_copy_rate(backend, dst)
-    del dst
+    known = ref if model in table else {}  # the figures of this very model: never measured again
+    if known.get("copy_bandwidth") and known.get("zerocopy_bandwidth") and known.get("device_copy_bandwidth"):
+        copy_bw = float(known["copy_bandwidth"])
+        zc = {int(k): float(v) for k, v in known["zerocopy_bandwidth"].items()}
+        dev_copy = float(known["device_copy_bandwidth"])
+        bus = "table"
+    else:
+        copy_bw, zc, dev_copy = _bus_figures(backend)
+        bus = "measured"
     nominal = Calibration.nominal()
     if ref is None:
         cal = Calibration(device_key(backend), copy_bw, zc, nominal.gather_bandwidth, dict(nominal.device_edge_rate),
@@ -168,12 +170,29 @@ def quick_calibration(backend, *, table: dict | None = None) -> Calibration:
                           {k: v * dev_scale for k, v in ref["device_edge_rate"].items()},
                           {k: v * cores for k, v in ref["host_edge_rate"].items()},
                           ref["launch_seconds"], ref["state_bandwidth"])
-    cal.notes = {"threads": os.cpu_count(), "quick": True, "source": source, "device_copy_bandwidth": dev_copy,
-                 "seconds": round(time.perf_counter() - t0, 3),
+    cal.notes = {"threads": os.cpu_count(), "quick": True, "source": source, "bus": bus,
+                 "device_copy_bandwidth": dev_copy, "seconds": round(time.perf_counter() - t0, 3),
                  "full": "graphferry calibrate --refresh measures every figure"}
-    log.info("calibration from %s with the bus measured in %.3f s: copy %.1f GB/s", source,
+    log.info("calibration from %s, the bus's figures %s, in %.3f s: copy %.1f GB/s", source, bus,
              time.perf_counter() - t0, copy_bw / 1e9)
     return cal
+
+
+def _bus_figures(backend) -> tuple[float, dict[int, float], float]:
+    """(pinned copy bytes/s, zero-copy reads bytes/s by request size, device copy bytes/s), measured."""
+    nbytes = 64 << 20 if backend.is_device else 4 << 20
+    src = backend.pinned_empty(nbytes // 4, np.int32)
+    src[:] = 1
+    dst = backend.empty(len(src), np.int32)
+
+    def copy():
+        backend.copy_h2d(dst, src)
+        backend.synchronize()
+
+    copy()
+    copy_bw = nbytes / _best(copy)
+    zc = {size: _zerocopy_rate(backend, src, size, quick=not backend.is_device) for size in REQUEST_SIZES}
+    return copy_bw, zc, _device_copy_rate(backend, dst)
 
 
 def _device_copy_rate(backend, arr) -> float:

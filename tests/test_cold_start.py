@@ -1,0 +1,45 @@
+"""A fresh machine's first GPU call (issue 34): nothing measured at run time that the table of the
+device's model holds. Run here on the CPU backend, standing in for a device of a known model."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphferry.backends import get_backend
+from graphferry.runtime import calibration as cm
+
+
+def test_a_known_model_takes_every_figure_from_its_table_and_measures_nothing(monkeypatch):
+    b = get_backend("cpu")
+    model = b.device_description()
+    ref = cm.KNOWN_DEVICES[cm.REFERENCE_DEVICE]
+    monkeypatch.setattr(cm, "_bus_figures", lambda backend: pytest.fail("measured what the table holds"))
+    monkeypatch.setattr(cm, "_zerocopy_rate", lambda *a, **k: pytest.fail("measured zero-copy reads"))
+    cal = cm.quick_calibration(b, table={model: ref})
+    assert cal.copy_bandwidth == ref["copy_bandwidth"]
+    assert cal.zerocopy_bandwidth == ref["zerocopy_bandwidth"]
+    assert cal.notes["device_copy_bandwidth"] == ref["device_copy_bandwidth"] and cal.notes["bus"] == "table"
+    assert cal.device_edge_rate == ref["device_edge_rate"]
+
+
+def test_the_h200s_table_holds_its_bus_figures_as_measured():
+    """bench/results/calibration-h200.json's pinned copy and zero-copy reads, engines-kron25-h200.json's
+    device copy (the calibration's own convention: bytes read and written)."""
+    import json
+    from pathlib import Path
+
+    results = Path(__file__).resolve().parents[1] / "bench" / "results"
+    full = json.loads((results / "calibration-h200.json").read_text())
+    machine = json.loads((results / "engines-kron25-h200.json").read_text())["machine"]
+    h200 = cm.KNOWN_DEVICES["NVIDIA H200"]
+    assert h200["copy_bandwidth"] == pytest.approx(full["copy_bandwidth"], rel=1e-3)
+    assert {str(k): v for k, v in h200["zerocopy_bandwidth"].items()} == pytest.approx(
+        full["zerocopy_bandwidth"], rel=1e-3)
+    assert h200["device_copy_bandwidth"] == pytest.approx(machine["device_copy_gbps"] * 1e9, rel=1e-3)
+
+
+def test_a_model_missing_from_the_table_has_its_bus_measured():
+    b = get_backend("cpu")
+    cal = cm.quick_calibration(b, table={"some other GPU": {}, cm.REFERENCE_DEVICE: cm.KNOWN_DEVICES[cm.REFERENCE_DEVICE]})
+    assert cal.notes["bus"] == "measured" and cal.notes["source"].endswith("scaled")
+    assert cal.copy_bandwidth != cm.KNOWN_DEVICES[cm.REFERENCE_DEVICE]["copy_bandwidth"]
