@@ -43,3 +43,35 @@ def test_a_model_missing_from_the_table_has_its_bus_measured():
     cal = cm.quick_calibration(b, table={"some other GPU": {}, cm.REFERENCE_DEVICE: cm.KNOWN_DEVICES[cm.REFERENCE_DEVICE]})
     assert cal.notes["bus"] == "measured" and cal.notes["source"].endswith("scaled")
     assert cal.copy_bandwidth != cm.KNOWN_DEVICES[cm.REFERENCE_DEVICE]["copy_bandwidth"]
+
+
+def test_a_one_shot_run_compiles_its_programs_while_the_main_thread_reads(tmp_path, monkeypatch):
+    """cli.device_start: the backend is made in a thread of its own and, once the graph is read,
+    the algorithm's programs are compiled there for its vertex-id type (the CPU backend standing
+    in for the GPU); the main thread's own request then finds the same compiled program."""
+    import numpy as np
+
+    from graphferry.algorithms.wcc import PROGRAM
+    from graphferry.cli.device_start import DeviceStart, algorithm_programs
+    from graphferry.graph import Graph
+
+    monkeypatch.setenv("GRAPHFERRY_CACHE_DIR", str(tmp_path))
+    assert [p.name for p in algorithm_programs("wcc")] == [PROGRAM.name]
+    g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=4, directed=False)
+    key = (PROGRAM.fingerprint(), g.indices.dtype.str)
+    get_backend("cpu")._programs.pop(key, None)  # (another test in this process may have compiled it)
+    started = DeviceStart("wcc", "cpu", start_for=("cpu",))
+    started.graph_read(g)
+    started.thread.join(timeout=600)
+    cpu = get_backend("cpu")
+    assert key in cpu._programs
+    assert cpu.compile(PROGRAM, g.indices.dtype) is cpu._programs[key]
+
+
+def test_a_failed_read_starts_no_compilation():
+    from graphferry.cli.device_start import DeviceStart
+
+    started = DeviceStart("bfs", "cpu", start_for=("cpu",))
+    started.graph_read(None)
+    started.thread.join(timeout=60)
+    assert not started.thread.is_alive()

@@ -42,8 +42,13 @@ def _algorithm_kwargs(accepted: Collection[str], given: dict[str, Any], name: st
     return out
 
 
-def _algorithm_arguments(name: str, params: dict[str, Any], backend: str) -> tuple[registry.AlgorithmSpec, dict]:
-    """``(the algorithm's registry entry, keyword arguments)``; usage errors before any work is done."""
+def _algorithm_arguments(name: str, params: dict[str, Any], backend: str,
+                         quick_device_check: bool = False) -> tuple[registry.AlgorithmSpec, dict]:
+    """``(the algorithm's registry entry, keyword arguments)``; usage errors before any work is done.
+
+    ``quick_device_check``: for ``--backend cuda``, only look for a device without importing CuPy
+    (a one-shot run starts CuPy in the background while it reads the graph; the full check
+    comes with the run)."""
     spec = registry.get(name)
     kwargs = _algorithm_kwargs({p.name for p in spec.parameters}, params, name)
     for key, value in kwargs.items():  # the registry's declaration decides (a seed: at least 0)
@@ -57,8 +62,9 @@ def _algorithm_arguments(name: str, params: dict[str, Any], backend: str) -> tup
                              "as LDBC gives them per graph)" if name == "pagerank_ldbc" else f"{name} needs {flags}")
     if backend == "cuda":
         from ..backends import cuda_available
+        from ..runtime.startup import gpu_likely
 
-        if not cuda_available():
+        if not gpu_likely() or not (quick_device_check or cuda_available()):
             raise GraphferryError("--backend cuda: no usable GPU here (it needs CuPy and a CUDA device); "
                                   "use --backend cpu or auto")
     return spec, kwargs
@@ -251,12 +257,27 @@ def _run_here(algorithm: str, graph_path: Path, *, source: str | None, out: Path
               engine: str, budget: int | None, partition_bytes: int | None, direction: str,
               params: dict[str, Any], record: Path | None, verify: bool, check: bool, as_json: bool) -> None:
     """``run`` in this process: read, load, run, check, write; each phase timed (:class:`_Phases`)."""
+    from .device_start import start_device_soon
+
     phases = _Phases()
     registry.get(algorithm).function  # noqa: B018  (imports the algorithm's module: an "imports" phase)
     phases.imports()
-    with _spinner(f"reading {graph_path}"):
-        graph = _user_value_errors(_load, graph_path, verify=verify)
+    device = start_device_soon(algorithm, backend)  # CuPy, the context, the programs: while the graph is read
+    graph = None
+    try:
+        with _spinner(f"reading {graph_path}"):
+            graph = _user_value_errors(_load, graph_path, verify=verify)
+    finally:
+        device.graph_read(graph)
     phases.lap("read")
+    if backend == "cuda":  # the full check the command line's quick one left (CuPy imports, a device answers)
+        from ..backends import cuda_available
+
+        with phase_clock.phase("cuda_start"):
+            usable = cuda_available()
+        if not usable:
+            raise GraphferryError("--backend cuda: no usable GPU here (it needs CuPy and a CUDA device); "
+                                  "use --backend cpu or auto")
     passes = work_passes(algorithm, graph, source)
     # the backend auto takes (the model of runtime.startup), chosen here to place the edges for it
     chosen = resolve_auto(graph.m, graph.edge_bytes, passes) if backend == "auto" else backend
@@ -299,7 +320,7 @@ def _checked_run_arguments(algorithm: str, graph_path: Path, out: Path | None, r
         check_output_path(record, "--record")
     params = dict(flags)  # one --flag per registry parameter, None when not given
     params.update(_registry_params(algorithm, param or []))
-    _algorithm_arguments(algorithm, params, backend)  # before reading a large graph
+    _algorithm_arguments(algorithm, params, backend, quick_device_check=True)  # before reading a large graph
     return params
 
 

@@ -424,6 +424,7 @@ class CudaBackend(Backend):
         self._ring: SlotRing | None = None
         self._staging: StagedUpload | None = None
         self._programs: dict[tuple, CudaProgram] = {}
+        self._compiling = threading.Lock()
         self._huge: dict[int, tuple] = {}  # stream -> the huge-row queue of kernels on it
         self._lanes: list = []
         self._bitmap_module = None
@@ -438,9 +439,10 @@ class CudaBackend(Backend):
     # ------------------------------------------------------------ programs
     def compile(self, program, vid_dtype):
         key = (self.device_id, program.fingerprint(), np.dtype(vid_dtype).str)
-        if key not in self._programs:
-            self._programs[key] = CudaProgram(self, program, vid_dtype)
-        return self._programs[key]
+        with self._compiling:  # a one-shot run asks from a background thread too (cli.device_start)
+            if key not in self._programs:
+                self._programs[key] = CudaProgram(self, program, vid_dtype)
+            return self._programs[key]
 
     def device_description(self) -> str:
         if self._description is None:  # asked per call by the calibration's cache key: the driver once

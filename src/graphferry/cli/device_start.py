@@ -1,0 +1,84 @@
+"""A one-shot GPU run starts the device while it reads the graph.
+
+``graphferry run ALG STORE --backend cuda`` waits, before its first kernel, for CuPy's import
+and the CUDA context (0.76 s on the lent H200 machine, /work/shared/FLOORS.md) and for the
+algorithm's programs (NVRTC on a fresh machine, seconds; their load from CuPy's disk cache
+otherwise); reading the store takes about half a second more. None of them needs the others,
+so :func:`start_device_soon` starts the backend in a thread of its own as soon as the command
+line is checked, and, once the main thread has read the graph (the vertex-id type is known),
+starts compiling the algorithm's programs there (:meth:`CudaBackend.compile` submits each
+kernel group to its compile pool and returns). The main thread's own requests for the backend
+and the programs then find them made, or wait for them (the ``cuda_start`` and ``compile``
+phases of the run record).
+
+Nothing here reports errors: a backend that cannot start, or a program that does not compile,
+fails again, with its message, where the main thread asks for it.
+
+Example (no GPU here: nothing is started):
+    >>> started = start_device_soon("bfs", "cpu")
+    >>> started.graph_read(None); started.thread is None
+    True
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+def algorithm_programs(algorithm: str) -> list:
+    """The programs ``algorithm``'s module defines at its top level (those it may compile before
+    the call; a program built per call, such as PageRank's, is compiled when the call makes it).
+
+    Example:
+        >>> [p.name for p in algorithm_programs("bfs")]
+        ['bfs']
+    """
+    from ..algorithms import registry
+    from ..runtime.program import Program
+
+    import sys
+
+    function = registry.get(algorithm).function
+    module = sys.modules.get(getattr(function, "__module__", ""))
+    return [v for v in vars(module).values() if isinstance(v, Program)] if module is not None else []
+
+
+class DeviceStart:
+    """The background start of one run's device (see the module's docstring)."""
+
+    def __init__(self, algorithm: str, backend: str, start_for: tuple[str, ...] = ("cuda",)):
+        self.algorithm = algorithm
+        self.backend = backend
+        self.thread: threading.Thread | None = None
+        self._read = threading.Event()
+        self._dtype: Any = None
+        if backend in start_for:  # (tests start the CPU backend this way)
+            self.thread = threading.Thread(target=self._start, name="gf-device-start", daemon=True)
+            self.thread.start()
+
+    def graph_read(self, graph) -> None:
+        """The main thread has read ``graph`` (None: it failed): the programs may be compiled now."""
+        self._dtype = None if graph is None else graph.indices.dtype
+        self._read.set()
+
+    def _start(self) -> None:
+        try:
+            from ..backends import get_backend
+
+            backend = get_backend(self.backend)
+            self._read.wait()
+            if self._dtype is None:
+                return
+            for program in algorithm_programs(self.algorithm):
+                backend.compile(program, self._dtype)  # submits its groups to the compile pool
+        except Exception as e:  # noqa: BLE001 - the main thread's own request reports it
+            log.debug("device not started ahead (%s)", e)
+
+
+def start_device_soon(algorithm: str, backend: str) -> DeviceStart:
+    """Start ``backend``'s device and ``algorithm``'s programs in the background (only ``cuda``)."""
+    return DeviceStart(algorithm, backend)
