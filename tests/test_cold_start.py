@@ -75,3 +75,27 @@ def test_a_failed_read_starts_no_compilation():
     started.graph_read(None)
     started.thread.join(timeout=60)
     assert not started.thread.is_alive()
+
+
+def test_backend_cuda_without_a_gpu_is_one_error_line(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+
+    from graphferry.graph import Graph
+    from graphferry.runtime.startup import gpu_likely
+    from graphferry.store import write_store
+
+    if gpu_likely():
+        pytest.skip("a GPU is here")
+    store = tmp_path / "g.store"
+    write_store(Graph.from_edges(np.array([0]), np.array([1]), n=2), store)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
+    proc = subprocess.run([sys.executable, "-m", "graphferry", "run", "bfs", str(store), "--source", "0",
+                           "--backend", "cuda"], capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode != 0
+    assert [ln for ln in proc.stderr.splitlines() if ln.strip()] == [
+        "error: --backend cuda: no usable GPU here (it needs CuPy and a CUDA device); use --backend cpu or auto"]
