@@ -92,6 +92,15 @@ def test_the_check_rejects_a_commit_not_in_history_and_leaves_schema_1_alone():
     assert check_results.problems({"schema": "graphferry-bench/1", "runs": [{"engine": "peer:x"}]}) == []
 
 
+def test_the_check_rejects_the_old_schema_written_after_the_rules_began():
+    old = {"schema": "graphferry-bench/1", "runs": [{"engine": "peer:x"}]}
+    assert check_results.problems(dict(old, date="2026-11-28T23:00:00Z"), "x") == []
+    assert check_results.problems(dict(old, date="2026-11-29T05:10:31Z"), "x")
+    assert check_results.problems(dict(old, date="2026-11-29T06:00:00"), "x")  # no zone: UTC
+    name = next(iter(check_results.LATE_OLD_SCHEMA))
+    assert check_results.problems(dict(old, date="2026-11-29T05:10:31Z"), name) == []
+
+
 @pytest.fixture
 def tree(tmp_path, monkeypatch):
     """A tree of two files, stamped."""
