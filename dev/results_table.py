@@ -154,6 +154,19 @@ def evidence_table(path: Path, doc: dict) -> str:
     for a in ALGORITHMS:
         if any((a, e) in cell for e in cols):
             lines.append(f"| {a} | " + " | ".join(cell.get((a, e), "") for e in cols) + " |")
+    once = sorted({engine_of(r) for r in runs if engine_of(r).startswith("peer:") and (r.get("calls") or 1) <= 1})
+    repeated = sorted({engine_of(r) for r in runs if engine_of(r).startswith("peer:") and (r.get("calls") or 1) > 1})
+    notes = []
+    if once:
+        notes.append("one call per process (first = median): " + ", ".join(f"`{e}`" for e in once))
+    if repeated:
+        notes.append("a first call and the median of its repeats: " + ", ".join(f"`{e}`" for e in repeated))
+    inputs = {engine_of(r): r["input_write_seconds"] for r in runs if isinstance(r.get("input_write_seconds"), (int, float))}
+    for e, secs in sorted(inputs.items()):
+        fmt = next((r.get("input_format") for r in runs if engine_of(r) == e and r.get("input_format")), None)
+        notes.append(f"`{e}`'s input file{f' ({fmt})' if fmt else ''} written in {secs:.1f} s, not in its times")
+    if notes:
+        lines += ["", "Peers: " + "; ".join(notes) + "."]
     ours = [e for e in cols if any(k[1] == e for k in moved)]
     if moved:
         lines += ["", "GB moved host-to-device per call (median call; `(modelled)`: zero-copy reads counted as "
@@ -174,7 +187,8 @@ def render() -> str:
                       and any(r["engine"].startswith("peer:") for r in _runs(d)))
     parts += ["Headline, under issue 35's rules (`bench/evidence_session.sh`, one device call): ms per call, "
               "PageRank ms per iteration, each cell the first call after loading / the median of three calls "
-              "after it (a peer that loads per process runs once: both are that call); `*`: the answer was not "
+              "after it (where a peer runs once per process, both are that call: the file's note under the table says "
+              "which); `*`: the answer was not "
               "checked in the run (the peer prints none, or its check failed); the hybrid and zero-copy under a "
               "device budget of a quarter of the weighted edge bytes.", ""]
     if evidence:

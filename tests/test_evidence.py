@@ -489,3 +489,18 @@ def test_hytgraph_command_file_writes_the_first_and_last_answers_only(tmp_path):
     times, rounds, counts = peers_bench.parse_hytgraph(
         "HOST: Total time: 12.5\nHOST: Total rounds: 7\nfilter_num: 2\nHOST: Total time: 10.0\n")
     assert times == [0.0125, 0.01] and rounds == [7] and counts == {"filter": 2}
+
+
+def test_the_evidence_table_says_which_peers_ran_once_and_the_input_time_apart():
+    import results_table
+
+    doc = {"schema": "graphferry-bench/2", "commit": "a" * 40, "dirty": False, "command": "python x",
+           "graph": {"name": "kron25", "n": 1, "m": 2}, "machine": {"device": "GPU", "host_cores": 16},
+           "runs": [{"algorithm": "bfs", "engine": "peer:emogi-gpu", "seconds": 0.061, "first_seconds": 0.061,
+                     "calls": 1, "verified": True},
+                    {"algorithm": "bfs", "engine": "peer:hytgraph", "seconds": 0.1, "first_seconds": 0.3, "calls": 3,
+                     "verified": True, "input_write_seconds": 9.04, "input_format": "gr"}]}
+    text = results_table.evidence_table(Path("peers-kron25-x.json"), doc)
+    assert "| bfs | 61.0 / 61.0 | 300.0 / 100.0 |" in text
+    assert ("Peers: one call per process (first = median): `peer:emogi-gpu`; a first call and the median of its "
+            "repeats: `peer:hytgraph`; `peer:hytgraph`'s input file (gr) written in 9.0 s, not in its times.") in text
