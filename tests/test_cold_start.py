@@ -99,3 +99,51 @@ def test_backend_cuda_without_a_gpu_is_one_error_line(tmp_path):
     assert proc.returncode != 0
     assert [ln for ln in proc.stderr.splitlines() if ln.strip()] == [
         "error: --backend cuda: no usable GPU here (it needs CuPy and a CUDA device); use --backend cpu or auto"]
+
+
+@pytest.mark.parametrize("nbytes", [1, 4095, 4096, 3 * 4096 + 5, 40_000])
+def test_download_through_slots_gives_the_bytes_in_order(nbytes, monkeypatch):
+    """StagedUpload.download with fewer slots than chunks (each slot fetched into again only after
+    it was copied out) and several threads per slot."""
+    import numpy as np
+
+    from graphferry.backends import staging
+    from graphferry.backends.staging import StagedUpload
+
+    monkeypatch.setattr(staging, "PIECE_BYTES", 1024)  # pieces of a slot for several threads
+
+    src = np.random.default_rng(nbytes).integers(0, 256, nbytes, dtype=np.uint8)
+    fetched = []
+
+    def fetch(buf, off):
+        fetched.append(off)
+        buf[:] = src[off:off + len(buf)]
+        return off
+
+    waited = []
+    down = StagedUpload(lambda n: np.empty(n, np.uint8), slot_bytes=4096, slots=2, threads=3)
+    out = np.zeros(nbytes, np.uint8)
+    assert down.download(out, fetch, waited.append) == nbytes
+    np.testing.assert_array_equal(out, src)
+    assert fetched == list(range(0, nbytes, 4096)) and waited == fetched
+
+
+@pytest.mark.gpu
+def test_cuda_results_through_the_slots_equal_the_device_arrays():
+    from graphferry.backends import cuda_available
+
+    if not cuda_available():
+        pytest.skip("needs a CUDA GPU and CuPy")
+    import cupy
+    import numpy as np
+
+    b = get_backend("cuda")
+    arr = cupy.arange(3_000_001, dtype=cupy.int64) * 7
+    before = b.results_pinned
+    b.results_pinned = False
+    try:
+        host = b.to_host(arr)
+    finally:
+        b.results_pinned = before
+    assert isinstance(host, np.ndarray) and not b.is_pinned(host)
+    np.testing.assert_array_equal(host, np.arange(3_000_001, dtype=np.int64) * 7)

@@ -110,6 +110,9 @@ class Backend(ABC):
     name: str = "?"
     xp: Any = np
     is_device: bool = False  # True when edge data must cross a bus to be read
+    #: a device's large results come back into pinned memory kept for the next call's (a process
+    #: that reads each result once, the command line's, turns it off: see CudaBackend.to_host)
+    results_pinned: bool = True
     #: smallest frontier a delta-stepping round should have (PriorityBuckets merges the
     #: lowest buckets up to it): 1 where rounds are cheap (the CPU)
     bucket_fill: int = 1

@@ -161,6 +161,65 @@ class StagedUpload:
         self.bytes_uploaded += nbytes
         return nbytes
 
+    def download(self, dst: np.ndarray, fetch: Callable[[np.ndarray, int], Any], wait: Callable[[Any], None]) -> int:
+        """Fill host ``dst`` through the slots: ``fetch(slot bytes, byte offset)`` starts copying the
+        source's bytes at that offset into the slot and returns a token; after ``wait(token)``
+        several threads copy the slot into ``dst`` while the next slots' copies run. Returns the
+        bytes received. A one-shot process's results come back this way: pinning fresh memory for
+        each result costs more than the copy (0.4 s per GB on the H200's host), and a pageable
+        copy runs at a sixth of the bus.
+
+        Example:
+            >>> src = np.arange(10, dtype=np.int64)
+            >>> def fetch(buf, off):
+            ...     buf[:] = src.view(np.uint8)[off:off + len(buf)]
+            >>> down = StagedUpload(lambda nbytes: np.empty(nbytes, np.uint8), slot_bytes=16, slots=2)
+            >>> out = np.zeros(10, np.int64)
+            >>> down.download(out, fetch, lambda token: None), out.tolist()
+            (80, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+        """
+        raw = dst.reshape(-1).view(np.uint8)
+        nbytes = int(raw.nbytes)
+        if nbytes == 0:
+            return 0
+        if not dst.flags.c_contiguous:
+            raise ValueError("download needs a contiguous destination")
+        with self._lock:
+            pending: list[tuple[int, int, int, Any]] = []  # (slot, offset, bytes, token), oldest first
+
+            def drain() -> None:
+                k, off, n, token = pending.pop(0)
+                wait(token)
+                self._spread(raw[off:off + n], self._bufs[k][:n])
+
+            for i, off in enumerate(range(0, nbytes, self.slot_bytes)):
+                k = i % self.slots
+                if len(pending) == self.slots:
+                    drain()  # the oldest slot: copied out before it is fetched into again
+                buf = self._slot(k)
+                if self._tokens[k] is not None:  # an upload's copy may still read it
+                    wait(self._tokens[k])
+                    self._tokens[k] = None
+                n = min(self.slot_bytes, nbytes - off)
+                pending.append((k, off, n, fetch(buf[:n], off)))
+            while pending:
+                drain()
+        return nbytes
+
+    def _spread(self, out: np.ndarray, buf: np.ndarray) -> None:
+        """Copy ``buf`` into ``out`` (bytes), several threads at once (fresh pages fault in parallel)."""
+        n = len(buf)
+        parts = max(1, min(self.threads, n // PIECE_BYTES))
+        step = -(-n // parts)
+        step += -step % 4096
+        pieces = [(o, min(step, n - o)) for o in range(0, n, step)]
+        if len(pieces) == 1:
+            np.copyto(out, buf)
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="gf-staging")
+        list(self._pool.map(lambda p: np.copyto(out[p[0]:p[0] + p[1]], buf[p[0]:p[0] + p[1]]), pieces))
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True)

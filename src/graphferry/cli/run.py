@@ -289,21 +289,26 @@ def _run_here(algorithm: str, graph_path: Path, *, source: str | None, out: Path
                                     pinned=False if chosen == "cpu" else None)
     phases.lap("load")
     progress, stop = _iteration_reporter(algorithm)
+    pinned_before = loaded.backend.results_pinned
+    loaded.backend.results_pinned = False  # each result is read once: no pinned memory kept for it
     try:
-        result = _user_value_errors(
-            run_algorithm, loaded, algorithm, source=source, backend=backend, engine=engine,
-            budget=budget, partition_bytes=partition_bytes,
-            direction=direction, params=params, progress=progress)
-    except GraphferryError as exc:
-        raise GraphferryError(_cli_words(str(exc), params)) from exc
+        try:
+            result = _user_value_errors(
+                run_algorithm, loaded, algorithm, source=source, backend=backend, engine=engine,
+                budget=budget, partition_bytes=partition_bytes,
+                direction=direction, params=params, progress=progress)
+        except GraphferryError as exc:
+            raise GraphferryError(_cli_words(str(exc), params)) from exc
+        finally:
+            stop()
+            loaded.close()
+        phases.run_done(result.record)
+        if check:
+            _check_result(algorithm, graph, result, params)
+            phases.lap("check")
+        _report_run(algorithm, result, out, record, as_json, phases)
     finally:
-        stop()
-        loaded.close()
-    phases.run_done(result.record)
-    if check:
-        _check_result(algorithm, graph, result, params)
-        phases.lap("check")
-    _report_run(algorithm, result, out, record, as_json, phases)
+        loaded.backend.results_pinned = pinned_before
 
 
 def _checked_run_arguments(algorithm: str, graph_path: Path, out: Path | None, record: Path | None,

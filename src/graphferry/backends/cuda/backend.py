@@ -47,7 +47,7 @@ from ...phase_clock import phase
 from ..base import Backend, CompiledProgram, PartitionView, weight_bytes
 from ..staging import StagedUpload
 from .kernel_groups import KERNEL_GROUPS, group_source, groups_needed, kernel_group
-from .memory import H2D, HostRegistry, ManagedEdges, SlotRing, env_flag, pinned_empty
+from .memory import D2H, H2D, HostRegistry, ManagedEdges, SlotRing, env_flag, pinned_empty
 
 log = logging.getLogger(__name__)
 
@@ -433,6 +433,9 @@ class CudaBackend(Backend):
         self._copy_events: list[tuple] = []
         self._kernel_events: list[tuple] = []
         self.sync_launches = env_flag("GRAPHFERRY_CUDA_SYNC")
+        #: large results into CuPy's pinned pool (reused by the next call's); off: through the
+        #: staging slots into plain memory (a one-shot process: see :meth:`to_host`)
+        self.results_pinned = True
         self.allow_managed_oversubscription = env_flag("GRAPHFERRY_ALLOW_MANAGED_OVERSUBSCRIPTION")
         self._prewarm()
 
@@ -562,9 +565,14 @@ class CudaBackend(Backend):
     def to_host(self, arr) -> np.ndarray:
         """One device-to-host transfer; large arrays land in pinned memory (CuPy's pinned pool,
         reused across calls), which the copy fills at the bus's speed instead of pageable
-        memory's (measured at Kronecker 25: two 268 MB BFS results took 150 ms pageable)."""
+        memory's (measured at Kronecker 25: two 268 MB BFS results took 150 ms pageable).
+        With :attr:`results_pinned` off (a one-shot process, which reads each result once:
+        pinning fresh memory costs 0.4 s a GB on the H200's host), they come through the staging
+        slots into plain memory instead (:meth:`StagedUpload.download`)."""
         if isinstance(arr, cupy.ndarray):
             if arr.nbytes >= PINNED_RESULT_MIN_BYTES and arr.flags.c_contiguous:
+                if not self.results_pinned:
+                    return self._download(arr)
                 import cupyx
 
                 out = cupyx.empty_pinned(arr.shape, dtype=arr.dtype)
@@ -572,6 +580,26 @@ class CudaBackend(Backend):
                 return out
             return cupy.asnumpy(arr)
         return np.asarray(arr)
+
+    def _download(self, arr) -> np.ndarray:
+        """``arr`` into a new plain host array through the pinned staging slots, in stream order."""
+        out = np.empty(arr.shape, dtype=arr.dtype)
+        stream = self.compute_stream()  # after the kernels that wrote it
+        base = int(arr.data.ptr)
+
+        def fetch(buf, off):
+            cupy.cuda.runtime.memcpyAsync(buf.ctypes.data, base + off, buf.nbytes, D2H, stream.ptr)
+            ev = cupy.cuda.Event(disable_timing=True)
+            ev.record(stream)
+            return ev
+
+        self._staging_slots().download(out, fetch, lambda ev: ev.synchronize())
+        return out
+
+    def _staging_slots(self) -> StagedUpload:
+        if self._staging is None:
+            self._staging = StagedUpload(lambda nbytes: pinned_empty(nbytes, np.uint8))
+        return self._staging
 
     def pointer(self, arr) -> int:
         if arr is None:
@@ -643,8 +671,7 @@ class CudaBackend(Backend):
         """Copy unpinned host ``src`` to ``dst_ptr`` on ``stream`` through the pinned staging slots
         (:class:`~graphferry.backends.staging.StagedUpload`): several threads read each slot, from
         the store's file where ``src`` maps one, while the previous slot's copy runs."""
-        if self._staging is None:
-            self._staging = StagedUpload(lambda nbytes: pinned_empty(nbytes, np.uint8))
+        staging = self._staging_slots()
 
         def send(buf, off):
             cupy.cuda.runtime.memcpyAsync(dst_ptr + off, buf.ctypes.data, buf.nbytes, H2D, stream.ptr)
@@ -652,7 +679,7 @@ class CudaBackend(Backend):
             ev.record(stream)
             return ev
 
-        self._staging.upload(src, send, lambda ev: ev.synchronize())
+        staging.upload(src, send, lambda ev: ev.synchronize())
 
     def host_view(self, host):
         """A device-readable alias of host memory (zero-copy): registered in place, or a pinned copy."""

@@ -38,6 +38,7 @@ HOST_REGISTER_PORTABLE = 1
 HOST_REGISTER_MAPPED = 2
 HOST_REGISTER_READ_ONLY = 8
 H2D = 1  # cudaMemcpyHostToDevice
+D2H = 2  # cudaMemcpyDeviceToHost
 PAGE = mmap.PAGESIZE
 #: the managed copy may use at most this fraction of the GPU's free memory
 MANAGED_FREE_FRACTION = 0.9
