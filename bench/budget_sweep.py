@@ -1,0 +1,439 @@
+#!/usr/bin/env python
+"""Time against the device budget (issue 37): every single engine and the hybrid, 1% to 100% of the edges.
+
+The figure the UVM-versus-Subway-versus-EMOGI study draws (time against the share of the graph the
+GPU can hold), for graphferry's engines on one graph in one call: each engine the registry lists
+as running a partitioned side on the device (``engines.registry``: ``on_device`` and not
+``schedules``; today resident, filter, compaction, zerocopy, unified) and the hybrid, at budgets
+of ``--budgets`` x the weighted edge bytes (m x 8: a 4-byte id and a 4-byte weight an edge), on
+BFS, SSSP, PageRank (LDBC form, ``--pr-iterations`` rounds: its time per iteration is the point),
+delta PageRank and WCC. Peers, given by their binaries' directories, are horizontal lines in the
+same file: EMOGI zero-copy (``-m 2``) and with the edges in GPU memory (``-m 0``), HyTGraph when
+given, GAPBS with its verifier (``-v``).
+
+Everything measured is bench/peers_bench.py's (imported, not copied): its graph generator,
+``time_ours`` (first call after loading = ``first_seconds``, the median of the calls after it =
+``seconds``, each answer checked by ``Checker``: CUDA oracle kernels on the GPU, scipy without
+one), its peer runners and their checks. Each run adds ``budget_fraction`` and ``budget_bytes``.
+
+What the sweep skips, and why (the file says it, per run, in ``same_as``):
+
+* An engine that keeps nothing on the device from one iteration to the next (``moves`` is
+  ``nothing``, ``lines``, ``partitions`` or ``rows``: zerocopy, filter, compaction) does the same
+  work under any budget that gives it the same device buffers (``Engine.partition_buffers``: two
+  where they fit). At each budget the sweep builds its engines for the weighted and unweighted
+  out-sides and compares the arena bytes they hold with the budgets already measured: the same
+  bytes, the same runs by construction, measured once (``holds_for_budget_fractions``).
+* ``resident`` runs once, with the whole budget (``budget_fraction`` 1.0): it holds the side and
+  nothing else, the same at every budget that holds it; ``fits_from_budget_fraction`` says the
+  smallest such budget (its arena bytes over the weighted edge bytes: packed ids and narrowed
+  weights fit below 100%).
+* ``unified`` (managed pages, least recently used evicted past the budget) and the hybrid
+  (residency) depend on the budget: measured at each. unified is slow (Kronecker 25: seconds a
+  call): its budgets run last, in an order that spreads what a deadline leaves
+  (``--unified-order``), and a run whose engine and algorithm took more than ``--slow-s`` at an
+  earlier budget gets ``--slow-reps`` calls after the first (``calls`` and ``fewer_calls_because``).
+
+Loads: the graph is loaded once (``graphferry.load``: pinned edges, narrowed weights, packed ids);
+each budget is :meth:`LoadedGraph.with_budget` over those host copies (new arena, engines and hybrid
+pool; nothing pinned, narrowed or packed again). ``phase_seconds`` in the file says where the
+call's time went (generation, copies, each section).
+
+Usage (the H200; peer binaries under .carry/bin):
+    PYTHONPATH=src python bench/budget_sweep.py --graph kron --scale 25 --out $OUT \\
+        --deadline-s 300 --peers-deadline-s 400 --emogi-bin .carry/bin/emogi --gapbs-bin .carry/bin/gapbs
+Here (no GPU: the CPU backend, the simulated arena, scale 10):
+    PYTHONPATH=src python bench/budget_sweep.py --small --out /tmp/sweep
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import engines_bench as eb  # noqa: E402  (the generators and the machine probe)
+import peers_bench as pb  # noqa: E402  (time_ours, Checker, the peers' runners)
+import provenance  # noqa: E402  (commit, dirty flag, diff hash, command: issue 35)
+
+BUDGETS = [0.01, 0.02, 0.05, 0.10, 0.25, 0.50, 0.75, 1.00]
+ALGORITHMS = ["bfs", "sssp", "pagerank", "wcc"]
+#: what an engine moves when it keeps nothing on the device between iterations (engines/base.py
+#: Engine.moves): its runs depend on the budget only through the buffers it holds
+STATELESS_MOVES = ("nothing", "lines", "partitions", "rows")
+
+
+def sweep_engines() -> list[str]:
+    """The single engines of the sweep, from the registry: every engine that runs a side on the
+    device and is not itself a scheduler of engines (the hybrid is the sweep's other line).
+
+    Example:
+        >>> sweep_engines()
+        ['resident', 'filter', 'compaction', 'zerocopy', 'unified']
+    """
+    import graphferry.runtime  # noqa: F401  (registers the hybrid, so that it is left out by its trait)
+    from graphferry.engines import registry
+
+    return [n for n in registry.names_where(on_device=True) if not registry.engine_class(n).schedules]
+
+
+def spread_order(values: list[float]) -> list[float]:
+    """``values`` in an order whose every prefix spreads over the range: the ends, then the
+    middles of the largest gaps (a run cut by a deadline keeps a sweep, not its first half).
+
+    Example:
+        >>> spread_order([0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0])
+        [1.0, 0.01, 0.1, 0.02, 0.5, 0.05, 0.75, 0.25]
+    """
+    vals = sorted(values)
+    if len(vals) <= 2:
+        return vals[::-1]
+    out, spans = [vals[-1], vals[0]], [(0, len(vals) - 1)]
+    while spans:
+        spans.sort(key=lambda s: s[1] - s[0], reverse=True)
+        a, b = spans.pop(0)
+        if b - a < 2:
+            continue
+        mid = (a + b) // 2
+        out.append(vals[mid])
+        spans += [(a, mid), (mid, b)]
+    return out
+
+
+def footprint(lg, engine: str, weighted: bool) -> int:
+    """Arena bytes ``engine`` holds once built for the out-side, unweighted and (on a weighted
+    graph) weighted: the buffers its runs will use under ``lg``'s budget."""
+    used = lg.arena.used_bytes
+    for use_weights in (False, True) if weighted else (False,):
+        lg.side("out", use_weights, engine)
+    return int(lg.arena.used_bytes - used)
+
+
+class Sweep:
+    """One graph's sweep: the loaded graph, the checker, the runs, the deadline."""
+
+    def __init__(self, args, log):
+        self.args, self.log = args, log
+        self.runs: list[dict] = []
+        self.phases: dict[str, float] = {}
+        self.slow: dict[tuple[str, str], float] = {}  # (engine, algorithm) -> seconds at an earlier budget
+
+    def phase(self, name: str, t0: float) -> None:
+        self.phases[name] = round(self.phases.get(name, 0.0) + time.perf_counter() - t0, 3)
+
+    def left(self) -> float:
+        return self.args.deadline - time.perf_counter()
+
+    def names(self) -> list[str]:
+        a = self.args.algorithms
+        return list(a) + (["pagerank-delta"] if "pagerank" in a else [])
+
+    def time_runs(self, lg, engine: str, fraction: float, budget: int | None, extra: dict | None = None) -> list[dict]:
+        """Every algorithm on ``engine`` under ``lg``'s budget (peers_bench.time_ours); runs that
+        fail are recorded with their error, not raised."""
+        out = []
+        for name in self.names():
+            if self.left() < 0:
+                self.log(f"  deadline: {engine} {name} at {fraction:g} skipped")
+                out.append({"algorithm": name, "engine": engine, "budget_fraction": fraction,
+                            "skipped": "the call's deadline", "verified": False})
+                continue
+            est = self.slow.get((engine, name))
+            reps = self.args.reps
+            if est is not None and est > self.args.slow_s:
+                reps = self.args.slow_reps
+            try:
+                run = pb.time_ours(name, lg, self.source, engine, reps, self.checker, self.pinned_gbps, self.log)
+            except Exception as e:  # noqa: BLE001 - one failing run must not lose the others
+                self.log(f"  {engine} {name} at {fraction:g}: FAILED {type(e).__name__}: {e}")
+                out.append({"algorithm": name, "engine": engine, "budget_fraction": fraction,
+                            "error": f"{type(e).__name__}: {e}", "verified": False})
+                continue
+            run["engine"] = engine  # (time_ours names every run of the CPU backend "cpu")
+            run["budget_fraction"] = fraction
+            run["budget_bytes"] = budget
+            if reps != self.args.reps:
+                run["fewer_calls_because"] = (f"{engine} {name} took {est:.2f} s a call at an earlier budget "
+                                              f"(> --slow-s {self.args.slow_s:g}): {reps} call(s) after the first")
+            run.update(extra or {})
+            self.slow[(engine, name)] = max(run["seconds"], self.slow.get((engine, name), 0.0))
+            out.append(run)
+        self.runs += out
+        self.save()
+        return out
+
+    def save(self) -> None:
+        self.doc["phase_seconds"] = self.phases
+        self.path.write_text(json.dumps(self.doc, indent=1, default=float))
+
+    # ------------------------------------------------------------------ the sweep
+    def run(self) -> dict:
+        import graphferry as gf
+        from graphferry.backends import cuda_available, get_backend
+        from graphferry.engines import registry
+
+        args, log = self.args, self.log
+        gpu = cuda_available() and not args.cpu_only
+        t = time.perf_counter()
+        g, info = eb.GRAPH_KINDS[args.graph](args.scale, seed=args.seed, cpu_generator=not gpu, weighted=True)
+        self.phase("generate", t)
+        name = f"{args.graph}{args.scale}"
+        log(f"{name}: n {g.n:,}  m {g.m:,}  built in {time.perf_counter() - t:.1f} s ({info['generator']})")
+        self.source = eb.source_vertex(g)
+        t = time.perf_counter()
+        self.checker = pb.Checker(g, self.source)
+        machine = eb.probe(get_backend("cuda")) if gpu else {"device": "none (CPU backend, simulated arena)",
+                                                             "host_cores": os.cpu_count()}
+        self.phase("probe", t)
+        self.pinned_gbps = machine.get("pinned_h2d_gbps", 50.0)
+        wbytes = int(g.m * 8)
+        budgets = sorted(args.budgets)
+        engines = [e for e in sweep_engines() if e in args.engines]
+        self.path = Path(args.out) / f"budget-sweep-{name}{('-' + args.tag) if args.tag else ''}.json"
+        self.doc = {
+            **provenance.stamp({}, args.command_argv),
+            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "machine": machine,
+            "graph": {"name": name, "n": g.n, "m": g.m, "directed": bool(g.directed),
+                      "edge_bytes": int(g.m * g.indices.itemsize), "weighted_edge_bytes": wbytes,
+                      "source": self.source, **info},
+            "budget_fractions": budgets,
+            "budget_of": "budget_fraction x weighted_edge_bytes (m x 8: a 4-byte id and a 4-byte weight an edge)",
+            "engines": engines, "hybrid_runs": ["hybrid"],
+            "pagerank_iterations": pb.PR_ITERATIONS, "pagerank_delta_tol": pb.PR_DELTA_TOL,
+            "pagerank_delta_state": pb.PR_DELTA_DTYPE,
+            "notes": ("seconds: median of the calls after the first on a loaded graph (calls says how many; "
+                      "fewer_calls_because where fewer than --reps); first_seconds: the first call under that "
+                      "budget. A run with holds_for_budget_fractions stands for those budgets (same by "
+                      "construction: the engine keeps nothing between iterations and held the same device "
+                      "buffers there); resident runs once at 1.0 and fits from fits_from_budget_fraction. "
+                      "Peers: their own timers, one call per process (GAPBS: its trials), horizontal lines."),
+            "runs": self.runs,
+        }
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+
+        t = time.perf_counter()
+        pbytes = args.partition_bytes or (max(1024, wbytes // 64) if args.small else None)
+        self.doc["partition_bytes"] = pbytes or "the library's default (32 MiB)"
+        base = gf.load(g, backend="cuda" if gpu else "cpu", budget=wbytes, partition_bytes=pbytes)
+        for csr in ("out", "in") if g.directed else ("out",):  # made once: every budget's handle reads them
+            base.side_packed(csr)
+            base.side_weights(csr)
+        self.phase("load_and_host_copies", t)
+        log(f" loaded, host copies made in {time.perf_counter() - t:.1f} s: {base.placement}")
+
+        def handle(fraction: float):
+            budget = max(1, int(fraction * wbytes))
+            t = time.perf_counter()
+            lg = base.with_budget(budget)
+            self.phase("with_budget", t)
+            return lg, budget
+
+        # ---- resident: once, the whole budget
+        if "resident" in engines:
+            t = time.perf_counter()
+            lg, budget = handle(1.0)
+            runs = self.time_runs(lg, "resident", 1.0, budget)
+            fits = lg.arena.used_bytes / wbytes
+            for r in runs:
+                r["fits_from_budget_fraction"] = round(fits, 4)
+                r["fits_how"] = "arena bytes the resident engine held after its runs / weighted edge bytes"
+            lg.close()
+            self.phase("resident", t)
+            self.save()
+
+        # ---- the hybrid and the engines that keep nothing between iterations, budget by budget
+        stateless = [e for e in engines if e != "resident" and registry.engine_class(e).moves in STATELESS_MOVES]
+        measured: dict[str, list[tuple[int, dict[str, dict]]]] = {e: [] for e in stateless}
+        for fraction in budgets:
+            if self.left() < 0:
+                break
+            lg, budget = handle(fraction)
+            if args.hybrid:
+                t = time.perf_counter()
+                self.time_runs(lg, "hybrid", fraction, budget)
+                self.phase("hybrid", t)
+            lg.close()
+            for engine in stateless:
+                t = time.perf_counter()
+                lg, budget = handle(fraction)
+                try:
+                    held = footprint(lg, engine, g.weights is not None)
+                except Exception as e:  # noqa: BLE001 - e.g. no buffer fits this budget
+                    held = None
+                    log(f"  {engine} at {fraction:g}: cannot build ({type(e).__name__}: {e})")
+                    self.runs.append({"algorithm": "*", "engine": engine, "budget_fraction": fraction,
+                                      "skipped": f"no buffer fits the budget: {type(e).__name__}: {e}",
+                                      "verified": False})
+                same = next((m for h, m in measured[engine] if h == held), None) if held is not None else None
+                if same is not None:
+                    for r in same.values():
+                        r.setdefault("holds_for_budget_fractions", [r["budget_fraction"]]).append(fraction)
+                    log(f"  {engine} at {fraction:g}: same buffers ({held} B) as at "
+                        f"{next(iter(same.values()))['budget_fraction']:g}: same runs by construction, not measured")
+                elif held is not None:
+                    runs = self.time_runs(lg, engine, fraction, budget, {"device_buffer_bytes": held})
+                    measured[engine].append((held, {r["algorithm"]: r for r in runs if "seconds" in r}))
+                lg.close()
+                self.phase(engine, t)
+            self.save()
+
+        # ---- engines whose runs depend on the budget beyond their buffers (unified), spread, last
+        for engine in [e for e in engines if e != "resident" and e not in stateless]:
+            order = spread_order(budgets) if args.unified_order == "spread" else budgets
+            for fraction in order:
+                if self.left() < 0:
+                    log(f"  deadline: {engine} at {fraction:g} and after skipped")
+                    break
+                t = time.perf_counter()
+                lg, budget = handle(fraction)
+                self.time_runs(lg, engine, fraction, budget)
+                lg.close()
+                self.phase(engine, t)
+        base.close()
+        self.peers(g, gpu)
+        self.save()
+        log(f"wrote {self.path}")
+        return self.doc
+
+    # ------------------------------------------------------------------ peers
+    def peers(self, g, gpu: bool) -> None:
+        args, log = self.args, self.log
+        work = Path(args.work) / self.doc["graph"]["name"]
+
+        def keep(run):
+            run.setdefault("budget_fraction", None)
+            run["line"] = "horizontal: a peer's time, whatever graphferry's budget"
+            self.runs.append(run)
+            self.save()
+
+        def in_time():
+            return time.perf_counter() < args.peers_deadline - 10
+
+        t = time.perf_counter()
+        pb.PEER_ALGORITHMS = set(args.peer_algorithms) if args.peer_algorithms else None
+        if gpu and args.emogi_bin and Path(args.emogi_bin).is_dir() and in_time():
+            work.mkdir(parents=True, exist_ok=True)
+            bel = pb.write_emogi(g, work / "graph")
+            pb.emogi_runs(Path(args.emogi_bin), bel, self.source, g.weights is not None, self.checker,
+                          args.peer_timeout, log, on_run=keep, deadline=args.peers_deadline)
+            for f in work.glob("graph.bel*"):
+                f.unlink()
+        if args.gapbs_bin and Path(args.gapbs_bin).is_dir() and in_time():
+            work.mkdir(parents=True, exist_ok=True)
+            files = pb.write_gapbs(g, work / "graph")
+            pb.gapbs_runs(Path(args.gapbs_bin), files, self.source, args.peer_trials, {}, args.peer_timeout, log,
+                          verify_once=True, on_run=keep, deadline=args.peers_deadline)
+            for f in files.values():
+                f.unlink()
+        if gpu and args.hytgraph_bin and Path(args.hytgraph_bin).is_dir() and in_time():
+            work.mkdir(parents=True, exist_ok=True)
+            gr = pb.write_galois_gr(g, work / "graph")
+            pb.hytgraph_runs(Path(args.hytgraph_bin), gr, self.source, g.n, self.checker, args.peer_timeout, log,
+                             on_run=keep, fmt="gr", deadline=args.peers_deadline)
+        shutil.rmtree(work, ignore_errors=True)
+        self.phase("peers", t)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--graph", choices=sorted(eb.GRAPH_KINDS), default="kron")
+    ap.add_argument("--scale", type=int, default=25)
+    ap.add_argument("--small", action="store_true",
+                    help="a check of the whole script here: the CPU backend (simulated arena), scale 10, 2 calls")
+    ap.add_argument("--partition-bytes", type=int, default=None,
+                    help="partition size (default: the library's 32 MiB; --small: 1/64 of the weighted edge bytes, "
+                         "so that every budget holds some partitions and each engine path runs)")
+    ap.add_argument("--budgets", type=float, nargs="+", default=BUDGETS)
+    ap.add_argument("--algorithms", nargs="+", default=ALGORITHMS, choices=ALGORITHMS)
+    ap.add_argument("--engines", nargs="+", default=None, help="single engines (default: sweep_engines())")
+    ap.add_argument("--no-hybrid", dest="hybrid", action="store_false")
+    ap.add_argument("--reps", type=int, default=3, help="calls after the first, their median is seconds")
+    ap.add_argument("--slow-s", type=float, default=2.0,
+                    help="a run whose engine and algorithm took longer than this at an earlier budget ...")
+    ap.add_argument("--slow-reps", type=int, default=1, help="... gets this many calls after the first")
+    ap.add_argument("--unified-order", choices=["spread", "ascending"], default="spread")
+    ap.add_argument("--pr-iterations", type=int, default=10, help="PageRank (LDBC form) rounds: its time per round")
+    ap.add_argument("--delta-tol", type=float, default=pb.PR_DELTA_TOL)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="bench/results")
+    ap.add_argument("--tag", default="")
+    ap.add_argument("--cpu-only", action="store_true")
+    ap.add_argument("--deadline-s", type=float, default=1e9, help="start no graphferry run after this")
+    ap.add_argument("--peers-deadline-s", type=float, default=1e9, help="start no peer after this, end none later")
+    ap.add_argument("--work", default="/dev/shm/gf-sweep" if os.path.isdir("/dev/shm") else "/tmp/gf-sweep")
+    ap.add_argument("--gapbs-bin", default=None, help="GAPBS's bfs, sssp, pr, cc (run with -v)")
+    ap.add_argument("--emogi-bin", default=None, help="EMOGI's emogi_{bfs,sssp,pagerank,cc}_32")
+    ap.add_argument("--hytgraph-bin", default=None, help="HyTGraph's hybrid_{bfs,sssp,pr,cc} (its .gr input)")
+    ap.add_argument("--peer-algorithms", nargs="+", default=None, choices=ALGORITHMS)
+    ap.add_argument("--peer-trials", type=int, default=3)
+    ap.add_argument("--peer-timeout", type=float, default=120)
+    args = ap.parse_args(argv)
+    args.command_argv = None if argv is None else ["bench/budget_sweep.py", *argv]
+    if args.small:
+        args.cpu_only = True
+        args.scale = min(args.scale, 10)
+        args.reps = min(args.reps, 2)
+    if args.engines is None:
+        args.engines = sweep_engines()
+    pb.PR_ITERATIONS = args.pr_iterations
+    pb.PR_DELTA_TOL = args.delta_tol
+    started = time.perf_counter()
+    args.deadline = started + args.deadline_s
+    args.peers_deadline = started + args.peers_deadline_s
+
+    def log(msg):
+        print(f"[{time.perf_counter() - started:6.1f} s] {msg}", flush=True)
+
+    doc = Sweep(args, log).run()
+    print(report(doc), flush=True)
+    return 0
+
+
+def expand(runs: list[dict]) -> list[dict]:
+    """The runs with each ``holds_for_budget_fractions`` written out: one row per budget it
+    stands for (``budget_fraction`` that budget, ``same_as`` the measured one). Peers and resident
+    stay as they are.
+
+    Example:
+        >>> rows = expand([{"engine": "zerocopy", "algorithm": "bfs", "seconds": 1.0,
+        ...                 "budget_fraction": 0.01, "holds_for_budget_fractions": [0.01, 0.5]}])
+        >>> [(r["budget_fraction"], r.get("same_as")) for r in rows]
+        [(0.01, None), (0.5, 0.01)]
+    """
+    out = []
+    for r in runs:
+        out.append(r)
+        for f in r.get("holds_for_budget_fractions", [])[1:]:
+            out.append({**r, "budget_fraction": f, "same_as": r["budget_fraction"]})
+    return out
+
+
+def report(doc) -> str:
+    """A markdown table: algorithm x engine rows, one column a budget; ms (per iteration for PageRank)."""
+    fractions = doc["budget_fractions"]
+    cells: dict[tuple[str, str], dict[float, str]] = {}
+    for r in expand(doc["runs"]):
+        if "seconds" not in r or r.get("budget_fraction") is None:
+            continue
+        per_it = r["algorithm"].startswith("pagerank")
+        ms = (r.get("seconds_per_iteration") if per_it else r["seconds"]) * 1e3
+        key = (r["algorithm"], r["engine"])
+        cells.setdefault(key, {})[r["budget_fraction"]] = f"{ms:.1f}" + ("" if r.get("verified") else "?")
+    lines = ["| algorithm | engine | " + " | ".join(f"{f:.0%}" for f in fractions) + " |",
+             "|---|---|" + "---|" * len(fractions)]
+    for (alg, eng), row in sorted(cells.items()):
+        lines.append(f"| {alg} | {eng} | " + " | ".join(row.get(f, "") for f in fractions) + " |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""bench/budget_sweep.py (issue 37): the sweep's logic end to end on the CPU backend, and the
+loaded graph's with_budget that it is built on."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse.csgraph as csgraph
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+def test_spread_order_keeps_every_value_and_starts_at_both_ends():
+    import budget_sweep
+
+    vals = [0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0]
+    order = budget_sweep.spread_order(vals)
+    assert sorted(order) == vals and order[:2] == [1.0, 0.01]
+    assert budget_sweep.spread_order([0.5]) == [0.5]
+
+
+def test_the_single_engines_come_from_the_registry():
+    import budget_sweep
+    from graphferry.engines import registry
+
+    engines = budget_sweep.sweep_engines()
+    assert "hybrid" not in engines and "host" not in engines
+    assert set(engines) == {n for n in registry.names() if registry.engine_class(n).on_device
+                            and not registry.engine_class(n).schedules}
+
+
+def test_small_sweep_writes_verified_runs_at_every_budget(tmp_path):
+    import budget_sweep
+    import check_results
+
+    budgets = [0.05, 0.5, 1.0]
+    budget_sweep.main(["--small", "--scale", "8", "--budgets", *map(str, budgets), "--reps", "1",
+                       "--algorithms", "bfs", "sssp", "--out", str(tmp_path)])
+    doc = json.loads((tmp_path / "budget-sweep-kron8.json").read_text())
+    assert check_results.problems(doc, "sweep", check_commit=False) == []
+    runs = [r for r in doc["runs"] if "seconds" in r]
+    assert runs and all(r["verified"] for r in runs)
+    assert all(isinstance(r["budget_fraction"], float) for r in runs)
+    rows = budget_sweep.expand(doc["runs"])
+    for engine in doc["engines"]:
+        if engine == "resident":
+            res = [r for r in runs if r["engine"] == "resident"]
+            assert {r["budget_fraction"] for r in res} == {1.0}
+            assert all(0 < r["fits_from_budget_fraction"] <= 1.0 for r in res)
+            continue
+        for algorithm in ("bfs", "sssp"):
+            seen = {r["budget_fraction"] for r in rows if r["engine"] == engine and r["algorithm"] == algorithm
+                    and "seconds" in r}
+            skipped = {r["budget_fraction"] for r in doc["runs"] if r["engine"] == engine and "skipped" in r}
+            assert seen | skipped == set(budgets), (engine, algorithm)
+    zc = [r for r in runs if r["engine"] == "zerocopy"]  # holds nothing on the device: measured once
+    assert len(zc) == 2 and all(r["holds_for_budget_fractions"] == budgets for r in zc)
+    hybrid = {(r["algorithm"], r["budget_fraction"]) for r in runs if r["engine"] == "hybrid"}
+    assert hybrid == {(a, b) for a in ("bfs", "sssp") for b in budgets}
+    assert "| sssp | hybrid |" in budget_sweep.report(doc)
+
+
+def test_with_budget_shares_host_copies_and_gives_the_same_answers():
+    import graphferry as gf
+    from graphferry.algorithms.sssp import sssp
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(8, seed=3, weighted=True)
+    ref = csgraph.dijkstra(g.to_scipy(), indices=0)
+    with gf.load(g, backend="cpu", budget=g.m * 8, partition_bytes=1024) as lg:
+        narrowed, packed = lg.side_weights("out"), lg.side_packed("out")
+        for fraction in (0.05, 0.5):
+            small = lg.with_budget(int(fraction * g.m * 8))
+            assert small.side_weights("out") is narrowed and small.side_packed("out") is packed
+            assert small.arena.budget_bytes == int(fraction * g.m * 8)
+            for engine in ("filter", "hybrid"):
+                dist = sssp(small, 0, engine=engine).values["distances"]
+                np.testing.assert_allclose(dist, ref)
+            assert small.arena.used_bytes <= small.arena.budget_bytes
+            small.close()
+        # the first handle's copies outlive the handles made from it
+        assert lg.side_weights("out") is narrowed
+        np.testing.assert_allclose(sssp(lg, 0, engine="filter").values["distances"], ref)
