@@ -10,8 +10,9 @@ peer's input format:
 * GAPBS: serialized ``.sg`` (unweighted) and ``.wsg`` (int32 weights);
 * EMOGI: ``.bel.col`` (uint64 offsets), ``.bel.dst`` (uint64 ids), ``.bel.val``
   (uint32 weights), each after a 16-byte header (count, placeholder);
-* HyTGraph: ``market_big`` text, ``src<TAB>dst<TAB>weight`` per line (its only reader that
-  works), both directions of every edge.
+* HyTGraph: ``market_big`` text, ``src<TAB>dst<TAB>weight`` per line (upstream's only reader that
+  works), both directions of every edge; or (``--hytgraph-format gr``) Galois's ``.gr``, which
+  its build copy reads (``write_galois_gr``).
 
 Runs: every run records its first call after loading (``first_seconds``; a peer that loads per
 process runs once: that call) and the median of ``--reps`` calls after it (``seconds``); the
@@ -32,7 +33,7 @@ results file names the tree that ran (``bench/provenance.py``, schema ``graphfer
   the GPU), all ``-t 2`` (merged and aligned), EMOGI's own timer; ``peer:hytgraph``
   (``hybrid_bfs``, ``hybrid_sssp``, ``hybrid_pr``, ``hybrid_cc`` with its hybrid engine
   ``-hybrid 2`` and its default segments and streams; its own timer ``HOST: Total time``,
-  loading excluded).
+  loading excluded; each application 1 + ``--peer-trials`` runs in one process, ``-cmdfile``).
 
 PageRank: graphferry's ``pagerank_ldbc`` (every vertex every iteration, 20
 iterations, as GAPBS's ``pr`` iterates) as ``pagerank``, and the delta form
