@@ -398,31 +398,14 @@ def main(argv=None) -> int:
     return 0
 
 
-def expand(runs: list[dict]) -> list[dict]:
-    """The runs with each ``holds_for_budget_fractions`` written out: one row per budget it
-    stands for (``budget_fraction`` that budget, ``same_as`` the measured one). Peers and resident
-    stay as they are.
-
-    Example:
-        >>> rows = expand([{"engine": "zerocopy", "algorithm": "bfs", "seconds": 1.0,
-        ...                 "budget_fraction": 0.01, "holds_for_budget_fractions": [0.01, 0.5]}])
-        >>> [(r["budget_fraction"], r.get("same_as")) for r in rows]
-        [(0.01, None), (0.5, 0.01)]
-    """
-    out = []
-    for r in runs:
-        out.append(r)
-        for f in r.get("holds_for_budget_fractions", [])[1:]:
-            out.append({**r, "budget_fraction": f, "same_as": r["budget_fraction"]})
-    return out
-
-
 def report(doc) -> str:
     """A markdown table: algorithm x engine rows, one column a budget; ms (per iteration for PageRank)."""
     fractions = doc["budget_fractions"]
     cells: dict[tuple[str, str], dict[float, str]] = {}
-    for r in expand(doc["runs"]):
-        if "seconds" not in r or r.get("budget_fraction") is None:
+    from graphferry.sweep_plot import sweep_points
+
+    for r in sweep_points(doc["runs"]):
+        if r.get("budget_fraction") is None:
             continue
         per_it = r["algorithm"].startswith("pagerank")
         ms = (r.get("seconds_per_iteration") if per_it else r["seconds"]) * 1e3

@@ -46,7 +46,9 @@ def test_small_sweep_writes_verified_runs_at_every_budget(tmp_path):
     runs = [r for r in doc["runs"] if "seconds" in r]
     assert runs and all(r["verified"] for r in runs)
     assert all(isinstance(r["budget_fraction"], float) for r in runs)
-    rows = budget_sweep.expand(doc["runs"])
+    from graphferry.sweep_plot import sweep_points
+
+    rows = sweep_points(doc["runs"])
     for engine in doc["engines"]:
         if engine == "resident":
             res = [r for r in runs if r["engine"] == "resident"]
@@ -63,6 +65,19 @@ def test_small_sweep_writes_verified_runs_at_every_budget(tmp_path):
     hybrid = {(r["algorithm"], r["budget_fraction"]) for r in runs if r["engine"] == "hybrid"}
     assert hybrid == {(a, b) for a in ("bfs", "sssp") for b in budgets}
     assert "| sssp | hybrid |" in budget_sweep.report(doc)
+    # graphferry plot draws it; a file with nothing to draw is one error line naming it
+    from typer.testing import CliRunner
+
+    from graphferry.cli import app
+
+    sweep = tmp_path / "budget-sweep-kron8.json"
+    res = CliRunner().invoke(app, ["plot", str(sweep), "-o", str(tmp_path / "sweep.png")])
+    assert res.exit_code == 0 and (tmp_path / "sweep.png").stat().st_size > 10_000, res.output
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps({"budget_fractions": [0.5], "runs": [{"engine": "hybrid", "skipped": "x"}]}))
+    res = CliRunner().invoke(app, ["plot", str(empty)])
+    assert res.exit_code != 0 and "Traceback" not in res.output
+    assert f"error: {empty}: a budget sweep with nothing to draw" in res.output
 
 
 def test_with_budget_shares_host_copies_and_gives_the_same_answers():

@@ -11,6 +11,7 @@ Commands::
     graphferry demo                                      # the main job on a built-in graph
     graphferry calibrate [--refresh]                     # the hybrid's cost-model figures
     graphferry plot run.json -o run.png                  # execution path of a run record
+    graphferry plot budget-sweep-kron25.json -o s.png    # time against the device budget (bench/budget_sweep.py)
     graphferry cf ratings.tsv --rank 16                  # collaborative filtering, RMSE
     graphferry bench [NAME -- OPTIONS]                   # list or run a benchmark of bench/
 

@@ -79,14 +79,16 @@ def calibrate(
 
 @app.command()
 def plot(
-    record: Annotated[Path, typer.Argument(metavar="RUNRECORD", help="A run record (graphferry run --record).",
-                                           show_default=False)],
+    record: Annotated[Path, typer.Argument(metavar="RUNRECORD", show_default=False,
+        help="A run record (graphferry run --record), or a budget sweep's results file (bench/budget_sweep.py).")],
     out: Annotated[Path | None, typer.Option("--out", "-o", metavar="PICTURE", show_default="RUNRECORD with .png",
         help="Where to write the picture; its suffix names the format (.png, .svg, .pdf, ...).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Draw a run record: engines and devices per iteration, bytes moved against the floor, time."""
+    """Draw a run record (engines and devices per iteration, bytes moved against the floor, time), or a
+    budget sweep (time against the device budget, a line per engine, peers as horizontal lines)."""
     from ..plots import edge_map_steps, picture_format, plot_record
+    from ..sweep_plot import check_sweep, is_sweep, plot_sweep
 
     out = record.with_suffix(".png") if out is None else out
     try:
@@ -100,11 +102,18 @@ def plot(
         data = json.loads(record.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise GraphferryError(f"{record}: not a run record (not JSON: {e})") from None
-    try:
-        edge_map_steps(data)
-    except ValueError as e:
-        raise GraphferryError(f"{record}: not a run record that can be drawn: {e}") from None
-    _user_value_errors(plot_record, data, out)
+    if is_sweep(data):  # a budget sweep's results file (bench/budget_sweep.py): time against the budget
+        try:
+            check_sweep(data)
+        except ValueError as e:
+            raise GraphferryError(f"{record}: a budget sweep with nothing to draw: {e}") from None
+        _user_value_errors(plot_sweep, data, out)
+    else:
+        try:
+            edge_map_steps(data)
+        except ValueError as e:
+            raise GraphferryError(f"{record}: not a run record or a budget sweep that can be drawn: {e}") from None
+        _user_value_errors(plot_record, data, out)
     if as_json:
         typer.echo(json.dumps({"record": str(record), "out": str(out)}, indent=2))
     else:
