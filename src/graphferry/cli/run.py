@@ -307,6 +307,10 @@ def _run_here(algorithm: str, graph_path: Path, *, source: str | None, out: Path
             _check_result(algorithm, graph, result, params)
             phases.lap("check")
         _report_run(algorithm, result, out, record, as_json, phases)
+        if loaded.backend.name == "cuda":  # what this GPU start-up cost, for backend=auto's next choice
+            from ..runtime.startup import note_gpu_one_shot
+
+            note_gpu_one_shot(phases.seconds)
     finally:
         loaded.backend.results_pinned = pinned_before
 
