@@ -235,6 +235,15 @@ class Bench:
         log(f"  peer:gapbs-process {alg}: {walls}")
         self.save()
 
+    def guarded(self, what: str, fn, *a, **k) -> None:
+        """Run one part; a failure is recorded in the file (``errors``) and the next part runs."""
+        try:
+            fn(*a, **k)
+        except Exception as e:  # noqa: BLE001 - one failed row must not cost the call's other rows
+            self.doc.setdefault("errors", []).append({"part": what, "error": str(e)[-3000:]})
+            log(f"  FAILED {what}: {str(e)[-600:]}")
+            self.save()
+
     def run(self) -> None:
         args = self.args
         self.work.mkdir(parents=True, exist_ok=True)
@@ -267,22 +276,25 @@ class Bench:
             checked = alg != "pagerank" and not self.over()
             self.process(argv + (["--check"] if checked else []), self.warm)
             self.reference[alg] = (_answer(self.work / "x.npy"), checked)
-            self.warm_runs(alg, "cli-cpu", "cpu", argv, args.repeat)
+            self.guarded(f"cli-cpu {alg}", self.warm_runs, alg, "cli-cpu", "cpu", argv, args.repeat)
             if gpu:
                 for engine in args.gpu_engines:
                     argv = self.ours(alg, args.gpu_backend, engine)
                     opt = {} if engine == "auto" else {"engine_option": engine}
                     if not (self.over() and engine != "auto"):
-                        self.fresh_run(alg, args.gpu_backend, argv, **opt)
-                        self.warm_runs(alg, "cli-gpu", args.gpu_backend, argv, args.repeat, **opt)
+                        self.guarded(f"cli-gpu-fresh {alg} {engine}", self.fresh_run, alg, args.gpu_backend, argv,
+                                     **opt)
+                        self.guarded(f"cli-gpu {alg} {engine}", self.warm_runs, alg, "cli-gpu", args.gpu_backend,
+                                     argv, args.repeat, **opt)
                 if not self.over():
-                    self.warm_runs(alg, "cli-auto", "auto", self.ours(alg, "auto"), 1)
+                    self.guarded(f"cli-auto {alg}", self.warm_runs, alg, "cli-auto", "auto", self.ours(alg, "auto"), 1)
             if have_gapbs:
-                self.gapbs(alg)
+                self.guarded(f"gapbs {alg}", self.gapbs, alg)
             if gpu and alg == args.algorithms[0]:  # the first algorithm's profiles, before the next one
                 for engine in args.gpu_engines:
                     if not self.over():
-                        self.profile(alg, self.ours(alg, args.gpu_backend, engine), f"cli-gpu-{engine}-{alg}")
+                        self.guarded(f"profile {alg} {engine}", self.profile, alg,
+                                     self.ours(alg, args.gpu_backend, engine), f"cli-gpu-{engine}-{alg}")
         self.save()
         print(report(self.doc))
 
