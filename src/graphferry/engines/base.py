@@ -20,11 +20,17 @@ Each engine that moves a partition's edges also says, before it runs, what it wo
 (:meth:`Engine.traffic`: bulk copies, bytes gathered on the host, zero-copy requests) for
 partitions of given counts (:class:`PartitionCounts`). The scheduler's cost model prices that
 traffic on the machine, so a new engine is priced by its own file.
+
+A transfer engine's body is one method, :meth:`Engine.load_group`: a group of partitions made
+readable in device buffers it is given (:class:`Buffers`). Its own loop (:meth:`Engine.load`,
+one partition at a time) hands it buffers it allocated itself; the hybrid engine hands it
+slots and blocks its pool lends, and groups of several partitions (one copy, one launch).
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+import time
+from abc import ABC
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -247,7 +253,7 @@ class Traffic:
 
 @dataclass
 class Loaded:
-    """What an engine hands the kernel for one partition."""
+    """What an engine hands the kernel for one partition (or one group of them)."""
 
     view: PartitionView
     row_list: Any | None        # device array of active rows, or None
@@ -256,6 +262,35 @@ class Loaded:
     compact_seconds: float = 0.0
     copy_seconds: float = 0.0
     engine: str = ""            # the engine that loaded it (the run record names it per partition)
+    #: a group's bytes, partition by partition (the run record's entries); None: one partition
+    shares: list[int] | None = None
+    #: True where the view's rows have every edge in device memory (a copy of their whole range):
+    #: a second pass over them may read it (the hybrid's asynchronous mode)
+    whole_rows: bool = False
+
+    def per_partition(self) -> list[int]:
+        """The bytes of each partition of the group (one: all of :attr:`bytes_h2d`)."""
+        return [int(self.bytes_h2d)] if self.shares is None else self.shares
+
+
+@dataclass
+class Buffers:
+    """Device buffers an engine runs a group of partitions in (:meth:`Engine.load_group`): its
+    own (:meth:`Engine.own_buffers`), or a slot or block the hybrid's pool lends. ``capacity``:
+    edges a run in them may hold (entries of ``weights``; ``indices`` may hold fewer entries,
+    packed); ``first``: the edge their range layout starts at where they already hold edges
+    (a resident copy); ``free_at`` / ``staged_at``: tokens of the last kernel that read them and
+    of the last copy out of their host staging (``host_indices`` / ``host_weights``, pinned,
+    made on first gather)."""
+
+    indices: Any
+    weights: Any | None
+    capacity: int = 0
+    first: int = 0
+    free_at: Any = None
+    staged_at: Any = None
+    host_indices: np.ndarray | None = None
+    host_weights: np.ndarray | None = None
 
 
 class Engine(ABC):
@@ -311,10 +346,15 @@ class Engine(ABC):
         pages), not a measurement of explicit copies (the run record keeps them apart)."""
         return cls.moves in ("lines", "pages")
 
-    def __init__(self, side: EdgeSide, backend: Backend, arena: DeviceArena):
+    def __init__(self, side: EdgeSide, backend: Backend, arena: DeviceArena, lent: bool = False):
+        """``lent``: the engine runs only in buffers others lend (:meth:`load_group` called by the
+        hybrid with its pool's slots): it allocates no buffers of its own."""
         self.side = side
         self.backend = backend
         self.arena = arena
+        self.lent = lent
+        self.buffers: list[Buffers] = []   # its own (own_buffers), used in turn by load
+        self._next = self._last = 0
 
     @classmethod
     def traffic(cls, counts: PartitionCounts) -> Traffic | None:
@@ -322,16 +362,49 @@ class Engine(ABC):
         engine that is not chosen per partition by what it moves (host, resident, unified)."""
         return None
 
-    @abstractmethod
+    #: True where :meth:`load_group` takes the group's active vertices as sorted global ids in host
+    #: memory (it gathers their edges on the host: compaction), not as the kernel's rows
+    host_rows = False
+
     def load(self, part: Partition, active: np.ndarray | None) -> Loaded:
         """Make ``part`` readable. ``active``: sorted global ids of its active
-        vertices (host), or None when every row must be considered (dense)."""
+        vertices (host), or None when every row must be considered (dense).
+
+        By default a group of one partition (:meth:`load_group`) in the next of the engine's own
+        buffers (:meth:`own_buffers`, in turn; :meth:`done` records when the kernel read them)."""
+        bufs = None
+        if self.buffers:
+            bufs = self.buffers[self._next]
+            self._last, self._next = self._next, (self._next + 1) % len(self.buffers)
+        return self.load_group([part], active if self.host_rows else self.rows_of(part, active), bufs)
+
+    def load_group(self, parts: list[Partition], rows, bufs: Buffers | None,
+                   counts: PartitionCounts | None = None) -> Loaded:
+        """Make partitions ``parts`` readable in device buffers ``bufs``, as one unit where the
+        engine can (one copy and one view of consecutive partitions): the engine's body, run by
+        its own :meth:`load` in its own buffers and by the hybrid in the slots its pool lends.
+
+        ``rows``: the group's active rows as the kernel reads them (the backend's array, relative
+        to ``parts[0].lo``; for an engine with ``host_rows``, sorted global ids in host memory), or
+        None when every row counts. ``counts``: what the caller's statistics say of these
+        partitions (:class:`PartitionCounts`, one entry each), which an engine may use rather than
+        count again (zero-copy's lines), or None. The caller launches the kernel on the view, then
+        sets ``bufs.free_at = backend.record()`` (:meth:`done` for the engine's own). An engine
+        the hybrid cannot lend buffers to keeps this default."""
+        raise NotImplementedError(f"engine {self.name!r} loads one partition at a time in its own buffers")
 
     def done(self, loaded: Loaded) -> None:
-        """The kernel that used ``loaded`` has been issued."""
+        """The kernel that used ``loaded`` has been issued: the buffers it read are free after it."""
+        if self.buffers:
+            self.buffers[self._last].free_at = self.backend.record()
 
     def close(self) -> None:
-        """Give back every device buffer."""
+        """Give back every device buffer (its own, :meth:`own_buffers`)."""
+        for bufs in self.buffers:
+            self.arena.release(bufs.indices)
+            if bufs.weights is not None:
+                self.arena.release(bufs.weights)
+        self.buffers = []
 
     # ---- helpers shared by engines -------------------------------------
     def partition_buffers(self, label: str, most: int = 2) -> list[tuple[Any, Any]]:
@@ -354,6 +427,31 @@ class Engine(ABC):
             w = None if s.weights is None else self.arena.alloc(n_w, s.weight_dtype, f"{label} buffer {k} (weights)")
             bufs.append((idx, w))
         return bufs
+
+    def own_buffers(self, label: str, most: int = 2) -> list[Buffers]:
+        """The engine's own :class:`Buffers` for its :meth:`load` (:meth:`partition_buffers`),
+        kept in :attr:`buffers` and given back by :meth:`close`; none where it is ``lent``."""
+        if not self.lent:
+            cap = self.side.range_entries(self.side.max_partition_edges())[1]
+            self.buffers = [Buffers(idx, w, cap) for idx, w in self.partition_buffers(label, most)]
+        return self.buffers
+
+    def group_view(self, parts: list[Partition], offsets, indices, weights, first: int = 0) -> PartitionView:
+        """The range view of consecutive partitions ``parts`` (rows ``parts[0].lo`` to
+        ``parts[-1].hi``) over arrays holding the range layout from edge ``first`` on; ``offsets``:
+        the side's device offsets (all of them)."""
+        a, z = parts[0], parts[-1]
+        return self.side.range_view(offsets[a.lo : z.hi + 1], a.lo, z.hi - a.lo, indices, weights,
+                                    a.edge_lo, z.edge_hi, first)
+
+    def copy_group(self, parts: list[Partition], bufs: Buffers) -> tuple[int, list[int] | None, float]:
+        """Copy consecutive partitions ``parts``' edges in the range layout into ``bufs`` (after the
+        kernel that last read them): ``(bytes, bytes per partition or None for one, seconds)``."""
+        t = time.perf_counter()
+        moved = self.side.copy_range(self.backend, parts[0].edge_lo, parts[-1].edge_hi, bufs.indices, bufs.weights,
+                                     after=bufs.free_at)
+        secs = time.perf_counter() - t
+        return moved, (self.side.copy_shares(parts) if len(parts) > 1 else None), secs
 
     def partition_view(self, part: Partition, offsets, indices, weights, first: int = 0) -> PartitionView:
         """Partition ``part``'s range view over arrays holding the range layout from edge ``first``

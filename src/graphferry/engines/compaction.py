@@ -11,7 +11,8 @@ Two pinned staging buffers and two device buffers alternate: the gather for
 partition ``i + 1`` runs on the host while the device still copies or computes
 partition ``i`` (the host waits only until the copy that last read the staging
 buffer is done; the copy waits only for the kernel that last read its device
-buffer).
+buffer). Its body (:meth:`CompactionEngine.load_group`) gathers a group's rows in one: one
+partition in its own buffers, or a chunk of several in a slot the hybrid lends.
 """
 
 from __future__ import annotations
@@ -44,60 +45,65 @@ class CompactionEngine(Engine):
                  + np.asarray(counts.active_vertices, dtype=np.float64) * counts.index_bytes)
         return Traffic(copy_bytes=moved, gather_bytes=moved)
 
-    def __init__(self, side, backend, arena):
-        super().__init__(side, backend, arena)
-        cap = side.max_partition_edges()
-        self._bufs = []
-        for idx, w in self.partition_buffers("compaction"):   # a staging buffer for each
-            stage_idx = backend.pinned_empty(cap, side.indices.dtype)
-            stage_w = None if side.weights is None else backend.pinned_empty(cap, side.weight_dtype)
-            self._bufs.append((idx, w, stage_idx, stage_w))
-        self._next = 0
-        self._last = 0
-        self._free_at = [None] * len(self._bufs)     # token: the last kernel that read device buffer k
-        self._staged_at = [None] * len(self._bufs)   # token: the last copy out of staging buffer k
+    host_rows = True   # it gathers the active rows' edges on the host: their ids come as host ids
 
-    def load(self, part, active):
-        s = self.side
-        buf = self._last = self._next
-        self._next = (self._next + 1) % len(self._bufs)
-        d_idx, d_w, stage_idx, stage_w = self._bufs[buf]
-        if active is None:
-            return self._load_whole(part, d_idx, d_w, self._free_at[buf])
-        ids = active
-        self.backend.host_wait(self._staged_at[buf])
+    def __init__(self, side, backend, arena, lent=False):
+        super().__init__(side, backend, arena, lent)
+        for bufs in self.own_buffers("compaction"):   # a pinned staging buffer pair for each
+            self._staging(bufs)
+
+    def _staging(self, bufs):
+        """``bufs``' pinned host staging (made on first use): ids for as many edges as its id buffer
+        holds (plain ids are gathered), weights for its capacity."""
+        if bufs.host_indices is None:
+            s, b = self.side, self.backend
+            bufs.host_indices = b.pinned_empty(min(len(bufs.indices), bufs.capacity), s.indices.dtype)
+            bufs.host_weights = None if s.weights is None else b.pinned_empty(bufs.capacity, s.weight_dtype)
+        return bufs.host_indices, bufs.host_weights
+
+    def load_group(self, parts, rows, bufs, counts=None):
+        """``rows``: the group's active vertices, sorted global ids in host memory (``host_rows``),
+        gathered into ``bufs``' staging and copied in one; None (every row counts): the
+        partitions' contiguous edge range is the compacted subgraph, copied as it lies."""
+        s, b = self.side, self.backend
+        if rows is None:
+            return self._load_whole(parts, bufs)
+        ids = rows
+        stage_idx, stage_w = self._staging(bufs)
+        b.host_wait(bufs.staged_at)   # the copy that last read the staging buffers is done
         t0 = time.perf_counter()
         coff, idx_h, w_h = gather_rows(s.offsets, s.indices, s.weights, ids, stage_idx, stage_w)
         t1 = time.perf_counter()
         k = len(idx_h)
-        after = self._free_at[buf]
-        token = self.backend.copy_h2d(d_idx[:k], idx_h, after=after)
+        token = b.copy_h2d(bufs.indices[:k], idx_h, after=bufs.free_at)
         if w_h is not None:
-            token = self.backend.copy_h2d(d_w[:k], w_h, after=after)
-        self._staged_at[buf] = token
-        vids = self.backend.asarray(ids.astype(s.indices.dtype))
-        offs = self.backend.asarray(coff)
+            token = b.copy_h2d(bufs.weights[:k], w_h, after=bufs.free_at)
+        bufs.staged_at = token
+        vids = b.asarray(ids.astype(s.indices.dtype))
+        offs = b.asarray(coff)
         t2 = time.perf_counter()
-        view = PartitionView(offs, d_idx[:k], None if w_h is None else d_w[:k], vids, part.lo, len(ids), 0)
-        moved = k * s.bytes_per_edge + coff.nbytes + len(ids) * s.indices.itemsize
-        return Loaded(view, None, False, moved, compact_seconds=t1 - t0, copy_seconds=t2 - t1, engine=self.name)
+        view = PartitionView(offs, bufs.indices[:k], None if w_h is None else bufs.weights[:k], vids,
+                             parts[0].lo, len(ids), 0)
+        # each partition: its rows' edges and, per row, its compacted offset and its id (the
+        # offsets' closing entry is the group's)
+        if len(parts) == 1:
+            shares = [k * s.bytes_per_edge + len(ids) * (8 + s.indices.itemsize)]
+        else:
+            cut = np.searchsorted(ids, [p.lo for p in parts] + [parts[-1].hi])
+            edges, nrows = np.diff(coff[cut]), np.diff(cut)
+            shares = [int(e) * s.bytes_per_edge + int(r) * (8 + s.indices.itemsize) for e, r in zip(edges, nrows)]
+        return Loaded(view, None, False, sum(shares) + 8, compact_seconds=t1 - t0, copy_seconds=t2 - t1,
+                      engine=self.name, shares=shares)
 
-    def _load_whole(self, part, d_idx, d_w, after):
-        """Every row counts (dense pull): the compacted subgraph is the partition's own
+    def _load_whole(self, parts, bufs):
+        """Every row counts (dense pull): the compacted subgraph is the partitions' own
         contiguous edge range, so it is copied as it lies, with no gather."""
         s = self.side
         t0 = time.perf_counter()
-        moved = self.copy_range(part, d_idx, d_w, after=after) + (part.num_vertices + 1) * 8
-        offs = self.backend.asarray(s.offsets[part.lo : part.hi + 1])
-        view = self.partition_view(part, offs, d_idx, d_w, first=s.range_base(part.edge_lo))
+        a, z = parts[0], parts[-1]
+        moved = s.copy_range(self.backend, a.edge_lo, z.edge_hi, bufs.indices, bufs.weights, after=bufs.free_at) \
+            + (z.hi - a.lo + 1) * 8
+        offs = self.backend.asarray(s.offsets[a.lo : z.hi + 1])
+        view = s.range_view(offs, a.lo, z.hi - a.lo, bufs.indices, bufs.weights, a.edge_lo, z.edge_hi,
+                            s.range_base(a.edge_lo))
         return Loaded(view, None, True, moved, copy_seconds=time.perf_counter() - t0, engine=self.name)
-
-    def done(self, loaded):
-        self._free_at[self._last] = self.backend.record()
-
-    def close(self):
-        for d_idx, d_w, _, _ in self._bufs:
-            self.arena.release(d_idx)
-            if d_w is not None:
-                self.arena.release(d_w)
-        self._bufs = []

@@ -8,12 +8,12 @@ formula (1): ``Tef = |E_p| * d / B_pcie`` for a partition's edges ``E_p`` of
 current kernel on a device with copy engines: the copy into a buffer waits
 only for the kernel that last read it (a backend token), never for the host.
 The edge arrays are pinned in place once (``backend.register_host``) so the
-copies run at the bus's pinned speed.
+copies run at the bus's pinned speed. Its body (:meth:`FilterEngine.load_group`) copies
+consecutive partitions as one range: one partition in its own buffers, or up to ``k`` in a slot
+the hybrid lends (HyTGraph sec. V-B's task combining).
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 
@@ -34,34 +34,18 @@ class FilterEngine(Engine):
         # partition, in one copy, as the range lies (packed ids where the side packs them)
         return Traffic(copy_bytes=np.asarray(counts.part_edges, dtype=np.float64) * counts.range_bytes)
 
-    def __init__(self, side, backend, arena):
-        super().__init__(side, backend, arena)
-        self._bufs = self.partition_buffers("filter")
-        self._next = 0
-        self._free_at = [None] * len(self._bufs)  # per buffer: token of the last kernel that read it
+    def __init__(self, side, backend, arena, lent=False):
+        super().__init__(side, backend, arena, lent)
+        self.own_buffers("filter")   # two alternate: a copy waits only for the kernel that read its buffer
         self._offsets = side.device_offsets(backend)
         backend.register_host(side.range_indices)
         if side.weights is not None:
             backend.register_host(side.weights)
 
-    def load(self, part, active):
-        s = self.side
-        buf = self._last = self._next
-        idx, w = self._bufs[buf]
-        self._next = (self._next + 1) % len(self._bufs)
-        t = time.perf_counter()
-        moved = self.copy_range(part, idx, w, after=self._free_at[buf])
-        secs = time.perf_counter() - t
-        view = self.partition_view(part, self._offsets[part.lo : part.hi + 1], idx, w,
-                                   first=s.range_base(part.edge_lo))
-        return Loaded(view, self.rows_of(part, active), active is None, moved, copy_seconds=secs, engine=self.name)
-
-    def done(self, loaded):
-        self._free_at[self._last] = self.backend.record()
-
-    def close(self):
-        for idx, w in self._bufs:
-            self.arena.release(idx)
-            if w is not None:
-                self.arena.release(w)
-        self._bufs = []
+    def load_group(self, parts, rows, bufs, counts=None):
+        # consecutive partitions: one copy of their edges as they lie, one view of their rows
+        moved, shares, secs = self.copy_group(parts, bufs)
+        view = self.group_view(parts, self._offsets, bufs.indices, bufs.weights,
+                               first=self.side.range_base(parts[0].edge_lo))
+        return Loaded(view, rows, rows is None, moved, copy_seconds=secs, engine=self.name, shares=shares,
+                      whole_rows=True)

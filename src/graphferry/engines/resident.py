@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 from ..phase_clock import phase
-from .base import Engine, Loaded
+from .base import Buffers, Engine, Loaded
 
 #: The resident copy is made in runs of this many edges (32 MB of int32 ids), each the first time
 #: an iteration reads it.
@@ -52,20 +52,21 @@ class ResidentEngine(Engine):
     reads_packed = False
     device_rows = True  # active rows may come as the backend's ids (runtime.maps.work)
 
-    def __init__(self, side, backend, arena):
-        super().__init__(side, backend, arena)
+    def __init__(self, side, backend, arena, lent=False):
+        super().__init__(side, backend, arena, lent)
         m = int(side.offsets[-1])
+        self._idx = self._w = self._dev = None
+        self._edges = m
+        self._have = np.zeros(-(-m // CHUNK_EDGES), dtype=bool)  # the runs copied so far
+        if lent:  # it reads copies others hold (the hybrid's blocks): none of its own
+            return
         self._idx = arena.alloc(len(side.range_indices), side.indices.dtype, "resident edge indices")
-        self._w = None
         if side.weights is not None:
             try:
                 self._w = arena.alloc(m, side.weights.dtype, "resident edge weights")
             except Exception:
                 arena.release(self._idx)
                 raise
-        self._dev = None
-        self._edges = m
-        self._have = np.zeros(-(-m // CHUNK_EDGES), dtype=bool)  # the runs copied so far
 
     def _copy_runs(self, need: np.ndarray) -> tuple[int, float]:
         """Copy the runs ``need`` marks and not yet copied; (bytes moved, seconds)."""
@@ -116,8 +117,16 @@ class ResidentEngine(Engine):
     def load(self, part, active):
         offs, idx, w = self._device_arrays()
         moved, secs = (0, 0.0) if self._have.all() else self._copy_runs(self._runs_of(active))
-        view = self.partition_view(part, offs[part.lo : part.hi + 1], idx, w)
-        return Loaded(view, self.rows_of(part, active), active is None, moved, copy_seconds=secs, engine=self.name)
+        loaded = self.load_group([part], self.rows_of(part, active), Buffers(idx, w, self._edges))
+        loaded.bytes_h2d, loaded.copy_seconds = moved, secs
+        return loaded
+
+    def load_group(self, parts, rows, bufs, counts=None):
+        """Consecutive partitions whose edges ``bufs`` already hold, in the range layout from edge
+        ``bufs.first`` on (its own copy of the side, or a block the hybrid keeps): one view, no copy."""
+        view = self.group_view(parts, self.side.device_offsets(self.backend), bufs.indices, bufs.weights,
+                               bufs.first)
+        return Loaded(view, rows, rows is None, 0, engine=self.name, whole_rows=True)
 
     def close(self):
         if self._idx is not None:

@@ -5,7 +5,9 @@ Kernels read the edges straight from mapped, pinned host memory; only the
 requests, warp per vertex). HyTGraph formula (3):
 ``Tiz = gamma * sum_v ceil(d * deg(v) / 128) * 128 / B_pcie`` with damping
 gamma for request overlap; here we count the lines exactly, and the cost model
-(later) calibrates the bandwidth of scattered lines on the machine.
+(later) calibrates the bandwidth of scattered lines on the machine. Its body
+(:meth:`ZeroCopyEngine.load_group`) is one view over a group's rows: one partition in its own
+loop, every partition the hybrid places on it in one launch.
 """
 
 from __future__ import annotations
@@ -49,10 +51,11 @@ class ZeroCopyEngine(Engine):
         return Traffic(lines=np.asarray(counts.lines, dtype=np.float64), line_bytes=active * counts.range_bytes,
                        share=np.divide(active, part, out=np.ones_like(part), where=part > 0))
 
-    def __init__(self, side, backend, arena):
-        super().__init__(side, backend, arena)
-        self._indices = backend.host_view(side.range_indices)
-        self._weights = None if side.weights is None else backend.host_view(side.weights)
+    def __init__(self, side, backend, arena, lent=False):
+        super().__init__(side, backend, arena, lent)
+        #: the side's range layout and weights as the device reads them in place (made once)
+        self.mapped = (backend.host_view(side.range_indices),
+                       None if side.weights is None else backend.host_view(side.weights))
         self._offsets = side.device_offsets(backend)
         self._dense_bytes: dict[int, int] = {}
 
@@ -67,12 +70,23 @@ class ZeroCopyEngine(Engine):
         return moved
 
     def load(self, part, active):
-        s = self.side
+        # the lines its rows touch, counted from the active ids before they become rows
         if active is None:  # a whole partition's count never changes: count it once
             moved = self._dense_bytes.get(part.index)
             if moved is None:
                 moved = self._dense_bytes[part.index] = self._lines_bytes(part, None)
         else:
             moved = self._lines_bytes(part, active)
-        view = self.partition_view(part, self._offsets[part.lo : part.hi + 1], self._indices, self._weights)
-        return Loaded(view, self.rows_of(part, active), active is None, moved, engine=self.name)
+        return self.load_group([part], self.rows_of(part, active), None, PartitionCounts(
+            part.num_edges, 0, 0, moved // LINE_BYTES, self.side.bytes_per_edge))
+
+    def load_group(self, parts, rows, bufs, counts=None):
+        # nothing to copy: one view over the group's rows (and the rows between them, which
+        # ``rows`` leaves out) reading the mapped host arrays; the lines the caller counted
+        lines = np.atleast_1d(np.asarray(counts.lines)) if counts is not None else \
+            np.array([self._lines_bytes(p, None) // LINE_BYTES for p in parts])
+        shares = [int(x) * LINE_BYTES for x in lines]
+        idx, w = self.mapped
+        view = self.group_view(parts, self._offsets, idx, w)
+        return Loaded(view, rows, rows is None, sum(shares), engine=self.name,
+                      shares=shares if len(parts) > 1 else None)

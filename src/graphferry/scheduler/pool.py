@@ -33,22 +33,16 @@ from typing import Any
 
 import numpy as np
 
+from ..engines.base import Buffers
+
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class Slot:
-    """A staging buffer pair on the device (and its pinned host staging, made on first gather).
-    ``capacity``: entries of its weights buffer; its index buffer may hold fewer entries
-    (packed ids: a run of ``capacity`` edges in fewer words)."""
-
-    capacity: int
-    indices: Any
-    weights: Any | None
-    free_at: Any = None      # token of the last kernel that read it
-    staged_at: Any = None    # token of the last copy out of its host staging buffers
-    host_indices: np.ndarray | None = None
-    host_weights: np.ndarray | None = None
+#: A staging slot: a device buffer pair (and its pinned host staging, made on first gather) the pool
+#: lends the engines the hybrid composes (:class:`~graphferry.engines.base.Buffers`: ``capacity``
+#: entries of weights; its index buffer may hold fewer entries, packed ids: a run of ``capacity``
+#: edges in fewer words).
+Slot = Buffers
 
 
 @dataclass
@@ -165,7 +159,7 @@ class BufferPool:
             if self.arena.free_bytes >= need:
                 idx = self._alloc(n_idx, idx_dtype, f"hybrid slot {shape} (indices)")
                 w = self._alloc(capacity, w_dtype, f"hybrid slot {shape} (weights)") if w_dtype is not None else None
-                have.append(Slot(capacity, idx, w))
+                have.append(Slot(idx, w, capacity))
                 spare = self._spare_host.get(shape)
                 if spare:  # a released slot's pinned staging (pinned allocations are slow)
                     have[-1].host_indices, have[-1].host_weights = spare.pop()
