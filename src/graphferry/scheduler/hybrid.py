@@ -77,10 +77,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
-from ..backends.base import LINE_BYTES, PartitionView
-from ..engines.base import Engine
+from ..backends.base import PartitionView
+from ..engines.base import Buffers, Engine, PartitionCounts
 from ..engines.registry import engine_class
-from ..host_ops import gather_rows
 from .executors import ExecutorState, owned_ranges
 from .cost import CLASS_OF_COMBINE
 from .hybrid_neighbors import NeighborMaps
@@ -123,10 +122,13 @@ class HybridEngine(NeighborMaps, Residency, Engine):
     """The hybrid engine of one edge side (kept by a loaded graph with its pool and executors).
 
     It places each active partition on an engine and an executor every round (the policy) and
-    runs them: the built-in device engines through runners that share the pool's slots and
-    blocks (``_run_filter``, ``_run_zerocopy``, ``_run_compaction``, ``_run_resident``), any other
-    engine the registry says it may pick (``hybrid_picks``) through that engine's own
-    :meth:`~graphferry.engines.base.Engine.load` (:meth:`_run_composed`)."""
+    runs them through the engines' own bodies (:meth:`~graphferry.engines.base.Engine.load_group`,
+    built ``lent``: :meth:`_engine`) in the slots and blocks its pool lends them. What is the
+    hybrid's is the plan: which partitions go together (filter's groups of up to ``k``
+    consecutive partitions, compaction's chunks, one zero-copy launch over all of its
+    partitions), in which order, and what stays resident (``_run_filter``, ``_run_compaction``,
+    ``_run_zerocopy``, ``_run_resident``); any other engine the registry says it may pick
+    (``hybrid_picks``) runs one partition a slot (:meth:`_run_composed`)."""
 
     name = "hybrid"
     moves = "mixed"       # what the engines it places move, partition by partition
@@ -148,14 +150,13 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         self._exchange: dict[int, ExchangeEstimate] = {}  # per other executor: bytes its exchanges move
         self._exchange_speed: dict[int, ExchangeSpeed] = {}  # per other executor: measured / calibrated time
         self._host_view = None
-        self._range_view = None
         self._prefix_edges: dict[int, int] = {}  # k -> sum of min(D(u), k): a prefix copy's edges
         self._span: tuple[int, int] | None = None  # partitions a..b-1 held as one block (the span)
         self._span_moved: dict[int, int] = {}      # span partitions copied this round: bytes, for the record
         self._kernel_rate: dict[tuple[str, str], float] = {}  # (program, direction) -> device edges/s seen
         #: (program, direction) -> {executor: edges/s its CPU runs reached}, across calls
         self._host_rate: dict[tuple[str, str], dict[int, float]] = {}
-        self._composed: dict[str, Engine] = {}   # engines run through their own load(), by name
+        self._composed: dict[str, Engine] = {}   # the engines it runs (lent the pool's memory), by name
         backend.register_host(side.indices)  # explicit copies at the bus's pinned speed
         if side.packed is not None:
             backend.register_host(side.packed)
@@ -239,8 +240,8 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         tables, kernel = handle.tables, handle.edge(direction)
         in_bits = None if frontier.is_all else frontier.bits
         host_ids = None
-        if not dense and any(ex or e == "compaction" or e not in self.RUNNERS for ex, e in placed.values()):
-            host_ids = frontier.host_ids()   # compaction's gathers, CPU executors, composed engines
+        if not dense and any(ex or engine_class(e).host_rows for ex, e in placed.values()):
+            host_ids = frontier.host_ids()   # compaction's gathers, CPU executors
 
         # ---- other executors: copy the state first, then compute beside the device
         by_exec, refreshed, futures = self._start_others(st, placed, stats, host_ids, direction, in_bits)
@@ -277,7 +278,7 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         self._run_zerocopy(dev["zerocopy"], stats, launch, in_bits, direction, dense, it)
         self._run_compaction(dev["compaction"], stats, host_ids, launch, direction, it, shape)
         for name in dev.keys() - self.RUNNERS:
-            self._run_composed(name, dev[name], stats, host_ids, launch, in_bits, direction, dense, it)
+            self._run_composed(name, dev[name], stats, host_ids, launch, in_bits, direction, dense, it, shape)
         b.synchronize()
         device_times = b.take_device_times()
         if device_times is not None:
@@ -470,22 +471,17 @@ class HybridEngine(NeighborMaps, Residency, Engine):
 
     def _mapped(self):
         """The side's plain indices and weights as the device reads them in place (made once):
-        what neighbourhood functions read."""
+        what neighbourhood functions read (the zero-copy engine's views where ids are not packed)."""
         if self._host_view is None:
-            b, s = self.backend, self.side
-            self._host_view = (b.host_view(s.indices), None if s.weights is None else b.host_view(s.weights))
+            s = self.side
+            range_view = self._mapped_range()
+            self._host_view = range_view if s.packed is None else (self.backend.host_view(s.indices), range_view[1])
         return self._host_view
 
     def _mapped_range(self):
         """The side's range layout (packed ids where it has them) and weights as the device reads
-        them in place (made once): what edge maps read across the bus."""
-        s = self.side
-        if s.packed is None:
-            return self._mapped()
-        if self._range_view is None:
-            b = self.backend
-            self._range_view = (b.host_view(s.packed), self._mapped()[1])
-        return self._range_view
+        them in place: the zero-copy engine's views, what edge maps read across the bus."""
+        return self._engine("zerocopy").mapped
 
     # ------------------------------------------------------------ the whole-side plan
     @staticmethod
@@ -574,11 +570,13 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         return in_bits if direction == "pull" or rows is None else None
 
     def _run_resident(self, i, admit, stats, launch, in_bits, direction, dense, it, shape) -> None:
-        b, s = self.backend, self.side
+        """Partition ``i`` read from its copy on the device: its own block, or the span's. ``admit``:
+        False where it is held already, True to admit a block for it now, or a block the caller
+        admitted (still empty). A block admitted now is filled by the filter engine's copy, a held
+        copy read by the resident engine's view (both run in the pool's memory)."""
+        s = self.side
         p = s.partitions[i]
-        key = (self.key, i)
-        moved, secs = 0, 0.0
-        block = self.pool.blocks.get(key)
+        block = self.pool.blocks.get((self.key, i))
         fresh = admit is not True and admit is not False  # a block admitted by the caller, still empty
         copy = None if block is not None or admit is not False else self._device_copy(i)  # in the span
         if block is None and admit is True:
@@ -588,21 +586,16 @@ class HybridEngine(NeighborMaps, Residency, Engine):
                     return self._run_filter([i], stats, launch, in_bits, direction, dense, it, shape, 1)
                 return self._run_zerocopy([i], stats, launch, in_bits, direction, dense, it)
             fresh = True
-        if fresh:
-            t = time.perf_counter()
-            moved = s.copy_range(b, p.edge_lo, p.edge_hi, block.indices, block.weights)
-            secs = time.perf_counter() - t
-        if copy is not None:
-            moved = self._span_moved.pop(i, 0)
-        indices, weights, first = copy if copy is not None else (block.indices, block.weights,
-                                                                 s.range_base(p.edge_lo))
-        offs = s.device_offsets(b)
-        view = s.range_view(offs[p.lo : p.hi + 1], p.lo, p.num_vertices, indices, weights, p.edge_lo, p.edge_hi,
-                            first)
         rows = self._device_rows(stats, i, i, p.lo)
-        launch(view, rows, self._bits_for(direction, rows, in_bits), loaded=True)
-        it.copy_seconds += secs
-        it.add_partition(i, "resident", moved, self._rows(stats, i, dense), device=self.executors[0].name)
+        if fresh:
+            loaded = self._engine("filter").load_group([p], rows, Buffers(block.indices, block.weights))
+        else:
+            indices, weights, first = copy if copy is not None else (block.indices, block.weights,
+                                                                     s.range_base(p.edge_lo))
+            loaded = self._engine("resident").load_group([p], rows, Buffers(indices, weights, first=first))
+            if copy is not None:
+                loaded.bytes_h2d = self._span_moved.pop(i, 0)
+        self._run_loaded(loaded, launch, in_bits, direction, [i], stats, dense, it, record_as="resident")
 
     def _groups(self, idx: list[int], k: int, cap: int):
         """Runs of up to ``k`` consecutive partitions whose edges fit one slot (Algorithm 1, lines 15-24)."""
@@ -647,45 +640,52 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         # first (the caller's per-partition figure; the active edges by default)
         weight = stats.active_edges if priority is None else priority
         groups.sort(key=lambda g: -float(sum(weight[i] for i in g)))
-        offs = s.device_offsets(b)
+        filt = self._engine("filter")
         for j, g in enumerate(groups):
             if fill is not None:
                 fill(g, groups[j - 1] if j else None)
-            first, last = parts[g[0]], parts[g[-1]]
             slot = self._slot(shape)
             if slot is None:  # no room for a copy after all: read these in place
                 self._run_zerocopy(g, stats, launch, in_bits, direction, dense, it)
                 continue
-            t = time.perf_counter()
-            s.copy_range(b, first.edge_lo, last.edge_hi, slot.indices, slot.weights, after=slot.free_at)
-            it.copy_seconds += time.perf_counter() - t
-            view = s.range_view(offs[first.lo : last.hi + 1], first.lo, last.hi - first.lo, slot.indices,
-                                slot.weights, first.edge_lo, last.edge_hi, s.range_base(first.edge_lo))
-            rows = self._device_rows(stats, g[0], g[-1], first.lo)
-            launch(view, rows, self._bits_for(direction, rows, in_bits), loaded=True)
+            loaded = filt.load_group([parts[i] for i in g], self._device_rows(stats, g[0], g[-1], parts[g[0]].lo), slot)
+            self._run_loaded(loaded, launch, in_bits, direction, g, stats, dense, it)
             slot.free_at = b.record()
-            for i, moved in zip(g, s.copy_shares([parts[i] for i in g])):
-                it.add_partition(i, "filter", moved, self._rows(stats, i, dense),
-                                 device=self.executors[0].name)
 
     def _run_zerocopy(self, idx, stats, launch, in_bits, direction, dense, it) -> None:
+        """The zero-copy engine's one view over partitions ``idx`` (their rows read in place), one
+        launch for all of them; its bytes the lines the round's statistics counted."""
         if not idx:
             return
-        b, s = self.backend, self.side
-        xp = b.xp
-        parts = s.partitions
-        hidx, hw = self._mapped_range()
+        xp, parts = self.backend.xp, self.side.partitions
+        idx = sorted(idx)
+        lo = parts[idx[0]].lo
         if stats.dense:
             if len(idx) == len(parts):
                 rows = None
             else:
-                rows = xp.concatenate([xp.arange(parts[i].lo, parts[i].hi, dtype=xp.int64) for i in idx])
+                rows = xp.concatenate([xp.arange(parts[i].lo - lo, parts[i].hi - lo, dtype=xp.int64) for i in idx])
         else:
             rows = xp.concatenate([stats.ids[int(stats.cuts[i]) : int(stats.cuts[i + 1])] for i in idx])
-        view = PartitionView(s.device_offsets(b), hidx, hw, None, 0, s.n, 0, s.view_bits)  # one launch for all
-        launch(view, rows, self._bits_for(direction, rows, in_bits))
-        for i in idx:
-            it.add_partition(i, "zerocopy", int(stats.lines[i]) * LINE_BYTES, self._rows(stats, i, dense),
+            rows = rows - lo if lo else rows
+        loaded = self._engine("zerocopy").load_group([parts[i] for i in idx], rows, None, self._counts(stats, idx))
+        self._run_loaded(loaded, launch, in_bits, direction, idx, stats, dense, it)
+
+    def _counts(self, stats, idx) -> PartitionCounts:
+        """The round's statistics of partitions ``idx``, as an engine reads them."""
+        s, k = self.side, np.asarray(idx, dtype=np.int64)
+        return PartitionCounts(s.partition_edges[k], stats.active_vertices[k], stats.active_edges[k], stats.lines[k],
+                               s.bytes_per_edge, s.indices.itemsize, s.range_bytes_per_edge)
+
+    def _run_loaded(self, loaded, launch, in_bits, direction, idx, stats, dense, it, record_as=None) -> None:
+        """The round's kernel over what an engine loaded for partitions ``idx`` (pull: the bitmap
+        filters sources; push: rows, where no row list came), and their entries in the record."""
+        launch(loaded.view, loaded.row_list, in_bits if direction == "pull" or loaded.use_bits else None,
+               loaded=loaded.whole_rows)
+        it.compact_seconds += loaded.compact_seconds
+        it.copy_seconds += loaded.copy_seconds
+        for i, moved in zip(idx, loaded.per_partition()):
+            it.add_partition(i, record_as or loaded.engine, int(moved), self._rows(stats, i, dense),
                              device=self.executors[0].name)
 
     def _run_compaction(self, idx, stats, host_ids, launch, direction, it, shape) -> None:
@@ -712,59 +712,49 @@ class HybridEngine(NeighborMaps, Residency, Engine):
             chunk.append(i)
             edges += e
         chunks.append(chunk)
-        vid = s.indices.dtype
+        comp, parts = self._engine("compaction"), s.partitions
         for chunk in chunks:
             slot = self._slot(shape)
             if slot is None:  # no room for a copy after all: read these in place
                 self._run_zerocopy(chunk, stats, launch, None, "push", False, it)
                 continue
-            if slot.host_indices is None:
-                slot.host_indices = b.pinned_empty(cap, s.indices.dtype)
-                slot.host_weights = None if s.weights is None else b.pinned_empty(slot.capacity, s.weight_dtype)
+            # one gather of the chunk's active rows into the slot's staging, one copy, one launch
             ids = np.concatenate([host_ids[int(stats.cuts[i]) : int(stats.cuts[i + 1])] for i in chunk])
-            b.host_wait(slot.staged_at)
-            t0 = time.perf_counter()
-            coff, idx_h, w_h = gather_rows(s.offsets, s.indices, s.weights, ids, slot.host_indices,
-                                           slot.host_weights)
-            t1 = time.perf_counter()
-            e = len(idx_h)
-            token = b.copy_h2d(slot.indices[:e], idx_h, after=slot.free_at)
-            if w_h is not None:
-                token = b.copy_h2d(slot.weights[:e], w_h, after=slot.free_at)
-            slot.staged_at = token
-            view = PartitionView(b.asarray(coff), slot.indices[:e], None if w_h is None else slot.weights[:e],
-                                 b.asarray(ids.astype(vid)), 0, len(ids), 0)
-            it.compact_seconds += t1 - t0
-            it.copy_seconds += time.perf_counter() - t1
-            launch(view, None, None)
+            loaded = comp.load_group([parts[i] for i in chunk], ids, slot)
+            self._run_loaded(loaded, launch, None, "push", chunk, stats, False, it)
             slot.free_at = b.record()
-            for i in chunk:
-                moved = int(stats.active_edges[i]) * s.bytes_per_edge + int(stats.active_vertices[i]) * (
-                    8 + s.indices.itemsize)
-                it.add_partition(i, "compaction", moved, self._rows(stats, i, False), device=self.executors[0].name)
 
-    #: the device engines run by the hybrid's own runners, in the pool's slots and blocks
+    #: the device engines the hybrid plans its own way (groups, chunks, one launch, residency)
     RUNNERS = frozenset({"resident", "filter", "compaction", "zerocopy"})
 
-    def _run_composed(self, name: str, idx, stats, host_ids, launch, in_bits, direction, dense, it) -> None:
-        """Partitions placed on an engine without a runner here (one registered beside the built-in
-        ones, ``hybrid_picks``): the engine loads each its own way (:meth:`Engine.load`, its own
-        buffers from the arena), and its view runs the round's kernel."""
+    def _run_composed(self, name: str, idx, stats, host_ids, launch, in_bits, direction, dense, it, shape) -> None:
+        """Partitions placed on an engine the hybrid has no plan of its own for (one registered beside
+        the built-in ones, ``hybrid_picks``): its own body (:meth:`Engine.load_group`) runs each in a
+        slot the pool lends, and its view runs the round's kernel."""
         if not idx:
             return
+        engine, parts = self._engine(name), self.side.partitions
+        for i in idx:
+            p = parts[i]
+            slot = self._slot(shape) if shape is not None else None
+            if slot is None:  # no room for a slot: read it in place
+                self._run_zerocopy([i], stats, launch, in_bits, direction, dense, it)
+                continue
+            if engine.host_rows:
+                rows = None if stats.dense else host_ids[int(stats.cuts[i]) : int(stats.cuts[i + 1])]
+            else:
+                rows = self._device_rows(stats, i, i, p.lo)
+            loaded = engine.load_group([p], rows, slot, self._counts(stats, [i]))
+            self._run_loaded(loaded, launch, in_bits, direction, [i], stats, dense, it)
+            slot.free_at = self.backend.record()
+
+    def _engine(self, name: str) -> Engine:
+        """Engine ``name`` of this side as the hybrid composes it: built once, ``lent`` (it runs in
+        the pool's slots and blocks, with no buffers of its own)."""
         engine = self._composed.get(name)
         if engine is None:
-            engine = self._composed[name] = engine_class(name)(self.side, self.backend, self.arena)
-        parts = self.side.partitions
-        for i in idx:
-            active = None if stats.dense else host_ids[int(stats.cuts[i]) : int(stats.cuts[i + 1])]
-            loaded = engine.load(parts[i], active)
-            launch(loaded.view, loaded.row_list, in_bits if direction == "pull" or loaded.use_bits else None)
-            engine.done(loaded)
-            it.compact_seconds += loaded.compact_seconds
-            it.copy_seconds += loaded.copy_seconds
-            it.add_partition(i, name, int(loaded.bytes_h2d), self._rows(stats, i, dense),
-                             device=self.executors[0].name)
+            engine = self._composed[name] = engine_class(name)(self.side, self.backend, self.arena, lent=True)
+        return engine
 
     def load(self, part, active):
         raise TypeError("the hybrid engine runs whole edge maps (edge_map), not one partition at a time")
