@@ -145,6 +145,7 @@ class Sweep:
                 self.log(f"  deadline: {engine} {name} at {fraction:g} skipped")
                 out.append({"algorithm": name, "engine": engine, "budget_fraction": fraction,
                             "skipped": "the call's deadline", "verified": False})
+                self.runs.append(out[-1])
                 continue
             est = self.slow.get((engine, name))
             reps = self.args.reps
@@ -156,6 +157,8 @@ class Sweep:
                 self.log(f"  {engine} {name} at {fraction:g}: FAILED {type(e).__name__}: {e}")
                 out.append({"algorithm": name, "engine": engine, "budget_fraction": fraction,
                             "error": f"{type(e).__name__}: {e}", "verified": False})
+                self.runs.append(out[-1])
+                self.save()
                 continue
             run["engine"] = engine  # (time_ours names every run of the CPU backend "cpu")
             run["budget_fraction"] = fraction
@@ -166,8 +169,8 @@ class Sweep:
             run.update(extra or {})
             self.slow[(engine, name)] = max(run["seconds"], self.slow.get((engine, name), 0.0))
             out.append(run)
-        self.runs += out
-        self.save()
+            self.runs.append(run)
+            self.save()  # after each run: a call cut short keeps what it measured
         return out
 
     def save(self) -> None:
