@@ -35,7 +35,7 @@ from typing import Any
 
 from .errors import GraphferryError
 from .runtime.record import bytes_modelled
-from .store import publish, work_file
+from .workfiles import publish, work_file
 
 #: One colour per engine; devices are told apart by hatching.
 ENGINE_COLOURS = {"resident": "#2ca02c", "filter": "#1f77b4", "compaction": "#ff7f0e", "zerocopy": "#9467bd",

@@ -10,7 +10,7 @@ import numpy as np
 import typer
 
 from ..errors import GraphferryError
-from ..store import publish, work_file
+from ..workfiles import publish, work_file
 from .group import app
 from .console import _stdout
 from .graphs import _user_value_errors

@@ -51,12 +51,12 @@ def _signals_raise() -> Iterator[None]:
 
 
 def _remove_unfinished_work() -> None:
-    """The store module's cleanup, where that module was imported at all (else nothing can be unfinished)."""
+    """The work files' cleanup, where that module was imported at all (else nothing can be unfinished)."""
     import sys
 
-    store = sys.modules.get("graphferry.store")
-    if store is not None:
-        store.remove_unfinished_work()
+    workfiles = sys.modules.get("graphferry.workfiles")
+    if workfiles is not None:
+        workfiles.remove_unfinished_work()
 
 
 def _stopped_status(exc: Stopped) -> int:
@@ -64,7 +64,7 @@ def _stopped_status(exc: Stopped) -> int:
     import signal
 
     # A signal may land between a work directory's mkdir and the
-    # ``with`` that would remove it; the store module knows its names.
+    # ``with`` that would remove it; the work-file module knows its names.
     _remove_unfinished_work()
     terminated = exc.signum == signal.SIGTERM
     _report("terminated" if terminated else "interrupted")

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GraphferryError, writing
-from ..store import publish, work_file
+from ..workfiles import publish, work_file
 
 
 _TABLE_SUFFIXES = (".parquet", ".csv", ".npy")

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from ..errors import CompilerError
 from ..phase_clock import phase
-from ..store import owner_tag, remove_stale_work
+from ..workfiles import owner_tag, remove_stale_work
 
 log = logging.getLogger(__name__)
 

@@ -64,7 +64,7 @@ import numpy as np
 
 from ..errors import InputError, excerpt, writing
 from ..graph import Graph, index_dtype_for, offsets_from_degrees
-from ..store import finish_work, make_work_dir, remove_stale_work
+from ..workfiles import finish_work, make_work_dir, remove_stale_work
 
 log = logging.getLogger(__name__)
 
