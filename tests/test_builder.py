@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import graphferry.io.builder as builder_mod
 from graphferry.errors import InputError
 from graphferry.graph import offsets_from_degrees
+from graphferry.io import csr_passes
 from graphferry.io.builder import CSRBuilder, row_blocks, scatter_positions
 from graphferry.partition import partition_bounds, partition_by_bytes
 from graphferry.store import open_store
@@ -121,8 +122,8 @@ def test_numpy_fallbacks_agree(monkeypatch):
     w = rng.integers(1, 4, 2000).astype(float)
     kw = dict(n=40, directed=False, drop_duplicates=True)
     a = _build(src, dst, w, chunk=300, **kw).finish()
-    monkeypatch.setattr(builder_mod, "_coo_tocsr", None)
-    monkeypatch.setattr(builder_mod, "_csr_sort_indices", None)
+    monkeypatch.setattr(csr_passes, "_coo_tocsr", None)
+    monkeypatch.setattr(csr_passes, "_csr_sort_indices", None)
     b = _build(src, dst, w, chunk=300, **kw).finish()
     for x in ("offsets", "indices", "weights"):
         assert np.array_equal(getattr(a, x), getattr(b, x))

@@ -350,7 +350,7 @@ def relabel(graph: Graph, order: np.ndarray, *, name: str | None = None) -> Grap
         >>> r.offsets.tolist(), r.indices.tolist(), r.original_ids.tolist()
         ([0, 1, 3, 4], [1, 0, 2, 1], [2, 1, 0])
     """
-    from .io.builder import row_blocks, sort_rows_block
+    from .io.csr_passes import row_blocks, sort_rows_block
 
     g = _base(graph)
     n = g.n

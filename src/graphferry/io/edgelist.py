@@ -280,7 +280,7 @@ def write_edgelist(graph: Graph, path: str | os.PathLike, *, header: bool = True
     Undirected graphs are written once per edge (arcs with ``src <= dst``).
     Written row block by row block; uses pyarrow's CSV writer when installed.
     """
-    from .builder import row_blocks
+    from .csr_passes import row_blocks
 
     p = Path(path)
     weights = graph.weighted if weights is None else weights

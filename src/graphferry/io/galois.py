@@ -172,7 +172,7 @@ def read_gr(
     if drop_self_loops or drop_duplicates or sort_neighbors:
         # Through the builder, row block by row block. An undirected .gr holds
         # both directions: feed each edge once (src <= dst), the builder mirrors.
-        from .builder import row_blocks
+        from .csr_passes import row_blocks
 
         b = opts.builder(n=n, directed=directed, weighted=bool(weighted), source=p, name=name)
         b.meta.update(meta)
