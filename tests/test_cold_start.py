@@ -147,3 +147,33 @@ def test_cuda_results_through_the_slots_equal_the_device_arrays():
         b.results_pinned = before
     assert isinstance(host, np.ndarray) and not b.is_pinned(host)
     np.testing.assert_array_equal(host, np.arange(3_000_001, dtype=np.int64) * 7)
+
+
+def test_a_handle_for_one_call_registers_plain_copies_instead_of_allocating_pinned_memory(monkeypatch):
+    """load(kept=False) (the command line's run): on a device, the edges' host copy for engines that
+    read host memory is plain memory registered in place, and given back at close; no cudaHostAlloc
+    (the CPU backend stands in for the device, its registration recorded)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    import graphferry as gf
+
+    rng = np.random.default_rng(4)
+    g = gf.Graph.from_edges(rng.integers(0, 300, 3000), rng.integers(0, 300, 3000), n=300)
+    lg = gf.load(g, backend="cpu", kept=False)
+    b = lg.backend
+    registered, forgotten = [], []
+    monkeypatch.setattr(b, "is_device", True, raising=False)
+    monkeypatch.setattr(b, "register_host", lambda a: registered.append(a) or True, raising=False)
+    monkeypatch.setattr(b, "pinned_empty", lambda *a: pytest.fail("pinned memory for one call"), raising=False)
+    monkeypatch.setattr(b, "registry", SimpleNamespace(forget=forgotten.append), raising=False)
+    lg._place_pending = True  # as on a device: the placement waits for an engine that reads host memory
+    lg._ensure_placed()
+    assert lg.indices is registered[0] and lg.indices is not g.indices
+    np.testing.assert_array_equal(lg.indices, g.indices)
+    assert "registered in place" in lg.placement["indices"]
+    buf = lg._new_host_buffer(10, np.int32)  # packed ids, narrowed weights: plain memory too
+    assert buf.dtype == np.int32 and len(buf) == 10
+    lg.close()
+    assert forgotten == registered

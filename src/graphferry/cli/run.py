@@ -286,7 +286,7 @@ def _run_here(algorithm: str, graph_path: Path, *, source: str | None, out: Path
         # off only for a graph kept across calls); a device still pins what its engines copy.
         loaded = _user_value_errors(load_graph, graph, backend=chosen, budget=budget,
                                     partition_bytes=partition_bytes, work_passes=passes,
-                                    pinned=False if chosen == "cpu" else None)
+                                    pinned=False if chosen == "cpu" else None, kept=False)
     phases.lap("load")
     progress, stop = _iteration_reporter(algorithm)
     pinned_before = loaded.backend.results_pinned
