@@ -58,6 +58,7 @@ TEST_FILES = (
     "algorithms/centrality/tests/test_degree_centrality.py",
     "algorithms/coloring/tests/test_coloring.py",
     "algorithms/tree/tests/test_mst.py",
+    "algorithms/community/tests/test_label_propagation.py",
 )
 
 #: a quick subset (under a minute with the backend): the CI test runs it (tests/test_networkx_suite.py)

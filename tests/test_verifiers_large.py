@@ -203,7 +203,7 @@ BROKEN = {
     "eigenvector_centrality": broken_scores("centrality"),
     "katz_centrality": broken_scores("centrality"), "hits": broken_scores("hubs"),
     "jaccard_coefficient": broken_jaccard, "edge_betweenness": broken_edge_betweenness,
-    "k_truss": broken_k_truss,
+    "k_truss": broken_k_truss, "label_propagation": broken_labels("labels"),
 }
 
 

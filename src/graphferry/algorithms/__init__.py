@@ -59,6 +59,8 @@ _WHERE = {
     "verify_edge_betweenness": "edge_betweenness",
     "k_truss": "k_truss",
     "verify_k_truss": "k_truss",
+    "label_propagation": "label_propagation",
+    "verify_label_propagation": "label_propagation",
     "collaborative_filtering": "cf",
     "ratings_graph": "cf",
     "verify_cf": "cf",

@@ -498,6 +498,12 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
         parameters=(Parameter("k", int, 3, "every edge of the truss lies in at least k - 2 triangles"),),
         scalars=("num_edges", "num_vertices", "rounds"), verifier="verify_k_truss", verify_call=_verify_k_truss,
         memory=(16, 40)),  # not fitted yet: per-arc flags and mirrors; the undirected simple view
+    AlgorithmSpec(
+        "label_propagation", "label_propagation",
+        "Communities by semi-synchronous label propagation (Cordasco-Gargano, as NetworkX's).",
+        columns=(Column("labels", "int64", "label", "community label: the id of a vertex", ids="internal"),),
+        scalars=("rounds", "colors"), verifier="verify_label_propagation",
+        memory=(48, 16)),  # not fitted yet: labels, colours, the colouring's state; hub rows in numpy
 )}
 
 

@@ -106,7 +106,114 @@ int64_t gf_nx_first_edge_with_data(void *size_fn, const void *dict_type, void *c
     }
     return -1;
 }
+
+// CPython: PyObject *PyDict_GetItem(PyObject *p, PyObject *key) (a borrowed reference; never sets an error)
+typedef void *(*dict_get_fn)(void *, void *);
+// CPython: long long PyLong_AsLongLongAndOverflow(PyObject *obj, int *overflow) (no error on overflow)
+typedef long long (*long_as_ll_fn)(void *, int *);
+
+// Edge attribute `key` of every edge, rows in dict order, as doubles: kind[k] = 1 for an exact int
+// (|x| <= 2^53, so the double is exact), 2 for an exact float, 0 where the edge lacks it (the
+// caller puts the default there). Returns m, or -1 when the dicts do not match `degree`, or -2
+// when some value (or attribute dict) is of another type: Python reads those. `types` holds the
+// addresses of PyDict_Type, PyLong_Type and PyFloat_Type.
+extern "C" __attribute__((visibility("default")))
+int64_t gf_nx_read_attribute(void *next_fn, void *get_fn, void *as_ll_fn, const void *const *types, void *adj,
+                             int64_t n, const int64_t *degree, int64_t m, void *key, double *out, int8_t *kind) {
+    dict_next_fn next = (dict_next_fn)next_fn;
+    dict_get_fn get = (dict_get_fn)get_fn;
+    long_as_ll_fn as_ll = (long_as_ll_fn)as_ll_fn;
+    // first the attribute dicts' addresses (the rows are read in order), then the lookups, with
+    // the dicts ahead prefetched (their header, then the key table it points to) so that the
+    // cache misses of several lookups overlap instead of queueing
+    void **data = new void *[m > 0 ? m : 1];
+    ssize_t pos = 0, hash = 0;
+    void *node = nullptr, *row = nullptr;
+    int64_t i = 0, k = 0;
+    while (next(adj, &pos, &node, &row, &hash)) {
+        if (i >= n) { delete[] data; return -1; }
+        ssize_t row_pos = 0, h = 0;
+        void *neighbor = nullptr, *d = nullptr;
+        const int64_t end = k + degree[i];
+        if (end > m) { delete[] data; return -1; }
+        while (next(row, &row_pos, &neighbor, &d, &h)) {
+            if (k >= end) { delete[] data; return -1; }
+            data[k++] = d;
+        }
+        if (k != end) { delete[] data; return -1; }
+        ++i;
+    }
+    if (i != n || k != m) { delete[] data; return -1; }
+    for (k = 0; k < m; ++k) {   // every object an exact dict before any is read past its header
+        if (k + 16 < m) __builtin_prefetch(data[k + 16]);
+        if (((const void *const *)data[k])[1] != types[0]) { delete[] data; return -2; }
+    }
+    int64_t status = m;
+    for (k = 0; k < m; ++k) {
+        // PyDictObject: {ob_refcnt, ob_type, ma_used, ma_version_tag, ma_keys, ...} (checked in Python)
+        if (k + 8 < m) __builtin_prefetch(((void *const *)data[k + 8])[4]);
+        if (k + 16 < m) __builtin_prefetch(data[k + 16]);
+        void *v = get(data[k], key);
+        if (!v) {
+            kind[k] = 0;
+            out[k] = 0.0;
+        } else if (((const void *const *)v)[1] == types[2]) {
+            out[k] = ((const double *)v)[2];   // PyFloatObject: {ob_refcnt, ob_type, double ob_fval}
+            kind[k] = 2;
+        } else if (((const void *const *)v)[1] == types[1]) {
+            int overflow = 0;
+            const long long x = as_ll(v, &overflow);
+            if (overflow || x > (1LL << 53) || x < -(1LL << 53)) { status = -2; break; }
+            out[k] = (double)x;
+            kind[k] = 1;
+        } else {
+            status = -2;
+            break;
+        }
+    }
+    delete[] data;
+    return status;
+}
 """
+
+
+@lru_cache(maxsize=1)
+def attribute_reader() -> Callable[..., tuple[np.ndarray, np.ndarray] | None] | None:
+    """The compiled ``read(adj, degree, key) -> (values, kind) | None``: edge attribute ``key`` of every
+    arc in CSR order (``kind`` 1: an int, 2: a float, 0: absent), or None where Python must read it
+    (another value type, a row that is not a dict); None where no compiled reader can run.
+
+    Reading each edge's value from Python (``d.get(key, default)``, 2 M calls on a 1 M-edge graph)
+    cost 3.4 s of a 6.5 s weighted Dijkstra call; here it is one pass over the dicts.
+    """
+    if reader() is None:
+        return None
+    from ..host_ops.compiler import compile_library
+
+    lib = ctypes.PyDLL(compile_library(SOURCE, label="nx_adjacency")._name)
+    fn = lib.gf_nx_read_attribute
+    fn.restype = ctypes.c_int64
+    fn.argtypes = [ctypes.c_void_p] * 4 + [ctypes.py_object, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                                           ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p]
+    import sys
+
+    if sys.version_info < (3, 8) or ctypes.sizeof(ctypes.c_void_p) != 8:
+        return None   # the prefetch reads PyDictObject's ma_keys at its 3.8-3.14 offset (64-bit)
+    api = ctypes.pythonapi
+    next_fn, get_fn, as_ll_fn = (ctypes.cast(getattr(api, f), ctypes.c_void_p).value
+                                 for f in ("_PyDict_Next", "PyDict_GetItem", "PyLong_AsLongLongAndOverflow"))
+    types = (ctypes.c_void_p * 3)(id(dict), id(int), id(float))   # CPython: an object's id is its address
+
+    def read(adj: dict, degree: np.ndarray, key) -> tuple[np.ndarray, np.ndarray] | None:
+        degree = np.ascontiguousarray(degree, dtype=np.int64)
+        n, m = len(degree), int(degree.sum())
+        out = np.empty(m, np.float64)
+        kind = np.empty(m, np.int8)
+        got = fn(next_fn, get_fn, as_ll_fn, ctypes.addressof(types), adj, n, degree.ctypes.data, m, key,
+                 out.ctypes.data, kind.ctypes.data)
+        return (out, kind) if got == m else None
+
+    return read
 
 
 @dataclass

@@ -36,8 +36,8 @@ def triangles(G, nodes=None):
     counts = run("triangle_count", G.csr).triangles if len(G) else np.zeros(0, np.int64)
     if nodes is not None:
         if nodes in G:
-            return int(counts[G.index[nodes]])
-        return {v: int(counts[G.index[v]]) for v in nbunch(G, nodes)}
+            return int(counts[G.id_of(nodes)])
+        return {v: int(counts[G.id_of(v)]) for v in nbunch(G, nodes)}
     return dict(zip(G.nodes, counts.tolist()))
 
 
@@ -53,9 +53,9 @@ def clustering(G, nodes=None, weight=None):
     values = run("lcc", G.csr).lcc if len(G) else np.zeros(0)
     as_python = [0 if x == 0 else x for x in values.tolist()]
     if nodes is not None and nodes in G:
-        return as_python[G.index[nodes]]
+        return as_python[G.id_of(nodes)]
     if nodes is not None:
-        return {v: as_python[G.index[v]] for v in nbunch(G, nodes)}
+        return {v: as_python[G.id_of(v)] for v in nbunch(G, nodes)}
     return dict(zip(G.nodes, as_python))
 
 

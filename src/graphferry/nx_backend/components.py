@@ -34,9 +34,8 @@ def _components(G: NxGraph) -> Iterator[set]:
     # NetworkX yields components in that order
     order = np.argsort(labels, kind="stable")
     cuts = np.flatnonzero(np.diff(labels[order])) + 1
-    nodes = G.nodes
     for group in np.split(order, cuts):
-        yield set(map(nodes.__getitem__, group.tolist()))
+        yield set(G.labels(group))
 
 
 @networkx_algorithm(note="graphferry's WCC; components in NetworkX's order.", can_run=always, should_run=large_graph)
@@ -83,4 +82,4 @@ def is_weakly_connected(G):
 def node_connected_component(G, n):
     """The set of nodes in ``n``'s component."""
     labels = run("wcc", G.csr).labels
-    return set(map(G.nodes.__getitem__, np.flatnonzero(labels == labels[G.index[n]]).tolist()))
+    return set(G.labels(np.flatnonzero(labels == labels[G.id_of(n)])))

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..graph import Graph, index_dtype_for, offsets_from_degrees
-from .adjacency import ids_from_hashes, reader
+from .adjacency import attribute_reader, ids_from_hashes, reader
 
 _chain = itertools.chain.from_iterable
 
@@ -115,10 +115,32 @@ class NxGraph:
         return len(self.nodes)
 
     def __contains__(self, node: Any) -> bool:
+        if type(node) is int and self.identity:
+            return 0 <= node < len(self.nodes)
         try:
             return node in self.index
         except TypeError:  # unhashable: not a node, as in NetworkX
             return False
+
+    @cached_property
+    def identity(self) -> bool:
+        """Whether node ``i`` is the int ``i`` for every ``i`` (most graphs built from edge lists):
+        then a vertex id is its node, and results skip the id -> node lookup."""
+        nodes, n = self.nodes, len(self.nodes)
+        return n == 0 or (type(nodes[0]) is int and nodes[0] == 0 and nodes[-1] == n - 1
+                          and set(map(type, nodes)) == {int} and nodes == list(range(n)))
+
+    def labels(self, ids: np.ndarray) -> list:
+        """The nodes of vertex ids ``ids``, as a list (C-speed when the nodes are 0..n-1)."""
+        if self.identity:
+            return ids.tolist()
+        return list(map(self.nodes.__getitem__, ids.tolist()))
+
+    def id_of(self, node: Any) -> int:
+        """The vertex id of ``node`` (KeyError or TypeError when it is not a node)."""
+        if type(node) is int and self.identity and 0 <= node < len(self.nodes):
+            return node
+        return self.index[node]
 
     def __iter__(self):
         return iter(self.nodes)
@@ -224,19 +246,41 @@ def _read_weights(adj: dict, attr: str, default: Any, *, multigraph: bool, m: in
         numeric = _is_real(type(default))
         return EdgeWeights(None, default, integral=issubclass(type(default), (int, np.integer)), numeric=numeric,
                            all_uniform=float(default) if numeric else None)
-    raw = [d.get(attr, default) for d in _edge_attrs(adj, multigraph)]
-    kinds = set(map(type, raw))
-    numeric = all(_is_real(k) for k in kinds)
-    integral = numeric and all(issubclass(k, (int, np.integer)) for k in kinds)
-    if not numeric:
-        return EdgeWeights(None, default, integral=False, numeric=False, all_uniform=None)
-    values = np.array(raw, dtype=np.float64)
+    compiled = _read_compiled(adj, attr, default, m) if not multigraph else None
+    if compiled is not None:
+        values, integral = compiled
+    else:
+        raw = [d.get(attr, default) for d in _edge_attrs(adj, multigraph)]
+        kinds = set(map(type, raw))
+        numeric = all(_is_real(k) for k in kinds)
+        integral = numeric and all(issubclass(k, (int, np.integer)) for k in kinds)
+        if not numeric:
+            return EdgeWeights(None, default, integral=False, numeric=False, all_uniform=None)
+        values = np.array(raw, dtype=np.float64)
     all_uniform = float(values[0]) if len(values) and bool(np.all(values == values[0])) else None
     if multigraph:
         # NetworkX's shortest paths use the lightest of parallel edges
         starts = np.r_[0, np.cumsum(multiplicity)[:-1]] if len(multiplicity) else np.zeros(0, np.int64)
         values = np.minimum.reduceat(values, starts) if len(values) else values
     return EdgeWeights(values, default, integral=integral, numeric=True, all_uniform=all_uniform)
+
+
+def _read_compiled(adj: dict, attr: Any, default: Any, m: int) -> tuple[np.ndarray, bool] | None:
+    """Attribute ``attr`` of every arc by the compiled pass (:func:`.adjacency.attribute_reader`):
+    (values, whether every value is an int), or None where Python must read them."""
+    read = attribute_reader()
+    if read is None or type(attr) is not str or type(default) not in (int, float):
+        return None
+    degree = np.fromiter(map(len, adj.values()), np.int64, count=len(adj))
+    got = read(adj, degree, attr)
+    if got is None:
+        return None
+    values, kind = got
+    absent = kind == 0
+    if absent.any():
+        values[absent] = default
+    integral = bool(np.all(kind == 1)) if type(default) is float else bool(not np.any(kind == 2))
+    return values, integral
 
 
 def from_networkx(G, edge_attrs: dict[str, Any] | None = None, *, graph_attrs: bool = False) -> NxGraph:

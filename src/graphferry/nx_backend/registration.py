@@ -44,6 +44,7 @@ AREAS = (
     "structure",
     "coloring",
     "tree",
+    "community",
 )
 
 Check = Callable[[dict], "bool | str"]

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..algorithms import registry
 from ..graph import Graph
+from ._paths import bfs_order
 from .graph import NxGraph
 from .info import DEFAULT_CONFIG
 
@@ -93,7 +94,7 @@ def _openmp_threads(threads: int | None):
 def vertex(G: NxGraph, node, error: Callable[[Any], Exception]) -> int:
     """The vertex id of ``node``; ``error(node)`` raised when it is not in ``G``."""
     try:
-        return G.index[node]
+        return G.id_of(node)
     except (KeyError, TypeError):
         raise error(node) from None
 
@@ -150,6 +151,11 @@ def bfs_layers(csr: Graph, first: np.ndarray, levels: np.ndarray | None, depth_l
     ``levels`` None: a bounded search, which marks what it has seen instead and
     touches only the rows it reaches (for a small ``depth_limit``).
     """
+    if levels is not None:
+        compiled = bfs_order(csr, np.asarray(first, np.int64), levels, depth_limit)
+        if compiled is not None:
+            yield from compiled
+            return
     layer = first
     parents = np.full(len(first), -1, np.int64)
     seen = None

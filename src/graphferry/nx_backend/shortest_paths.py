@@ -29,14 +29,15 @@ def single_source_shortest_path_length(G, source, cutoff=None):
     """Hops from ``source`` to every node within ``cutoff``, in NetworkX's discovery order."""
     if source not in G:
         raise nx.NodeNotFound(f"Source {source} is not in G")
-    s = np.array([G.index[source]], np.int64)
+    s = np.array([G.id_of(source)], np.int64)
     limit = math.inf if cutoff is None else cutoff
     levels = None if limit < SMALL_BOUND else bfs_levels(G.csr, s)
-    out = {}
-    nodes = G.nodes
-    for depth, (layer, _) in enumerate(bfs_layers(G.csr, s, levels, limit)):
-        out.update(zip(map(nodes.__getitem__, layer.tolist()), [depth] * len(layer)))
-    return out
+    layers = [layer for layer, _ in bfs_layers(G.csr, s, levels, limit)]
+    if not layers:
+        return {}
+    order = np.concatenate(layers)
+    depth = np.repeat(np.arange(len(layers)), [len(x) for x in layers])
+    return dict(zip(G.labels(order), depth.tolist()))   # one dict built at C speed
 
 
 # ------------------------------------------------------------ weighted: Dijkstra's family
@@ -72,7 +73,7 @@ def _distances(G, ids: np.ndarray, weight, cutoff) -> tuple[np.ndarray, np.ndarr
 
 
 def _dijkstra(G, sources: list, weight, cutoff):
-    ids = np.array([G.index[s] for s in sources], np.int64)
+    ids = np.array([G.id_of(s) for s in sources], np.int64)
     dist, arc, integral = _distances(G, ids, weight, cutoff)
     order, parent = dijkstra_order(G.csr, arc, dist, ids, cutoff)
     return dist, order, parent, integral
@@ -81,7 +82,7 @@ def _dijkstra(G, sources: list, weight, cutoff):
 def _lengths(G, dist, order, integral, sources: list) -> dict:
     """``{node: distance}`` in ``order``: ints when every weight is an int; a source's distance is NetworkX's int 0."""
     values = dist[order].astype(np.int64).tolist() if integral else dist[order].tolist()
-    out = dict(zip(map(G.nodes.__getitem__, order.tolist()), values))
+    out = dict(zip(G.labels(order), values))
     for s in sources:
         out[s] = 0
     return out
@@ -132,7 +133,7 @@ def multi_source_dijkstra(G, sources, target=None, cutoff=None, weight="weight")
         while t >= 0:
             path.append(G.nodes[t])
             t = int(parent[t])
-        return (_as_number(dist[G.index[target]], integral), path[::-1])
+        return (_as_number(dist[G.id_of(target)], integral), path[::-1])
     return _lengths(G, dist, order, integral, sources), paths_from_parents(G.nodes, order, parent)
 
 
@@ -175,7 +176,7 @@ def dijkstra_path_length(G, source, target, weight="weight"):
         raise nx.NodeNotFound(f"Node {source} not found in graph")
     if source == target:
         return 0
-    dist, arc, integral = _distances(G, np.array([G.index[source]]), weight, None)
+    dist, arc, integral = _distances(G, np.array([G.id_of(source)]), weight, None)
     t = G.index.get(target) if target in G else None
     if t is None or not np.isfinite(dist[t]):
         raise nx.NetworkXNoPath(f"Node {target} not reachable from {source}")
@@ -234,11 +235,11 @@ def single_source_bellman_ford(G, source, target=None, weight="weight"):
         return (0, [source])
     if source not in G:
         raise nx.NodeNotFound(f"Source {source} not in G")
-    ids = np.array([G.index[source]], np.int64)
+    ids = np.array([G.id_of(source)], np.int64)
     dist, arc, _ = _distances(G, ids, weight, None)
     _unique_paths(G, dist, arc, ids)
     if target is not None:
-        if target not in G or not np.isfinite(dist[G.index[target]]):
+        if target not in G or not np.isfinite(dist[G.id_of(target)]):
             raise nx.NetworkXNoPath(f"Node {target} not reachable from {source}")
     return multi_source_dijkstra(G, [source], target=target, weight=weight)
 
@@ -268,7 +269,7 @@ def bellman_ford_path_length(G, source, target, weight="weight"):
         return 0
     if source not in G:
         raise nx.NodeNotFound(f"Source {source} not in G")
-    dist, _, integral = _distances(G, np.array([G.index[source]]), weight, None)
+    dist, _, integral = _distances(G, np.array([G.id_of(source)]), weight, None)
     t = G.index.get(target) if target in G else None
     if t is None or not np.isfinite(dist[t]):
         raise nx.NetworkXNoPath(f"node {target} not reachable from {source}")
@@ -318,7 +319,7 @@ def _check_cutoff_undirected(a: dict) -> bool | str:
 def single_source_shortest_path(G, source, cutoff=None):
     if source not in G:
         raise nx.NodeNotFound(f"Source {source} not in G")
-    order, parent = _bfs_tree(G, G.index[source], cutoff)
+    order, parent = _bfs_tree(G, G.id_of(source), cutoff)
     return paths_from_parents(G.nodes, order, parent)
 
 
@@ -328,7 +329,7 @@ def single_source_shortest_path(G, source, cutoff=None):
 def single_target_shortest_path(G, target, cutoff=None):
     if target not in G:
         raise nx.NodeNotFound(f"Target {target} not in G")
-    order, parent = _bfs_tree(G, G.index[target], cutoff)
+    order, parent = _bfs_tree(G, G.id_of(target), cutoff)
     return paths_from_parents(G.nodes, order, parent, reverse=True)
 
 
@@ -368,7 +369,7 @@ def _missing(G, source, target) -> None:
                     can_run=_undirected_only, should_run=large_graph)
 def bidirectional_shortest_path(G, source, target):
     _missing(G, source, target)
-    path = bidirectional(G.csr, G.csr, G.index[source], G.index[target])
+    path = bidirectional(G.csr, G.csr, G.id_of(source), G.id_of(target))
     if path is None:
         raise nx.NetworkXNoPath(f"No path between {source} and {target}.")
     return [G.nodes[v] for v in path]
@@ -380,7 +381,7 @@ def bidirectional_shortest_path(G, source, target):
 def has_path(G, source, target):
     _missing(G, source, target)
     backward = G.csr.transpose() if G.directed else G.csr
-    return bidirectional(G.csr, backward, G.index[source], G.index[target]) is not None
+    return bidirectional(G.csr, backward, G.id_of(source), G.id_of(target)) is not None
 
 
 def _check_generic(a: dict) -> bool | str:
@@ -464,7 +465,7 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
         if source not in G or target not in G:
             _missing(G, source, target)
         backward = G.csr.transpose() if G.directed else G.csr
-        path = bidirectional(G.csr, backward, G.index[source], G.index[target])
+        path = bidirectional(G.csr, backward, G.id_of(source), G.id_of(target))
         if path is None:
             raise nx.NetworkXNoPath(f"No path between {source} and {target}.")
         return len(path) - 1

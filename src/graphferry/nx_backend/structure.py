@@ -124,7 +124,7 @@ def _check_node_n(a: dict) -> bool | str:
 
 @networkx_algorithm(note="Degrees from the CSR.", can_run=_check_node_n, should_run=large_graph)
 def is_isolate(G, n):
-    v = G.index[n]
+    v = G.id_of(n)
     csr = G.csr
     if csr.offsets[v + 1] > csr.offsets[v]:
         return False
@@ -174,20 +174,20 @@ def reciprocity(G, nodes=None):
         return None if total[v] == 0 else 2 * int(overlap[v]) / int(total[v])
 
     if nodes in G:
-        r = value(G.index[nodes])
+        r = value(G.id_of(nodes))
         if r is None:
             raise nx.NetworkXError("Not defined for isolated nodes.")
         return r
-    return {v: value(G.index[v]) for v in nbunch(G, nodes)}
+    return {v: value(G.id_of(v)) for v in nbunch(G, nodes)}
 
 
 # ------------------------------------------------------------ ancestors, descendants
 def _reached(G: NxGraph, source, csr) -> set:
     if source not in G:
         raise nx.NetworkXError(f"The node {source} is not in the graph.")
-    s = G.index[source]
+    s = G.id_of(source)
     levels = bfs_levels(csr, np.array([s]))
-    return set(map(G.nodes.__getitem__, np.flatnonzero(levels > 0).tolist()))
+    return set(G.labels(np.flatnonzero(levels > 0)))
 
 
 @networkx_algorithm(note="graphferry's BFS.", can_run=always, should_run=large_graph)

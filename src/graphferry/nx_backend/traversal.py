@@ -83,7 +83,7 @@ def bfs_layers(G, sources):
             raise nx.NetworkXError(f"The node {v} is not in the graph.")
     if not first:
         return
-    ids = np.array([G.index[v] for v in first], np.int64)
+    ids = np.array([G.id_of(v) for v in first], np.int64)
     levels = bfs_levels(G.csr, ids)
     nodes = G.nodes
     layers = _bfs_layers(G.csr, ids, levels)
@@ -121,13 +121,13 @@ def descendants_at_distance(G, source, distance):
     """The nodes exactly ``distance`` hops from ``source``."""
     if source not in G:
         raise nx.NetworkXError(f"The node {source} is not in the graph.")
-    s = np.array([G.index[source]], np.int64)
+    s = np.array([G.id_of(source)], np.int64)
     if isinstance(distance, Real) and distance < SMALL_BOUND:
         at = np.zeros(0, np.int64)
         for depth, (layer, _) in enumerate(_bfs_layers(G.csr, s, None, distance)):
             if depth == distance:
                 at = layer
-        return set(map(G.nodes.__getitem__, at.tolist()))
+        return set(G.labels(at))
     levels = bfs_levels(G.csr, s)
     at = (levels == distance) & (levels >= 0)  # -1 marks the unreachable, never a distance
-    return set(map(G.nodes.__getitem__, np.flatnonzero(at).tolist()))
+    return set(G.labels(np.flatnonzero(at)))
