@@ -21,10 +21,6 @@ LONG_FILES = {
 #: functions over the limit today ("path:qualified name")
 LONG_FUNCTIONS = {
     "scheduler/hybrid_neighbors.py:NeighborMaps.neighbor_map": "the hybrid's neighbourhood round, not split yet",
-    "generators.py:kronecker_edges": "not split yet",
-    "io/ldbc.py:read_ldbc": "not split yet",
-    "io/mtx.py:read_matrix_market": "not split yet",
-    "io/tables.py:read_csv_edges": "not split yet",
 }
 #: package-level cycles today (sorted members), what untangles them
 KNOWN_CYCLES = {

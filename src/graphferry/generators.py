@@ -32,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
@@ -173,6 +174,45 @@ def _kronecker_thresholds(a: float, b: float, c: float) -> tuple[np.uint32, np.u
     return t(a), t(a + b), t(min(1.0, a + b + c))
 
 
+def _kronecker_block(k: int, *, scale: int, total: int, seed: int, thresholds: tuple, acc_dtype,
+                     perm: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Block ``k`` of :func:`kronecker_edges`'s samples (``BLOCK_EDGES`` of them, the last one
+    shorter), from its own random stream: the same whichever thread makes it."""
+    ta, tab, tabc = thresholds
+    bitgen = _rng(seed, _TAG_KRONECKER, k).bit_generator
+    src = np.zeros(BLOCK_EDGES, dtype=acc_dtype)
+    dst = np.zeros(BLOCK_EDGES, dtype=acc_dtype)
+    ii = np.empty(BLOCK_EDGES, dtype=bool)
+    jj = np.empty(BLOCK_EDGES, dtype=bool)
+    tmp = np.empty(BLOCK_EDGES, dtype=bool)
+    for _level in range(scale):
+        # One 64-bit raw draw = two 32-bit uniforms; always a full block so
+        # that sample i's draws do not depend on how many samples follow.
+        u = bitgen.random_raw(BLOCK_EDGES // 2).view(np.uint32)
+        # Quadrant of u in [0, tA) A, [tA, tAB) B, [tAB, tABC) C, else D:
+        #   source bit = u >= tAB  (C or D: bottom half)
+        #   dest bit   = (u >= tA) ^ (u >= tAB) ^ (u >= tABC)  (B or D: right half)
+        np.greater_equal(u, tab, out=ii)
+        np.greater_equal(u, ta, out=jj)
+        np.bitwise_xor(jj, ii, out=jj)
+        np.greater_equal(u, tabc, out=tmp)
+        np.bitwise_xor(jj, tmp, out=jj)
+        # Append the level's bit (first level = most significant bit; the
+        # levels are i.i.d., so the order of bits does not matter).
+        np.left_shift(src, 1, out=src)
+        np.bitwise_or(src, ii, out=src, casting="unsafe")
+        np.left_shift(dst, 1, out=dst)
+        np.bitwise_or(dst, jj, out=dst, casting="unsafe")
+    count = min(BLOCK_EDGES, total - k * BLOCK_EDGES)
+    src, dst = src[:count].astype(np.int64), dst[:count].astype(np.int64)
+    if perm is None:
+        return src, dst
+    # take(mode="clip") with intp indices skips the bounds check and index
+    # conversion of perm[src]: measured 2x faster (ids are < n by construction).
+    return (perm.take(src, mode="clip").astype(np.int64, copy=False),
+            perm.take(dst, mode="clip").astype(np.int64, copy=False))
+
+
 def kronecker_edges(
     scale: int,
     edge_factor: int = 16,
@@ -228,40 +268,8 @@ def kronecker_edges(
     log.debug("kronecker scale=%d edge_factor=%d: %d samples in %d blocks, %d threads",
               scale, edge_factor, total, n_blocks, threads)
 
-    def make(k: int) -> tuple[np.ndarray, np.ndarray]:
-        bitgen = _rng(seed, _TAG_KRONECKER, k).bit_generator
-        src = np.zeros(BLOCK_EDGES, dtype=acc_dtype)
-        dst = np.zeros(BLOCK_EDGES, dtype=acc_dtype)
-        ii = np.empty(BLOCK_EDGES, dtype=bool)
-        jj = np.empty(BLOCK_EDGES, dtype=bool)
-        tmp = np.empty(BLOCK_EDGES, dtype=bool)
-        for _level in range(scale):
-            # One 64-bit raw draw = two 32-bit uniforms; always a full block so
-            # that sample i's draws do not depend on how many samples follow.
-            u = bitgen.random_raw(BLOCK_EDGES // 2).view(np.uint32)
-            # Quadrant of u in [0, tA) A, [tA, tAB) B, [tAB, tABC) C, else D:
-            #   source bit = u >= tAB  (C or D: bottom half)
-            #   dest bit   = (u >= tA) ^ (u >= tAB) ^ (u >= tABC)  (B or D: right half)
-            np.greater_equal(u, tab, out=ii)
-            np.greater_equal(u, ta, out=jj)
-            np.bitwise_xor(jj, ii, out=jj)
-            np.greater_equal(u, tabc, out=tmp)
-            np.bitwise_xor(jj, tmp, out=jj)
-            # Append the level's bit (first level = most significant bit; the
-            # levels are i.i.d., so the order of bits does not matter).
-            np.left_shift(src, 1, out=src)
-            np.bitwise_or(src, ii, out=src, casting="unsafe")
-            np.left_shift(dst, 1, out=dst)
-            np.bitwise_or(dst, jj, out=dst, casting="unsafe")
-        count = min(BLOCK_EDGES, total - k * BLOCK_EDGES)
-        src, dst = src[:count].astype(np.int64), dst[:count].astype(np.int64)
-        if perm is None:
-            return src, dst
-        # take(mode="clip") with intp indices skips the bounds check and index
-        # conversion of perm[src]: measured 2x faster (ids are < n by construction).
-        return (perm.take(src, mode="clip").astype(np.int64, copy=False),
-                perm.take(dst, mode="clip").astype(np.int64, copy=False))
-
+    make = functools.partial(_kronecker_block, scale=scale, total=total, seed=seed,
+                             thresholds=(ta, tab, tabc), acc_dtype=acc_dtype, perm=perm)
     yield from _regroup(_ordered_blocks(make, n_blocks, threads), total, chunk_edges)
 
 

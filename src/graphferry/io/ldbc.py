@@ -175,6 +175,49 @@ def _read_vertices(path: str, block_bytes: int) -> np.ndarray:
     return sorted_ids
 
 
+def _graph_properties(ppath: Path, name: str, directed: bool | None, vpath: str, epath: str
+                      ) -> tuple[dict[str, Any], bool]:
+    """The graph's typed properties and whether it is directed (``directed`` when given, else the
+    properties'); a file name the properties give other than the one read is logged."""
+    raw = read_properties(ppath) if ppath.exists() else {}
+    if not raw and directed is None:
+        raise InputError("properties file not found (needed for 'directed'; or pass directed=)",
+                         path=str(ppath))
+    params = ldbc_parameters(raw, name)
+    for key, actual in (("edge-file", Path(epath).name), ("vertex-file", Path(vpath).name)):
+        named = params.get(key)
+        if named is not None and named != actual:
+            log.warning("%s: %s names %r; reading %r", ppath, key, named, actual)
+    if directed is None:
+        if not isinstance(params.get("directed"), bool):
+            raise InputError("graph.%s.directed missing or not true/false" % name, path=str(ppath))
+        directed = params["directed"]
+    return params, directed
+
+
+def _edge_columns(epath: str, params: dict[str, Any], weighted: bool | None) -> _text.ColumnSpec:
+    """How the edge file's lines are parsed (delimiter and columns from its first data line);
+    ``spec.weight``: weighted when asked, else when the properties name an edge property and
+    the file has a third column."""
+    head = _text.head_lines(epath)
+    first = _text.first_data_line(head)
+    spec = _text.ColumnSpec(ids=2, min_id=0)
+    if first is not None:
+        spec.delimiter = _text.detect_delimiter(first[1])
+        spec.file_columns = len(_text.split_tokens(first[1], spec.delimiter))
+        if spec.file_columns < 2:
+            raise InputError(f"too few columns: expected at least 2, found {spec.file_columns}",
+                             path=epath, line=first[0])
+    names = params.get("edge-properties.names") or []
+    if weighted is None:
+        weighted = bool(names) and spec.file_columns >= 3
+    if weighted and first is not None and spec.file_columns < 3:
+        raise InputError(f"too few columns: a weighted graph needs 3, found {spec.file_columns}",
+                         path=epath, line=first[0])
+    spec.weight = bool(weighted)
+    return spec
+
+
 def read_ldbc(
     prefix_or_properties_path: str | os.PathLike,
     *,
@@ -203,19 +246,7 @@ def read_ldbc(
     opts.check_target()
     ppath = Path(str(prefix) + ".properties")
     vpath, epath = str(prefix) + ".v", str(prefix) + ".e"
-    raw = read_properties(ppath) if ppath.exists() else {}
-    if not raw and directed is None:
-        raise InputError("properties file not found (needed for 'directed'; or pass directed=)",
-                         path=str(ppath))
-    params = ldbc_parameters(raw, name)
-    for key, actual in (("edge-file", Path(epath).name), ("vertex-file", Path(vpath).name)):
-        named = params.get(key)
-        if named is not None and named != actual:
-            log.warning("%s: %s names %r; reading %r", ppath, key, named, actual)
-    if directed is None:
-        if not isinstance(params.get("directed"), bool):
-            raise InputError("graph.%s.directed missing or not true/false" % name, path=str(ppath))
-        directed = params["directed"]
+    params, directed = _graph_properties(ppath, name, directed, vpath, epath)
 
     vids = _read_vertices(vpath, block_bytes)
     promised_v = params.get("meta.vertices")
@@ -224,22 +255,8 @@ def read_ldbc(
                          path=vpath)
     index = _VertexIndex(vids)
 
-    head = _text.head_lines(epath)
-    first = _text.first_data_line(head)
-    spec = _text.ColumnSpec(ids=2, min_id=0)
-    if first is not None:
-        spec.delimiter = _text.detect_delimiter(first[1])
-        spec.file_columns = len(_text.split_tokens(first[1], spec.delimiter))
-        if spec.file_columns < 2:
-            raise InputError(f"too few columns: expected at least 2, found {spec.file_columns}",
-                             path=epath, line=first[0])
-    names = params.get("edge-properties.names") or []
-    if weighted is None:
-        weighted = bool(names) and spec.file_columns >= 3
-    if weighted and first is not None and spec.file_columns < 3:
-        raise InputError(f"too few columns: a weighted graph needs 3, found {spec.file_columns}",
-                         path=epath, line=first[0])
-    spec.weight = bool(weighted)
+    spec = _edge_columns(epath, params, weighted)
+    weighted = spec.weight
 
     builder = opts.builder(directed=directed, weighted=bool(weighted), original_ids=vids,
                            source=epath, name=name)

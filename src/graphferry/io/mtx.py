@@ -65,28 +65,11 @@ def _entry_line(path: str, k: int) -> int:
     return no
 
 
-def read_matrix_market(
-    path: str | os.PathLike,
-    *,
-    options: ReadOptions | None = None,
-    **shared,
-) -> Graph:
-    """Read a Matrix Market coordinate file as a graph (see module docstring).
-
-    ``directed=None`` follows the symmetry (symmetric: undirected). Passing
-    ``directed=True`` for a symmetric file stores both triangles as arcs of a
-    directed graph; ``directed=False`` for a general file symmetrises it.
-    ``weighted=None``: weighted unless the field is ``pattern``. The shared
-    options come as ``options=`` (:class:`~graphferry.io.options.ReadOptions`)
-    or keywords; ``renumber`` and ``n`` are refused (the size line gives ``n``).
-    """
+def _header(p: str) -> tuple[int, int, str, str]:
+    """``(n, entries, field, symmetry)`` from the banner and size line, refused unless the file
+    is a square coordinate matrix of a field and symmetry this reader takes."""
     import scipy.io
 
-    opts = ReadOptions.merged(options, shared)
-    opts.refuse("mtx", "renumber", "n")
-    directed, weighted = opts.directed, opts.weighted
-    p = str(path)
-    opts.check_target()
     try:
         rows, cols, entries, fmt, field, symmetry = scipy.io.mminfo(p)
     except FileNotFoundError:
@@ -105,8 +88,15 @@ def read_matrix_market(
     if rows != cols:
         raise InputError(f"matrix is {rows} x {cols}; a graph needs a square matrix",
                          path=p, line=_size_line(p))
+    return rows, entries, field, symmetry
+
+
+def _entries(p: str, entries: int):
+    """The file's entries (scipy's ``mmread``, a COO matrix); its errors as InputErrors naming the line."""
+    import scipy.io
+
     try:
-        coo = scipy.io.mmread(p)
+        return scipy.io.mmread(p)
     except Exception as e:
         msg = str(e)
         m = _LINE.search(msg)
@@ -115,6 +105,30 @@ def read_matrix_market(
             raise InputError(f"header promises {entries} entries but the file has fewer ({msg})",
                              path=p, line=_size_line(p)) from None
         raise InputError(f"bad Matrix Market entry ({msg})", path=p, line=line) from None
+
+
+def read_matrix_market(
+    path: str | os.PathLike,
+    *,
+    options: ReadOptions | None = None,
+    **shared,
+) -> Graph:
+    """Read a Matrix Market coordinate file as a graph (see module docstring).
+
+    ``directed=None`` follows the symmetry (symmetric: undirected). Passing
+    ``directed=True`` for a symmetric file stores both triangles as arcs of a
+    directed graph; ``directed=False`` for a general file symmetrises it.
+    ``weighted=None``: weighted unless the field is ``pattern``. The shared
+    options come as ``options=`` (:class:`~graphferry.io.options.ReadOptions`)
+    or keywords; ``renumber`` and ``n`` are refused (the size line gives ``n``).
+    """
+    opts = ReadOptions.merged(options, shared)
+    opts.refuse("mtx", "renumber", "n")
+    directed, weighted = opts.directed, opts.weighted
+    p = str(path)
+    opts.check_target()
+    rows, entries, field, symmetry = _header(p)
+    coo = _entries(p, entries)
     row = np.asarray(coo.row, dtype=np.int64)
     col = np.asarray(coo.col, dtype=np.int64)
     data = None if field == "pattern" else np.asarray(coo.data)

@@ -177,6 +177,59 @@ def _diagnose_csv(path: str, delimiter: str, header: bool, cols: list[int], weig
     return InputError(fallback, path=path)
 
 
+def _csv_columns(p: str, header: bool, delimiter: str, src: Column, dst: Column, weight: Column | None,
+                 weighted: bool | None, renumber: bool) -> tuple[list[str], str, str, str | None, dict]:
+    """The CSV's column names (from its header, or ``f0, f1, ...``), the source, target and weight
+    columns chosen, and the pyarrow type each is read as."""
+    import pyarrow as pa
+
+    head = _text.head_lines(p, 1 << 16)
+    if not head or not head[0][1].strip():
+        raise InputError("empty CSV file", path=p, line=1)
+    first = next(csv.reader([head[0][1].decode("utf-8", "replace").rstrip("\r")], delimiter=delimiter))
+    names = [c.strip() for c in first] if header else [f"f{i}" for i in range(len(first))]
+    s_name = _pick(names, src, p, "source")
+    d_name = _pick(names, dst, p, "target")
+    w_name = _weight_choice(names, s_name, d_name, weight, weighted, header, p)
+    id_type = pa.string() if renumber else pa.int64()
+    types = {s_name: id_type, d_name: id_type}
+    if renumber:
+        # Numeric labels stay numbers (so they sort numerically).
+        data = _text.first_data_line(head[1:] if header else head)
+        if data is not None:
+            row = next(csv.reader([data[1].decode("utf-8", "replace")], delimiter=delimiter))
+            ids_numeric = all(_text.is_int_token(row[names.index(c)].strip().encode())
+                              for c in (s_name, d_name) if names.index(c) < len(row))
+            if ids_numeric:
+                types = {s_name: pa.int64(), d_name: pa.int64()}
+    if w_name is not None:
+        types[w_name] = pa.float64()
+    return names, s_name, d_name, w_name, types
+
+
+def _csv_batch_edges(batch, s_name: str, d_name: str, w_name: str | None, renumber: bool, n: int | None,
+                     p: str, fail) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """One record batch's sources, targets and weights, checked (``fail(message)``: the error,
+    after a scan of the file for the line that broke the rule)."""
+    s = batch.column(s_name)
+    d = batch.column(d_name)
+    if s.null_count or d.null_count:
+        raise fail("missing vertex id")
+    s = _column_numpy(s, "id", renumber, p, "source")
+    d = _column_numpy(d, "id", renumber, p, "target")
+    if _check_ids(s, renumber, n) is not None or _check_ids(d, renumber, n) is not None:
+        raise fail("bad vertex id")
+    w = None
+    if w_name:
+        wc = batch.column(w_name)
+        if wc.null_count:
+            raise fail("missing weight")
+        w = wc.to_numpy(zero_copy_only=False)
+        if not np.isfinite(w).all() or not np.isfinite(_f32(w)).all():
+            raise fail("weight is not finite")
+    return s, d, w
+
+
 def read_csv_edges(
     path: str | os.PathLike,
     *,
@@ -206,28 +259,8 @@ def read_csv_edges(
     import pyarrow.csv as pacsv
 
     renumber = bool(opts.renumber)
-    head = _text.head_lines(p, 1 << 16)
-    if not head or not head[0][1].strip():
-        raise InputError("empty CSV file", path=p, line=1)
-    first = next(csv.reader([head[0][1].decode("utf-8", "replace").rstrip("\r")], delimiter=delimiter))
-    names = [c.strip() for c in first] if header else [f"f{i}" for i in range(len(first))]
-    s_name = _pick(names, src, p, "source")
-    d_name = _pick(names, dst, p, "target")
-    w_name = _weight_choice(names, s_name, d_name, weight, weighted, header, p)
+    names, s_name, d_name, w_name, types = _csv_columns(p, header, delimiter, src, dst, weight, weighted, renumber)
     weighted = w_name is not None
-    id_type = pa.string() if renumber else pa.int64()
-    types = {s_name: id_type, d_name: id_type}
-    if renumber:
-        # Numeric labels stay numbers (so they sort numerically).
-        data = _text.first_data_line(head[1:] if header else head)
-        if data is not None:
-            row = next(csv.reader([data[1].decode("utf-8", "replace")], delimiter=delimiter))
-            ids_numeric = all(_text.is_int_token(row[names.index(c)].strip().encode())
-                              for c in (s_name, d_name) if names.index(c) < len(row))
-            if ids_numeric:
-                types = {s_name: pa.int64(), d_name: pa.int64()}
-    if w_name is not None:
-        types[w_name] = pa.float64()
     include = [s_name, d_name] + ([w_name] if w_name else [])
     cols_pos = [names.index(s_name), names.index(d_name)]
     w_pos = names.index(w_name) if w_name else None
@@ -255,23 +288,7 @@ def read_csv_edges(
                                                      strings_can_be_null=False),
             )
             for batch in reader:
-                s = batch.column(s_name)
-                d = batch.column(d_name)
-                if s.null_count or d.null_count:
-                    raise fail("missing vertex id")
-                s = _column_numpy(s, "id", renumber, p, "source")
-                d = _column_numpy(d, "id", renumber, p, "target")
-                if _check_ids(s, renumber, n) is not None or _check_ids(d, renumber, n) is not None:
-                    raise fail("bad vertex id")
-                w = None
-                if w_name:
-                    wc = batch.column(w_name)
-                    if wc.null_count:
-                        raise fail("missing weight")
-                    w = wc.to_numpy(zero_copy_only=False)
-                    if not np.isfinite(w).all() or not np.isfinite(_f32(w)).all():
-                        raise fail("weight is not finite")
-                builder.add(s, d, w)
+                builder.add(*_csv_batch_edges(batch, s_name, d_name, w_name, renumber, n, p, fail))
                 if report is not None:
                     report(p, stream.tell())
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
