@@ -177,3 +177,25 @@ def test_a_handle_for_one_call_registers_plain_copies_instead_of_allocating_pinn
     assert buf.dtype == np.int32 and len(buf) == 10
     lg.close()
     assert forgotten == registered
+
+
+def test_the_background_start_pins_the_transfer_slots_and_compiles_every_program(monkeypatch):
+    import numpy as np
+
+    import graphferry.backends as backends
+    from graphferry.cli.device_start import DeviceStart, algorithm_programs
+
+    calls = []
+
+    class Device:
+        def compile(self, program, dtype):
+            calls.append(("compile", program.name, np.dtype(dtype).str))
+
+        def prepare_transfers(self):
+            calls.append(("prepare",))
+
+    monkeypatch.setattr(backends, "get_backend", lambda name: Device())
+    started = DeviceStart("bfs", "fake", start_for=("fake",))
+    started.graph_read(type("G", (), {"indices": np.zeros(2, np.int32)})())
+    started.thread.join(timeout=60)
+    assert sorted(calls) == sorted([("prepare",)] + [("compile", p.name, "<i4") for p in algorithm_programs("bfs")])

@@ -104,6 +104,17 @@ class StagedUpload:
         self._lock = threading.Lock()  # one upload at a time through the slots
         self.bytes_uploaded = 0
 
+    def reserve(self) -> None:
+        """Allocate every slot now (a first upload would wait for their pinning otherwise).
+
+        Example:
+            >>> up = StagedUpload(lambda nbytes: np.empty(nbytes, np.uint8), slot_bytes=16, slots=3)
+            >>> up.reserve(); len(up._bufs)
+            3
+        """
+        with self._lock:
+            self._slot(self.slots - 1)
+
     def _slot(self, k: int) -> np.ndarray:
         while len(self._bufs) <= k:
             self._bufs.append(self._alloc(self.slot_bytes).reshape(-1).view(np.uint8))

@@ -70,11 +70,17 @@ class DeviceStart:
             from ..backends import get_backend
 
             backend = get_backend(self.backend)
+            prepare = getattr(backend, "prepare_transfers", None)  # the pinned slots of the first uploads
+            if prepare is not None and not self._read.is_set():  # while the graph is still being read
+                prepare()
+                prepare = None
             self._read.wait()
             if self._dtype is None:
                 return
             for program in algorithm_programs(self.algorithm):
                 backend.compile(program, self._dtype)  # submits its groups to the compile pool
+            if prepare is not None:
+                prepare()
         except Exception as e:  # noqa: BLE001 - the main thread's own request reports it
             log.debug("device not started ahead (%s)", e)
 
