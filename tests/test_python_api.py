@@ -1,4 +1,4 @@
-"""The Python entry points: Graph.from_file / from_scipy / from_networkx / from_pandas / from_arrow,
+"""The Python entry points: graphferry.from_file / from_scipy / from_networkx / from_pandas / from_arrow,
 Result.to_pandas and the shared ReadOptions.
 
 Oracles are not our code: files are written by networkx, scipy, pandas and
@@ -20,12 +20,22 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import graphferry as gf
 from graphferry import Graph
 from graphferry.algorithms import bfs, minimum_spanning_forest, sssp
 from graphferry.errors import InputError
 from graphferry.io import ReadOptions, read_graph
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_the_constructors_are_io_functions_offered_at_the_top_level():
+    # graph.py imports neither io nor the store (test_code_shape's cycles): the constructors are io's
+    import graphferry.io as io
+
+    assert gf.from_file is io.read_graph and gf.from_networkx is io.from_networkx
+    assert {gf.from_scipy, gf.from_pandas, gf.from_arrow} == {io.from_scipy, io.from_pandas, io.from_arrow}
+    assert not any(hasattr(Graph, name) for name in ("from_file", "from_scipy", "from_networkx"))
 
 
 def arcs(g: Graph) -> list[tuple]:
@@ -61,14 +71,14 @@ def test_from_file_reads_what_networkx_writes(tmp_path, directed):
     G = random_nx(1, directed)
     path = tmp_path / "g.el"
     nx.write_weighted_edgelist(G, path)
-    g = Graph.from_file(path, directed=directed, n=G.number_of_nodes())
+    g = gf.from_file(path, directed=directed, n=G.number_of_nodes())
     assert arcs(g) == nx_arcs(G, "weight")
 
 
 def test_from_file_matrix_market_written_by_scipy(tmp_path):
     a = sp.random(40, 40, density=0.1, random_state=3, format="coo") * 10
     scipy.io.mmwrite(tmp_path / "a.mtx", a)
-    g = Graph.from_file(tmp_path / "a.mtx")
+    g = gf.from_file(tmp_path / "a.mtx")
     assert g.directed and (abs(g.to_scipy() - sp.csr_array(a).astype(np.float32)) > 1e-5).nnz == 0
 
 
@@ -78,20 +88,20 @@ def test_from_file_csv_and_parquet_written_by_pandas(tmp_path):
     df.to_parquet(tmp_path / "e.parquet", index=False)
     want = nx_arcs(nx.from_pandas_edgelist(df, "a", "b", "cost", create_using=nx.DiGraph), "cost")
     for name in ("e.csv", "e.parquet"):
-        g = Graph.from_file(tmp_path / name, src="a", dst="b", renumber=True)
+        g = gf.from_file(tmp_path / name, src="a", dst="b", renumber=True)
         assert g.meta["weight_column"] == "cost" and arcs(g) == want
 
 
 def test_from_file_errors(tmp_path):
     with pytest.raises(InputError, match="file not found"):
-        Graph.from_file(tmp_path / "none.mtx")
+        gf.from_file(tmp_path / "none.mtx")
     (tmp_path / "g.el").write_text("0 1\n1 x\n")
     with pytest.raises(InputError, match=r"g\.el:2: .*non-numeric"):
-        Graph.from_file(tmp_path / "g.el")
+        gf.from_file(tmp_path / "g.el")
     with pytest.raises(ValueError, match="unknown format 'xml'"):
-        Graph.from_file(tmp_path / "g.el", format="xml")
+        gf.from_file(tmp_path / "g.el", format="xml")
     with pytest.raises(TypeError, match=r"unknown read option\(s\) \['drop_dupes'\]"):
-        Graph.from_file(tmp_path / "g.el", drop_dupes=True)
+        gf.from_file(tmp_path / "g.el", drop_dupes=True)
 
 
 # -------------------------------------------------------------- ReadOptions
@@ -112,7 +122,7 @@ def test_read_options_a_format_cannot_honour_are_refused_by_name(tmp_path, optio
     value = 5 if option == "n" else True
     if fmt == "networkx":
         with pytest.raises(ValueError, match=f"{option} is not an option of the 'networkx' reader"):
-            Graph.from_networkx(nx.path_graph(3), **{option: value})
+            gf.from_networkx(nx.path_graph(3), **{option: value})
         return
     files = {"mtx": "a.mtx", "gr": "a.gr", "ldbc": "a.properties"}
     with pytest.raises(ValueError, match=f"{option} is not an option of the '{fmt}' reader"):
@@ -127,16 +137,16 @@ def test_read_options_a_format_cannot_honour_are_refused_by_name(tmp_path, optio
 ])
 def test_read_option_values_are_checked_once_at_the_boundary(tmp_path, option, value, message):
     df = pd.DataFrame({"source": [0], "target": [1]})
-    for call in (lambda: Graph.from_pandas(df, **{option: value}),
-                 lambda: Graph.from_file(tmp_path / "absent.el", **{option: value})):
+    for call in (lambda: gf.from_pandas(df, **{option: value}),
+                 lambda: gf.from_file(tmp_path / "absent.el", **{option: value})):
         with pytest.raises(ValueError, match=message):
             call()
 
 
 def test_store_option_writes_a_store(tmp_path):
     G = random_nx(2, False)
-    g = Graph.from_networkx(G, store=tmp_path / "s")
-    again = Graph.from_file(tmp_path / "s")
+    g = gf.from_networkx(G, store=tmp_path / "s")
+    again = gf.from_file(tmp_path / "s")
     assert again.meta["store"].endswith("s") and arcs(again) == arcs(g) == nx_arcs(G, "weight")
 
 
@@ -147,22 +157,22 @@ def test_from_scipy_round_trips(n, density, seed):
     rng = np.random.default_rng(seed)
     a = sp.random_array((n, n), density=density, rng=rng, format="csr",
                         data_sampler=lambda size: rng.integers(1, 9, size)).astype(np.float32)
-    g = Graph.from_scipy(a)
+    g = gf.from_scipy(a)
     assert g.weighted == bool((a.data != 1).any())
     assert (g.to_scipy() != a).nnz == 0
     sym = sp.csr_array(a + a.T)
-    u = Graph.from_scipy(sym, directed=False)
+    u = gf.from_scipy(sym, directed=False)
     assert not u.directed and (u.to_scipy() != sym).nnz == 0
     assert arcs(u) == nx_arcs(nx.from_scipy_sparse_array(sym), "weight" if u.weighted else None)
 
 
 def test_from_scipy_errors():
     with pytest.raises(InputError, match="square"):
-        Graph.from_scipy(sp.csr_array(np.ones((2, 3))))
+        gf.from_scipy(sp.csr_array(np.ones((2, 3))))
     with pytest.raises(InputError, match="not symmetric"):
-        Graph.from_scipy(sp.csr_array(np.array([[0, 1.0], [0, 0]])), directed=False)
+        gf.from_scipy(sp.csr_array(np.array([[0, 1.0], [0, 0]])), directed=False)
     with pytest.raises(ValueError, match="renumber is not an option of the 'scipy' reader"):
-        Graph.from_scipy(sp.eye(2), renumber=True)
+        gf.from_scipy(sp.eye(2), renumber=True)
 
 
 # ------------------------------------------------------------- from_networkx
@@ -191,7 +201,7 @@ def labelled_graphs(draw):
 @SETTINGS
 @given(labelled_graphs())
 def test_from_networkx_round_trips_any_hashable_labels(G):
-    g = Graph.from_networkx(G)
+    g = gf.from_networkx(G)
     weighted = G.number_of_edges() > 0 and "weight" in next(iter(G.edges(data=True)))[2]
     assert g.n == G.number_of_nodes() and g.directed == G.is_directed() and g.weighted == weighted
     assert arcs(g) == nx_arcs(G, "weight" if weighted else None)
@@ -202,27 +212,27 @@ def test_from_networkx_round_trips_any_hashable_labels(G):
 
 def test_from_networkx_results_speak_the_labels():
     G = nx.Graph([(("a", 1), "b", {"weight": 2.0}), ("b", 3, {"weight": 1.0}), (3, ("a", 1), {"weight": 5.0})])
-    r = sssp(Graph.from_networkx(G), ("a", 1), backend="cpu")
+    r = sssp(gf.from_networkx(G), ("a", 1), backend="cpu")
     df = r.to_pandas()
     want = nx.single_source_dijkstra_path_length(G, ("a", 1))
     assert dict(zip(df["vertex"], df["distances"])) == want
     with pytest.raises(KeyError, match="not in the graph"):
-        Graph.from_networkx(G).to_internal_id(("a", 2))
+        gf.from_networkx(G).to_internal_id(("a", 2))
 
 
 def test_from_networkx_keeps_labels_numpy_strings_cannot_hold():
     G = nx.Graph([("a", "a\x00")])  # numpy's str arrays would drop the NUL and merge the two
-    g = Graph.from_networkx(G)
+    g = gf.from_networkx(G)
     assert g.n == 2 and g.to_internal_id("a\x00") == 1 and arcs(g) == nx_arcs(G)
 
 
 def test_from_networkx_weight_errors():
     G = nx.Graph([(0, 1, {"weight": "heavy"})])
     with pytest.raises(InputError, match="non-numeric edge weight attribute 'weight'"):
-        Graph.from_networkx(G)
-    assert not Graph.from_networkx(G, weight=None).weighted
+        gf.from_networkx(G)
+    assert not gf.from_networkx(G, weight=None).weighted
     with pytest.raises(ValueError, match="weighted=True needs weight="):
-        Graph.from_networkx(G, weight=None, weighted=True)
+        gf.from_networkx(G, weight=None, weighted=True)
 
 
 # --------------------------------------------------------------- from_pandas
@@ -239,7 +249,7 @@ def edge_frames(draw):
 @SETTINGS
 @given(edge_frames(), st.booleans())
 def test_from_pandas_matches_networkx(df, directed):
-    g = Graph.from_pandas(df, source="u", target="v", weight="w", directed=directed)
+    g = gf.from_pandas(df, source="u", target="v", weight="w", directed=directed)
     G = nx.from_pandas_edgelist(df, "u", "v", "w", create_using=nx.MultiDiGraph if directed else nx.MultiGraph)
     assert arcs(g) == nx_arcs(G, "w")
     if len(df) and df["u"].dtype == object:
@@ -248,12 +258,12 @@ def test_from_pandas_matches_networkx(df, directed):
 
 def test_from_pandas_integer_ids_are_used_as_given_or_renumbered():
     df = pd.DataFrame({"source": [5, 0], "target": [0, 2]})
-    g = Graph.from_pandas(df)
+    g = gf.from_pandas(df)
     assert g.n == 6 and g.original_ids is None
-    r = Graph.from_pandas(df, renumber=True)
+    r = gf.from_pandas(df, renumber=True)
     assert r.n == 3 and r.original_ids.tolist() == [0, 2, 5] and arcs(r) == arcs(g)
     nullable = df.astype("Int64")
-    assert arcs(Graph.from_pandas(nullable)) == arcs(g)
+    assert arcs(gf.from_pandas(nullable)) == arcs(g)
 
 
 @pytest.mark.parametrize("frame, kwargs, message", [
@@ -276,12 +286,12 @@ def test_from_pandas_integer_ids_are_used_as_given_or_renumbered():
 ])
 def test_from_pandas_errors_name_the_argument(frame, kwargs, message):
     with pytest.raises(ValueError, match=message):
-        Graph.from_pandas(pd.DataFrame(frame), **kwargs)
+        gf.from_pandas(pd.DataFrame(frame), **kwargs)
 
 
 def test_from_pandas_wants_a_data_frame():
     with pytest.raises(TypeError, match="df must be a pandas DataFrame, got dict"):
-        Graph.from_pandas({"source": [0], "target": [1]})
+        gf.from_pandas({"source": [0], "target": [1]})
 
 
 # ---------------------------------------------------------------- from_arrow
@@ -298,33 +308,33 @@ class CapsuleOnly:
 def test_from_arrow_reads_every_exporter_alike():
     df = pd.DataFrame({"source": ["a", "b", "c", "a"], "target": ["b", "c", "a", "c"], "w": [1.0, 2.0, 3.0, 4.0]})
     table = pa.Table.from_pandas(df, preserve_index=False)
-    want = arcs(Graph.from_pandas(df, weight="w"))
+    want = arcs(gf.from_pandas(df, weight="w"))
     chunked = pa.Table.from_batches(table.to_batches(max_chunksize=1))
     for data in (table, chunked, table.to_batches()[0], pa.RecordBatchReader.from_batches(table.schema,
                  chunked.to_batches()), CapsuleOnly(chunked), df,
                  table.set_column(0, "source", pa.compute.dictionary_encode(table["source"]))):
-        assert arcs(Graph.from_arrow(data, weight="w")) == want, type(data)
+        assert arcs(gf.from_arrow(data, weight="w")) == want, type(data)
 
 
 def test_from_arrow_errors_count_rows_across_batches():
     table = pa.Table.from_batches(pa.table({"source": [0, 1, 2, 3], "target": [1, 2, -3, 0]})
                                   .to_batches(max_chunksize=2))
     with pytest.raises(ValueError, match=r"target column 'target': negative vertex id -3 \(row 2\)"):
-        Graph.from_arrow(table)
+        gf.from_arrow(table)
     with pytest.raises(ValueError, match=r"missing value \(row 3\)"):
-        Graph.from_arrow(pa.table({"source": [0, 1, 2, None], "target": [1, 2, 0, 1]}))
+        gf.from_arrow(pa.table({"source": [0, 1, 2, None], "target": [1, 2, 0, 1]}))
     with pytest.raises(ValueError, match=r"source column 'source': Arrow type double"):
-        Graph.from_arrow(pa.table({"source": [0.5], "target": [1.0]}))
+        gf.from_arrow(pa.table({"source": [0.5], "target": [1.0]}))
     with pytest.raises(ValueError, match=r"target='dst': no such column \(columns: 'source', 'target'\)"):
-        Graph.from_arrow(pa.table({"source": [0], "target": [1]}), target="dst")
+        gf.from_arrow(pa.table({"source": [0], "target": [1]}), target="dst")
     with pytest.raises(TypeError, match="data must export Arrow data"):
-        Graph.from_arrow([(0, 1)])
+        gf.from_arrow([(0, 1)])
 
 
 def test_from_arrow_without_pyarrow_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow now raises ImportError
-    with pytest.raises(ImportError, match=r"Graph.from_arrow needs pyarrow: pip install 'graphferry\[tables\]'"):
-        Graph.from_arrow(CapsuleOnly(None))
+    with pytest.raises(ImportError, match=r"graphferry\.from_arrow needs pyarrow: pip install 'graphferry\[tables\]'"):
+        gf.from_arrow(CapsuleOnly(None))
 
 
 # ----------------------------------------------------------------- to_pandas
@@ -333,7 +343,7 @@ def test_to_pandas_has_the_input_ids_and_networkx_answers():
     mapping = {v: f"v{v}" for v in G}
     G = nx.relabel_nodes(G, mapping)
     df = nx.to_pandas_edgelist(G)
-    g = Graph.from_pandas(df, weight="weight", directed=False)
+    g = gf.from_pandas(df, weight="weight", directed=False)
     result = bfs(g, "v0", backend="cpu").to_pandas()
     want = nx.single_source_shortest_path_length(G, "v0")
     reached = result[result["levels"] >= 0]
@@ -346,7 +356,7 @@ def test_to_pandas_has_the_input_ids_and_networkx_answers():
 
 def test_edge_result_to_pandas_is_networkx_spanning_forest():
     G = nx.relabel_nodes(random_nx(5, False), lambda v: v * 10 + 7)
-    g = Graph.from_networkx(G)
+    g = gf.from_networkx(G)
     df = minimum_spanning_forest(g, backend="cpu").to_pandas()
     assert list(df.columns) == ["source", "target", "weight"]
     assert all(G.has_edge(u, v) for u, v in zip(df["source"], df["target"]))

@@ -16,9 +16,14 @@ import importlib
 import logging
 
 __version__ = "0.1.0"
-__all__ = ["Graph", "LoadedGraph", "load", "__version__", "algorithms", "generators", "io", "store", "runtime"]
+__all__ = ["Graph", "LoadedGraph", "load", "from_file", "from_scipy", "from_networkx", "from_pandas", "from_arrow", "__version__", "algorithms", "generators", "io", "store", "runtime"]
 
 _SUBMODULES = {"algorithms", "generators", "io", "store", "runtime", "engines", "backends", "partition"}
+
+#: the graph constructors offered here, each the io function it names (graph.py imports no io:
+#: the readers build Graphs, so Graph's own methods calling them would close a cycle)
+_CONSTRUCTORS = {"from_file": "read_graph", "from_scipy": "from_scipy", "from_networkx": "from_networkx",
+                 "from_pandas": "from_pandas", "from_arrow": "from_arrow"}
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
@@ -30,6 +35,10 @@ def __getattr__(name: str):
         from .graph import Graph
 
         return Graph
+    if name in _CONSTRUCTORS:  # graphs from files and in-memory objects: io's, above Graph
+        from . import io
+
+        return getattr(io, _CONSTRUCTORS[name])
     if name in ("load", "LoadedGraph"):
         from .runtime import loaded
 

@@ -209,9 +209,9 @@ class Result:
 
         Example:
             >>> import pandas as pd
-            >>> from graphferry import Graph
+            >>> import graphferry as gf
             >>> from graphferry.algorithms import bfs
-            >>> g = Graph.from_pandas(pd.DataFrame({"source": ["a", "b"], "target": ["b", "c"]}))
+            >>> g = gf.from_pandas(pd.DataFrame({"source": ["a", "b"], "target": ["b", "c"]}))
             >>> bfs(g, "a", backend="cpu").to_pandas()
               vertex  levels parents
             0      a       0       a

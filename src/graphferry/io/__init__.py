@@ -16,8 +16,10 @@ format        files                                             reader
 ============  ================================================  ==============================
 
 In memory: :func:`from_arrays`, :func:`from_scipy`, :func:`from_networkx`,
-:func:`from_pandas` and :func:`from_arrow` (any Arrow PyCapsule exporter); the
-same as ``Graph.from_*``. Every reader and converter takes the shared
+:func:`from_pandas` and :func:`from_arrow` (any Arrow PyCapsule exporter). The
+package's top level offers them as ``graphferry.from_file`` (:func:`read_graph`),
+``graphferry.from_scipy``, ``from_networkx``, ``from_pandas`` and ``from_arrow``: they
+live here, above :mod:`graphferry.graph`, which imports neither this package nor the store. Every reader and converter takes the shared
 options as one :class:`ReadOptions` (``options=``) or as keywords.
 
 Every reader raises :class:`graphferry.errors.InputError` naming the file,
@@ -121,6 +123,16 @@ def read_graph(
     for tables, ``weight_dtype=`` for ``.gr``). A reader refuses shared options
     its format cannot honour (``renumber`` for ``.mtx``) with a ValueError
     naming both. For LDBC the parameters are in ``graph.meta["ldbc"]``.
+    ``graphferry.from_file`` is this function.
+
+    Example:
+        >>> import os, tempfile
+        >>> import graphferry as gf
+        >>> path = os.path.join(tempfile.mkdtemp(), "g.csv")
+        >>> _ = open(path, "w").write("from,to,cost\\na,b,2.5\\nb,c,1\\n")
+        >>> g = gf.from_file(path, src="from", dst="to", renumber=True, directed=False)
+        >>> g.n, g.m, g.weighted, g.original_ids.tolist()
+        (3, 4, True, ['a', 'b', 'c'])
     """
     fmt = detect_format(path) if format == "auto" else format
     if fmt not in FORMATS:

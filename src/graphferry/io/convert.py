@@ -134,6 +134,12 @@ def from_networkx(
     ways; parallel edges of multigraphs are kept (or dropped by
     ``drop_duplicates``). The shared options come as ``options=``
     (:class:`~graphferry.io.options.ReadOptions`) or keywords.
+
+    Example:
+        >>> import networkx as nx
+        >>> g = from_networkx(nx.DiGraph([("x", (1, 2)), ((1, 2), 7)]))
+        >>> g.directed, g.original_ids.tolist(), g.to_internal_id((1, 2))
+        (True, ['x', (1, 2), 7], 1)
     """
     opts = ReadOptions.merged(options, shared)
     opts.refuse("networkx", "directed", "renumber", "n")

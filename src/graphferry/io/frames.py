@@ -231,7 +231,7 @@ def from_arrow(data, source: str = "source", target: str = "target", weight: str
     if not (hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__")):
         raise TypeError(f"data must export Arrow data (__arrow_c_stream__ or __arrow_c_array__), "
                         f"got {type(data).__name__}")
-    pa = require_pyarrow("Graph.from_arrow")
+    pa = require_pyarrow("graphferry.from_arrow")
     opts = ReadOptions.merged(options, shared)
     if hasattr(data, "__arrow_c_stream__"):
         reader = pa.RecordBatchReader.from_stream(data)
