@@ -72,6 +72,23 @@ def same(a, b) -> bool:
     return a == b
 
 
+#: why a call's ratio is what it is, where that needs saying (the issue's 5x target is for calls whose
+#: NetworkX work is at least linear in the edges; a call below it must say why here and in README)
+NOTES = {
+    "single_source_bellman_ford_path_length": "the same values; the dict in Dijkstra's key order (distance, "
+                                              "then heap order), not NetworkX's queue order (README)",
+    "is_tree": "NetworkX answers from the edge count when it is not n - 1 (O(1) after counting): below linear",
+    "degree_centrality": "NetworkX reads each adjacency dict's length: O(n), no edge is read",
+    "in_degree_centrality": "NetworkX reads each predecessor dict's length: O(n), no edge is read",
+    "number_of_isolates": "NetworkX reads each adjacency dict's length: O(n), no edge is read",
+    "isolates": "NetworkX reads each adjacency dict's length: O(n), no edge is read",
+    "has_path(far target)": "NetworkX's bidirectional search meets in the middle, reading a small part of "
+                            "the graph; a call that converts the graph reads all of it",
+    "bidirectional_shortest_path(far target)": "NetworkX's bidirectional search meets in the middle, reading a "
+                                               "small part of the graph; converting reads all of it",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "networkx-functions.json")
@@ -166,6 +183,10 @@ def main(argv: list[str] | None = None) -> int:
                "seconds": round(gf_s, 4), "first_seconds": gf_times[0] if gf_times else None,
                "speedup": round(nx_s / gf_s, 2), "graphferry_times": gf_times, "networkx_times": nx_times,
                "same_answer": same(want, got)}
+        if not row["same_answer"] and isinstance(want, dict):
+            row["same_values"] = isinstance(got, dict) and dict(got) == dict(want)
+        if name in NOTES:
+            row["note"] = NOTES[name]
         rows.append(row)
         print(json.dumps(row), flush=True)
     doc = provenance.stamp({}, ["bench/networkx_functions.py", *(argv if argv is not None else sys.argv[1:])])
@@ -178,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
         "graph": {"name": "uniform", "n": G.number_of_nodes(), "edges": G.number_of_edges(),
                   "directed_arcs": D.number_of_edges(), "build_seconds": round(build_s, 2)},
         "runs": rows,
+        # the calls at least linear in the edges that stay under the 5x, with the reason
+        "linear_under_5x": {r["call"]: r.get("note", "no reason recorded: to be looked at")
+                            for r in rows if r["linear_in_edges"] and r["speedup"] < 5},
     })
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1) + "\n")
