@@ -25,7 +25,7 @@ from graphferry.io import (detect_format, from_arrays, from_networkx, from_scipy
 from graphferry.io import _text
 from graphferry.store import open_store
 
-ARROW = [True, False]  # pyarrow fast path and the numpy fallback
+ARROW = [True, False, None]  # pyarrow fast path, the numpy fallback, the compiled path where it applies
 
 
 def _arcs(g, original=False):

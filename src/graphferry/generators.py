@@ -447,28 +447,16 @@ IN_MEMORY_BYTES_PER_SAMPLE = 24
 IN_MEMORY_SHARE = 0.6
 
 
-def _memory_available() -> int | None:
-    """Bytes of memory available to a new allocation (Linux ``MemAvailable``; None elsewhere)."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
 def _in_memory_build_fits(n: int, samples: int | None, weighted: bool, drop_duplicates: bool) -> bool:
     """Whether :func:`build_graph` builds in memory (see there)."""
     if weighted or not drop_duplicates or samples is None or n >= 2**31 or \
             os.environ.get("GRAPHFERRY_CHUNKED_BUILD", "") not in ("", "0"):
         return False
-    avail = _memory_available()
-    if avail is None or samples * IN_MEMORY_BYTES_PER_SAMPLE > avail * IN_MEMORY_SHARE:
-        return False
     from .host_ops import samples_csr
 
+    avail = samples_csr.memory_available()
+    if avail is None or samples * IN_MEMORY_BYTES_PER_SAMPLE > avail * IN_MEMORY_SHARE:
+        return False
     return samples_csr.available()
 
 
@@ -476,7 +464,7 @@ def _build_in_memory(chunks, n: int, *, directed: bool, drop_self_loops: bool, s
                      name: str, source: str | None, meta: dict | None, progress: ProgressFn | None) -> Graph:
     """:func:`build_graph` through :class:`~graphferry.host_ops.samples_csr.SamplesCSR` (unweighted, sorted rows)."""
     from .host_ops.samples_csr import SamplesCSR
-    from .store import StoreWriter, open_store
+    from .io.compiled_text import write_samples
 
     t0 = time.perf_counter()
     build = SamplesCSR(n, directed=directed, drop_self_loops=drop_self_loops, drop_duplicates=True)
@@ -488,20 +476,7 @@ def _build_in_memory(chunks, n: int, *, directed: bool, drop_self_loops: bool, s
     # the builder's manifest entries, in its order
     graph_meta = {"source": source, "drop_self_loops": drop_self_loops, "drop_duplicates": True,
                   "sorted_neighbors": True, **({"generator": meta} if meta else {})}
-    if store is None:
-        offsets, indices = build.finish_arrays()
-        graph = Graph(offsets, indices, None, directed=directed, name=name, meta=graph_meta)
-    else:
-        writer = StoreWriter(store, overwrite=overwrite)
-        try:
-            offsets, indices = build.build(lambda m: writer.create("indices", np.int32, m))
-            del indices  # the map goes before the files are checksummed
-            writer.write("offsets", offsets)
-            writer.commit(n=n, m=int(offsets[-1]), directed=directed, name=name, meta=graph_meta)
-        except BaseException:
-            writer.abort()
-            raise
-        graph = open_store(store)
+    graph = write_samples(build, store=store, overwrite=overwrite, directed=directed, name=name, meta=graph_meta)
     graph.name = name
     log.info("%s: n=%d m=%d from %d samples: generated in %.1f s, built in memory in %.1f s", name, graph.n,
              graph.m, build.samples, t1 - t0, time.perf_counter() - t1)

@@ -162,6 +162,19 @@ def offsets_from_degrees(degrees: np.ndarray) -> np.ndarray:
     return offsets
 
 
+def memory_available() -> int | None:
+    """Bytes of memory available to a new allocation (Linux ``MemAvailable``; None elsewhere):
+    what decides whether a build fits in memory."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def available() -> bool:
     """Whether the compiled builder can run here (a C++ compiler with OpenMP)."""
     try:

@@ -147,7 +147,9 @@ def reporting_bytes_read(callback: Callable[[str, int], None] | None) -> Iterato
     """Within the block, the readers call ``callback(path, position)`` after each block they read.
 
     The text readers (edge lists, Matrix Market, LDBC) and the CSV and Parquet
-    table readers report; ``.gr`` files are memory-mapped and do not.
+    table readers report; ``.gr`` files are memory-mapped and do not. A plain
+    edge list read by compiled code (:mod:`graphferry.io.compiled_text`) is
+    reported once, whole, when it has been parsed (in a few seconds a GB).
 
     ``position`` is how far into the file on disk reading has got (compressed
     bytes for a compressed file), so ``position / os.path.getsize(path)`` is the
@@ -161,7 +163,7 @@ def reporting_bytes_read(callback: Callable[[str, int], None] | None) -> Iterato
         >>> _ = open(path, "w").write("".join(f"{i} {i + 1}\\n" for i in range(100)))
         >>> seen = []
         >>> with reporting_bytes_read(lambda p, pos: seen.append(pos)):
-        ...     g = read_edgelist(path, block_bytes=64)
+        ...     g = read_edgelist(path, block_bytes=64, use_arrow=True)  # block by block
         >>> seen == sorted(seen) and seen[-1] == os.path.getsize(path) and len(seen) > 1
         True
     """

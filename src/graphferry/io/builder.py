@@ -386,6 +386,8 @@ class CSRBuilder:
             hi = max(int(s.max()), int(d.max()))
             if self.n is not None and hi >= self.n:
                 raise InputError(f"vertex id {hi} is out of range for n = {self.n}", path=self.source)
+            # a vertex named only by dropped self-loops is still a vertex (n = max id + 1, whatever the chunks)
+            self._max_id = max(self._max_id, hi)
         if self.drop_self_loops:
             keep = s != d
             if not keep.all():
@@ -397,7 +399,6 @@ class CSRBuilder:
             self._idmap.add(s)
             self._idmap.add(d)
         else:
-            self._max_id = max(self._max_id, hi)
             self._deg = _count_into(self._deg, s, hi)
             if not self.directed:
                 loops = s == d

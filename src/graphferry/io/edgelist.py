@@ -43,7 +43,7 @@ import numpy as np
 
 from ..errors import InputError, excerpt
 from ..graph import Graph
-from . import _text
+from . import _text, compiled_text
 from .builder import CSRBuilder
 from .options import ReadOptions
 
@@ -221,7 +221,9 @@ def read_edgelist(
         drop_self_loops, drop_duplicates, sort_neighbors, overwrite, name,
             workdir: see :class:`~graphferry.io.options.ReadOptions`.
         block_bytes: bytes parsed per block.
-        use_arrow: force (True) or forbid (False) the pyarrow parser.
+        use_arrow: force (True) or forbid (False) the pyarrow parser (either one
+            reads block by block; None: a plain file is parsed by compiled
+            code, :mod:`graphferry.io.compiled_text`, when it can be).
 
     Raises:
         InputError: naming file and line (too few columns, non-numeric or
@@ -243,11 +245,26 @@ def read_edgelist(
         log.info("%s: n=%d given, header says n=%d; using %d", p, n, header.n, n)
     n_final = n if n is not None else header.n
     spec, weighted = _spec_for(p, header, first, opts.weighted, renumber, n)
-    builder = opts.builder(n=None if renumber else n_final, directed=directed, weighted=weighted,
-                           source=p, name=header.name or Path(p).name.split(".")[0])
-    builder.meta.update({"format": "edgelist", "header": header.kind, "file": p})
-    if header.source:
-        builder.meta["origin"] = header.source
+
+    def make_builder() -> CSRBuilder:
+        b = opts.builder(n=None if renumber else n_final, directed=directed, weighted=weighted,
+                         source=p, name=header.name or Path(p).name.split(".")[0])
+        b.meta.update({"format": "edgelist", "header": header.kind, "file": p})
+        if header.source:
+            b.meta["origin"] = header.source
+        return b
+
+    if use_arrow is None and compiled_text.applies(p, spec, renumber, header.one_based, header.bipartite):
+        with make_builder() as builder:
+            graph = compiled_text.read_compiled(p, spec, builder, header.edges, header.edges_line, opts)
+        if graph is not None:
+            return graph
+    return _read_blocks(p, make_builder(), spec, header, renumber, opts, block_bytes, use_arrow, t0)
+
+
+def _read_blocks(p: str, builder: CSRBuilder, spec: _text.ColumnSpec, header: EdgeListHeader, renumber: bool,
+                 opts: ReadOptions, block_bytes: int, use_arrow: bool | None, t0: float) -> Graph:
+    """Parse block by block (pyarrow or numpy, a parsing thread ahead) into ``builder``."""
     with builder, _text.open_binary(p) as raw:
         f = raw
         for _ in range(header.comment_lines):
