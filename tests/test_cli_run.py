@@ -297,3 +297,18 @@ def test_a_negative_seed_is_refused_by_the_python_api(algorithm):
     with pytest.raises(ValueError, match="parameter 'seed' must be at least 0"):
         spec.run(g, seed=-1, backend="cpu")
     spec.run(g, seed=0, backend="cpu")
+
+
+def test_npy_table_is_the_file_np_save_writes(tmp_path, monkeypatch):
+    from graphferry.cli import writers
+
+    monkeypatch.setattr(writers, "NPY_CHUNK_ROWS", 7)  # several chunks, the last one short
+    rng = np.random.default_rng(1)
+    cols = {"vertex": np.array([f"v{i}" for i in range(45)]), "levels": rng.integers(-1, 9, 45),
+            "ranks": rng.random(45).astype(np.float32), "parents": rng.integers(0, 45, 45).astype(np.int32)}
+    writers.write_table(cols, tmp_path / "t.npy")
+    whole = np.empty(45, dtype=[(k, v.dtype) for k, v in cols.items()])
+    for k, v in cols.items():
+        whole[k] = v
+    np.save(tmp_path / "ref.npy", whole)
+    assert (tmp_path / "t.npy").read_bytes() == (tmp_path / "ref.npy").read_bytes()
