@@ -199,3 +199,28 @@ def test_the_background_start_pins_the_transfer_slots_and_compiles_every_program
     started.graph_read(type("G", (), {"indices": np.zeros(2, np.int32)})())
     started.thread.join(timeout=60)
     assert sorted(calls) == sorted([("prepare",)] + [("compile", p.name, "<i4") for p in algorithm_programs("bfs")])
+
+
+_ENDS_AT_ONCE = """
+import sys, threading, time, types
+sys.modules["graphferry.backends.cuda.backend"] = types.ModuleType("stand-in")  # the GPU was used
+threading.Thread(target=time.sleep, args=(60,)).start()  # a background compile still running
+sys.argv = ["graphferry", "--version"]
+from graphferry.cli import main
+sys.exit(main())
+"""
+
+
+def test_a_process_that_used_the_gpu_ends_without_waiting_for_background_compilations():
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _ENDS_AT_ONCE], capture_output=True, text=True, timeout=120,
+                          env=env)
+    assert time.perf_counter() - t < 50  # not the background thread's 60 s
+    assert proc.returncode == 0 and proc.stdout.startswith("graphferry ")  # its output flushed

@@ -149,11 +149,41 @@ def _command_name(argv: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``graphferry`` script; returns the exit status.
 
+    Called as the script (no ``argv``), a process that used the GPU ends at once when the
+    command is done (:func:`_end_device_process`).
+
     Example:
         >>> main(["--version"])
         graphferry 0.1.0
         0
     """
+    code = _main(argv)
+    if argv is None:
+        _end_device_process(code)
+    return code
+
+
+def _end_device_process(code: int) -> None:
+    """End a process that used the GPU now, with ``code``, its output flushed: Python's own exit
+    would wait for the background compilations still running (kernel groups this run never
+    launched, the host library: seconds on a fresh machine, each compiled again when a run needs
+    it) and tear the CUDA context down, while every file the command wrote is already complete
+    (written under a temporary name and renamed). Not under mpiexec (MPI finalizes at exit)."""
+    if "graphferry.backends.cuda.backend" not in sys.modules or "mpi4py" in sys.modules:
+        return
+    import logging
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more to say
+            pass
+    logging.shutdown()
+    os._exit(0 if code is None else code if isinstance(code, int) else 1)  # as sys.exit reads it
+
+
+def _main(argv: list[str] | None) -> int:
     # First of all: SIGINT and SIGTERM raise Stopped, so a signal during the imports
     # below ends with one line and status 130/143 (not a traceback, not a silent death).
     from .exits import Stopped, _signals_raise, _stopped_status
