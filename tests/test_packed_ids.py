@@ -165,7 +165,8 @@ def test_neighbourhood_functions_read_plain_ids_beside_a_packed_span():
     from graphferry.scheduler.residency import SPAN
 
     g = odd_graph(seed=7, directed=False)
-    with gf.load(g, backend="cpu", budget=g.m * 8 // 2, partition_bytes=g.m * 8 // 32) as lg:
+    # short of the plain side (4 bytes an edge), which the resident engine would hold whole
+    with gf.load(g, backend="cpu", budget=g.m * 7 // 2, partition_bytes=g.m * 8 // 32) as lg:
         policy = Policy(use_cpu=False)
         pagerank_ldbc(lg, damping=0.85, iterations=3, engine="hybrid", policy=policy)
         assert any(k[1] == SPAN for k in lg.pool.blocks)

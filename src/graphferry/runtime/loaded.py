@@ -324,6 +324,33 @@ class LoadedGraph:
         cls = engine_class(engine)
         if cls.moves != "side":  # reads host memory again and again: pinned
             self._ensure_placed()
+        key = (csr, use_weights, engine)
+        if key in self._engines:
+            self._engines.move_to_end(key)
+            return self._engines[key]
+        skey, side = self._side_for(csr, use_weights, engine)
+        while True:
+            used = self.arena.used_bytes
+            try:
+                with phase("engine_setup"):
+                    eng = cls(side, self.backend, self.arena) if cls is not HybridEngine else \
+                        HybridEngine(side, self.backend, self.arena, pool=self.pool, executors=self.executors,
+                                     key=skey, calibration_for=self._calibration,
+                                     side_for=lambda name: self._side_for(csr, use_weights, name)[1])
+                break
+            except DeviceMemoryError:
+                self.arena.used_bytes = used  # buffers taken before the refusal are garbage now
+                if not self._evict_one(keep=key):
+                    raise
+        self._engines[key] = (side, eng)
+        self.stats["engines_built"] += 1
+        log.debug("%s-edge side: %d partitions, engine %s", csr, len(side.partitions), engine)
+        return side, eng
+
+    def _side_for(self, csr: str, use_weights: bool, engine: str) -> tuple[tuple, EdgeSide]:
+        """``(key, side)``: the edge side of ``csr`` as ``engine`` reads it (its partitions, narrowed
+        weights, packed ids), built once and shared by every engine that reads it alike."""
+        cls = engine_class(engine)
         # on a device, resident and zerocopy read a side as one partition: one launch per map
         whole = cls.whole_side and self.backend.is_device
         pbytes = self.partition_bytes
@@ -334,10 +361,6 @@ class LoadedGraph:
         narrow = use_weights and self.narrows(engine)
         pack = self.packs(engine)
         skey = (csr, use_weights, pbytes, narrow, pack)
-        key = (csr, use_weights, engine)
-        if key in self._engines:
-            self._engines.move_to_end(key)
-            return self._engines[key]
         side = self._sides.get(skey)
         if side is None:
             g = self.graph if csr == "out" else self.transpose()
@@ -347,22 +370,7 @@ class LoadedGraph:
                 side = dataclasses.replace(side, packed=None, index_bits=0)
             self._sides[skey] = side
             self.stats["sides_built"] += 1
-        while True:
-            used = self.arena.used_bytes
-            try:
-                with phase("engine_setup"):
-                    eng = cls(side, self.backend, self.arena) if cls is not HybridEngine else \
-                        HybridEngine(side, self.backend, self.arena, pool=self.pool, executors=self.executors,
-                                     key=skey, calibration_for=self._calibration)
-                break
-            except DeviceMemoryError:
-                self.arena.used_bytes = used  # buffers taken before the refusal are garbage now
-                if not self._evict_one(keep=key):
-                    raise
-        self._engines[key] = (side, eng)
-        self.stats["engines_built"] += 1
-        log.debug("%s-edge side: %d partitions, engine %s", csr, len(side.partitions), engine)
-        return side, eng
+        return skey, side
 
     def narrows(self, engine: str) -> bool:
         """Whether ``engine``'s weighted sides read narrowed weights. A kept graph: always (each

@@ -41,9 +41,14 @@ class LocalMaps:
     """The runtime's own loop over the active partitions of one engine."""
 
     def edge_map(self, st, frontier: Frontier, d: str, reverse: bool, begin: Callable[[], Any], output: bool):
+        side, engine = st.rt.side(d, st.program.uses_weights, reverse)
+        return self.run(st, frontier, d, side, engine, begin)
+
+    @staticmethod
+    def run(st, frontier: Frontier, d: str, side: EdgeSide, engine, begin: Callable[[], Any]):
+        """One map of ``engine`` over ``side``: each partition with work loaded and its kernel launched."""
         rt = st.rt
         b = rt.backend
-        side, engine = rt.side(d, st.program.uses_weights, reverse)
         out = b.new_bitmap(rt.graph.n)
         it = begin()
         handle = st.kernel_handle()
@@ -83,6 +88,9 @@ class ScheduledMaps:
     def edge_map(self, st, frontier: Frontier, d: str, reverse: bool, begin: Callable[[], Any], output: bool):
         rt = st.rt
         _, engine = rt.side(d, st.program.uses_weights, reverse)
+        whole = engine.whole_side_engine(rt.policy)
+        if whole is not None:  # the budget holds the side whole: the resident engine's own loop
+            return LocalMaps.run(st, frontier, d, *whole, begin)
         it = begin()
         return engine.edge_map(st, frontier, d, it, rt.policy), it
 
@@ -91,8 +99,38 @@ class ScheduledMaps:
         # place, or a copy of the graph) and the CPU, as it does for edge_map
         rt = st.rt
         _, engine = rt.side("push", st.program.uses_weights)
+        whole = self._resident_graph(st, engine, g, gt, in_edges)
+        if whole is not None:  # the budget holds the graph whole: read as the resident engine reads it
+            return LocalMaps().neighbor_map(st, fn, *whole, out, it, in_edges)
         return engine.neighbor_map(st, fn, (g, gt), rt.host_whole_graph(st.program.uses_weights, in_edges),
                                    it, rt.policy)
+
+
+    @staticmethod
+    def _resident_graph(st, engine, g, gt, in_edges: bool):
+        """``(g, gt)`` as a neighbourhood function reads them with the resident engine, where the
+        hybrid's sides it reads are held whole by it (:meth:`HybridEngine.whole_side_engine`): its
+        device copies on a device (as ``Runtime.whole_graph`` lends the resident engine's), the
+        host's arrays on the CPU; None where the budget does not hold them."""
+        from .runtime import GraphArrays
+
+        rt = st.rt
+        uses = st.program.uses_weights
+        sides = [engine] + ([rt.side("pull", uses)[1]] if in_edges and rt.graph.directed else [])
+        wholes = [e.whole_side_engine(rt.policy) for e in sides]
+        if any(w is None for w in wholes):
+            return None
+        if not rt.backend.is_device:
+            return g, gt
+        arrays = []
+        for _, resident in wholes:
+            (offs, idx, w), moved, secs = resident.whole()
+            if moved:  # the first read of this side uploads it: set-up, as the resident engine's
+                rt.record.setup_seconds += secs
+            arrays.append(GraphArrays(offs, idx, w, rt.graph.n))
+        if not in_edges:
+            return arrays[0], gt
+        return arrays[0], arrays[-1]
 
 
 class RanksMaps:

@@ -136,8 +136,12 @@ class HybridEngine(NeighborMaps, Residency, Engine):
     schedules = True  # the runtime hands it whole edge_maps
     reads_packed = True  # copies and zero-copy reads use the side's range layout (packed ids)
 
-    def __init__(self, side, backend, arena, *, pool, executors, key: tuple, calibration_for):
+    def __init__(self, side, backend, arena, *, pool, executors, key: tuple, calibration_for, side_for=None):
         super().__init__(side, backend, arena)
+        #: ``side_for(engine name) -> EdgeSide``: this side as another engine reads it (the loaded
+        #: graph's), for the resident engine that holds it whole where the budget does (None: never)
+        self.side_for = side_for
+        self._whole: tuple | None = None  # (side, resident engine) once the budget held the side whole
         self.pool = pool
         self.executors = executors
         self.key = key
@@ -777,6 +781,9 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         for engine in self._composed.values():
             engine.close()
         self._composed.clear()
+        if self._whole is not None:
+            self._whole[1].close()
+            self._whole = None
         for key in [k for k in self.pool.blocks if k[0] in (self.key, ("neighbors",) + tuple(self.key))]:
             self.pool.drop(key)
         self.pool.forget_side(self.key)

@@ -1,6 +1,7 @@
-"""The hybrid engine's residency: the span (the most valuable run of partitions held on the device as
-one block), partitions' own blocks and their values, and the one-launch whole-side plan that reads
-the rest in place (the module doc of :mod:`graphferry.scheduler.hybrid`). A part of
+"""The hybrid engine's residency: the resident engine holding the whole side where the budget does,
+else the span (the most valuable run of partitions held on the device as one block), partitions'
+own blocks and their values, and the one-launch whole-side plan that reads the rest in place (the
+module doc of :mod:`graphferry.scheduler.hybrid`). A part of
 :class:`~graphferry.scheduler.hybrid.HybridEngine`."""
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import logging
 import numpy as np
 
 from ..backends.base import LINE_BYTES, PartitionView
+from ..engines.registry import engine_class
+from ..errors import DeviceMemoryError
 
 log = logging.getLogger("graphferry.scheduler.hybrid")
 SPAN = "span"  # the pool key's second part for a side's span (partition indices are the others)
@@ -71,6 +74,41 @@ class Residency:
         self.pool.busy = set()  # as every other plan's end: nothing is being read now
         return out
 
+
+    # ------------------------------------------------------------ the whole side
+    def whole_side_engine(self, policy):
+        """``(side, engine)``: the resident engine holding this whole side on the device, where the
+        budget holds it, or None. With every partition resident the hybrid has nothing to place:
+        its statistics, pricing, residency and a launch per partition would be its own overhead
+        (issue 37: 2-3.5x the resident engine at 100% of the edges on an H200). So its maps are
+        then the resident engine's own loop on the side as that engine reads it (the runtime runs
+        it: :class:`~graphferry.runtime.maps.ScheduledMaps`), moving and launching what it would.
+        Built on first ask where the side fits the budget and the room this side's own blocks and
+        slots hold (given back first), kept until the hybrid closes; never under a forced
+        ``mix``, HyTGraph's ``paper`` mode or with residency off."""
+        if self._whole is not None or self.side_for is None:
+            return self._whole
+        if not policy.residency or policy.mix is not None or policy.mode == "paper":
+            return None
+        side = self.side_for("resident")
+        need = int(side.range_indices.nbytes) + (0 if side.weights is None else int(side.weights.nbytes))
+        mine = [k for k in self.pool.blocks if k[0] == self.key]
+        held = sum(self.pool.blocks[k].nbytes for k in mine) + sum(
+            int(x.indices.nbytes) + (0 if x.weights is None else int(x.weights.nbytes))
+            for shape, slots in self.pool.slots.items() if shape[0] == self.key for x in slots)
+        if need > self.arena.budget_bytes or need > self.arena.free_bytes + held:
+            return None
+        for k in mine:
+            self.pool.drop(k)
+        self._span = None
+        self.pool.forget_side(self.key)
+        try:
+            engine = engine_class("resident")(side, self.backend, self.arena)
+        except DeviceMemoryError:
+            return None
+        log.debug("hybrid: the %d-byte side fits the budget whole: the resident engine runs its maps", need)
+        self._whole = (side, engine)
+        return self._whole
 
     # ------------------------------------------------------------ the span
     def _span_block(self):
