@@ -35,6 +35,69 @@ sys.path.insert(0, str(HERE))
 import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
 
 
+def time_fill(lg, g, name: str, source: int, engine: str, fill: str, keep: tuple, reps: int, checker, made: list,
+              pinned_gbps: float) -> dict:
+    """SSSP on ``lg`` with the bucket fill ``fill`` (``keep``: the backend's own fill and share):
+    the first call, the median of ``reps``, its deferred rounds (``made``: every call's buckets)."""
+    from graphferry.algorithms.sssp import sssp
+
+    b = lg.backend
+    b.bucket_share = keep[1] if fill == "auto" else 0.0
+    b.bucket_fill = keep[0] if fill in ("auto", "inf") else max(1, int(g.n * float(fill)))
+    t = time.perf_counter()
+    sssp(lg, source, engine=engine)
+    if b.is_device:
+        b.synchronize()
+    first = time.perf_counter() - t
+    walls, results = [], []
+    for _ in range(reps):
+        t = time.perf_counter()
+        r = sssp(lg, source, engine=engine)
+        if b.is_device:
+            b.synchronize()
+        walls.append(time.perf_counter() - t)
+        results.append((r, made[-1].deferred_rounds))
+    k = int(np.argsort(walls)[len(walls) // 2])
+    r, deferred = results[k]
+    r.to_host()
+    ok, how = checker.check("sssp", {"dist": r.values["distances"]})
+    edges = sum(s.active_edges for s in r.record.edge_steps)
+    run = {"graph": name, "algorithm": "sssp", "engine": engine, "fill": fill,
+           "seconds": round(walls[k], 5), "first_seconds": round(first, 5),
+           "all_seconds": [round(w, 5) for w in walls],
+           "iterations": r.scalars["rounds"], "deferred_rounds": deferred,
+           "relaxed_per_arc": round(edges / g.m, 3), "bytes_h2d": int(r.record.bytes_h2d),
+           "floor_seconds": round(r.record.bytes_h2d / (pinned_gbps * 1e9), 5),
+           "verified": bool(ok), "verified_how": how}
+    print(f"  {engine:>9} fill {fill:>8} {walls[k] * 1e3:8.1f} ms  rounds {run['iterations']:3d}  "
+          f"deferred {deferred:2d}  relaxed/arc {run['relaxed_per_arc']:.2f}  "
+          f"h2d {run['bytes_h2d'] / 1e9:.1f} GB  {'ok' if ok else 'FAILED'}", flush=True)
+    return run
+
+
+def emogi_sssp(bindir: Path, g, name: str, source: int) -> list[dict]:
+    """EMOGI's zero-copy SSSP on ``g`` by its own timer (none when its binary is absent)."""
+    import peers_bench as pb
+
+    if not (bindir / "emogi_sssp_32").exists():
+        print(f"  emogi-zerocopy sssp: skipped ({bindir / 'emogi_sssp_32'} absent)", flush=True)
+        return []
+    with tempfile.TemporaryDirectory() as work:
+        bel = pb.write_emogi(g, Path(work) / "graph")
+        cmd = [str(bindir / "emogi_sssp_32"), "-f", str(bel), "-m", "2", "-r", str(source), "-t", "2"]
+        times = pb.emogi_times(pb.run_peer(cmd, 300, print)[0])
+    if not times:
+        return []
+    print(f"  emogi-zerocopy sssp {float(np.median(times)):.1f} ms", flush=True)
+    return [{"graph": name, "algorithm": "sssp", "engine": "peer:emogi-zerocopy",
+             "seconds": round(float(np.median(times)) / 1e3, 5),
+             "first_seconds": round(times[0] / 1e3, 5), "bytes_h2d": 0,
+             "floor_seconds": 0.0, "verified": False,
+             "verified_how": "unchecked: its answer not read back here "
+                             "(peers_bench.py checks EMOGI's)",
+             "command": " ".join(cmd)}]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--graphs", nargs="+", default=["kron", "urand"])
@@ -53,7 +116,6 @@ def main(argv=None) -> int:
 
     import graphferry as gf
     import graphferry.runtime.buckets as buckets_module
-    from graphferry.algorithms.sssp import sssp
 
     made = []  # the PriorityBuckets of each call, for their deferral count
     init = buckets_module.PriorityBuckets.__init__
@@ -86,56 +148,13 @@ def main(argv=None) -> int:
                 doc["machine"] = eb.probe(b)
             keep = (b.bucket_fill, b.bucket_share)
             for fill in args.fills:
-                b.bucket_share = keep[1] if fill == "auto" else 0.0
-                b.bucket_fill = keep[0] if fill in ("auto", "inf") else max(1, int(g.n * float(fill)))
-                t = time.perf_counter()
-                sssp(lg, source, engine=engine)
-                if b.is_device:
-                    b.synchronize()
-                first = time.perf_counter() - t
-                walls, results = [], []
-                for _ in range(args.reps):
-                    t = time.perf_counter()
-                    r = sssp(lg, source, engine=engine)
-                    if b.is_device:
-                        b.synchronize()
-                    walls.append(time.perf_counter() - t)
-                    results.append((r, made[-1].deferred_rounds))
-                k = int(np.argsort(walls)[len(walls) // 2])
-                r, deferred = results[k]
-                r.to_host()
-                ok, how = checker.check("sssp", {"dist": r.values["distances"]})
-                edges = sum(s.active_edges for s in r.record.edge_steps)
-                run = {"graph": name, "algorithm": "sssp", "engine": engine, "fill": fill,
-                       "seconds": round(walls[k], 5), "first_seconds": round(first, 5),
-                       "all_seconds": [round(w, 5) for w in walls],
-                       "iterations": r.scalars["rounds"], "deferred_rounds": deferred,
-                       "relaxed_per_arc": round(edges / g.m, 3), "bytes_h2d": int(r.record.bytes_h2d),
-                       "floor_seconds": round(r.record.bytes_h2d / (doc["machine"].get("pinned_h2d_gbps", 50) * 1e9), 5),
-                       "verified": bool(ok), "verified_how": how}
-                doc["runs"].append(run)
-                print(f"  {engine:>9} fill {fill:>8} {walls[k] * 1e3:8.1f} ms  rounds {run['iterations']:3d}  "
-                      f"deferred {deferred:2d}  relaxed/arc {run['relaxed_per_arc']:.2f}  "
-                      f"h2d {run['bytes_h2d'] / 1e9:.1f} GB  {'ok' if ok else 'FAILED'}", flush=True)
+                doc["runs"].append(time_fill(lg, g, name, source, engine, fill, keep, args.reps, checker, made,
+                                             doc["machine"].get("pinned_h2d_gbps", 50)))
                 out.write_text(json.dumps(doc, indent=1))
             b.bucket_fill, b.bucket_share = keep
             lg.close()
-        if args.emogi_bin and not (Path(args.emogi_bin) / "emogi_sssp_32").exists():
-            print(f"  emogi-zerocopy sssp: skipped ({Path(args.emogi_bin) / 'emogi_sssp_32'} absent)", flush=True)
-        elif args.emogi_bin:
-            with tempfile.TemporaryDirectory() as work:
-                bel = pb.write_emogi(g, Path(work) / "graph")
-                cmd = [str(Path(args.emogi_bin) / "emogi_sssp_32"), "-f", str(bel), "-m", "2", "-r", str(source), "-t", "2"]
-                times = pb.emogi_times(pb.run_peer(cmd, 300, print)[0])
-                if times:
-                    doc["runs"].append({"graph": name, "algorithm": "sssp", "engine": "peer:emogi-zerocopy",
-                                        "seconds": round(float(np.median(times)) / 1e3, 5),
-                                        "first_seconds": round(times[0] / 1e3, 5), "bytes_h2d": 0,
-                                        "floor_seconds": 0.0, "verified": False,
-                                        "verified_how": "unchecked: its answer not read back here "
-                                                        "(peers_bench.py checks EMOGI's)",
-                                        "command": " ".join(cmd)})
-                    print(f"  emogi-zerocopy sssp {float(np.median(times)):.1f} ms", flush=True)
+        if args.emogi_bin:
+            doc["runs"] += emogi_sssp(Path(args.emogi_bin), g, name, source)
         out.write_text(json.dumps(doc, indent=1))
     buckets_module.PriorityBuckets.__init__ = init
     return 0

@@ -43,7 +43,6 @@ LONG_SCRIPT_FUNCTIONS = {
     "bench/peers_bench.py:emogi_runs": "not split yet",
     "bench/peers_bench.py:bench_scale": "not split yet",
     "bench/peers_bench.py:main": "not split yet",
-    "bench/sssp_fill_bench.py:main": "not split yet",
 }
 #: package-level cycles today (sorted members), what untangles them
 KNOWN_CYCLES: dict[tuple[str, ...], str] = {}
