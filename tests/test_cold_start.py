@@ -224,3 +224,17 @@ def test_a_process_that_used_the_gpu_ends_without_waiting_for_background_compila
                           env=env)
     assert time.perf_counter() - t < 50  # not the background thread's 60 s
     assert proc.returncode == 0 and proc.stdout.startswith("graphferry ")  # its output flushed
+
+
+def test_a_one_call_handle_packs_ids_only_for_runs_that_read_the_edges_often():
+    import numpy as np
+
+    import graphferry as gf
+    from graphferry.runtime.loaded import ONE_CALL_PACK_PASSES
+
+    g = gf.Graph.from_edges(np.arange(100), (np.arange(100) * 7) % 100, n=100)
+    for kept, passes, packs in ((True, 0.25, True), (False, 0.25, False), (False, ONE_CALL_PACK_PASSES, False),
+                                (False, 20, True), (False, None, True)):
+        with gf.load(g, backend="cpu", kept=kept, work_passes=passes) as lg:
+            assert lg.packs("hybrid") is packs, (kept, passes)
+            assert lg.packs("resident") is False

@@ -76,6 +76,9 @@ register(HybridEngine)
 
 #: Copies and reads into pinned memory run in slices of this many bytes, several threads at once.
 COPY_SLICE_BYTES = 64 << 20
+#: A handle for one call (``kept=False``) packs ids only for runs expected to read the edges more
+#: often than this (runtime.startup's passes: BFS a quarter pass, WCC 3, PageRank 20).
+ONE_CALL_PACK_PASSES = 2
 #: Leave this fraction of the host's available memory free when choosing pinned copies.
 HOST_HEADROOM = 0.2
 #: On a device, engines whose edges are all readable at once (in device memory, or mapped
@@ -154,6 +157,7 @@ class LoadedGraph:
                  work_passes: float | None = None, kept: bool = True, _t0: float | None = None):
         t0 = time.perf_counter() if _t0 is None else _t0
         self.kept = bool(kept)
+        self.work_passes = work_passes  # the edges' reads the caller expects (None: not said)
         self._registered: list[np.ndarray] = []  # plain buffers this handle registered (kept=False)
         if partition_bytes is not None and int(partition_bytes) <= 0:
             raise ValueError(f"partition_bytes must be positive, got {partition_bytes}")
@@ -385,8 +389,13 @@ class LoadedGraph:
     def packs(self, engine: str) -> bool:
         """Whether ``engine``'s sides read packed ids (:meth:`side_packed`): engines that copy or map
         ranges of edges again and again (``reads_packed``: filter, zerocopy, hybrid),
-        on a graph of int32 ids; never for several ranks (their maps read the graph's own ids)."""
+        on a graph of int32 ids; never for several ranks (their maps read the graph's own ids),
+        nor for one call (``kept=False``) that reads the edges at most :data:`ONE_CALL_PACK_PASSES`
+        times: packing reads every id and writes 78% of them again (2^25 vertices: 25 of 32 bits),
+        which pays only when the packed ids cross the bus more often than that."""
         if not self.pack_ids or self.distribution is not None or self.graph.indices.dtype != np.int32:
+            return False
+        if not self.kept and self.work_passes is not None and self.work_passes <= ONE_CALL_PACK_PASSES:
             return False
         return engine_class(engine).reads_packed
 
