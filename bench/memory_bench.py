@@ -107,6 +107,37 @@ print(json.dumps(med))
 """
 
 
+def run_algorithms(gf: list[str], store: Path, source: str, names: list[str], estimates: dict, env: dict) -> list[dict]:
+    """Each algorithm as one command (``gf``: the command line's start) on ``store``, measured."""
+    runs = []
+    for name in names:
+        extra = ["--source", source] if name in ("bfs", "sssp") else []
+        if name == "pagerank_ldbc":
+            extra = ["--damping", "0.85", "--iterations", "10"]
+        r = measure([*gf, "run", name, str(store), "--backend", "cpu", *extra], env)
+        est = estimates.get(name)
+        runs.append({"algorithm": name, "engine": "cpu", **r,
+                     "estimate_bytes": None if est is None else est["bytes"],
+                     "estimate_formula": None if est is None else est["formula"]})
+        print(f"  {name}: rc {r['rc']}, {r['seconds']:.1f} s, peak {r['peak_rss_bytes'] / 2**20:.0f} MiB",
+              file=sys.stderr)
+    return runs
+
+
+def report(runs: list[dict], check: dict) -> None:
+    """The table of commands (peak memory against the store's size and the estimate) and the check's cost."""
+    print(f"{'command':<16}{'rc':>4}{'seconds':>10}{'peak MiB':>10}{'x store':>9}{'estimate MiB':>14}")
+    for r in runs:
+        est = r.get("estimate_bytes")
+        print(f"{r['algorithm']:<16}{r['rc']:>4}{r['seconds']:>10.1f}{r['peak_rss_bytes'] / 2**20:>10.0f}"
+              f"{r['rss_over_store']:>9.2f}{'' if est is None else f'{est / 2**20:.0f}':>14}")
+    print(f"structural check (warm): {check['warm_check_seconds']:.3f} s = "
+          f"{100 * check['check_over_cold_read']:.1f}% of reading offsets+indices from disk "
+          f"({check['cold_read_seconds']:.3f} s), {100 * check['check_over_warm_read']:.1f}% of reading "
+          f"them from the page cache ({check['warm_read_seconds']:.3f} s); cold open incl. check "
+          f"{check['cold_open_seconds']:.3f} s")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scale", type=int, default=20)
@@ -152,17 +183,7 @@ def main(argv: list[str] | None = None) -> int:
 
     source = str(int(g.out_degree.argmax()))
     del g
-    for name in args.algorithms.split(","):
-        extra = ["--source", source] if name in ("bfs", "sssp") else []
-        if name == "pagerank_ldbc":
-            extra = ["--damping", "0.85", "--iterations", "10"]
-        r = measure([*gf, "run", name, str(store), "--backend", "cpu", *extra], env)
-        est = estimates.get(name)
-        runs.append({"algorithm": name, "engine": "cpu", **r,
-                     "estimate_bytes": None if est is None else est["bytes"],
-                     "estimate_formula": None if est is None else est["formula"]})
-        print(f"  {name}: rc {r['rc']}, {r['seconds']:.1f} s, peak {r['peak_rss_bytes'] / 2**20:.0f} MiB",
-              file=sys.stderr)
+    runs += run_algorithms(gf, store, source, args.algorithms.split(","), estimates, env)
 
     check = json.loads(subprocess.run([sys.executable, "-c", _CHECK_CHILD, str(store)], env=env,
                                       capture_output=True, text=True, check=True).stdout)
@@ -172,16 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         r["verified"] = r["rc"] == 0
         if r["rc"] == 0:
             r.pop("stderr")
-    print(f"{'command':<16}{'rc':>4}{'seconds':>10}{'peak MiB':>10}{'x store':>9}{'estimate MiB':>14}")
-    for r in runs:
-        est = r.get("estimate_bytes")
-        print(f"{r['algorithm']:<16}{r['rc']:>4}{r['seconds']:>10.1f}{r['peak_rss_bytes'] / 2**20:>10.0f}"
-              f"{r['rss_over_store']:>9.2f}{'' if est is None else f'{est / 2**20:.0f}':>14}")
-    print(f"structural check (warm): {check['warm_check_seconds']:.3f} s = "
-          f"{100 * check['check_over_cold_read']:.1f}% of reading offsets+indices from disk "
-          f"({check['cold_read_seconds']:.3f} s), {100 * check['check_over_warm_read']:.1f}% of reading "
-          f"them from the page cache ({check['warm_read_seconds']:.3f} s); cold open incl. check "
-          f"{check['cold_open_seconds']:.3f} s")
+    report(runs, check)
     result = {
         **provenance.stamp({}, ["bench/memory_bench.py", *(argv if argv is not None else sys.argv[1:])]),
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -34,7 +34,6 @@ LONG_SCRIPT_FUNCTIONS = {
     "bench/hybrid_placement_bench.py:main": "not split yet",
     "bench/hypar_bench.py:time_runs": "not split yet",
     "bench/hypar_bench.py:main": "not split yet",
-    "bench/memory_bench.py:main": "not split yet",
     "bench/multidevice_bench.py:main": "not split yet",
     "bench/networkx_functions.py:main": "not split yet",
     "bench/oneshot_bench.py:main": "not split yet",
