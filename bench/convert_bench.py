@@ -181,6 +181,44 @@ def machine() -> dict:
             "python": platform.python_version(), "platform": platform.platform()}
 
 
+def convert_both(text: Path, work: Path, rep: int) -> list[dict]:
+    """One repeat: each conversion in its own process, then their stores compared."""
+    pair = []
+    for method in CHILDREN:
+        r = run_child(method, text, work / f"store-{method}")
+        r.update(method=method, repeat=rep)
+        pair.append(r)
+    # each repeat's stores are compared before their times are reported: the two
+    # conversions are independent implementations, so agreeing verifies both
+    same = same_csr(work / "store-graphferry", work / "store-pandas+numpy")
+    for r in pair:
+        r["verified"] = same
+        r["checks"] = ("same CSR as the other conversion (offsets equal, each row's "
+                       "neighbours equal as sorted lists)" if same else "CSR differs from the other conversion")
+        print(f"  {r['method']:14s} {r['seconds']:7.2f} s  peak RSS {r['peak_rss_bytes'] / 2**20:7.0f} MiB"
+              f"  {'verified' if same else 'WRONG: ' + r['checks']}", flush=True)
+    return pair
+
+
+def report(args, best: dict, lines: int, text_bytes: int, verified: bool) -> None:
+    """The best run of each method: seconds, edges and text bytes per second, peak memory."""
+    g = best["graphferry"]
+    print()
+    print(f"Kronecker scale {args.scale}, edge factor {args.edge_factor}: {lines:,} edge lines, "
+          f"{text_bytes / 2**30:.2f} GiB text -> undirected CSR n={g['n']:,} m={g['m']:,} arcs "
+          f"(store {g['store_bytes'] / 2**20:.0f} MiB); same CSR: {verified}")
+    print(f"{'method':14s} | {'seconds':>8s} | {'edges/s':>12s} | {'MB/s text':>9s} | "
+          f"{'peak RSS':>9s} | {'RSS/store':>9s}")
+    print("-" * 76)
+    for m, r in best.items():
+        print(f"{m:14s} | {r['seconds']:8.2f} | {lines / r['seconds']:12,.0f} | "
+              f"{text_bytes / r['seconds'] / 1e6:9.1f} | {r['peak_rss_bytes'] / 2**20:6.0f} MiB | "
+              f"{r['peak_rss_bytes'] / g['store_bytes']:8.2f}x")
+    speedup = best["pandas+numpy"]["seconds"] / g["seconds"]
+    print(f"graphferry is {speedup:.2f}x the pandas+numpy speed; peak memory "
+          f"{g['peak_rss_bytes'] / g['store_bytes']:.2f}x its store size")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scale", type=int, default=22)
@@ -213,39 +251,12 @@ def main(argv=None) -> int:
     runs = []
     try:
         for rep in range(args.repeat):
-            pair = []
-            for method in CHILDREN:
-                r = run_child(method, text, work / f"store-{method}")
-                r.update(method=method, repeat=rep)
-                pair.append(r)
-            # each repeat's stores are compared before their times are reported: the two
-            # conversions are independent implementations, so agreeing verifies both
-            same = same_csr(work / "store-graphferry", work / "store-pandas+numpy")
-            for r in pair:
-                r["verified"] = same
-                r["checks"] = ("same CSR as the other conversion (offsets equal, each row's "
-                               "neighbours equal as sorted lists)" if same else "CSR differs from the other conversion")
-                print(f"  {r['method']:14s} {r['seconds']:7.2f} s  peak RSS {r['peak_rss_bytes'] / 2**20:7.0f} MiB"
-                      f"  {'verified' if same else 'WRONG: ' + r['checks']}", flush=True)
-            runs.extend(pair)
+            runs.extend(convert_both(text, work, rep))
         verified = all(r["verified"] for r in runs)
         best = {m: min((r for r in runs if r["method"] == m), key=lambda r: r["seconds"]) for m in CHILDREN}
         g = best["graphferry"]
         text_bytes = text.stat().st_size
-        print()
-        print(f"Kronecker scale {args.scale}, edge factor {args.edge_factor}: {lines:,} edge lines, "
-              f"{text_bytes / 2**30:.2f} GiB text -> undirected CSR n={g['n']:,} m={g['m']:,} arcs "
-              f"(store {g['store_bytes'] / 2**20:.0f} MiB); same CSR: {verified}")
-        print(f"{'method':14s} | {'seconds':>8s} | {'edges/s':>12s} | {'MB/s text':>9s} | "
-              f"{'peak RSS':>9s} | {'RSS/store':>9s}")
-        print("-" * 76)
-        for m, r in best.items():
-            print(f"{m:14s} | {r['seconds']:8.2f} | {lines / r['seconds']:12,.0f} | "
-                  f"{text_bytes / r['seconds'] / 1e6:9.1f} | {r['peak_rss_bytes'] / 2**20:6.0f} MiB | "
-                  f"{r['peak_rss_bytes'] / g['store_bytes']:8.2f}x")
-        speedup = best["pandas+numpy"]["seconds"] / g["seconds"]
-        print(f"graphferry is {speedup:.2f}x the pandas+numpy speed; peak memory "
-              f"{g['peak_rss_bytes'] / g['store_bytes']:.2f}x its store size")
+        report(args, best, lines, text_bytes, verified)
         if args.out:
             record = {
                 **provenance.stamp({}),
