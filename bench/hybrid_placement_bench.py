@@ -82,6 +82,73 @@ def places(steps) -> dict[str, int]:
     return out
 
 
+def neighbour_runs(g, dag, scale: int, base: dict, budget: int, policy, repeat: int, doc: dict, save) -> None:
+    """Triangle counting and LCC under each plan (CPU alone, the hybrid, device only, ...): the
+    neighbor_map step's time and where it ran, each answer compared with the first plan's."""
+    plans = {"cpu": dict(backend="cpu", engine="host"),
+             "hybrid": dict(base, engine="hybrid", budget=budget, policy=policy()),
+             "device-zerocopy": dict(base, engine="hybrid", budget=budget, policy=policy(use_cpu=False)),
+             "cpu-executor": dict(base, engine="hybrid", budget=budget, policy=policy(mix=[("host", "host")])),
+             "hybrid@copy-fits": dict(base, engine="hybrid", budget=3 * dag.edge_bytes, policy=policy())}
+    for name, fn, answer in (("triangle_count", triangle_count, lambda r: r.total),
+                             ("lcc", lcc, lambda r: r.lcc)):
+        want = None
+        for plan, kw in plans.items():
+            secs, r = [], None
+            for _ in range(repeat):
+                r = fn(g, **kw)
+                secs.append(neighbor_steps(r.record)[0].seconds)
+            got = answer(r)
+            if want is None:
+                want = got
+            steps = neighbor_steps(r.record)
+            row = {"graph": f"kron{scale}", "algorithm": name, "plan": plan, "seconds": statistics.median(secs),
+                   "first_seconds": secs[0],  # no warm-up here: the first of the repeats
+                   "all_seconds": secs, "places": places(steps), "state_bytes": steps[0].state_bytes or 0,
+                   "bytes_h2d": steps[0].bytes_h2d, "bytes_h2d_how": r.record.bytes_h2d_how,
+                   "budget_bytes": kw.get("budget"),
+                   "verified": bool(np.allclose(got, want, rtol=1e-12, atol=0))}
+            doc["runs"].append(row)
+            print(f"  {name:15s} {plan:16s} {row['seconds']:.3f} s  {row['places']}  "
+                  f"state {row['state_bytes']} B  ok={row['verified']}", flush=True)
+            save()
+
+
+def edge_map_runs(g, scale: int, base: dict, budget: int, policy, repeat: int, doc: dict, save) -> None:
+    """BFS, SSSP and PageRank on the hybrid under the old and the new exchange rule: the CPU's
+    share, the state exchanged, each answer compared with the CPU backend's."""
+    rng = np.random.default_rng(scale)
+    wg = type(g)(g.offsets, g.indices, rng.integers(1, 64, g.m).astype(np.float32), directed=False)
+    src = int(np.argmax(np.diff(g.offsets)))  # the hub: Kronecker's vertex 0 may be isolated
+    for name, call, answer in (
+            ("bfs", lambda **kw: bfs(g, src, **kw), lambda r: r.levels),
+            ("sssp", lambda **kw: sssp(wg, src, **kw), lambda r: r.distances),
+            ("pagerank", lambda **kw: pagerank_ldbc(g, damping=0.85, iterations=8, **kw),
+             lambda r: r.ranks)):
+        want = answer(call(backend="cpu", engine="host"))
+        for plan, rule in (("old-rule", OldExchangeRule), ("new-rule", Policy)):
+            secs, r = [], None
+            for _ in range(repeat):
+                t = time.perf_counter()
+                r = call(**base, engine="hybrid", budget=budget, policy=policy(rule))
+                secs.append(time.perf_counter() - t)
+            steps = r.record.edge_steps
+            placed = places(steps)
+            on_cpu = sum(v for k, v in placed.items() if k.startswith("cpu:")) / max(1, sum(placed.values()))
+            row = {"graph": f"kron{scale}", "algorithm": name, "plan": plan, "seconds": statistics.median(secs),
+                   "first_seconds": secs[0], "bytes_h2d_how": r.record.bytes_h2d_how,
+                   "all_seconds": secs, "iterations": len(steps), "cpu_share": round(on_cpu, 3),
+                   "iterations_with_cpu": sum(any(p.device == "cpu" for p in s.partitions) for s in steps),
+                   "state_bytes": sum(s.state_bytes or 0 for s in steps),
+                   "bytes_h2d": sum(s.bytes_h2d for s in steps), "budget_bytes": budget,
+                   "verified": bool(np.allclose(answer(r), want, rtol=1e-9, atol=0))}
+            doc["runs"].append(row)
+            print(f"  {name:15s} {plan:16s} {row['seconds']:.3f} s  cpu share {row['cpu_share']}  "
+                  f"iterations {row['iterations_with_cpu']}/{row['iterations']} with the CPU  "
+                  f"state {row['state_bytes']} B  ok={row['verified']}", flush=True)
+            save()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scales", type=int, nargs="+", default=[16])
@@ -124,65 +191,8 @@ def main() -> None:
         budget = int(g.edge_bytes * args.budget_fraction)
         base = {"backend": args.backend, "partition_bytes": max(64, dag.edge_bytes // 16)}
         print(f"kron{scale}: n={g.n} arcs={g.m} DAG {dag.edge_bytes} B, budget {budget} B", flush=True)
-        # ---------------------------------------------------------- 1. neighbourhood functions
-        plans = {"cpu": dict(backend="cpu", engine="host"),
-                 "hybrid": dict(base, engine="hybrid", budget=budget, policy=policy()),
-                 "device-zerocopy": dict(base, engine="hybrid", budget=budget, policy=policy(use_cpu=False)),
-                 "cpu-executor": dict(base, engine="hybrid", budget=budget, policy=policy(mix=[("host", "host")])),
-                 "hybrid@copy-fits": dict(base, engine="hybrid", budget=3 * dag.edge_bytes, policy=policy())}
-        for name, fn, answer in (("triangle_count", triangle_count, lambda r: r.total),
-                                 ("lcc", lcc, lambda r: r.lcc)):
-            want = None
-            for plan, kw in plans.items():
-                secs, r = [], None
-                for _ in range(args.repeat):
-                    r = fn(g, **kw)
-                    secs.append(neighbor_steps(r.record)[0].seconds)
-                got = answer(r)
-                if want is None:
-                    want = got
-                steps = neighbor_steps(r.record)
-                row = {"graph": f"kron{scale}", "algorithm": name, "plan": plan, "seconds": statistics.median(secs),
-                       "first_seconds": secs[0],  # no warm-up here: the first of the repeats
-                       "all_seconds": secs, "places": places(steps), "state_bytes": steps[0].state_bytes or 0,
-                       "bytes_h2d": steps[0].bytes_h2d, "bytes_h2d_how": r.record.bytes_h2d_how,
-                       "budget_bytes": kw.get("budget"),
-                       "verified": bool(np.allclose(got, want, rtol=1e-12, atol=0))}
-                doc["runs"].append(row)
-                print(f"  {name:15s} {plan:16s} {row['seconds']:.3f} s  {row['places']}  "
-                      f"state {row['state_bytes']} B  ok={row['verified']}", flush=True)
-                save()
-        # ---------------------------------------------------------- 2. the exchange's price in edge maps
-        rng = np.random.default_rng(scale)
-        wg = type(g)(g.offsets, g.indices, rng.integers(1, 64, g.m).astype(np.float32), directed=False)
-        src = int(np.argmax(np.diff(g.offsets)))  # the hub: Kronecker's vertex 0 may be isolated
-        for name, call, answer in (
-                ("bfs", lambda **kw: bfs(g, src, **kw), lambda r: r.levels),
-                ("sssp", lambda **kw: sssp(wg, src, **kw), lambda r: r.distances),
-                ("pagerank", lambda **kw: pagerank_ldbc(g, damping=0.85, iterations=8, **kw),
-                 lambda r: r.ranks)):
-            want = answer(call(backend="cpu", engine="host"))
-            for plan, rule in (("old-rule", OldExchangeRule), ("new-rule", Policy)):
-                secs, r = [], None
-                for _ in range(args.repeat):
-                    t = time.perf_counter()
-                    r = call(**base, engine="hybrid", budget=budget, policy=policy(rule))
-                    secs.append(time.perf_counter() - t)
-                steps = r.record.edge_steps
-                placed = places(steps)
-                on_cpu = sum(v for k, v in placed.items() if k.startswith("cpu:")) / max(1, sum(placed.values()))
-                row = {"graph": f"kron{scale}", "algorithm": name, "plan": plan, "seconds": statistics.median(secs),
-                       "first_seconds": secs[0], "bytes_h2d_how": r.record.bytes_h2d_how,
-                       "all_seconds": secs, "iterations": len(steps), "cpu_share": round(on_cpu, 3),
-                       "iterations_with_cpu": sum(any(p.device == "cpu" for p in s.partitions) for s in steps),
-                       "state_bytes": sum(s.state_bytes or 0 for s in steps),
-                       "bytes_h2d": sum(s.bytes_h2d for s in steps), "budget_bytes": budget,
-                       "verified": bool(np.allclose(answer(r), want, rtol=1e-9, atol=0))}
-                doc["runs"].append(row)
-                print(f"  {name:15s} {plan:16s} {row['seconds']:.3f} s  cpu share {row['cpu_share']}  "
-                      f"iterations {row['iterations_with_cpu']}/{row['iterations']} with the CPU  "
-                      f"state {row['state_bytes']} B  ok={row['verified']}", flush=True)
-                save()
+        neighbour_runs(g, dag, scale, base, budget, policy, args.repeat, doc, save)
+        edge_map_runs(g, scale, base, budget, policy, args.repeat, doc, save)
     save()
 
 

@@ -30,7 +30,6 @@ LONG_SCRIPT_FUNCTIONS = {
     "bench/cpu_peers_bench.py:graphblas_peer": "not split yet",
     "bench/engines_bench.py:bench_scale": "not split yet",
     "bench/engines_bench.py:main": "not split yet",
-    "bench/hybrid_placement_bench.py:main": "not split yet",
     "bench/hypar_bench.py:time_runs": "not split yet",
     "bench/hypar_bench.py:main": "not split yet",
     "bench/multidevice_bench.py:main": "not split yet",
