@@ -325,6 +325,68 @@ def model_choice(model, candidates: dict, g, vertex_bytes: int, ranks: list[int]
     return choice
 
 
+def fit_model(args, work: Path, vertex_bytes: int, units: int, log):
+    """``(observations, fit stores, model)``: the model of an earlier run (``--model-from``), or one
+    fitted now on two small graphs from pull and push PageRank at every rank count (``--fit-scale 0``:
+    no model)."""
+    from graphferry.distributed.model import PerformanceModel
+
+    fit_obs, fit_stores, model = [], [], None
+    if args.model_from:
+        earlier = json.loads(Path(args.model_from).read_text())
+        model = PerformanceModel(**earlier["model"])
+        fit_obs = earlier.get("model_fit_observations", [])
+        log(f"model from {args.model_from}: {model.to_dict()}")
+    elif args.fit_scale > 0:
+        fit_stores = [make_store(s, work, seed=2, on_gpu=args.backend == "cuda")
+                      for s in (args.fit_scale - 1, args.fit_scale)]
+        for fit_store, fit_g in fit_stores:  # two sizes: exchange bytes and steps are then told apart
+            for ranks in args.ranks:
+                for res in run_config(fit_store, ranks, ["pagerank-pull", "pagerank-push"], args, work).values():
+                    fit_obs += observations(res, fit_g.n, vertex_bytes)
+        # every rank keeps the whole state where it computes (CPU or GPU): no per-iteration load
+        # (model.py); the exchange term moves the values
+        model = PerformanceModel.fit(fit_obs, units=units, shared_host=args.backend == "cpu", gamma_load=0.0)
+        log(f"model: {model.to_dict()}")
+    return fit_obs, fit_stores, model
+
+
+def case_run(case: str, res: dict, ranks: int, args, reference, model, g, vertex_bytes: int, log) -> dict:
+    """One case's results file run from the ranks' results, checked against the CPU reference,
+    with the model's prediction beside a PageRank on split graphs."""
+    algorithm = case_named(case)[1]
+    res["verified"], how = reference.check(case, res.pop("values"))
+    log(f"{case:<28} ranks {ranks}: {res['seconds'] * 1e3:9.1f} ms  iterations {res['iterations']}  "
+        f"verified {res['verified']}  splits {res['final_splits']}")
+    hybrid = case == HYBRID_CASE[0]
+    run = {"algorithm": algorithm, "case": case,
+           "engine": "hybrid" if hybrid else f"ranks-{args.backend}", "ranks": ranks,
+           "devices": res["devices"], "seconds": res["seconds"], "first_seconds": res["first_seconds"],
+           "best_seconds": res["best_seconds"], "iterations": res["iterations"],
+           "bytes_h2d": 0, "floor_seconds": 0.0, "verified": res["verified"] is True,
+           "verified_how": how,
+           **{k: res[k] for k in ("all_seconds", "direction", "repartition", "iteration_seconds", "round_seconds",
+                                  "directions", "active_edges", "final_splits", "repartitions",
+                                  "load_seconds", "process_wall_seconds", "neighbour_sets", "engines")},
+           **{k: res[k] for k in ("budget_bytes", "budget_fraction", "gathers", "pipeline_choices")
+              if k in res}}
+    run["median_iteration_seconds"] = statistics.median(res["iteration_seconds"]) if res["iteration_seconds"] else None
+    run["median_round_seconds"] = statistics.median(res["round_seconds"]) if res["round_seconds"] else None
+    run["rank_compute_seconds"] = [e["compute_seconds"] for e in res["log"]]
+    run["rank_exchange_seconds"] = [e["exchange_seconds"] for e in res["log"]]
+    run["rank_frontier_exchange_seconds"] = [e.get("frontier_exchange_seconds") for e in res["log"]]
+    # ---- the model's prediction for PageRank iterations on split graphs
+    if model is not None and algorithm == "pagerank_ldbc" and not hybrid:
+        measured = statistics.median(res["iteration_seconds"])
+        direction = res["direction"]
+        predicted = model.predict(direction, edges=g.m, n=g.n, vertex_bytes=vertex_bytes, ranks=ranks,
+                                  ins_total=sum(x["ins"] for x in res["neighbour_sets"]))
+        run["model"] = {"predicted_iteration_seconds": predicted, "measured_iteration_seconds": measured,
+                        "relative_error": (predicted - measured) / measured}
+        log(f"    model: predicted {predicted * 1e3:.2f} ms, measured {measured * 1e3:.2f} ms per iteration")
+    return run
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
@@ -348,8 +410,6 @@ def main() -> None:
     if args.worker:
         return worker(args)
 
-    from graphferry.distributed.model import PerformanceModel
-
     known = [c[0] for c in CASES] + [HYBRID_CASE[0]]
     cases = args.cases or [c[0] for c in CASES]
     unknown = [c for c in cases if c not in known]
@@ -371,23 +431,7 @@ def main() -> None:
 
     # ---- fit the model on two small graphs: pull and push PageRank at every rank count
     #      (--fit-scale 0: no model)
-    fit_obs, fit_stores, model = [], [], None
-    if args.model_from:
-        earlier = json.loads(Path(args.model_from).read_text())
-        model = PerformanceModel(**earlier["model"])
-        fit_obs = earlier.get("model_fit_observations", [])
-        log(f"model from {args.model_from}: {model.to_dict()}")
-    elif args.fit_scale > 0:
-        fit_stores = [make_store(s, work, seed=2, on_gpu=args.backend == "cuda")
-                      for s in (args.fit_scale - 1, args.fit_scale)]
-        for fit_store, fit_g in fit_stores:  # two sizes: exchange bytes and steps are then told apart
-            for ranks in args.ranks:
-                for res in run_config(fit_store, ranks, ["pagerank-pull", "pagerank-push"], args, work).values():
-                    fit_obs += observations(res, fit_g.n, vertex_bytes)
-        # every rank keeps the whole state where it computes (CPU or GPU): no per-iteration load
-        # (model.py); the exchange term moves the values
-        model = PerformanceModel.fit(fit_obs, units=units, shared_host=args.backend == "cpu", gamma_load=0.0)
-        log(f"model: {model.to_dict()}")
+    fit_obs, fit_stores, model = fit_model(args, work, vertex_bytes, units, log)
 
     # ---- measure every case at every rank count, one launch (one load of the graph) per rank count
     runs = []
@@ -397,37 +441,7 @@ def main() -> None:
         if not mine:
             continue
         for case, res in run_config(store, ranks, mine, args, work).items():
-            algorithm = case_named(case)[1]
-            res["verified"], how = reference.check(case, res.pop("values"))
-            log(f"{case:<28} ranks {ranks}: {res['seconds'] * 1e3:9.1f} ms  iterations {res['iterations']}  "
-                f"verified {res['verified']}  splits {res['final_splits']}")
-            hybrid = case == HYBRID_CASE[0]
-            run = {"algorithm": algorithm, "case": case,
-                   "engine": "hybrid" if hybrid else f"ranks-{args.backend}", "ranks": ranks,
-                   "devices": res["devices"], "seconds": res["seconds"], "first_seconds": res["first_seconds"],
-                   "best_seconds": res["best_seconds"], "iterations": res["iterations"],
-                   "bytes_h2d": 0, "floor_seconds": 0.0, "verified": res["verified"] is True,
-                   "verified_how": how,
-                   **{k: res[k] for k in ("all_seconds", "direction", "repartition", "iteration_seconds", "round_seconds",
-                                          "directions", "active_edges", "final_splits", "repartitions",
-                                          "load_seconds", "process_wall_seconds", "neighbour_sets", "engines")},
-                   **{k: res[k] for k in ("budget_bytes", "budget_fraction", "gathers", "pipeline_choices")
-                      if k in res}}
-            run["median_iteration_seconds"] = statistics.median(res["iteration_seconds"]) if res["iteration_seconds"] else None
-            run["median_round_seconds"] = statistics.median(res["round_seconds"]) if res["round_seconds"] else None
-            run["rank_compute_seconds"] = [e["compute_seconds"] for e in res["log"]]
-            run["rank_exchange_seconds"] = [e["exchange_seconds"] for e in res["log"]]
-            run["rank_frontier_exchange_seconds"] = [e.get("frontier_exchange_seconds") for e in res["log"]]
-            # ---- the model's prediction for PageRank iterations on split graphs
-            if model is not None and algorithm == "pagerank_ldbc" and not hybrid:
-                measured = statistics.median(res["iteration_seconds"])
-                direction = res["direction"]
-                predicted = model.predict(direction, edges=g.m, n=g.n, vertex_bytes=vertex_bytes, ranks=ranks,
-                                          ins_total=sum(x["ins"] for x in res["neighbour_sets"]))
-                run["model"] = {"predicted_iteration_seconds": predicted, "measured_iteration_seconds": measured,
-                                "relative_error": (predicted - measured) / measured}
-                log(f"    model: predicted {predicted * 1e3:.2f} ms, measured {measured * 1e3:.2f} ms per iteration")
-            runs.append(run)
+            runs.append(case_run(case, res, ranks, args, reference, model, g, vertex_bytes, log))
             # what is measured so far, so that a run cut short by a time limit still leaves its figures
             Path(args.out + ".partial").write_text(json.dumps(
                 {"model": model and model.to_dict(), "runs": runs}, indent=1))

@@ -32,7 +32,6 @@ LONG_SCRIPT_FUNCTIONS = {
     "bench/engines_bench.py:main": "not split yet",
     "bench/hypar_bench.py:time_runs": "not split yet",
     "bench/hypar_bench.py:main": "not split yet",
-    "bench/multidevice_bench.py:main": "not split yet",
     "bench/networkx_functions.py:main": "not split yet",
     "bench/oneshot_bench.py:main": "not split yet",
     "bench/peers_bench.py:hytgraph_runs": "not split yet",
