@@ -13,8 +13,9 @@ with ``graphferry generate kronecker`` unless ``--store`` names one). Per algori
 * the same two with ``--engine hybrid`` (``cli-gpu-fresh`` / ``cli-gpu`` with ``engine_option``);
 * ``cli-auto``: ``--backend auto`` (warm caches), with the backend it took;
 * ``peer:gapbs-process``: GAPBS (``--repeat`` processes; its verifier ``-v`` once, untimed);
-* ``profile``: one warm ``cli-gpu`` process (and one hybrid) under ``cProfile``: the functions
-  that took the most time (cumulative and own), to place what the phases do not.
+* ``profile``: one warm ``cli-gpu`` process (and one hybrid; with ``--profile-fresh`` one with
+  empty caches too) under ``cProfile``: the functions that took the most time (cumulative and
+  own), to place what the phases do not.
 
 Each of our processes writes its run record (``--record``): the row keeps its start-up phases
 (``phases``: imports, read, cuda_start, load, compile, calibration, pin, pack, engine_setup, upload,
@@ -214,9 +215,10 @@ class Bench:
         shutil.copytree(cache, self.warm, dirs_exist_ok=True)  # what it compiled serves the warm runs
         shutil.rmtree(cache, ignore_errors=True)
 
-    def profile(self, alg: str, argv: list[str], label: str) -> None:
+    def profile(self, alg: str, argv: list[str], label: str, fresh: bool = False) -> None:
         prof = self.work / f"{label}.prof"
-        w, r = self.process(argv, self.warm, profile=prof)
+        cache = Path(tempfile.mkdtemp(prefix="fresh-", dir=self.work)) if fresh else self.warm
+        w, r = self.process(argv, cache, profile=prof)
         self.doc.setdefault("profiles", []).append({
             "algorithm": alg, "label": label, "command": "cProfile of graphferry.cli.main(['-q', " + repr(argv)[1:],
             "seconds_profiled": round(w, 3), "phases": r["extra"].get("phases"), **top_functions(prof)})
@@ -309,6 +311,9 @@ class Bench:
                     if not self.over():
                         self.guarded(f"profile {alg} {engine}", self.profile, alg,
                                      self.ours(alg, args.gpu_backend, engine), f"cli-gpu-{engine}-{alg}")
+                if args.profile_fresh and not self.over():  # where a fresh machine's seconds go
+                    self.guarded(f"profile fresh {alg}", self.profile, alg, self.ours(alg, args.gpu_backend),
+                                 f"cli-gpu-fresh-auto-{alg}", fresh=True)
         self.save()
         print(report(self.doc))
 
@@ -336,6 +341,8 @@ def main(argv=None) -> int:
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "gf-oneshot-gpu")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--budget-seconds", type=float, default=180.0, help="skip the optional parts past this")
+    ap.add_argument("--profile-fresh", action="store_true",
+                    help="also profile one process with empty caches (the first algorithm, engine auto)")
     ap.add_argument("--gpu-backend", default="cuda", choices=["cuda", "cpu"],
                     help="the backend of the GPU rows (cpu: this script's smoke test on a machine without a GPU)")
     args = ap.parse_args(argv)
