@@ -387,6 +387,31 @@ def case_run(case: str, res: dict, ranks: int, args, reference, model, g, vertex
     return run
 
 
+def write_results(args, g, fit_stores, fit_obs, model, choice, speedups, runs: list, log) -> None:
+    """The results file: the machine, the graphs, the model, its choice, the speed-ups, every run."""
+    result = {
+        **provenance.stamp({}),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "machine": {"device": "CPU ranks (no GPU): each rank one process of one OpenMP thread"
+                    if args.backend == "cpu" else f"{gpu_name()} x{max(args.ranks)}, one GPU per rank",
+                    "host_cores": os.cpu_count(), "note": "shared 2-core machine, timings noisy; medians of "
+                    f"{args.trials} trials" if args.backend == "cpu" else ""},
+        "graph": {"name": g.name, "n": g.n, "m": g.m, "directed": g.directed,
+                  "edge_bytes": int(g.m * (g.indices.itemsize + 4))},
+        "fit_graphs": [{"name": fg.name, "n": fg.n, "m": fg.m} for _, fg in fit_stores],
+        "devices_note": "devices = ranks; each rank computes on one device (a GPU, or a CPU rank)",
+        "model": model and model.to_dict(),
+        "model_fit_observations": fit_obs,
+        "model_choice": choice,
+        "pagerank_speedups": speedups,
+        "runs": runs,
+    }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=1)
+    log(f"wrote {args.out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
@@ -464,27 +489,7 @@ def main() -> None:
         # issue 35, a different search from the one it was set beside
         runs += gapbs_runs(Path(args.gapbs_bin), files, highest_degree(g), args.trials, None, args.timeout, log)
 
-    result = {
-        **provenance.stamp({}),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": {"device": "CPU ranks (no GPU): each rank one process of one OpenMP thread"
-                    if args.backend == "cpu" else f"{gpu_name()} x{max(args.ranks)}, one GPU per rank",
-                    "host_cores": os.cpu_count(), "note": "shared 2-core machine, timings noisy; medians of "
-                    f"{args.trials} trials" if args.backend == "cpu" else ""},
-        "graph": {"name": g.name, "n": g.n, "m": g.m, "directed": g.directed,
-                  "edge_bytes": int(g.m * (g.indices.itemsize + 4))},
-        "fit_graphs": [{"name": fg.name, "n": fg.n, "m": fg.m} for _, fg in fit_stores],
-        "devices_note": "devices = ranks; each rank computes on one device (a GPU, or a CPU rank)",
-        "model": model and model.to_dict(),
-        "model_fit_observations": fit_obs,
-        "model_choice": choice,
-        "pagerank_speedups": speedups,
-        "runs": runs,
-    }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1)
-    log(f"wrote {args.out}")
+    write_results(args, g, fit_stores, fit_obs, model, choice, speedups, runs, log)
 
 
 if __name__ == "__main__":
