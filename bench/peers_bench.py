@@ -276,7 +276,7 @@ def parse_hytgraph(out: str) -> tuple[list[float], list[int], dict]:
 
 def hytgraph_runs(bindir: Path, el: Path, source, n: int, checker, timeout, log, on_run=None,
                   fmt: str = "market_big", deadline: float = float("inf"), reps: int = 3,
-                  input_seconds: float | None = None) -> list[dict]:
+                  input_seconds: float | None = None, check_reserve: float = 20.0) -> list[dict]:
     """HyTGraph's four applications on its default hybrid engine (``-hybrid 2``: its cost model
     picks filter, compaction or zero-copy per segment and round), its own timer (``HOST: Total
     time``: every round, transfers, policy and CPU compaction; loading and set-up excluded).
@@ -288,7 +288,9 @@ def hytgraph_runs(bindir: Path, el: Path, source, n: int, checker, timeout, log,
     back and checked as ours are (``Checker.check_peer``; its PageRank against its own definition's
     fixed point, sinks' rank not spread); verified only when every file written checks, a run
     whose file cannot be read is marked unchecked. ``input_seconds``: the time to write its input
-    file (one file for the four), recorded apart: not part of any run's time."""
+    file (one file for the four), recorded apart: not part of any run's time. A process gets the
+    time left before ``deadline`` less ``check_reserve`` (its answers' read-back); an application
+    with under 10 s of that left is recorded ``skipped``, with why."""
     runs = []
     work = el.parent
     jobs = {"bfs": ("hybrid_bfs", ["-weight_num", "1", "-source_node", str(source)]),
@@ -302,9 +304,19 @@ def hytgraph_runs(bindir: Path, el: Path, source, n: int, checker, timeout, log,
         if not exe.exists():
             log(f"  peer:hytgraph {name}: skipped ({exe} absent)")
             continue
-        left = deadline - time.perf_counter()
-        if left < 5:
+        # its answers are read back and checked after the process: keep time for that (at scale 25
+        # two 33 M-line files, seconds each), so that a process cut by the deadline still lands
+        left = deadline - time.perf_counter() - check_reserve
+        if left < 10:
             log(f"  peer:hytgraph {name}: skipped (the call's deadline)")
+            skip = {"algorithm": "pagerank" if name == "pagerank-delta" else name, "engine": "peer:hytgraph",
+                    "skipped": f"not started: {max(left + check_reserve, 0):.0f} s left before the call's deadline",
+                    "verified": False, "verified_how": "unchecked: not run"}
+            if name == "pagerank-delta":
+                skip["variant"] = f"delta form (HyTGraph's push PageRank), threshold {HYTGRAPH_PR_TOL:g}"
+            runs.append(skip)
+            if on_run is not None:
+                on_run(skip)
             continue
         outs = [work / f"hyt-{name}-first.out", work / f"hyt-{name}-last.out"]
         for f in outs:
@@ -312,6 +324,7 @@ def hytgraph_runs(bindir: Path, el: Path, source, n: int, checker, timeout, log,
         cmds = hytgraph_command_file(work / f"hyt-{name}.cmd", reps, *outs)
         cmd = [str(exe), "-graphfile", str(el), "-format", fmt, "-hybrid", "2", *extra, "-cmdfile", str(cmds)]
         out, wall = run_peer(cmd, min(timeout, left), log)
+        cut = wall >= min(timeout, left) - 1
         times, rounds, counts = parse_hytgraph(out)
         if not times:
             log(f"  peer:hytgraph {name}: no time in its output: {out[-400:]}")
@@ -347,7 +360,8 @@ def hytgraph_runs(bindir: Path, el: Path, source, n: int, checker, timeout, log,
         if input_seconds is not None:
             run["input_write_seconds"] = round(input_seconds, 2)
         if len(times) < 1 + reps:
-            run["note"] = f"{len(times)} of {1 + reps} runs printed a time (the process ended early)"
+            why = "cut by the call's deadline" if cut else "the process ended early"
+            run["note"] = f"{len(times)} of {1 + reps} runs printed a time ({why})"
         if name == "pagerank-delta":
             run["l1_bound"] = 2 * HYTGRAPH_PR_TOL / (1 - PR_DAMPING) ** 2
             run["l1_bound_how"] = ("2 tol / (1 - d)^2 as for EMOGI's threshold (Checker.check_peer), against its "

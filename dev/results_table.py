@@ -134,13 +134,17 @@ def evidence_table(path: Path, doc: dict) -> str:
     after loading; the median of the calls after it; a peer that runs once per process has one
     call, both figures equal), ``*`` where the answer was not checked in the run; then the bytes
     each of our runs moved host-to-device, ``(modelled)`` where zero-copy reads are in them."""
-    runs = [r for r in _runs(doc) if engine_of(r) in EVIDENCE_ENGINES]
+    runs = [r for r in doc.get("runs", []) if engine_of(r) in EVIDENCE_ENGINES
+            and (r in _runs(doc) or "skipped" in r or "error" in r)]
     cols = [e for e in EVIDENCE_ENGINES if any(engine_of(r) == e for r in runs)]
     cell, moved = {}, {}
     for r in runs:
         algorithm = r["algorithm"]
         if algorithm == "pagerank" and "delta form" in str(r.get("variant", "")):
             algorithm = "pagerank-delta"
+        if "skipped" in r or "error" in r:  # a run not made or failed: said so, not left blank
+            cell[(algorithm, engine_of(r))] = "skipped" if "skipped" in r else "failed"
+            continue
         mark = "" if checked(r, doc) else "*"
         cell[(algorithm, engine_of(r))] = f"{_ms(r, 'first_seconds')} / {_ms(r, 'seconds')}{mark}"
         if engine_of(r) not in ("cpu",) and not engine_of(r).startswith("peer:") and r.get("bytes_h2d") is not None:
@@ -154,8 +158,9 @@ def evidence_table(path: Path, doc: dict) -> str:
     for a in ALGORITHMS:
         if any((a, e) in cell for e in cols):
             lines.append(f"| {a} | " + " | ".join(cell.get((a, e), "") for e in cols) + " |")
-    once = sorted({engine_of(r) for r in runs if engine_of(r).startswith("peer:") and (r.get("calls") or 1) <= 1})
-    repeated = sorted({engine_of(r) for r in runs if engine_of(r).startswith("peer:") and (r.get("calls") or 1) > 1})
+    made = [r for r in runs if "skipped" not in r and "error" not in r]
+    once = sorted({engine_of(r) for r in made if engine_of(r).startswith("peer:") and (r.get("calls") or 1) <= 1})
+    repeated = sorted({engine_of(r) for r in made if engine_of(r).startswith("peer:") and (r.get("calls") or 1) > 1})
     notes = []
     if once:
         notes.append("one call per process (first = median): " + ", ".join(f"`{e}`" for e in once))
@@ -165,6 +170,9 @@ def evidence_table(path: Path, doc: dict) -> str:
     for e, secs in sorted(inputs.items()):
         fmt = next((r.get("input_format") for r in runs if engine_of(r) == e and r.get("input_format")), None)
         notes.append(f"`{e}`'s input file{f' ({fmt})' if fmt else ''} written in {secs:.1f} s, not in its times")
+    for r in runs:
+        if "skipped" in r or "error" in r or r.get("note"):
+            notes.append(f"`{engine_of(r)}` {r['algorithm']}: {r.get('skipped') or r.get('error') or r.get('note')}")
     if notes:
         lines += ["", "Peers: " + "; ".join(notes) + "."]
     ours = [e for e in cols if any(k[1] == e for k in moved)]
@@ -189,7 +197,8 @@ def render() -> str:
               "PageRank ms per iteration, each cell the first call after loading / the median of three calls "
               "after it (where a peer runs once per process, both are that call: the file's note under the table says "
               "which); `*`: the answer was not "
-              "checked in the run (the peer prints none, or its check failed); the hybrid and zero-copy under a "
+              "checked in the run (the peer prints none, or its check failed); an empty cell: no such run in the file "
+              "(a peer without that algorithm or form, or one the call ended before); the hybrid and zero-copy under a "
               "device budget of a quarter of the weighted edge bytes.", ""]
     if evidence:
         parts += [evidence_table(*evidence), ""]

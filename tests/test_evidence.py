@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -504,3 +505,25 @@ def test_the_evidence_table_says_which_peers_ran_once_and_the_input_time_apart()
     assert "| bfs | 61.0 / 61.0 | 300.0 / 100.0 |" in text
     assert ("Peers: one call per process (first = median): `peer:emogi-gpu`; a first call and the median of its "
             "repeats: `peer:hytgraph`; `peer:hytgraph`'s input file (gr) written in 9.0 s, not in its times.") in text
+
+
+def test_hytgraph_past_the_deadline_is_recorded_skipped_and_shown_so(tmp_path, kron10, fake_hytgraph):
+    """An application the call has no time left for is a ``skipped`` run with why (the check lets it
+    through unverified), and the headline table says "skipped" in its cell, not a blank."""
+    import check_results
+    import peers_bench
+    import results_table
+
+    work = tmp_path / "work"
+    work.mkdir()
+    gr = peers_bench.write_galois_gr(kron10, work / "graph")
+    runs = peers_bench.hytgraph_runs(fake_hytgraph, gr, 0, kron10.n, peers_bench.Checker(kron10, 0), 60,
+                                     lambda msg: None, fmt="gr", deadline=time.perf_counter() + 25)
+    assert [r["algorithm"] for r in runs] == ["bfs", "sssp", "pagerank", "wcc"]
+    assert all("skipped" in r and not r["verified"] for r in runs), runs
+    doc = {"schema": "graphferry-bench/2", "commit": "a" * 40, "dirty": False, "command": "python x",
+           "graph": {"name": "kron10", "n": kron10.n, "m": kron10.m}, "machine": {}, "runs": runs}
+    assert check_results.problems(doc, "x", check_commit=False) == []
+    text = results_table.evidence_table(Path("peers-kron10-x.json"), doc)
+    assert "| bfs | skipped |" in text and "| pagerank-delta | skipped |" in text
+    assert "`peer:hytgraph` bfs: not started:" in text
