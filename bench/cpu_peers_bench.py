@@ -289,9 +289,91 @@ def scipy_peer(g, src, args, small):
 
 
 # ====================================================================== python-graphblas
-def graphblas_peer(g, src, args, small):
+def graphblas_bfs(A, src: int):
+    """Levels of a BFS from ``src``: one any-pair product per level, masked by the unvisited."""
+    import graphblas as gb
+    from graphblas import semiring
+
+    n = A.nrows
+    level = gb.Vector(int, n)
+    q = gb.Vector(bool, n)
+    q[src] << True
+    d = 0
+    while q.nvals:
+        level(q.S) << d
+        q(~level.S, replace=True) << q.vxm(A, semiring.any_pair)
+        d += 1
+    return level
+
+
+def graphblas_sssp(W, src: int):
+    """Bellman-Ford with min-plus on the changed set."""
     import graphblas as gb
     from graphblas import binary, semiring
+
+    n = W.nrows
+    dist = gb.Vector(float, n)
+    dist[src] << 0.0
+    front = dist.dup()
+    while front.nvals:
+        cand = front.vxm(W, semiring.min_plus).new()
+        improved = gb.Vector(bool, n)
+        improved << binary.lt(cand & dist)
+        better = gb.Vector(float, n)
+        better(mask=improved.V) << cand
+        better(mask=~dist.S) << cand
+        dist(binary.min) << better
+        front = better
+    return dist
+
+
+def graphblas_pagerank(A, outdeg, out_degree: np.ndarray):
+    """PR_ITERATIONS rounds of PageRank from 1/n, the sinks' rank spread evenly (LDBC); ``outdeg``:
+    the out-degrees as a GraphBLAS vector (made before the timer)."""
+    import graphblas as gb
+    from graphblas import binary, semiring
+
+    n = A.nrows
+    r = gb.Vector.from_dense(np.full(n, 1.0 / n))
+    sinks = gb.Vector.from_dense((out_degree == 0))
+    sinkmask = sinks.select("==", True).new()
+    for _ in range(PR_ITERATIONS):
+        w = (r / outdeg).new()  # inf where deg 0 is never used: those rows have no edges
+        t = w.vxm(A, semiring.plus_first).new()
+        s = r.dup(mask=sinkmask.S).reduce().value or 0.0
+        r = gb.Vector.from_dense(np.full(n, (1 - PR_DAMPING) / n + PR_DAMPING * s / n))
+        r(binary.plus) << (t * PR_DAMPING).new()
+    return r
+
+
+def graphblas_wcc(Ai):
+    """Min-label propagation: each vertex takes the smallest label among itself and its
+    neighbours. min_first takes the label (the vector's value), not the edge's value:
+    min_second would give every non-isolated vertex label 1 (the edge weight)."""
+    import graphblas as gb
+    from graphblas import binary, semiring
+
+    lab = gb.Vector.from_dense(np.arange(Ai.nrows, dtype=np.int64))
+    while True:
+        nxt = lab.vxm(Ai, semiring.min_first).new()
+        nxt(binary.min) << lab
+        if nxt.isequal(lab):
+            return lab
+        lab = nxt
+
+
+def graphblas_triangles(M) -> int:
+    """Triangles: the lower triangle times itself, masked by itself, summed."""
+    import graphblas as gb
+    from graphblas import semiring
+
+    L = gb.select.tril(M, -1).new()
+    C = L.mxm(L, semiring.plus_pair).new(mask=L.S)
+    return C.reduce_scalar().value
+
+
+def graphblas_peer(g, src, args, small):
+    import graphblas as gb
 
     gb.ss.config["nthreads"] = args.threads
     threads = int(gb.ss.config["nthreads"])
@@ -312,74 +394,16 @@ def graphblas_peer(g, src, args, small):
         out[idx] = vals
         return out
 
-    def bfs():
-        level = gb.Vector(int, n)
-        q = gb.Vector(bool, n)
-        q[src] << True
-        d = 0
-        while q.nvals:
-            level(q.S) << d
-            q(~level.S, replace=True) << q.vxm(A, semiring.any_pair)
-            d += 1
-        return level
-
-    res["bfs"] = (*timed(bfs, args.repeat), lambda r: dense(r, -1).astype(np.int64))
-
-    def sssp():  # Bellman-Ford with min-plus on the changed set
-        dist = gb.Vector(float, n)
-        dist[src] << 0.0
-        front = dist.dup()
-        while front.nvals:
-            cand = front.vxm(W, semiring.min_plus).new()
-            improved = gb.Vector(bool, n)
-            improved << binary.lt(cand & dist)
-            better = gb.Vector(float, n)
-            better(mask=improved.V) << cand
-            better(mask=~dist.S) << cand
-            dist(binary.min) << better
-            front = better
-        return dist
-
-    res["sssp"] = (*timed(sssp, args.repeat), lambda r: dense(r, np.inf))
+    res["bfs"] = (*timed(lambda: graphblas_bfs(A, src), args.repeat), lambda r: dense(r, -1).astype(np.int64))
+    res["sssp"] = (*timed(lambda: graphblas_sssp(W, src), args.repeat), lambda r: dense(r, np.inf))
     outdeg = gb.Vector.from_dense(g.out_degree.astype(np.float64))
-
-    def pr():
-        r = gb.Vector.from_dense(np.full(n, 1.0 / n))
-        sinks = gb.Vector.from_dense((g.out_degree == 0))
-        sinkmask = sinks.select("==", True).new()
-        for _ in range(PR_ITERATIONS):
-            w = (r / outdeg).new()  # inf where deg 0 is never used: those rows have no edges
-            t = w.vxm(A, semiring.plus_first).new()
-            s = r.dup(mask=sinkmask.S).reduce().value or 0.0
-            r = gb.Vector.from_dense(np.full(n, (1 - PR_DAMPING) / n + PR_DAMPING * s / n))
-            r(binary.plus) << (t * PR_DAMPING).new()
-        return r
-
-    res["pagerank"] = (*timed(pr, args.repeat), lambda r: dense(r, 0.0))
-
+    res["pagerank"] = (*timed(lambda: graphblas_pagerank(A, outdeg, g.out_degree), args.repeat),
+                       lambda r: dense(r, 0.0))
     Ai = A.dup(dtype="INT64")
-
-    def cc():
-        # min-label propagation: each vertex takes the smallest label among itself and its
-        # neighbours. min_first takes the label (the vector's value), not the edge's value:
-        # min_second would give every non-isolated vertex label 1 (the edge weight).
-        lab = gb.Vector.from_dense(np.arange(n, dtype=np.int64))
-        while True:
-            nxt = lab.vxm(Ai, semiring.min_first).new()
-            nxt(binary.min) << lab
-            if nxt.isequal(lab):
-                return lab
-            lab = nxt
-
-    res["wcc"] = (*timed(cc, args.repeat), lambda r: dense(r, -1).astype(np.int64))
-
-    def tc(M):
-        L = gb.select.tril(M, -1).new()
-        C = L.mxm(L, semiring.plus_pair).new(mask=L.S)
-        return C.reduce_scalar().value
-
+    res["wcc"] = (*timed(lambda: graphblas_wcc(Ai), args.repeat), lambda r: dense(r, -1).astype(np.int64))
     As = matrix(small)
-    res["triangles"] = (*timed(lambda: tc(A), args.tc_repeat, warm=lambda: tc(As)), lambda r: int(r))
+    res["triangles"] = (*timed(lambda: graphblas_triangles(A), args.tc_repeat, warm=lambda: graphblas_triangles(As)),
+                        lambda r: int(r))
     return res, {"threads": threads, "threads_how": "graphblas.ss.config['nthreads']"}
 
 

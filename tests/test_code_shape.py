@@ -27,7 +27,6 @@ LONG_FUNCTIONS = {
 LONG_SCRIPT_FUNCTIONS = {
     "bench/algorithms_bench.py:main": "not split yet",
     "bench/budget_sweep.py:Sweep.run": "not split yet",
-    "bench/cpu_peers_bench.py:graphblas_peer": "not split yet",
     "bench/engines_bench.py:bench_scale": "not split yet",
     "bench/engines_bench.py:main": "not split yet",
     "bench/hypar_bench.py:time_runs": "not split yet",
