@@ -108,7 +108,8 @@ def test_the_hybrid_runs_a_registered_engine_it_picked(toy):
     g = kronecker_graph(9, seed=5)
     per_edge = g.indices.itemsize
     lg = gf.load(g, backend="cpu", budget=4 * g.m * per_edge, partition_bytes=g.m * per_edge // 16)
-    policy = Policy(calibration=Calibration.nominal(), residency=False, use_cpu=False, whole_side=False)
+    policy = Policy(calibration=Calibration.nominal(), residency=False, use_cpu=False, whole_side=False,
+                    single_engine_plans=False)
     r = bfs(lg, 0, engine="hybrid", policy=policy)
     levels = np.asarray(r.levels)
     want = _networkx_levels(g)

@@ -916,7 +916,9 @@ def test_the_side_being_read_takes_the_span_room_from_an_idle_side():
     budget = g.m * 8 // 2
     lg = gf.load(g, backend="cpu", budget=budget, partition_bytes=max(64, g.m * 8 // 32))
     src = int(np.argmax(np.diff(g.offsets)))
-    policy = Policy(use_cpu=False)
+    # per-partition plans (blocks of their own for the copied partitions): the plan that reads every
+    # partition in place would keep a span instead, on a graph this small
+    policy = Policy(use_cpu=False, single_engine_plans=False)
     d = sssp(lg, src, engine="hybrid", policy=policy)
     assert np.array_equal(d.distances, sssp(g, src, backend="cpu").distances)
     weighted = lambda: sum(b.nbytes for k, b in lg.pool.blocks.items() if k[0][1])  # noqa: E731 - (csr, weighted, ...)
@@ -1022,7 +1024,7 @@ def test_row_reading_neighbor_maps_read_the_span_on_the_device(directed, backend
     # (test_packed_ids.py::test_neighbourhood_functions_read_plain_ids_beside_a_packed_span)
     lg = gf.load(g, backend=backend, budget=g.edge_bytes // 2, partition_bytes=max(64, g.edge_bytes // 32),
                  pack_ids=False)
-    policy = Policy(use_cpu=False)
+    policy = Policy(use_cpu=False, single_engine_plans=False)  # per-partition plans: copies, kept blocks
     with Runtime(lg, engine="hybrid", policy=policy) as rt:  # pushes keep a span and a block of its own
         st = rt.start(_label_program(), arrays={"label": VERTEX_IDS})
         frontier = rt.all_vertices()
@@ -1238,9 +1240,10 @@ def test_the_prefixes_take_room_from_an_idle_sides_slots_and_give_it_back():
     src = int(np.argmax(np.diff(g.offsets)))
     want = {"bfs": bfs(g, src, backend="cpu").levels, "sssp": sssp(g, src, backend="cpu").distances,
             "wcc": wcc(g, backend="cpu").labels}
-    runs = {"bfs": lambda lg: bfs(lg, src, engine="hybrid").levels,
-            "sssp": lambda lg: sssp(lg, src, engine="hybrid").distances,
-            "wcc": lambda lg: wcc(lg, engine="hybrid").labels}
+    per_partition = Policy(single_engine_plans=False)  # each side's copies take slots (not one read in place)
+    runs = {"bfs": lambda lg: bfs(lg, src, engine="hybrid", policy=per_partition).levels,
+            "sssp": lambda lg: sssp(lg, src, engine="hybrid", policy=per_partition).distances,
+            "wcc": lambda lg: wcc(lg, engine="hybrid", policy=per_partition).labels}
     with gf.load(g, backend="cpu", budget=budget, partition_bytes=g.m * 8 // 125) as lg:
         for name in ("bfs", "sssp", "wcc", "sssp", "wcc", "sssp"):
             np.testing.assert_array_equal(runs[name](lg), want[name])

@@ -102,6 +102,10 @@ class Policy:
     decay: float = 0.5                # weight of history in a partition's value
     asynchronous: bool = False        # process each loaded partition once more, as the program says (Program.again)
     whole_side: bool = True           # one zero-copy launch over the side when that beats the per-partition plan
+    #: weigh the per-partition placement, as a whole, against every non-resident partition read in
+    #: place (the zerocopy engine's plan, one launch): the per-partition rule cannot see a plan's
+    #: launches, and at small budgets those are what the zerocopy engine alone saves
+    single_engine_plans: bool = True
     _model: CostModel | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
@@ -161,6 +165,8 @@ class Policy:
         engines = np.where(on_device, "resident", engines)
         dev_cost = np.where(on_device, 0.0, model.seconds("", cost)) + kernel
         out: dict[int, tuple[int, str]] = dict(zip(active.tolist(), zip([0] * len(active), engines.tolist())))
+        if self.single_engine_plans and self.mode != "paper" and len(active) > 1:
+            out = self._single_engine_plan(ctx, model, out)
         if not (split and self.use_cpu and host_k is not None) or not len(active):
             return out
         # at the rate this program's CPU runs went in earlier rounds where one ran, else the
@@ -176,6 +182,94 @@ class Policy:
         for j in split_to_host(dev_cost, host_cost, sync):
             out[int(active[j])] = (host_k, "host")
         return out
+
+    # ------------------------------------------------------------ whole plans
+    def _single_engine_plan(self, ctx: Decision, model: CostModel, out: dict) -> dict:
+        """``out``, or every partition it copies or compacts read in place instead (resident ones
+        stay), when :meth:`plan_seconds` prices that below ``out``: what the zerocopy engine would
+        do, in one launch (the hybrid's whole-side plan runs it so when the round pushes)."""
+        moved = {i: (ex, "zerocopy") if e != "resident" else (ex, e) for i, (ex, e) in out.items()}
+        if moved != out and self.plan_seconds(ctx, model, moved) < self.plan_seconds(ctx, model, out):
+            return moved
+        return out
+
+    def plan_seconds(self, ctx: Decision, model: CostModel, placed: dict[int, tuple[int, str]],
+                     k: int | None = None) -> float:
+        """What the device's share of ``placed`` costs as the hybrid runs it, partition by partition:
+        each partition's transfer as the rule priced it (nothing for a resident one), the kernels
+        at the device's edge rate, and a launch per task: one per resident partition, one per
+        group of ``k`` (``combine_k``) filter partitions, one for every zero-copy partition
+        together, one for the compaction gathers, one per partition of any other engine."""
+        idx = np.array(sorted(i for i, (ex, _) in placed.items() if ex == 0), dtype=np.int64)
+        if not len(idx):
+            return 0.0
+        engines = np.array([placed[int(i)][1] for i in idx])
+        transfer = self._transfer_seconds(ctx, model, idx)
+        moved = np.zeros(len(idx))
+        for name in set(engines.tolist()) - {"resident"}:
+            on = engines == name
+            moved[on] = transfer[name][on]
+        k = self.combine_k if k is None else k
+        counts = {name: int((engines == name).sum()) for name in set(engines.tolist())}
+        launches = (counts.pop("resident", 0) + -(-counts.pop("filter", 0) // k)
+                    + (1 if counts.pop("zerocopy", 0) else 0) + (1 if counts.pop("compaction", 0) else 0)
+                    + sum(counts.values()))
+        return float(moved.sum()) + self._kernels(ctx, model, idx) + launches * model.calibration.launch_seconds
+
+    def whole_side_seconds(self, ctx: Decision, model: CostModel, placed: dict[int, tuple[int, str]],
+                           span: tuple[int, int] | None = None) -> float:
+        """What the one-launch plan over the whole side costs for ``placed``'s device partitions:
+        every one read in place (its zero-copy lines) except those in ``span`` (the one resident
+        block read from the device, a launch of its own): a partition resident in a block of its
+        own is read across the bus like the rest, which is why this is priced, not assumed."""
+        idx = np.array(sorted(i for i, (ex, _) in placed.items() if ex == 0), dtype=np.int64)
+        if not len(idx):
+            return 0.0
+        lines = self._transfer_seconds(ctx, model, idx)["zerocopy"]
+        in_span = (idx >= span[0]) & (idx < span[1]) if span is not None else np.zeros(len(idx), bool)
+        launches = 1 if span is None else 3
+        return float(lines[~in_span].sum()) + self._kernels(ctx, model, idx) + launches * model.calibration.launch_seconds
+
+    def whole_side_wins(self, ctx: Decision, model: CostModel, placed: dict[int, tuple[int, str]],
+                        span: tuple[int, int] | None = None, k: int | None = None) -> bool:
+        """Whether the whole-side plan is priced below the per-partition one (:meth:`plan_seconds`
+        against :meth:`whole_side_seconds`): the hybrid's structural test says when the plan may
+        run, this says whether it pays. More budget then never makes a round dearer: a partition
+        resident in a block of its own is not read across the bus by a whole-side plan unless
+        reading it there costs less than its own launch.
+
+        Example (four partitions, the last three resident, all their rows active; one vertex of the first):
+            >>> import numpy as np
+            >>> from graphferry.scheduler.cost import Calibration, CostModel
+            >>> from graphferry.scheduler.stats import PartitionStats
+            >>> st = PartitionStats(np.array([1, 5000, 5000, 5000]), np.array([4] + [10**6] * 3),
+            ...                     np.array([1] + [40000] * 3), None)
+            >>> ctx = Decision(st, [None] * 4, {1, 2, 3}, [], "push", "min", 8, 8, 0, 0,
+            ...                partition_edges=np.array([10**6] * 4))
+            >>> model, placed = CostModel(Calibration.nominal()), {0: (0, "zerocopy")}
+            >>> placed.update({i: (0, "resident") for i in (1, 2, 3)})
+            >>> Policy().whole_side_wins(ctx, model, placed)               # in blocks of their own: read in place
+            False
+            >>> Policy().whole_side_wins(ctx, model, placed, span=(1, 4))  # one span: 3 launches, not 4
+            True
+        """
+        return self.whole_side_seconds(ctx, model, placed, span) < self.plan_seconds(ctx, model, placed, k)
+
+    @staticmethod
+    def _transfer_seconds(ctx: Decision, model: CostModel, idx: np.ndarray) -> dict[str, np.ndarray]:
+        s = ctx.stats
+        costs = model.transfer_costs(
+            part_edges=ctx.partition_edges[idx], active_vertices=s.active_vertices[idx],
+            active_edges=s.active_edges[idx].astype(np.float64), lines=s.lines[idx],
+            bytes_per_edge=ctx.bytes_per_edge, index_bytes=ctx.index_bytes,
+            range_bytes_per_edge=ctx.range_bytes_per_edge)
+        return {name: np.broadcast_to(model.seconds(name, c), (len(idx),)) for name, c in costs.items()}
+
+    @staticmethod
+    def _kernels(ctx: Decision, model: CostModel, idx: np.ndarray) -> float:
+        klass = CLASS_OF_COMBINE.get(ctx.combine, "traversal")
+        edges = float(ctx.stats.active_edges[idx].sum())
+        return edges / model.calibration.edge_rate("device", klass, ctx.direction)
 
     # ------------------------------------------------------------ neighbourhood functions
     def decide_neighbors(self, ctx: "NeighborDecision", model: CostModel | None) -> dict[int, tuple[int, str]]:

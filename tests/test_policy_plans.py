@@ -1,0 +1,101 @@
+"""The policy's whole plans (issue 37): the per-partition placement weighed, as a plan, against reading
+every copied partition in place (the zerocopy engine's plan), so that SSSP's rounds do not swing
+with the calibration's error, and no plan the policy picks is priced above the per-partition one."""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import graphferry as gf
+from graphferry.algorithms.sssp import sssp
+from graphferry.generators import kronecker_graph
+from graphferry.scheduler import Policy
+from graphferry.scheduler.cost import Calibration, CostModel
+from graphferry.scheduler.policy import Decision
+from graphferry.scheduler.stats import PartitionStats
+
+PARTITIONS_AT_K25 = 32 * 2**20  # the library's partition size, at which the H200's calibration was measured
+
+
+def h200_calibration(zerocopy_scale: float = 1.0, partition_bytes: int = PARTITIONS_AT_K25) -> Calibration:
+    """bench/results/calibration-h200.json's figures (the lent H200), the zero-copy rates scaled by
+    ``zerocopy_scale`` (a calibration's error on a fresh machine) and the launch cost by the
+    partitions' size against the 32 MiB ones of Kronecker 25 (what a launch costs beside a copy)."""
+    zc = {32: 17.54e9, 128: 46.53e9, 512: 50.50e9, 4096: 50.37e9}
+    rates = {"accumulate/pull": 85.2e9, "accumulate/push": 48.7e9, "relax/pull": 63.3e9, "relax/push": 68.2e9,
+             "traversal/pull": 249.2e9, "traversal/push": 75.1e9}
+    host = {k: 2e9 for k in rates}
+    return Calibration("test: H200", 54.8e9, {k: v * zerocopy_scale for k, v in zc.items()}, 2.86e9, rates, host,
+                       2.98e-4 * partition_bytes / PARTITIONS_AT_K25, 1.72e9)
+
+
+def test_sssp_places_the_same_whatever_the_zero_copy_calibrations_error():
+    """Kronecker 15 at 25% of the weighted edge bytes, 160 partitions, launches priced as beside
+    Kronecker 25's partitions: with the zero-copy rates halved, the per-partition rule copied
+    partitions in the first call whose blocks of their own then took the span's room, and every
+    later call moved 1.9x the bytes (7.17 MB against 3.72). Weighed as whole plans, those copies
+    are not made. (Not a proof for every graph: at Kronecker 14 a halved rate still fragments the
+    residency; which copies are kept is the hybrid's residency, not priced here.)"""
+    g = kronecker_graph(15, seed=0, weighted=True)
+    wbytes = g.m * 8
+    seen = {}
+    for scale in (0.5, 1.0, 2.0):
+        cal = h200_calibration(scale, wbytes // 160)
+        with gf.load(g, backend="cpu", budget=wbytes // 4, partition_bytes=wbytes // 160) as lg:
+            for _ in range(3):
+                r = sssp(lg, 0, engine="hybrid", policy=Policy(use_cpu=False, calibration=cal))
+        placed = collections.Counter(p.engine for s in r.record.edge_steps for p in s.partitions)
+        seen[scale] = (r.record.bytes_h2d, dict(placed))
+    assert seen[0.5] == seen[1.0] == seen[2.0], seen
+    np.testing.assert_array_equal(r.distances, sssp(g, 0, backend="cpu").distances)
+
+
+@st.composite
+def rounds(draw):
+    n = draw(st.integers(2, 12))
+    part_edges = np.array(draw(st.lists(st.integers(100, 10**7), min_size=n, max_size=n)), dtype=np.float64)
+    share = np.array(draw(st.lists(st.floats(0, 1), min_size=n, max_size=n)))
+    active_edges = np.floor(part_edges * share)
+    active_vertices = np.maximum(np.floor(active_edges / draw(st.floats(1, 64))), (active_edges > 0) * 1.0)
+    lines = np.maximum(active_vertices, np.ceil(active_edges * 5 / 128))
+    resident = set(draw(st.sets(st.integers(0, n - 1))))
+    direction = draw(st.sampled_from(["push", "pull"]))
+    return PartitionStats(active_vertices, active_edges, lines, None), part_edges, resident, direction
+
+
+@given(rounds(), st.floats(0.25, 4.0), st.floats(0.01, 10.0))
+@settings(max_examples=150, deadline=None)
+def test_no_plan_the_policy_picks_is_priced_above_the_per_partition_one(r, zc_scale, launch_scale):
+    stats, part_edges, resident, direction = r
+    cal = h200_calibration(zc_scale, int(PARTITIONS_AT_K25 * launch_scale))
+    ctx = Decision(stats, [None] * len(part_edges), resident, [], direction, "min", 5, 8, 0, 0,
+                   partition_edges=part_edges, range_bytes_per_edge=4.125)
+    model = CostModel(cal)
+    per_partition = Policy(single_engine_plans=False).decide(ctx, model)
+    chosen = Policy().decide(ctx, model)
+    policy = Policy()
+    assert policy.plan_seconds(ctx, model, chosen) <= policy.plan_seconds(ctx, model, per_partition) * (1 + 1e-12)
+    # a resident partition stays resident, and a partition placed differently is read in place
+    for i, (ex, engine) in chosen.items():
+        assert (engine == "resident") == (i in resident)
+        assert engine == per_partition[i][1] or engine == "zerocopy"
+
+
+@given(rounds(), st.floats(0.25, 4.0))
+@settings(max_examples=100, deadline=None)
+def test_a_resident_partition_alone_is_never_priced_above_moving_it(r, zc_scale):
+    """More budget is never dearer for one partition: resident, it costs its kernels and a launch;
+    moved, its transfer on top of the same."""
+    stats, part_edges, _, direction = r
+    model = CostModel(h200_calibration(zc_scale))
+    policy = Policy()
+    for i in np.flatnonzero(stats.active_edges > 0)[:4]:
+        ctx = Decision(stats, [None] * len(part_edges), set(), [], direction, "min", 5, 8, 0, 0,
+                       partition_edges=part_edges, range_bytes_per_edge=4.125)
+        moved = policy.decide(ctx, model)[int(i)]
+        assert policy.plan_seconds(ctx, model, {int(i): (0, "resident")}) <= \
+            policy.plan_seconds(ctx, model, {int(i): moved})
