@@ -186,6 +186,24 @@ def evidence_table(path: Path, doc: dict) -> str:
     return "\n".join(lines)
 
 
+def later_peer_calls(path: Path, doc: dict) -> list[tuple[Path, dict]]:
+    """Schema-2 files of peers alone (no graphferry engine) on the headline's graph, dated after it:
+    the applications a call ran out of time for, measured in a call of their own."""
+    g = doc.get("graph", {})
+    found = []
+    for other in sorted(RESULTS.glob("peers-*.json")):
+        if other == path:
+            continue
+        d = json.loads(other.read_text())
+        og = d.get("graph", {})
+        engines = {str(r.get("engine", "")) for r in d.get("runs", [])}
+        if (d.get("schema") == NEW_SCHEMA and engines and all(e.startswith("peer:") for e in engines)
+                and all(og.get(k) == g.get(k) for k in ("name", "n", "m", "seed", "source"))
+                and str(d.get("date", "")) > str(doc.get("date", ""))):
+            found.append((str(d.get("date", "")), other, d))
+    return [(p, d) for _, p, d in sorted(found)]
+
+
 def render() -> str:
     parts = [BEGIN, ""]
     # the headline table re-measured under issue 35's rules (bench/evidence_session.sh): every
@@ -202,6 +220,12 @@ def render() -> str:
               "device budget of a quarter of the weighted edge bytes.", ""]
     if evidence:
         parts += [evidence_table(*evidence), ""]
+        later = later_peer_calls(*evidence)
+        if later:
+            parts += ["Peers measured in a later call under the same rules on the same graph (the same generator, "
+                      "seed, n, m and source; graphferry's runs left out of that call):", ""]
+            for path, doc in later:
+                parts += [evidence_table(path, doc), ""]
     else:
         parts += ["*No results file yet: run `bench/evidence_session.sh` on the GPU machine (see its header) and "
                   "commit its `peers-kron25-*.json`; the tables below are older runs, before these rules.*", ""]

@@ -527,3 +527,24 @@ def test_hytgraph_past_the_deadline_is_recorded_skipped_and_shown_so(tmp_path, k
     text = results_table.evidence_table(Path("peers-kron10-x.json"), doc)
     assert "| bfs | skipped |" in text and "| pagerank-delta | skipped |" in text
     assert "`peer:hytgraph` bfs: not started:" in text
+
+
+def test_a_later_call_of_peers_alone_on_the_same_graph_is_shown_under_the_headline(tmp_path, monkeypatch):
+    import results_table
+
+    graph = {"name": "kron25", "n": 8, "m": 20, "seed": 0}
+    head = {"schema": "graphferry-bench/2", "date": "2026-11-29T08:02:38Z", "graph": graph, "runs": []}
+    later = {"schema": "graphferry-bench/2", "date": "2026-11-29T09:31:00Z", "graph": graph, "commit": "b" * 40,
+             "dirty": False, "command": "python y", "machine": {},
+             "runs": [{"algorithm": "sssp", "engine": "peer:hytgraph", "seconds": 0.4, "first_seconds": 0.5,
+                       "calls": 3, "verified": True}]}
+    other_graph = dict(later, graph=dict(graph, m=21))
+    ours_too = dict(later, runs=[*later["runs"], {"algorithm": "sssp", "engine": "hybrid", "seconds": 1}])
+    earlier = dict(later, date="2026-11-29T07:00:00Z")
+    for name, doc in {"peers-head.json": head, "peers-later.json": later, "peers-other.json": other_graph,
+                      "peers-ours.json": ours_too, "peers-earlier.json": earlier}.items():
+        (tmp_path / name).write_text(json.dumps(doc))
+    monkeypatch.setattr(results_table, "RESULTS", tmp_path)
+    found = results_table.later_peer_calls(tmp_path / "peers-head.json", head)
+    assert [p.name for p, _ in found] == ["peers-later.json"]
+    assert "| sssp | 500.0 / 400.0 |" in results_table.evidence_table(*found[0])
