@@ -1,0 +1,90 @@
+"""The NetworkX backend's compiled fast paths give what their numpy/Python forms give (the forms NetworkX's
+own answers were first matched with): Dijkstra's order sweep, BFS discovery order, the edge attribute reader,
+and the node lookups that skip the id map for nodes 0..n-1."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphferry import Graph
+from graphferry.nx_backend import _paths, running
+from graphferry.nx_backend.graph import _read_compiled, from_networkx
+
+pytestmark = pytest.mark.skipif(_paths._sweep() is None, reason="no C++ compiler: the compiled paths do not run")
+
+
+def weighted(n: int, m: int, seed: int, top: int) -> tuple[Graph, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=True)
+    return g, rng.integers(1, top + 1, g.m).astype(np.float64)   # few distinct weights: many ties
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 60), m=st.integers(0, 300), seed=st.integers(0, 10**6), top=st.integers(1, 4),
+       sources=st.integers(1, 3))
+def test_the_dijkstra_sweep_is_the_sorted_fixed_point(n, m, seed, top, sources):
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import dijkstra
+
+    g, w = weighted(n, m, seed, top)
+    starts = np.random.default_rng(seed).integers(0, n, sources)
+    src = np.repeat(np.arange(n), g.out_degree)   # the lightest arc of each pair: scipy would sum repeats
+    best = {}
+    for u, v, x in zip(src.tolist(), g.indices.tolist(), w.tolist()):
+        best[(u, v)] = min(best.get((u, v), x), x)
+    u, v = (np.array(t, np.int64) for t in zip(*best)) if best else (np.zeros(0, np.int64),) * 2
+    a = sp.csr_array((np.array(list(best.values())), (u, v)), shape=(n, n))
+    dist = dijkstra(a, indices=np.unique(starts), min_only=True)
+    fast = _paths.dijkstra_order(g, w, dist, starts)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_paths, "_sweep", lambda: None)
+        slow = _paths.dijkstra_order(g, w, dist, starts)
+    assert fast[0].tolist() == slow[0].tolist() and fast[1].tolist() == slow[1].tolist()
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 60), m=st.integers(0, 300), seed=st.integers(0, 10**6))
+def test_the_compiled_bfs_order_is_the_numpy_one(n, m, seed):
+    g, _ = weighted(n, m, seed, 1)
+    first = np.array([seed % n], np.int64)
+    levels = running.bfs_levels(g, first)
+    fast = [(a.tolist(), b.tolist()) for a, b in running.bfs_layers(g, first, levels)]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(running, "bfs_order", lambda *a: None)
+        slow = [(a.tolist(), b.tolist()) for a, b in running.bfs_layers(g, first, levels)]
+    assert fast == slow
+
+
+def test_the_attribute_reader_reads_what_python_reads_or_declines():
+    G = nx.Graph()
+    G.add_edge(0, 1, weight=2)
+    G.add_edge(1, 2, weight=0.5)
+    G.add_edge(2, 3)                     # absent: the default
+    values, integral = _read_compiled(G._adj, "weight", 1, 6)
+    assert values.tolist() == [2.0, 2.0, 0.5, 0.5, 1.0, 1.0] and integral is False
+    G[2][3]["weight"] = 7
+    G[1][2]["weight"] = 3
+    assert _read_compiled(G._adj, "weight", 1, 6)[1] is True
+    for odd in (True, np.float32(1.5), 2**60, "x", None):   # types Python must judge
+        G[0][1]["weight"] = odd
+        assert _read_compiled(G._adj, "weight", 1, 6) is None
+    G[0][1]["weight"] = 2
+    assert _read_compiled(G._adj, "weight", 1.5, 6)[1] is True   # every edge has it: the default is unused
+    G[2][3].clear()
+    assert _read_compiled(G._adj, "weight", 1.5, 6)[1] is False  # a float default fills a gap
+
+
+def test_nodes_0_to_n_minus_1_skip_the_id_map_and_others_do_not():
+    g = from_networkx(nx.path_graph(4))
+    assert g.identity and g.id_of(3) == 3 and 3 in g and 4 not in g and -1 not in g
+    assert g.labels(np.array([2, 0])) == [2, 0]
+    assert True in g and g.id_of(True) == 1   # NetworkX: True == 1 is node 1
+    shuffled = nx.Graph()
+    shuffled.add_nodes_from([1, 0, 2])
+    h = from_networkx(shuffled)
+    assert not h.identity and h.id_of(0) == 1 and h.labels(np.array([0, 1])) == [1, 0]
+    assert not from_networkx(nx.relabel_nodes(nx.path_graph(3), {0: 0.0})).identity
