@@ -88,3 +88,17 @@ def test_nodes_0_to_n_minus_1_skip_the_id_map_and_others_do_not():
     h = from_networkx(shuffled)
     assert not h.identity and h.id_of(0) == 1 and h.labels(np.array([0, 1])) == [1, 0]
     assert not from_networkx(nx.relabel_nodes(nx.path_graph(3), {0: 0.0})).identity
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 50), p=st.floats(0, 0.3), seed=st.integers(0, 10**6))
+def test_reciprocity_of_many_nodes_is_networkx(n, p, seed):
+    from graphferry.nx_backend import register
+
+    register()
+    G = nx.gnp_random_graph(n, p, seed=seed, directed=True)
+    G.add_node("isolated")
+    nodes = list(G)[::-1]
+    want = nx.reciprocity(G, nodes)
+    got = nx.reciprocity(G, nodes, backend="graphferry")
+    assert got == want and list(got) == list(want)   # values (None for the isolated node) and order

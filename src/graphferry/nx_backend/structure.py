@@ -178,7 +178,14 @@ def reciprocity(G, nodes=None):
         if r is None:
             raise nx.NetworkXError("Not defined for isolated nodes.")
         return r
-    return {v: value(G.id_of(v)) for v in nbunch(G, nodes)}
+    # every value at once: 2 * overlap / total in float64 is Python's int division's float exactly
+    which = nbunch(G, nodes)
+    ids = np.fromiter(map(G.id_of, which), np.int64, count=len(which))
+    t = total[ids]
+    values = (2 * overlap[ids] / np.maximum(t, 1)).tolist()
+    for k in np.flatnonzero(t == 0).tolist():
+        values[k] = None   # an isolated node: NetworkX's None
+    return dict(zip(which, values))
 
 
 # ------------------------------------------------------------ ancestors, descendants
