@@ -102,3 +102,15 @@ def test_reciprocity_of_many_nodes_is_networkx(n, p, seed):
     want = nx.reciprocity(G, nodes)
     got = nx.reciprocity(G, nodes, backend="graphferry")
     assert got == want and list(got) == list(want)   # values (None for the isolated node) and order
+
+
+@pytest.mark.parametrize("limit", [0, 1, 2, 2.5, 3.5, float("inf")])
+def test_the_compiled_bfs_order_stops_where_the_numpy_one_does(limit):
+    g, _ = weighted(40, 120, 3, 1)
+    first = np.array([0], np.int64)
+    levels = running.bfs_levels(g, first)
+    fast = [a.tolist() for a, _ in running.bfs_layers(g, first, levels, limit)]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(running, "bfs_order", lambda *a: None)
+        slow = [a.tolist() for a, _ in running.bfs_layers(g, first, levels, limit)]
+    assert fast == slow

@@ -36,6 +36,7 @@ import ctypes
 import gc
 import heapq
 import logging
+import math
 from contextlib import contextmanager
 from functools import lru_cache
 
@@ -189,7 +190,7 @@ def bfs_order(csr: Graph, first: np.ndarray, levels: np.ndarray, depth_limit: fl
     wide = None if narrow else idx.astype(np.int64, copy=False)
     lv = np.ascontiguousarray(levels, np.int64)
     offsets = np.ascontiguousarray(csr.offsets, np.int64)
-    limit = int(min(depth_limit, n + 1))
+    limit = int(min(math.ceil(depth_limit), n + 1)) if depth_limit < math.inf else n + 1   # depth >= 3.5: >= 4
     layers = fn(n, offsets.ctypes.data, idx.ctypes.data if narrow else None, None if narrow else wide.ctypes.data,
                 lv.ctypes.data, len(first), limit, order.ctypes.data, parent.ctypes.data, layer_end.ctypes.data)
     ends = layer_end[:layers].tolist()
