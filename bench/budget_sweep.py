@@ -179,12 +179,45 @@ class Sweep:
 
     # ------------------------------------------------------------------ the sweep
     def run(self) -> dict:
-        import graphferry as gf
-        from graphferry.backends import cuda_available, get_backend
+        from graphferry.backends import cuda_available
         from graphferry.engines import registry
 
         args, log = self.args, self.log
         gpu = cuda_available() and not args.cpu_only
+        g = self.start(gpu)
+        engines = self.doc["engines"]
+        self.base = self.load(g, gpu)
+        if "resident" in engines:
+            self.resident()
+        # the hybrid and the engines that keep nothing between iterations, budget by budget
+        stateless = [e for e in engines if e != "resident" and registry.engine_class(e).moves in STATELESS_MOVES]
+        measured: dict[str, list[tuple[int, dict[str, dict]]]] = {e: [] for e in stateless}
+        for fraction in self.doc["budget_fractions"]:
+            if self.left() < 0:
+                break
+            if args.hybrid:
+                t = time.perf_counter()
+                lg, budget = self.handle(fraction)
+                self.time_runs(lg, "hybrid", fraction, budget)
+                lg.close()
+                self.phase("hybrid", t)
+            for engine in stateless:
+                self.stateless(engine, fraction, measured[engine], g.weights is not None)
+            self.save()
+        # engines whose runs depend on the budget beyond their buffers (unified): last, spread
+        for engine in [e for e in engines if e != "resident" and e not in stateless]:
+            self.budget_dependent(engine)
+        self.base.close()
+        self.peers(g, gpu)
+        self.save()
+        log(f"wrote {self.path}")
+        return self.doc
+
+    def start(self, gpu: bool):
+        """The graph, the checker, the machine's figures and the results document."""
+        from graphferry.backends import get_backend
+
+        args, log = self.args, self.log
         t = time.perf_counter()
         g, info = eb.GRAPH_KINDS[args.graph](args.scale, seed=args.seed, cpu_generator=not gpu, weighted=True)
         self.phase("generate", t)
@@ -197,20 +230,18 @@ class Sweep:
                                                              "host_cores": os.cpu_count()}
         self.phase("probe", t)
         self.pinned_gbps = machine.get("pinned_h2d_gbps", 50.0)
-        wbytes = int(g.m * 8)
-        budgets = sorted(args.budgets)
-        engines = [e for e in sweep_engines() if e in args.engines]
+        self.wbytes = int(g.m * 8)
         self.path = Path(args.out) / f"budget-sweep-{name}{('-' + args.tag) if args.tag else ''}.json"
         self.doc = {
             **provenance.stamp({}, args.command_argv),
             "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "machine": machine,
             "graph": {"name": name, "n": g.n, "m": g.m, "directed": bool(g.directed),
-                      "edge_bytes": int(g.m * g.indices.itemsize), "weighted_edge_bytes": wbytes,
+                      "edge_bytes": int(g.m * g.indices.itemsize), "weighted_edge_bytes": self.wbytes,
                       "source": self.source, **info},
-            "budget_fractions": budgets,
+            "budget_fractions": sorted(args.budgets),
             "budget_of": "budget_fraction x weighted_edge_bytes (m x 8: a 4-byte id and a 4-byte weight an edge)",
-            "engines": engines, "hybrid_runs": ["hybrid"],
+            "engines": [e for e in sweep_engines() if e in args.engines], "hybrid_runs": ["hybrid"],
             "pagerank_iterations": pb.PR_ITERATIONS, "pagerank_delta_tol": pb.PR_DELTA_TOL,
             "pagerank_delta_state": pb.PR_DELTA_DTYPE,
             "notes": ("seconds: median of the calls after the first on a loaded graph (calls says how many; "
@@ -222,90 +253,82 @@ class Sweep:
             "runs": self.runs,
         }
         Path(args.out).mkdir(parents=True, exist_ok=True)
+        return g
 
+    def load(self, g, gpu: bool):
+        """The graph loaded once, its host copies made (pinned edges, narrowed weights, packed ids):
+        every budget's handle (:meth:`handle`) reads them."""
+        import graphferry as gf
+
+        args = self.args
         t = time.perf_counter()
-        pbytes = args.partition_bytes or (max(1024, wbytes // 64) if args.small else None)
+        pbytes = args.partition_bytes or (max(1024, self.wbytes // 64) if args.small else None)
         self.doc["partition_bytes"] = pbytes or "the library's default (32 MiB)"
-        base = gf.load(g, backend="cuda" if gpu else "cpu", budget=wbytes, partition_bytes=pbytes)
-        for csr in ("out", "in") if g.directed else ("out",):  # made once: every budget's handle reads them
+        base = gf.load(g, backend="cuda" if gpu else "cpu", budget=self.wbytes, partition_bytes=pbytes)
+        for csr in ("out", "in") if g.directed else ("out",):
             base.side_packed(csr)
             base.side_weights(csr)
         self.phase("load_and_host_copies", t)
-        log(f" loaded, host copies made in {time.perf_counter() - t:.1f} s: {base.placement}")
+        self.log(f" loaded, host copies made in {time.perf_counter() - t:.1f} s: {base.placement}")
+        return base
 
-        def handle(fraction: float):
-            budget = max(1, int(fraction * wbytes))
-            t = time.perf_counter()
-            lg = base.with_budget(budget)
-            self.phase("with_budget", t)
-            return lg, budget
+    def handle(self, fraction: float):
+        """A handle on the loaded graph with ``fraction`` of the weighted edge bytes as its budget."""
+        budget = max(1, int(fraction * self.wbytes))
+        t = time.perf_counter()
+        lg = self.base.with_budget(budget)
+        self.phase("with_budget", t)
+        return lg, budget
 
-        # ---- resident: once, the whole budget
-        if "resident" in engines:
-            t = time.perf_counter()
-            lg, budget = handle(1.0)
-            runs = self.time_runs(lg, "resident", 1.0, budget)
-            fits = lg.arena.used_bytes / wbytes
-            for r in runs:
-                r["fits_from_budget_fraction"] = round(fits, 4)
-                r["fits_how"] = "arena bytes the resident engine held after its runs / weighted edge bytes"
-            lg.close()
-            self.phase("resident", t)
-            self.save()
-
-        # ---- the hybrid and the engines that keep nothing between iterations, budget by budget
-        stateless = [e for e in engines if e != "resident" and registry.engine_class(e).moves in STATELESS_MOVES]
-        measured: dict[str, list[tuple[int, dict[str, dict]]]] = {e: [] for e in stateless}
-        for fraction in budgets:
-            if self.left() < 0:
-                break
-            lg, budget = handle(fraction)
-            if args.hybrid:
-                t = time.perf_counter()
-                self.time_runs(lg, "hybrid", fraction, budget)
-                self.phase("hybrid", t)
-            lg.close()
-            for engine in stateless:
-                t = time.perf_counter()
-                lg, budget = handle(fraction)
-                try:
-                    held = footprint(lg, engine, g.weights is not None)
-                except Exception as e:  # noqa: BLE001 - e.g. no buffer fits this budget
-                    held = None
-                    log(f"  {engine} at {fraction:g}: cannot build ({type(e).__name__}: {e})")
-                    self.runs.append({"algorithm": "*", "engine": engine, "budget_fraction": fraction,
-                                      "skipped": f"no buffer fits the budget: {type(e).__name__}: {e}",
-                                      "verified": False})
-                same = next((m for h, m in measured[engine] if h == held), None) if held is not None else None
-                if same is not None:
-                    for r in same.values():
-                        r.setdefault("holds_for_budget_fractions", [r["budget_fraction"]]).append(fraction)
-                    log(f"  {engine} at {fraction:g}: same buffers ({held} B) as at "
-                        f"{next(iter(same.values()))['budget_fraction']:g}: same runs by construction, not measured")
-                elif held is not None:
-                    runs = self.time_runs(lg, engine, fraction, budget, {"device_buffer_bytes": held})
-                    measured[engine].append((held, {r["algorithm"]: r for r in runs if "seconds" in r}))
-                lg.close()
-                self.phase(engine, t)
-            self.save()
-
-        # ---- engines whose runs depend on the budget beyond their buffers (unified), spread, last
-        for engine in [e for e in engines if e != "resident" and e not in stateless]:
-            order = spread_order(budgets) if args.unified_order == "spread" else budgets
-            for fraction in order:
-                if self.left() < 0:
-                    log(f"  deadline: {engine} at {fraction:g} and after skipped")
-                    break
-                t = time.perf_counter()
-                lg, budget = handle(fraction)
-                self.time_runs(lg, engine, fraction, budget)
-                lg.close()
-                self.phase(engine, t)
-        base.close()
-        self.peers(g, gpu)
+    def resident(self) -> None:
+        """resident once, with the whole budget; the budget it fits from, from what it held."""
+        t = time.perf_counter()
+        lg, budget = self.handle(1.0)
+        runs = self.time_runs(lg, "resident", 1.0, budget)
+        fits = lg.arena.used_bytes / self.wbytes
+        for r in runs:
+            r["fits_from_budget_fraction"] = round(fits, 4)
+            r["fits_how"] = "arena bytes the resident engine held after its runs / weighted edge bytes"
+        lg.close()
+        self.phase("resident", t)
         self.save()
-        log(f"wrote {self.path}")
-        return self.doc
+
+    def stateless(self, engine: str, fraction: float, measured: list, weighted: bool) -> None:
+        """``engine`` at ``fraction``, unless it holds there the device buffers it held at a budget
+        measured already (then that measurement stands for this budget too)."""
+        t = time.perf_counter()
+        lg, budget = self.handle(fraction)
+        try:
+            held = footprint(lg, engine, weighted)
+        except Exception as e:  # noqa: BLE001 - e.g. no buffer fits this budget
+            held = None
+            self.log(f"  {engine} at {fraction:g}: cannot build ({type(e).__name__}: {e})")
+            self.runs.append({"algorithm": "*", "engine": engine, "budget_fraction": fraction,
+                              "skipped": f"no buffer fits the budget: {type(e).__name__}: {e}", "verified": False})
+        same = next((m for h, m in measured if h == held), None) if held is not None else None
+        if same is not None:
+            for r in same.values():
+                r.setdefault("holds_for_budget_fractions", [r["budget_fraction"]]).append(fraction)
+            self.log(f"  {engine} at {fraction:g}: same buffers ({held} B) as at "
+                     f"{next(iter(same.values()))['budget_fraction']:g}: same runs by construction, not measured")
+        elif held is not None:
+            runs = self.time_runs(lg, engine, fraction, budget, {"device_buffer_bytes": held})
+            measured.append((held, {r["algorithm"]: r for r in runs if "seconds" in r}))
+        lg.close()
+        self.phase(engine, t)
+
+    def budget_dependent(self, engine: str) -> None:
+        """``engine`` at every budget, in the order ``--unified-order`` says, until the deadline."""
+        budgets = self.doc["budget_fractions"]
+        for fraction in spread_order(budgets) if self.args.unified_order == "spread" else budgets:
+            if self.left() < 0:
+                self.log(f"  deadline: {engine} at {fraction:g} and after skipped")
+                break
+            t = time.perf_counter()
+            lg, budget = self.handle(fraction)
+            self.time_runs(lg, engine, fraction, budget)
+            lg.close()
+            self.phase(engine, t)
 
     # ------------------------------------------------------------------ peers
     def peers(self, g, gpu: bool) -> None:
