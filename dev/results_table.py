@@ -444,6 +444,9 @@ def benchmarks() -> str:
                  "pull vs push, model error", "`bench/results/multidevice-*.json`; the tables above"))
     rows.append(("`cpu_scaling_bench.py --scale 25 --threads 16`", "the CPU backend step by step beside GAPBS at "
                  "the same thread counts", "`bench/results/cpu-scaling-kron25-h200*.json`"))
+    rows.append(("`budget_sweep.py --scale 25 --emogi-bin ... --gapbs-bin ...`", "every single engine and the hybrid "
+                 "at 1% to 100% of the weighted edge bytes, peers as horizontal lines (issue 37)",
+                 "\"Time against the device budget\" above (`dev/sweep_figure.py`)"))
     lines = [BENCH_BEGIN, "", "| script | what | latest figures (computed from the named file) |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     return "\n".join(lines + ["", BENCH_END])
