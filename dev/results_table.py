@@ -204,6 +204,18 @@ def later_peer_calls(path: Path, doc: dict) -> list[tuple[Path, dict]]:
     return [(p, d) for _, p, d in sorted(found)]
 
 
+def later_peer_tables(path: Path, doc: dict) -> list[str]:
+    """The tables of :func:`later_peer_calls`, under a line saying what they are (none: nothing)."""
+    later = later_peer_calls(path, doc)
+    if not later:
+        return []
+    parts = ["Peers measured in a later call under the same rules on the same graph (the same generator, "
+             "seed, n, m and source; graphferry's runs left out of that call):", ""]
+    for other, d in later:
+        parts += [evidence_table(other, d), ""]
+    return parts
+
+
 def render() -> str:
     parts = [BEGIN, ""]
     # the headline table re-measured under issue 35's rules (bench/evidence_session.sh): every
@@ -219,13 +231,7 @@ def render() -> str:
               "(a peer without that algorithm or form, or one the call ended before); the hybrid and zero-copy under a "
               "device budget of a quarter of the weighted edge bytes.", ""]
     if evidence:
-        parts += [evidence_table(*evidence), ""]
-        later = later_peer_calls(*evidence)
-        if later:
-            parts += ["Peers measured in a later call under the same rules on the same graph (the same generator, "
-                      "seed, n, m and source; graphferry's runs left out of that call):", ""]
-            for path, doc in later:
-                parts += [evidence_table(path, doc), ""]
+        parts += [evidence_table(*evidence), "", *later_peer_tables(*evidence)]
     else:
         parts += ["*No results file yet: run `bench/evidence_session.sh` on the GPU machine (see its header) and "
                   "commit its `peers-kron25-*.json`; the tables below are older runs, before these rules.*", ""]
