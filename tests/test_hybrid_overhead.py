@@ -128,3 +128,22 @@ def test_the_hybrids_answers_are_the_same_at_every_budget(algorithm):
             assert np.allclose(got, answers[-1], rtol=1e-6, atol=1e-12)
         else:
             assert np.array_equal(got, answers[-1])
+
+
+def test_partitions_the_span_holds_are_read_in_one_launch(calls):
+    """Below a whole side, the partitions held on the device as one block (the span) are read as
+    the resident engine reads its side: one launch over their rows, not one a partition (here
+    packed ids let the span hold every partition of PageRank's side in half its plain bytes)."""
+    from graphferry.scheduler import Policy
+
+    g = _graph("pagerank")
+    with gf.load(g, backend="cpu", budget=g.m * 2, partition_bytes=g.m // 4) as lg:
+        policy = Policy(use_cpu=False, whole_side=False)   # the per-partition plan
+        pagerank_ldbc(lg, damping=0.85, iterations=3, engine="hybrid", policy=policy)   # keeps the span
+        calls.clear()
+        r = pagerank_ldbc(lg, damping=0.85, iterations=3, engine="hybrid", policy=policy)
+    steps = r.record.edge_steps
+    assert all({p.engine for p in s.partitions} == {"resident"} and len(s.partitions) > 4 for s in steps)
+    assert sum(c[0] == "pull" for c in calls) == len(steps)
+    assert not any(c[0] == "copy" for c in calls)
+    verify_pagerank(g, r.ranks, damping=0.85, iterations=3)

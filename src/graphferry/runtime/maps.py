@@ -45,8 +45,9 @@ class LocalMaps:
         return self.run(st, frontier, d, side, engine, begin)
 
     @staticmethod
-    def run(st, frontier: Frontier, d: str, side: EdgeSide, engine, begin: Callable[[], Any]):
-        """One map of ``engine`` over ``side``: each partition with work loaded and its kernel launched."""
+    def run(st, frontier: Frontier, d: str, side: EdgeSide, engine, begin: Callable[[], Any], device: str = ""):
+        """One map of ``engine`` over ``side``: each partition with work loaded and its kernel launched
+        (``device``: the executor the record names, where the run has several)."""
         rt = st.rt
         b = rt.backend
         out = b.new_bitmap(rt.graph.n)
@@ -68,7 +69,7 @@ class LocalMaps:
             it.compact_seconds += loaded.compact_seconds
             it.copy_seconds += loaded.copy_seconds
             rows = (loaded.view.rows if frontier.is_all or d == "pull" else fsize) if active is None else len(active)
-            it.add_partition(part.index, loaded.engine or engine.name, loaded.bytes_h2d, rows)
+            it.add_partition(part.index, loaded.engine or engine.name, loaded.bytes_h2d, rows, device=device)
             engine.done(loaded)
         b.synchronize()
         device_times = b.take_device_times()
@@ -90,7 +91,7 @@ class ScheduledMaps:
         _, engine = rt.side(d, st.program.uses_weights, reverse)
         whole = engine.whole_side_engine(rt.policy)
         if whole is not None:  # the budget holds the side whole: the resident engine's own loop
-            return LocalMaps.run(st, frontier, d, *whole, begin)
+            return LocalMaps.run(st, frontier, d, *whole, begin, device=engine.executors[0].name)
         it = begin()
         return engine.edge_map(st, frontier, d, it, rt.policy), it
 

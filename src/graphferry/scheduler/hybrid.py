@@ -78,7 +78,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..backends.base import PartitionView
-from ..engines.base import Buffers, Engine, PartitionCounts
+from ..engines.base import Engine, PartitionCounts
 from ..engines.registry import engine_class
 from .executors import ExecutorState, owned_ranges
 from .cost import CLASS_OF_COMBINE
@@ -266,19 +266,20 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         # while the copy stream brings the next group; queued all before the first group, they
         # held the kernel that frees a slot behind them, and the copies stalled (Kronecker 25
         # PageRank: 64 ms rounds against 48 ms of copies)
-        waiting = collections.deque(i for i, admit in dev["resident"] if admit is False)
+        # (runs of them: the span's consecutive partitions in one launch, as the resident engine reads them)
+        waiting = collections.deque(self._held_runs([i for i, admit in dev["resident"] if admit is False]))
         for i, admit in dev["resident"]:
             if admit is not False:  # admitted now: its own copy first
                 self._run_resident(i, admit, stats, launch, in_bits, direction, dense, it, shape)
-        fill = self._resident_filler(st, stats, model, direction, waiting, lambda i: self._run_resident(
-            i, False, stats, launch, in_bits, direction, dense, it, shape))
+        fill = self._resident_filler(st, stats, model, direction, waiting, lambda run: self._run_held(
+            run, stats, launch, in_bits, direction, dense, it))
         # contribution first: groups with the most active edges are copied first, or, where the
         # program says what its pushes carry and the mode is asynchronous, the most carried
         priority = self._carried(st, stats) if policy.asynchronous and st.program.priority is not None else None
         self._run_filter(dev["filter"], stats, launch, in_bits, direction, dense, it, shape, k,
                          fill=None if model is None else fill, priority=priority)
         while waiting:
-            self._run_resident(waiting.popleft(), False, stats, launch, in_bits, direction, dense, it, shape)
+            self._run_held(waiting.popleft(), stats, launch, in_bits, direction, dense, it)
         self._run_zerocopy(dev["zerocopy"], stats, launch, in_bits, direction, dense, it)
         self._run_compaction(dev["compaction"], stats, host_ids, launch, direction, it, shape)
         for name in dev.keys() - self.RUNNERS:
@@ -366,7 +367,7 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         return dev
 
     def _resident_filler(self, st, stats, model, direction: str, waiting, run_one):
-        """``fill(next_group, group_done)``: resident kernels (``run_one`` of each ``waiting`` partition)
+        """``fill(next_group, group_done)``: resident kernels (``run_one`` of each ``waiting`` run)
         for the time the next filter group's copy takes beyond the last group's kernel."""
         klass = CLASS_OF_COMBINE.get(st.program.combine, "traversal")
         # at the rate this program's kernels ran in earlier rounds where the device timed them
@@ -381,12 +382,17 @@ class HybridEngine(NeighborMaps, Residency, Engine):
             """Resident kernels for the time the next group's copy takes beyond the last group's kernel."""
             seconds = (self._floor_bytes(stats, next_group, True) / model.calibration.copy_bandwidth
                        - (0.0 if group_done is None else kernel_estimate(group_done)))
-            while waiting:
-                t = kernel_estimate([waiting[0]])
-                if t > seconds:
+            while waiting:  # the partitions that fit, one by one as priced, each run's in one launch
+                run, k = waiting[0], 0
+                while k < len(run) and (t := kernel_estimate(run[k : k + 1])) <= seconds:
+                    seconds -= t
+                    k += 1
+                if k:
+                    run_one(run[:k])
+                if k < len(run):
+                    waiting[0] = run[k:]
                     break
-                seconds -= t
-                run_one(waiting.popleft())
+                waiting.popleft()
         return fill
 
     def _exchange_forecast(self, st, state_bytes: int) -> dict[int, float]:
@@ -572,34 +578,6 @@ class HybridEngine(NeighborMaps, Residency, Engine):
     def _bits_for(self, direction, rows, in_bits):
         # pull: the bitmap filters sources; push: it filters rows only where no row list is given
         return in_bits if direction == "pull" or rows is None else None
-
-    def _run_resident(self, i, admit, stats, launch, in_bits, direction, dense, it, shape) -> None:
-        """Partition ``i`` read from its copy on the device: its own block, or the span's. ``admit``:
-        False where it is held already, True to admit a block for it now, or a block the caller
-        admitted (still empty). A block admitted now is filled by the filter engine's copy, a held
-        copy read by the resident engine's view (both run in the pool's memory)."""
-        s = self.side
-        p = s.partitions[i]
-        block = self.pool.blocks.get((self.key, i))
-        fresh = admit is not True and admit is not False  # a block admitted by the caller, still empty
-        copy = None if block is not None or admit is not False else self._device_copy(i)  # in the span
-        if block is None and admit is True:
-            block = self._admit(i)
-            if block is None:  # no room after all: serve it like filter does
-                if shape is not None:
-                    return self._run_filter([i], stats, launch, in_bits, direction, dense, it, shape, 1)
-                return self._run_zerocopy([i], stats, launch, in_bits, direction, dense, it)
-            fresh = True
-        rows = self._device_rows(stats, i, i, p.lo)
-        if fresh:
-            loaded = self._engine("filter").load_group([p], rows, Buffers(block.indices, block.weights))
-        else:
-            indices, weights, first = copy if copy is not None else (block.indices, block.weights,
-                                                                     s.range_base(p.edge_lo))
-            loaded = self._engine("resident").load_group([p], rows, Buffers(indices, weights, first=first))
-            if copy is not None:
-                loaded.bytes_h2d = self._span_moved.pop(i, 0)
-        self._run_loaded(loaded, launch, in_bits, direction, [i], stats, dense, it, record_as="resident")
 
     def _groups(self, idx: list[int], k: int, cap: int):
         """Runs of up to ``k`` consecutive partitions whose edges fit one slot (Algorithm 1, lines 15-24)."""

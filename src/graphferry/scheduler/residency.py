@@ -11,6 +11,7 @@ import logging
 import numpy as np
 
 from ..backends.base import LINE_BYTES, PartitionView
+from ..engines.base import Buffers
 from ..engines.registry import engine_class
 from ..errors import DeviceMemoryError
 
@@ -109,6 +110,57 @@ class Residency:
         log.debug("hybrid: the %d-byte side fits the budget whole: the resident engine runs its maps", need)
         self._whole = (side, engine)
         return self._whole
+
+    # ------------------------------------------------------------ partitions on the device
+    def _run_resident(self, i, admit, stats, launch, in_bits, direction, dense, it, shape) -> None:
+        """Partition ``i`` read from its copy on the device: ``admit`` True to admit a block for it
+        now, or a block the caller admitted (still empty), filled by the filter engine's copy
+        (both in the pool's memory); False where it is held already (:meth:`_run_held`)."""
+        s = self.side
+        p = s.partitions[i]
+        block = self.pool.blocks.get((self.key, i))
+        fresh = admit is not True and admit is not False  # a block admitted by the caller, still empty
+        if block is None and admit is True:
+            block = self._admit(i)
+            if block is None:  # no room after all: serve it like filter does
+                if shape is not None:
+                    return self._run_filter([i], stats, launch, in_bits, direction, dense, it, shape, 1)
+                return self._run_zerocopy([i], stats, launch, in_bits, direction, dense, it)
+            fresh = True
+        if not fresh and (block is not None or self._device_copy(i) is not None):
+            return self._run_held([i], stats, launch, in_bits, direction, dense, it)
+        loaded = self._engine("filter").load_group([p], self._device_rows(stats, i, i, p.lo),
+                                                   Buffers(block.indices, block.weights))
+        self._run_loaded(loaded, launch, in_bits, direction, [i], stats, dense, it, record_as="resident")
+
+    def _held_runs(self, idx) -> list[list[int]]:
+        """Partitions ``idx``, held on the device, as runs read by one launch each: consecutive
+        partitions read from the span together (one copy, one view, as the resident engine reads
+        its side), a partition with a block of its own alone."""
+        span = self._span_block()
+        runs, last_in_span = [], False
+        for i in sorted(idx):
+            in_span = span is not None and span[0] <= i < span[1] and (self.key, i) not in self.pool.blocks
+            if runs and in_span and last_in_span and runs[-1][-1] == i - 1:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+            last_in_span = in_span
+        return runs
+
+    def _run_held(self, run, stats, launch, in_bits, direction, dense, it) -> None:
+        """Consecutive partitions ``run`` read from their one copy on the device (the resident
+        engine's view over it, one launch); the span's first read of each records what its copy
+        moved."""
+        s = self.side
+        parts = [s.partitions[i] for i in run]
+        indices, weights, first = self._device_copy(run[0])
+        loaded = self._engine("resident").load_group(parts, self._device_rows(stats, run[0], run[-1], parts[0].lo),
+                                                     Buffers(indices, weights, first=first))
+        own = (self.key, run[0]) in self.pool.blocks   # its own block: its copy was recorded when made
+        loaded.shares = [0] if own else [self._span_moved.pop(i, 0) for i in run]
+        loaded.bytes_h2d = sum(loaded.shares)
+        self._run_loaded(loaded, launch, in_bits, direction, run, stats, dense, it, record_as="resident")
 
     # ------------------------------------------------------------ the span
     def _span_block(self):
