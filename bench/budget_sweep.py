@@ -30,9 +30,10 @@ What the sweep skips, and why (the file says it, per run, in ``same_as``):
   weights fit below 100%).
 * ``unified`` (managed pages, least recently used evicted past the budget) and the hybrid
   (residency) depend on the budget: measured at each. unified is slow (Kronecker 25: seconds a
-  call): its budgets run last, in an order that spreads what a deadline leaves
-  (``--unified-order``), and a run whose engine and algorithm took more than ``--slow-s`` at an
-  earlier budget gets ``--slow-reps`` calls after the first (``calls`` and ``fewer_calls_because``).
+  call): its budgets run last. Every engine's budgets run in an order that spreads what a
+  deadline leaves (``--order``: 100%, 1%, then the middles of the largest gaps), and a run whose
+  engine and algorithm took more than ``--slow-s`` at an earlier budget gets ``--slow-reps`` calls
+  after the first (``calls`` and ``fewer_calls_because``).
 
 Loads: the graph is loaded once (``graphferry.load``: pinned edges, narrowed weights, packed ids);
 each budget is :meth:`LoadedGraph.with_budget` over those host copies (new arena, engines and hybrid
@@ -192,7 +193,8 @@ class Sweep:
         # the hybrid and the engines that keep nothing between iterations, budget by budget
         stateless = [e for e in engines if e != "resident" and registry.engine_class(e).moves in STATELESS_MOVES]
         measured: dict[str, list[tuple[int, dict[str, dict]]]] = {e: [] for e in stateless}
-        for fraction in self.doc["budget_fractions"]:
+        budgets = self.doc["budget_fractions"]
+        for fraction in spread_order(budgets) if self.args.order == "spread" else budgets:
             if self.left() < 0:
                 break
             if args.hybrid:
@@ -308,7 +310,9 @@ class Sweep:
         same = next((m for h, m in measured if h == held), None) if held is not None else None
         if same is not None:
             for r in same.values():
-                r.setdefault("holds_for_budget_fractions", [r["budget_fraction"]]).append(fraction)
+                held_for = r.setdefault("holds_for_budget_fractions", [r["budget_fraction"]])
+                held_for.append(fraction)
+                held_for.sort()
             self.log(f"  {engine} at {fraction:g}: same buffers ({held} B) as at "
                      f"{next(iter(same.values()))['budget_fraction']:g}: same runs by construction, not measured")
         elif held is not None:
@@ -318,9 +322,9 @@ class Sweep:
         self.phase(engine, t)
 
     def budget_dependent(self, engine: str) -> None:
-        """``engine`` at every budget, in the order ``--unified-order`` says, until the deadline."""
+        """``engine`` at every budget, in the order ``--order`` says, until the deadline."""
         budgets = self.doc["budget_fractions"]
-        for fraction in spread_order(budgets) if self.args.unified_order == "spread" else budgets:
+        for fraction in spread_order(budgets) if self.args.order == "spread" else budgets:
             if self.left() < 0:
                 self.log(f"  deadline: {engine} at {fraction:g} and after skipped")
                 break
@@ -386,7 +390,9 @@ def main(argv=None) -> int:
     ap.add_argument("--slow-s", type=float, default=2.0,
                     help="a run whose engine and algorithm took longer than this at an earlier budget ...")
     ap.add_argument("--slow-reps", type=int, default=1, help="... gets this many calls after the first")
-    ap.add_argument("--unified-order", choices=["spread", "ascending"], default="spread")
+    ap.add_argument("--order", choices=["spread", "ascending"], default="spread",
+                    help="the budgets' order: spread (100%%, 1%%, then the middles of the largest gaps: a call cut "
+                         "by its deadline keeps a sweep) or ascending")
     ap.add_argument("--pr-iterations", type=int, default=10, help="PageRank (LDBC form) rounds: its time per round")
     ap.add_argument("--delta-tol", type=float, default=pb.PR_DELTA_TOL)
     ap.add_argument("--seed", type=int, default=0)

@@ -62,17 +62,18 @@ def sweep_points(runs: list[dict]) -> list[dict]:
 
     Example:
         >>> rows = sweep_points([{"engine": "zerocopy", "algorithm": "bfs", "seconds": 1.0,
-        ...                       "budget_fraction": 0.01, "holds_for_budget_fractions": [0.01, 0.5]}])
+        ...                       "budget_fraction": 0.5, "holds_for_budget_fractions": [0.01, 0.5]}])
         >>> [(r["budget_fraction"], r.get("same_as")) for r in rows]
-        [(0.01, None), (0.5, 0.01)]
+        [(0.5, None), (0.01, 0.5)]
     """
     out = []
     for r in runs:
         if not isinstance(r, dict) or not isinstance(r.get("seconds"), (int, float)):
             continue
         out.append(r)
-        for f in (r.get("holds_for_budget_fractions") or [])[1:]:
-            out.append({**r, "budget_fraction": f, "same_as": r["budget_fraction"]})
+        for f in r.get("holds_for_budget_fractions") or []:
+            if f != r.get("budget_fraction"):
+                out.append({**r, "budget_fraction": f, "same_as": r["budget_fraction"]})
     return out
 
 
