@@ -257,6 +257,22 @@ def _same_answer(alg: str, a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.array_equal(a, b))
 
 
+def gapbs_process_run(exe: Path, sg: Path, alg: str, source: int, repeat: int) -> dict:
+    """``peer:gapbs-process``: GAPBS's ``exe -f sg -n 1`` timed, then checked by its ``-v`` in a process of its own."""
+    extra = [str(source) if a == "SOURCE" else a for a in GAPBS_OPTIONS[alg]]
+    cmd = [str(exe), "-f", str(sg), "-n", "1", *extra]
+    log(f"peer: {' '.join(cmd)}")
+    r = repeated(cmd, repeat)
+    _, v = timed(cmd + ["-v"])
+    ok = "Verification:" in v.stdout and "FAIL" not in v.stdout
+    said = " ".join(ln.strip() for ln in v.stdout.splitlines() if "Verification" in ln)
+    log(f"  peer:gapbs-process {alg}: {r}")
+    return {"algorithm": alg, "engine": "peer:gapbs-process", **r, "verified": ok,
+            "verified_how": "GAPBS's own verifier (-v) in a process of its own" if ok else
+            f"unchecked: GAPBS's verifier (-v) said {said or 'nothing'!r}",
+            "command": f"{' '.join(cmd)}; checked by: {' '.join(cmd)} -v"}
+
+
 def gapbs_graph_line(out: str) -> str:
     for line in out.splitlines():
         if line.startswith("Graph has"):
@@ -412,37 +428,24 @@ def main(argv=None) -> int:
             log(f"  {label} {alg} {engine}: {run['seconds']} s (first {run['first_seconds']}), "
                 f"phases {run['phases']}")
 
-        for alg in args.algorithms:
+        files = {}
+        if have_gapbs:  # the same graph in GAPBS's format, written once
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from peers_bench import write_gapbs
+
+            files = write_gapbs(g, work / f"kron{scale}")
+        for alg in args.algorithms:  # each algorithm's peer right after ours: a cut-short call keeps pairs
             ours(alg, "cpu", "auto", "cli-cpu", False)
             if gpu:
                 for engine in args.gpu_engines:
                     ours(alg, "cuda", engine, "cli-gpu", False)
                     if not args.no_fresh:
                         ours(alg, "cuda", engine, "cli-gpu-fresh", True)
+            if files and (gapbs / GAPBS_BINARY[alg]).exists():
+                runs.append(gapbs_process_run(gapbs / GAPBS_BINARY[alg], files[".sg"], alg, source, args.repeat))
             save()
-        if have_gapbs:
-            sys.path.insert(0, str(Path(__file__).resolve().parent))
-            from peers_bench import write_gapbs
-
-            files = write_gapbs(g, work / f"kron{scale}")
-            for alg in args.algorithms:
-                exe = gapbs / GAPBS_BINARY[alg]
-                if not exe.exists():
-                    continue
-                extra = [str(source) if a == "SOURCE" else a for a in GAPBS_OPTIONS[alg]]
-                cmd = [str(exe), "-f", str(files[".sg"]), "-n", "1", *extra]
-                log(f"peer: {' '.join(cmd)}")
-                r = repeated(cmd, args.repeat)
-                _, v = timed(cmd + ["-v"])
-                ok = "Verification:" in v.stdout and "FAIL" not in v.stdout
-                said = " ".join(ln.strip() for ln in v.stdout.splitlines() if "Verification" in ln)
-                runs.append({"algorithm": alg, "engine": "peer:gapbs-process", **r, "verified": ok,
-                             "verified_how": "GAPBS's own verifier (-v) in a process of its own" if ok else
-                             f"unchecked: GAPBS's verifier (-v) said {said or 'nothing'!r}",
-                             "command": f"{' '.join(cmd)}; checked by: {' '.join(cmd)} -v"})
-                log(f"  peer:gapbs-process {alg}: {r}")
-            for f in files.values():
-                f.unlink(missing_ok=True)
+        for f in files.values():
+            f.unlink(missing_ok=True)
         save()
 
     print(report(doc))
