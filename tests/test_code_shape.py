@@ -20,7 +20,6 @@ LONG_FILES = {
 }
 #: functions over the limit today ("path:qualified name")
 LONG_FUNCTIONS = {
-    "scheduler/hybrid_neighbors.py:NeighborMaps.neighbor_map": "the hybrid's neighbourhood round, not split yet",
 }
 #: functions of bench/*.py and dev/*.py over the limit today ("bench/x.py:qualified name"): the same
 #: limit holds for the benchmarks and tools (a main of 300 lines hides what a run measures)

@@ -53,6 +53,41 @@ class NeighborMaps:
             done = self._neighbors_from_prefixes(st, fn, prog.neighbor_prefix, it, g_dev, gt_dev)
             if done is not None:
                 return done
+        ctx, model, placed, state_bytes = self._place_neighbors(st, policy, can_copy, block)
+        out = b.new_bitmap(n)
+        by_exec: dict[int, list[int]] = {}
+        for i, (ex, _) in placed.items():
+            if ex:
+                by_exec.setdefault(ex, []).append(i)
+
+        # ---- other executors: refresh their copies, then compute beside the device
+        refreshed = self._executor_states(by_exec, st, n)
+        futures = [self._exec_threads().submit(self._run_neighbors_other, refreshed.states[ex], fn, g_host, gt_host,
+                                               owned_ranges(parts, idx)) for ex, idx in by_exec.items()]
+
+        # ---- the device
+        self._device_neighbors(st, fn, placed, ctx, it, out, mapped, host, whole_key, block, can_copy)
+
+        # ---- merge the other executors' copies into the device's state (the wait is not exchange)
+        for f in futures:
+            f.result()
+        writes = prog.neighbor_writes
+
+        def merge(es, ranges):
+            if writes in (None, "own"):  # its own rows (or, alone, every row): copied back by ranges
+                es.merge_into(dict(st.arrays), "pull", ranges, signalled=False)
+            else:
+                es.merge_into(dict(st.arrays), "push", ranges, combine=writes, signalled=False)
+
+        self._merge_others(refreshed, by_exec, out, it, merge, lambda i: parts[i].num_vertices, parts=parts,
+                           state_bytes=state_bytes, model=model)
+        self.pool.busy = set()
+        return out
+
+    def _place_neighbors(self, st, policy: Policy, can_copy: bool, block):
+        """The policy's placement of every partition for a neighbourhood function:
+        ``(decision context, cost model, placements, state bytes)``."""
+        s, parts, prog = self.side, self.side.partitions, st.program
         whole_bytes = s.edge_bytes
         fits = can_copy and whole_bytes <= self.pool.room_for_blocks()  # it displaces no partition
         state_bytes = sum(int(a.nbytes) for a in st.arrays.values())
@@ -68,20 +103,17 @@ class NeighborMaps:
         self.iterations += 1
         if prog.neighbor_writes is None and len({ex for ex, _ in placed.values()}) > 1:
             raise AssertionError(f"program {prog.name} declares no neighbor_writes: one executor only")
-        out = b.new_bitmap(n)
-        by_exec: dict[int, list[int]] = {}
-        for i, (ex, _) in placed.items():
-            if ex:
-                by_exec.setdefault(ex, []).append(i)
+        return ctx, model, placed, state_bytes
 
-        # ---- other executors: refresh their copies, then compute beside the device
-        refreshed = self._executor_states(by_exec, st, n)
-        futures = [self._exec_threads().submit(self._run_neighbors_other, refreshed.states[ex], fn, g_host, gt_host,
-                                               owned_ranges(parts, idx)) for ex, idx in by_exec.items()]
-
-        # ---- the device: a copy of the whole graph where placed so and admitted, the rows of
-        # partitions held on the device from their block (the span's, or their own), the rest
-        # in place
+    def _device_neighbors(self, st, fn: str, placed, ctx, it, out, mapped, host, whole_key, block,
+                          can_copy: bool) -> None:
+        """The device's partitions: a copy of the whole graph where placed so and admitted, the
+        rows of partitions held on the device from their block (the span's, or their own), the
+        rest read in place; each partition's bytes recorded in ``it``."""
+        b, s = self.backend, self.side
+        parts = s.partitions
+        (g_dev, gt_dev), (g_host, gt_host) = mapped, host
+        in_edges = gt_host.offsets is not None
         dev = sorted(i for i, (ex, _) in placed.items() if ex == 0)
         span = self._span_block()
         # where each partition's rows are read: "resident" (the whole copy), "zerocopy", the
@@ -128,22 +160,6 @@ class NeighborMaps:
                 it.add_partition(i, "resident", moved, p.num_vertices, device=name0)
             else:  # the edges it reads across the bus (an upper bound: a line holds several)
                 it.add_partition(i, "zerocopy", int(ctx.work[i]) * s.bytes_per_edge, p.num_vertices, device=name0)
-
-        # ---- merge the other executors' copies into the device's state (the wait is not exchange)
-        for f in futures:
-            f.result()
-        writes = prog.neighbor_writes
-
-        def merge(es, ranges):
-            if writes in (None, "own"):  # its own rows (or, alone, every row): copied back by ranges
-                es.merge_into(dict(st.arrays), "pull", ranges, signalled=False)
-            else:
-                es.merge_into(dict(st.arrays), "push", ranges, combine=writes, signalled=False)
-
-        self._merge_others(refreshed, by_exec, out, it, merge, lambda i: parts[i].num_vertices, parts=parts,
-                           state_bytes=state_bytes, model=model)
-        self.pool.busy = set()
-        return out
 
     def _neighbors_from_prefixes(self, st, fn: str, k: int, it, g_dev, gt_dev):
         """Run a function that reads at most its row's first ``k`` edges (``Program.neighbor_prefix``)
