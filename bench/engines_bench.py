@@ -750,6 +750,78 @@ def source_vertex(g) -> int:
     return int(np.argmax(g.out_degree))
 
 
+def run_plan(name, label, g, src, backend, budget, bpe, pinned_bps, args, deadline, oracle, ref_vals, cpu_vals, log):
+    """One algorithm on one engine (``label``: an engine, or ``hybrid-async``): timed, checked by the
+    oracle and against the reference engine's and the CPU's answers; the run's entry (or why not)."""
+    engine = "hybrid" if label == "hybrid-async" else label
+    if time.perf_counter() > deadline:
+        log(f"  {name} {label}: skipped (deadline)")
+        return {"algorithm": name, "engine": label, "skipped": "deadline"}
+    opts = {"backend": backend, "engine": engine, "partition_bytes": args.partition_bytes,
+            "budget": None if engine in ("resident", "host") else budget}
+    if engine == "hybrid" and (args.calibration is not None or label == "hybrid-async"):
+        from graphferry.scheduler import Calibration, Policy
+
+        cal = None if args.calibration is None else Calibration.from_json(args.calibration.read_text())
+        opts["policy"] = Policy(calibration=cal, asynchronous=label == "hybrid-async")
+    cap = min(deadline, time.perf_counter() + args.run_cap_s)
+
+    def progress(op, i, rec, cap=cap):
+        if time.perf_counter() > cap:
+            raise RunCap(f"stopped after {i + 1} steps (run cap)", rec)
+
+    opts["progress"] = progress
+    t = time.perf_counter()
+    try:
+        vals, rec, impl, to_host = run_algorithm(name, g, src, opts)
+    except RunCap as e:
+        log(f"  {name:9s} {label:10s} capped: {e}")
+        entry = {"algorithm": name, "engine": label, "skipped": f"run cap {args.run_cap_s} s: {e}"}
+        if e.record is not None:   # what ran before the cap, for the per-iteration analysis
+            part = record_summary(e.record, bpe, pinned_bps)
+            entry["partial"] = {k: v for k, v in part.items() if k != "steps"}
+            entry["steps"] = [x for x in part["steps"] if x["op"] == "edge_map"]
+        return entry
+    except Exception as e:  # noqa: BLE001 - one engine's failure must not lose the others
+        log(f"  {name:9s} {label:10s} FAILED: {type(e).__name__}: {e}")
+        return {"algorithm": name, "engine": label, "error": f"{type(e).__name__}: {e}"}
+    wall = time.perf_counter() - t
+    summary = record_summary(rec, bpe, pinned_bps)
+    ok, why = oracle.check(name, vals, src)
+    notes = [why]
+    if engine in ("resident", "host"):
+        ref_vals[name] = vals
+    elif name in ref_vals:
+        same, w2 = agree(name, ref_vals[name], vals)
+        if not same and label == "hybrid-async" and name == "pagerank":
+            # other rounds, not another order of the same ones: each run is within the
+            # documented bound of the converged ranks (the oracle's check), so within
+            # twice that of each other
+            err = float(np.abs(ref_vals[name]["rank"] - vals["rank"]).sum())
+            same = err <= 2 * pagerank_error_bound()
+            w2 += f" (asynchronous: at most twice the documented bound, {2 * pagerank_error_bound():.1e})"
+        ok = ok and same
+        notes.append(w2)
+    if name in cpu_vals:
+        same, w3 = agree(name, cpu_vals[name], vals)
+        ok = ok and same
+        notes.append("cpu: " + w3)
+    run = {"algorithm": name, "engine": label, "impl": impl,
+           "budget_bytes": rec.extra.get("budget_bytes", budget),
+           "peak_device_edge_bytes": rec.extra.get("peak_device_edge_bytes"),
+           "wall_seconds": round(wall, 3), "to_host_seconds": round(to_host, 5),
+           "verified": bool(ok), "checks": notes, **summary,
+           # one call per engine (programs compiled by the warm-up before): its first is its only
+           "first_seconds": summary["seconds"], "calls": 1,
+           "bytes_h2d_how": rec.bytes_h2d_how, "bytes_h2d_modelled": int(rec.bytes_h2d_modelled)}
+    if not args.keep_steps:
+        run["steps"] = [s for s in run["steps"] if s["op"] == "edge_map"]
+    log(f"  {name:9s} {label:10s} {run['seconds']:8.3f} s  {run['iterations']:3d} it  "
+        f"{run['bytes_h2d'] / 1e9:8.2f} GB  floor {run['floor_seconds']:7.3f} s  "
+        f"{'ok' if ok else 'WRONG'} ({'; '.join(notes)})")
+    return run
+
+
 def bench_scale(g, info, backend, machine, args, deadline, log):
     from graphferry.backends.base import DeviceArena  # noqa: F401 (documentation)
 
@@ -779,78 +851,10 @@ def bench_scale(g, info, backend, machine, args, deadline, log):
             log(f"  {name:9s} cpu       {runs[-1]['seconds']:8.3f} s  {'ok' if ok else 'WRONG'} ({why})")
         plans = list(args.engines) + (["hybrid-async"] if args.asynchronous and "hybrid" in args.engines else [])
         for label in plans:
-            engine = "hybrid" if label == "hybrid-async" else label
             if args.pairs and f"{name}:{label}" not in args.pairs:
                 continue
-            if time.perf_counter() > deadline:
-                log(f"  {name} {label}: skipped (deadline)")
-                runs.append({"algorithm": name, "engine": label, "skipped": "deadline"})
-                continue
-            opts = {"backend": backend, "engine": engine, "partition_bytes": args.partition_bytes,
-                    "budget": None if engine in ("resident", "host") else budget}
-            if engine == "hybrid" and (args.calibration is not None or label == "hybrid-async"):
-                from graphferry.scheduler import Calibration, Policy
-
-                cal = None if args.calibration is None else Calibration.from_json(args.calibration.read_text())
-                opts["policy"] = Policy(calibration=cal, asynchronous=label == "hybrid-async")
-            cap = min(deadline, time.perf_counter() + args.run_cap_s)
-
-            def progress(op, i, rec, cap=cap):
-                if time.perf_counter() > cap:
-                    raise RunCap(f"stopped after {i + 1} steps (run cap)", rec)
-
-            opts["progress"] = progress
-            t = time.perf_counter()
-            try:
-                vals, rec, impl, to_host = run_algorithm(name, g, src, opts)
-            except RunCap as e:
-                log(f"  {name:9s} {label:10s} capped: {e}")
-                entry = {"algorithm": name, "engine": label, "skipped": f"run cap {args.run_cap_s} s: {e}"}
-                if e.record is not None:   # what ran before the cap, for the per-iteration analysis
-                    part = record_summary(e.record, bpe, pinned_bps)
-                    entry["partial"] = {k: v for k, v in part.items() if k != "steps"}
-                    entry["steps"] = [x for x in part["steps"] if x["op"] == "edge_map"]
-                runs.append(entry)
-                continue
-            except Exception as e:  # noqa: BLE001 - one engine's failure must not lose the others
-                log(f"  {name:9s} {label:10s} FAILED: {type(e).__name__}: {e}")
-                runs.append({"algorithm": name, "engine": label, "error": f"{type(e).__name__}: {e}"})
-                continue
-            wall = time.perf_counter() - t
-            summary = record_summary(rec, bpe, pinned_bps)
-            ok, why = oracle.check(name, vals, src)
-            notes = [why]
-            if engine in ("resident", "host"):
-                ref_vals[name] = vals
-            elif name in ref_vals:
-                same, w2 = agree(name, ref_vals[name], vals)
-                if not same and label == "hybrid-async" and name == "pagerank":
-                    # other rounds, not another order of the same ones: each run is within the
-                    # documented bound of the converged ranks (the oracle's check), so within
-                    # twice that of each other
-                    err = float(np.abs(ref_vals[name]["rank"] - vals["rank"]).sum())
-                    same = err <= 2 * pagerank_error_bound()
-                    w2 += f" (asynchronous: at most twice the documented bound, {2 * pagerank_error_bound():.1e})"
-                ok = ok and same
-                notes.append(w2)
-            if name in cpu_vals:
-                same, w3 = agree(name, cpu_vals[name], vals)
-                ok = ok and same
-                notes.append("cpu: " + w3)
-            run = {"algorithm": name, "engine": label, "impl": impl,
-                   "budget_bytes": rec.extra.get("budget_bytes", budget),
-                   "peak_device_edge_bytes": rec.extra.get("peak_device_edge_bytes"),
-                   "wall_seconds": round(wall, 3), "to_host_seconds": round(to_host, 5),
-                   "verified": bool(ok), "checks": notes, **summary,
-                   # one call per engine (programs compiled by the warm-up before): its first is its only
-                   "first_seconds": summary["seconds"], "calls": 1,
-                   "bytes_h2d_how": rec.bytes_h2d_how, "bytes_h2d_modelled": int(rec.bytes_h2d_modelled)}
-            if not args.keep_steps:
-                run["steps"] = [s for s in run["steps"] if s["op"] == "edge_map"]
-            runs.append(run)
-            log(f"  {name:9s} {label:10s} {run['seconds']:8.3f} s  {run['iterations']:3d} it  "
-                f"{run['bytes_h2d'] / 1e9:8.2f} GB  floor {run['floor_seconds']:7.3f} s  "
-                f"{'ok' if ok else 'WRONG'} ({'; '.join(notes)})")
+            runs.append(run_plan(name, label, g, src, backend, budget, bpe, pinned_bps, args, deadline, oracle,
+                                 ref_vals, cpu_vals, log))
     del oracle
     return runs
 
