@@ -1055,55 +1055,61 @@ def main(argv=None) -> int:
         if time.perf_counter() > deadline:
             log(f"scale {scale}: skipped (deadline)")
             break
-        g, info = kronecker(scale, cpu_generator=args.cpu_generator)
-        log(f"scale {scale}: n={g.n} m={g.m} built in {info['build_seconds']} s")
-        t = time.perf_counter()
-        g = place_host_arrays(g, backend, args.host_memory)
-        info["host_memory"] = args.host_memory
-        info["host_memory_seconds"] = round(time.perf_counter() - t, 2)
-        log(f"  edge arrays {args.host_memory} in {info['host_memory_seconds']} s")
-        doc = {
-            **provenance.stamp({}, ["bench/engines_bench.py", *(sys.argv[1:] if argv is None else argv)]),
-            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "machine": machine,
-            "graph": {"name": g.name, "n": g.n, "m": g.m, "directed": g.directed,
-                      "edge_bytes": g.m * g.indices.itemsize,
-                      "edge_bytes_weighted": g.m * (g.indices.itemsize + 4), **info},
-            "budget_bytes": int(args.budget_fraction * g.m * g.indices.itemsize),
-            "budget_note": f"{args.budget_fraction:.0%} of the program's edge bytes (SSSP: indices + weights); "
-                           "resident runs with the full device memory as the reference",
-            "partition_bytes": args.partition_bytes,
-            "seconds_note": "sum of the run record's steps (edge_map and vertex_map): excludes graph "
-                            "generation, pinning the edge arrays and engine set-up; wall_seconds includes them",
-            "floor_note": "per edge_map: active vertices' edge bytes / pinned_h2d_gbps; an edge priced at "
-                          "packed ids and narrowed weights (floor_bytes_per_edge), as the engines' records "
-                          "price it",
-            "runs": [],
-        }
-        card = next((c for c in ("h200", "h100", "a100") if c in machine["device"].lower()), backend.name)
-        path = out_dir / f"engines-kron{scale}-{card}{('-' + args.tag) if args.tag else ''}.json"
-
-        def save():
-            path.write_text(json.dumps(doc, indent=1))
-
-        doc["runs"] = bench_scale(g, info, backend, machine, args, deadline, log)
-        save()
-        if not args.no_micro and time.perf_counter() < deadline:
-            doc["micro"] = micro_targets(g, backend, machine, args, log)
-            save()
-        written.append(path)
-        if backend.name == "cuda" and args.host_memory == "registered":
-            backend.registry.forget(g.indices)
-            if g.weights is not None:
-                backend.registry.forget(g.weights)
-        del g
-        if backend.name == "cuda":
-            import cupy
-
-            cupy.get_default_memory_pool().free_all_blocks()
-            cupy.get_default_pinned_memory_pool().free_all_blocks()
+        written.append(run_scale(scale, backend, machine, args, argv, deadline, log))
     print(report([str(p) for p in written]))
     return 0
+
+
+def run_scale(scale: int, backend, machine: dict, args, argv, deadline: float, log) -> Path:
+    """One Kronecker scale: the graph built and placed, every algorithm on every engine, the
+    micro-targets; its results file (written after each section) returned."""
+    g, info = kronecker(scale, cpu_generator=args.cpu_generator)
+    log(f"scale {scale}: n={g.n} m={g.m} built in {info['build_seconds']} s")
+    t = time.perf_counter()
+    g = place_host_arrays(g, backend, args.host_memory)
+    info["host_memory"] = args.host_memory
+    info["host_memory_seconds"] = round(time.perf_counter() - t, 2)
+    log(f"  edge arrays {args.host_memory} in {info['host_memory_seconds']} s")
+    doc = {
+        **provenance.stamp({}, ["bench/engines_bench.py", *(sys.argv[1:] if argv is None else argv)]),
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": machine,
+        "graph": {"name": g.name, "n": g.n, "m": g.m, "directed": g.directed,
+                  "edge_bytes": g.m * g.indices.itemsize,
+                  "edge_bytes_weighted": g.m * (g.indices.itemsize + 4), **info},
+        "budget_bytes": int(args.budget_fraction * g.m * g.indices.itemsize),
+        "budget_note": f"{args.budget_fraction:.0%} of the program's edge bytes (SSSP: indices + weights); "
+                       "resident runs with the full device memory as the reference",
+        "partition_bytes": args.partition_bytes,
+        "seconds_note": "sum of the run record's steps (edge_map and vertex_map): excludes graph "
+                        "generation, pinning the edge arrays and engine set-up; wall_seconds includes them",
+        "floor_note": "per edge_map: active vertices' edge bytes / pinned_h2d_gbps; an edge priced at "
+                      "packed ids and narrowed weights (floor_bytes_per_edge), as the engines' records "
+                      "price it",
+        "runs": [],
+    }
+    card = next((c for c in ("h200", "h100", "a100") if c in machine["device"].lower()), backend.name)
+    path = Path(args.out) / f"engines-kron{scale}-{card}{('-' + args.tag) if args.tag else ''}.json"
+
+    def save():
+        path.write_text(json.dumps(doc, indent=1))
+
+    doc["runs"] = bench_scale(g, info, backend, machine, args, deadline, log)
+    save()
+    if not args.no_micro and time.perf_counter() < deadline:
+        doc["micro"] = micro_targets(g, backend, machine, args, log)
+        save()
+    if backend.name == "cuda" and args.host_memory == "registered":
+        backend.registry.forget(g.indices)
+        if g.weights is not None:
+            backend.registry.forget(g.weights)
+    del g
+    if backend.name == "cuda":
+        import cupy
+
+        cupy.get_default_memory_pool().free_all_blocks()
+        cupy.get_default_pinned_memory_pool().free_all_blocks()
+    return path
 
 
 # ====================================================================== report
