@@ -227,6 +227,24 @@ def calls_for(seconds_a_call: float) -> int:
     return max(1, min(MAX_CALLS_PER_SAMPLE, math.ceil(SAMPLE_SECONDS / max(seconds_a_call, 1e-9))))
 
 
+def warm_up(call, trial, clock) -> tuple[float, object, list[float]]:
+    """The warm-up: ``(seconds of the first call, its result, seconds of the planner's trials after it)``.
+
+    The first call plans from predictions; the planner may try a plan on any later one, so the
+    warm-up goes on until a call after the first is not a trial (at most MAX_TRIALS more calls)."""
+    trials: list[float] = []
+    t = clock()
+    first_result = call()
+    first = clock() - t
+    while trial is not None and len(trials) < MAX_TRIALS:
+        t = clock()
+        last = call()
+        trials.append(clock() - t)
+        if not trial(last):
+            break
+    return first, first_result, trials
+
+
 def time_runs(call, repeat: int, big: bool = False, trial=None, loop: bool = True,
               clock=time.perf_counter) -> Timing:
     """Time ``call``: the median of ``repeat`` samples, after a warm-up call unless ``big``.
@@ -244,20 +262,7 @@ def time_runs(call, repeat: int, big: bool = False, trial=None, loop: bool = Tru
     bookkeeping), and a loop in which the planner tried a plan is run again (at most MAX_TRIALS
     loops in all), so that no sample includes a trial.
     """
-    first = first_result = None
-    trials: list[float] = []
-    if not big:
-        t = clock()
-        first_result = call()                                                  # warm-up
-        first = clock() - t
-        # the first call plans from predictions; the planner may try a plan on any later one, so
-        # the warm-up goes on until a call after the first is not a trial
-        while trial is not None and len(trials) < MAX_TRIALS:
-            t = clock()
-            last = call()
-            trials.append(clock() - t)
-            if not trial(last):
-                break
+    first, first_result, trials = (None, None, []) if big else warm_up(call, trial, clock)
     redone = 0
 
     def one_call():

@@ -25,7 +25,6 @@ LONG_FUNCTIONS = {
 #: limit holds for the benchmarks and tools (a main of 300 lines hides what a run measures)
 LONG_SCRIPT_FUNCTIONS = {
     "bench/algorithms_bench.py:main": "not split yet",
-    "bench/hypar_bench.py:time_runs": "not split yet",
     "bench/hypar_bench.py:main": "not split yet",
     "bench/networkx_functions.py:main": "not split yet",
     "bench/oneshot_bench.py:main": "not split yet",
