@@ -30,8 +30,8 @@ What the sweep skips, and why (the file says it, per run, in ``same_as``):
   weights fit below 100%).
 * ``unified`` (managed pages, least recently used evicted past the budget) and the hybrid
   (residency) depend on the budget: measured at each. unified is slow (Kronecker 25: seconds a
-  call): its budgets run last. Every engine's budgets run in an order that spreads what a
-  deadline leaves (``--order``: 100%, 1%, then the middles of the largest gaps), and a run whose
+  call): its budgets run last. The hybrid runs first at every budget (the sweep's subject), then
+  the single engines; every engine's budgets run in an order that spreads what a deadline leaves (``--order``: 100%, 1%, then the middles of the largest gaps), and a run whose
   engine and algorithm took more than ``--slow-s`` at an earlier budget gets ``--slow-reps`` calls
   after the first (``calls`` and ``fewer_calls_because``).
 
@@ -190,25 +190,27 @@ class Sweep:
         self.base = self.load(g, gpu)
         if "resident" in engines:
             self.resident()
-        # the hybrid and the engines that keep nothing between iterations, budget by budget
-        stateless = [e for e in engines if e != "resident" and registry.engine_class(e).moves in STATELESS_MOVES]
-        measured: dict[str, list[tuple[int, dict[str, dict]]]] = {e: [] for e in stateless}
         budgets = self.doc["budget_fractions"]
-        for fraction in spread_order(budgets) if self.args.order == "spread" else budgets:
+        order = spread_order(budgets) if self.args.order == "spread" else budgets
+        # the hybrid first, at every budget (the sweep's subject); then the engines that keep nothing
+        # between iterations, once per footprint; a deadline cuts the later sections first
+        for fraction in order if args.hybrid else []:
             if self.left() < 0:
                 break
-            if args.hybrid:
-                t = time.perf_counter()
-                lg, budget = self.handle(fraction)
-                self.time_runs(lg, "hybrid", fraction, budget)
-                lg.close()
-                self.phase("hybrid", t)
+            t = time.perf_counter()
+            lg, budget = self.handle(fraction)
+            self.time_runs(lg, "hybrid", fraction, budget)
+            lg.close()
+            self.phase("hybrid", t)
+        stateless = [e for e in engines if e != "resident" and registry.engine_class(e).moves in STATELESS_MOVES]
+        measured: dict[str, list[tuple[int, dict[str, dict]]]] = {e: [] for e in stateless}
+        for fraction in order:
             for engine in stateless:
                 self.stateless(engine, fraction, measured[engine], g.weights is not None)
             self.save()
         # engines whose runs depend on the budget beyond their buffers (unified): last, spread
         for engine in [e for e in engines if e != "resident" and e not in stateless]:
-            self.budget_dependent(engine)
+            self.budget_dependent(engine, order)
         self.base.close()
         self.peers(g, gpu)
         self.save()
@@ -298,6 +300,10 @@ class Sweep:
     def stateless(self, engine: str, fraction: float, measured: list, weighted: bool) -> None:
         """``engine`` at ``fraction``, unless it holds there the device buffers it held at a budget
         measured already (then that measurement stands for this budget too)."""
+        if self.left() < 0:
+            self.runs.append({"algorithm": "*", "engine": engine, "budget_fraction": fraction,
+                              "skipped": "the call's deadline", "verified": False})
+            return
         t = time.perf_counter()
         lg, budget = self.handle(fraction)
         try:
@@ -308,7 +314,7 @@ class Sweep:
             self.runs.append({"algorithm": "*", "engine": engine, "budget_fraction": fraction,
                               "skipped": f"no buffer fits the budget: {type(e).__name__}: {e}", "verified": False})
         same = next((m for h, m in measured if h == held), None) if held is not None else None
-        if same is not None:
+        if same:
             for r in same.values():
                 held_for = r.setdefault("holds_for_budget_fractions", [r["budget_fraction"]])
                 held_for.append(fraction)
@@ -317,14 +323,15 @@ class Sweep:
                      f"{next(iter(same.values()))['budget_fraction']:g}: same runs by construction, not measured")
         elif held is not None:
             runs = self.time_runs(lg, engine, fraction, budget, {"device_buffer_bytes": held})
-            measured.append((held, {r["algorithm"]: r for r in runs if "seconds" in r}))
+            done = {r["algorithm"]: r for r in runs if "seconds" in r}
+            if done:
+                measured.append((held, done))
         lg.close()
         self.phase(engine, t)
 
-    def budget_dependent(self, engine: str) -> None:
-        """``engine`` at every budget, in the order ``--order`` says, until the deadline."""
-        budgets = self.doc["budget_fractions"]
-        for fraction in spread_order(budgets) if self.args.order == "spread" else budgets:
+    def budget_dependent(self, engine: str, order: list[float]) -> None:
+        """``engine`` at every budget, in ``order``, until the deadline."""
+        for fraction in order:
             if self.left() < 0:
                 self.log(f"  deadline: {engine} at {fraction:g} and after skipped")
                 break
