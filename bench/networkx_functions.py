@@ -91,19 +91,9 @@ NOTES = {
 }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "networkx-functions.json")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--nx-repeat", type=int, default=1)
-    parser.add_argument("--only", nargs="*", help="run only these calls (names as in the results)")
-    args = parser.parse_args(argv)
-
-    from graphferry.nx_backend import register
-
-    register()
-    nx.config.warnings_to_ignore.add("cache")
-    nx.config.backends.graphferry.backend = "cpu"
+def graphs():
+    """``(G, W, D, seconds)``: the uniform graph, the same weighted 1..100, and directed with some
+    arcs reciprocated."""
     t0 = time.perf_counter()
     G = build("uniform", seed=1)
     rnd = random.Random(1)
@@ -116,7 +106,11 @@ def main(argv: list[str] | None = None) -> int:
     for u, v in list(D.edges())[::7]:
         D.add_edge(v, u)  # some reciprocated arcs
     build_s = time.perf_counter() - t0
-    far = max(nx.single_source_shortest_path_length(G, 0).items(), key=lambda kv: kv[1])[0]
+    return G, W, D, build_s
+
+
+def dispatched_calls(G, W, D, far) -> dict:
+    """Every call measured: name -> (graph, call(graph, **backend), whether linear in the edges)."""
     calls = {
         # name: (graph, call(graph, **backend), linear)
         "single_source_shortest_path_length": (G, lambda g, **k: nx.single_source_shortest_path_length(g, 0, **k), True),
@@ -171,32 +165,55 @@ def main(argv: list[str] | None = None) -> int:
         "has_path(far target)": (G, lambda g, **k: nx.has_path(g, 0, far, **k), False),
         "bidirectional_shortest_path(far target)": (G, lambda g, **k: nx.bidirectional_shortest_path(g, 0, far, **k), False),
     }
+    return calls
+
+
+def measure(name: str, graph, kind: str, call, linear: bool, args) -> dict:
+    """One call under NetworkX and under backend='graphferry' (after a warm-up), their answers compared."""
+    clear = graph.__networkx_cache__.clear
+    try:
+        call(graph, backend="graphferry")  # warm-up: compiled programs loaded
+    except NotImplementedError as exc:   # declined for this graph (can_run's reason): NetworkX runs it
+        reason = str(exc.__cause__ or exc)
+        return {"call": name, "linear_in_edges": linear, "declined": reason}
+    nx_s, nx_times, want = timed(lambda: call(graph), args.nx_repeat)
+    gf_s, gf_times, got = timed(lambda: call(graph, backend="graphferry"), args.repeat, before=clear)
+    row = {"call": name, "graph": kind,
+           "linear_in_edges": linear, "networkx_seconds": round(nx_s, 4), "graphferry_seconds": round(gf_s, 4),
+           # issue 35's pair, graphferry's: the median of its calls and the first of them
+           "seconds": round(gf_s, 4), "first_seconds": gf_times[0] if gf_times else None,
+           "speedup": round(nx_s / gf_s, 2), "graphferry_times": gf_times, "networkx_times": nx_times,
+           "same_answer": same(want, got)}
+    if not row["same_answer"] and isinstance(want, dict):
+        row["same_values"] = isinstance(got, dict) and dict(got) == dict(want)
+    if name in NOTES:
+        row["note"] = NOTES[name]
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "networkx-functions.json")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--nx-repeat", type=int, default=1)
+    parser.add_argument("--only", nargs="*", help="run only these calls (names as in the results)")
+    args = parser.parse_args(argv)
+
+    from graphferry.nx_backend import register
+
+    register()
+    nx.config.warnings_to_ignore.add("cache")
+    nx.config.backends.graphferry.backend = "cpu"
+    G, W, D, build_s = graphs()
+    far = max(nx.single_source_shortest_path_length(G, 0).items(), key=lambda kv: kv[1])[0]
+    calls = dispatched_calls(G, W, D, far)
+    kinds = {G: "uniform", W: "uniform weighted 1..100", D: "uniform directed"}
     rows = []
     for name, (graph, call, linear) in calls.items():
         if args.only and name not in args.only:
             continue
-        clear = graph.__networkx_cache__.clear
-        try:
-            call(graph, backend="graphferry")  # warm-up: compiled programs loaded
-        except NotImplementedError as exc:   # declined for this graph (can_run's reason): NetworkX runs it
-            reason = str(exc.__cause__ or exc)
-            rows.append({"call": name, "linear_in_edges": linear, "declined": reason})
-            print(json.dumps(rows[-1]), flush=True)
-            continue
-        nx_s, nx_times, want = timed(lambda: call(graph), args.nx_repeat)
-        gf_s, gf_times, got = timed(lambda: call(graph, backend="graphferry"), args.repeat, before=clear)
-        row = {"call": name, "graph": {G: "uniform", W: "uniform weighted 1..100", D: "uniform directed"}[graph],
-               "linear_in_edges": linear, "networkx_seconds": round(nx_s, 4), "graphferry_seconds": round(gf_s, 4),
-               # issue 35's pair, graphferry's: the median of its calls and the first of them
-               "seconds": round(gf_s, 4), "first_seconds": gf_times[0] if gf_times else None,
-               "speedup": round(nx_s / gf_s, 2), "graphferry_times": gf_times, "networkx_times": nx_times,
-               "same_answer": same(want, got)}
-        if not row["same_answer"] and isinstance(want, dict):
-            row["same_values"] = isinstance(got, dict) and dict(got) == dict(want)
-        if name in NOTES:
-            row["note"] = NOTES[name]
-        rows.append(row)
-        print(json.dumps(row), flush=True)
+        rows.append(measure(name, graph, kinds[graph], call, linear, args))
+        print(json.dumps(rows[-1]), flush=True)
     doc = provenance.stamp({}, ["bench/networkx_functions.py", *(argv if argv is not None else sys.argv[1:])])
     doc.update({
         "what": "NetworkX functions the graphferry backend dispatches: NetworkX vs backend='graphferry', conversion "

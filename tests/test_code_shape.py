@@ -26,7 +26,6 @@ LONG_FUNCTIONS = {
 LONG_SCRIPT_FUNCTIONS = {
     "bench/algorithms_bench.py:main": "not split yet",
     "bench/hypar_bench.py:main": "not split yet",
-    "bench/networkx_functions.py:main": "not split yet",
     "bench/oneshot_bench.py:main": "not split yet",
     "bench/peers_bench.py:hytgraph_runs": "not split yet",
     "bench/peers_bench.py:time_ours": "not split yet",
