@@ -153,7 +153,9 @@ class Sweep:
             if est is not None and est > self.args.slow_s:
                 reps = self.args.slow_reps
             try:
-                run = pb.time_ours(name, lg, self.source, engine, reps, self.checker, self.pinned_gbps, self.log)
+                # the label names the budget in a run record's file name (--records): hybrid@0.25-sssp.json
+                run = pb.time_ours(name, lg, self.source, engine, reps, self.checker, self.pinned_gbps, self.log,
+                                   label=f"{engine}@{fraction:g}")
             except Exception as e:  # noqa: BLE001 - one failing run must not lose the others
                 self.log(f"  {engine} {name} at {fraction:g}: FAILED {type(e).__name__}: {e}")
                 out.append({"algorithm": name, "engine": engine, "budget_fraction": fraction,
@@ -161,7 +163,7 @@ class Sweep:
                 self.runs.append(out[-1])
                 self.save()
                 continue
-            run["engine"] = engine  # (time_ours names every run of the CPU backend "cpu")
+            run["engine"] = engine  # (time_ours names a run by its label, and every run of the CPU backend "cpu")
             run["budget_fraction"] = fraction
             run["budget_bytes"] = budget
             if reps != self.args.reps:
@@ -412,6 +414,8 @@ def main(argv=None) -> int:
     ap.add_argument("--gapbs-bin", default=None, help="GAPBS's bfs, sssp, pr, cc (run with -v)")
     ap.add_argument("--emogi-bin", default=None, help="EMOGI's emogi_{bfs,sssp,pagerank,cc}_32")
     ap.add_argument("--hytgraph-bin", default=None, help="HyTGraph's hybrid_{bfs,sssp,pr,cc} (its .gr input)")
+    ap.add_argument("--records", default=None,
+                    help="write each run's run record here (ENGINE@BUDGET-ALGORITHM.json: graphferry plot draws one)")
     ap.add_argument("--peer-algorithms", nargs="+", default=None, choices=ALGORITHMS)
     ap.add_argument("--peer-trials", type=int, default=3)
     ap.add_argument("--peer-timeout", type=float, default=120)
@@ -424,6 +428,9 @@ def main(argv=None) -> int:
     if args.engines is None:
         args.engines = sweep_engines()
     pb.PR_ITERATIONS = args.pr_iterations
+    if args.records:
+        pb.RECORDS = Path(args.records)
+        pb.RECORDS.mkdir(parents=True, exist_ok=True)
     pb.PR_DELTA_TOL = args.delta_tol
     started = time.perf_counter()
     args.deadline = started + args.deadline_s
