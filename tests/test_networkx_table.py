@@ -47,5 +47,5 @@ def test_a_results_file_becomes_rows_beside_the_published_figures(tmp_path, monk
     (tmp_path / "networkx-nxcugraph-h200.json").write_text(json.dumps(doc))
     monkeypatch.setattr(t, "RESULTS", tmp_path)
     body = t.section()
-    assert "| pagerank | 3.00 s | 20.0 ms | 10.0 ms | 150x / 300x | 76.288x | yes |" in body
+    assert "| pagerank | 3.00 s | 20.0 ms | 10.0 ms | 150x / 300x | 76.288x | yes / yes |" in body
     assert "| bfs_edges (answer differed) |" in body and "louvain_communities (not dispatched)" in body
