@@ -153,9 +153,9 @@ class Sweep:
             if est is not None and est > self.args.slow_s:
                 reps = self.args.slow_reps
             try:
-                # the label names the budget in a run record's file name (--records): hybrid@0.25-sssp.json
+                # the label names the budget in a run record's file name (--records): hybrid-b0.25-sssp.json
                 run = pb.time_ours(name, lg, self.source, engine, reps, self.checker, self.pinned_gbps, self.log,
-                                   label=f"{engine}@{fraction:g}")
+                                   label=f"{engine}-b{fraction:g}")
             except Exception as e:  # noqa: BLE001 - one failing run must not lose the others
                 self.log(f"  {engine} {name} at {fraction:g}: FAILED {type(e).__name__}: {e}")
                 out.append({"algorithm": name, "engine": engine, "budget_fraction": fraction,
@@ -415,7 +415,8 @@ def main(argv=None) -> int:
     ap.add_argument("--emogi-bin", default=None, help="EMOGI's emogi_{bfs,sssp,pagerank,cc}_32")
     ap.add_argument("--hytgraph-bin", default=None, help="HyTGraph's hybrid_{bfs,sssp,pr,cc} (its .gr input)")
     ap.add_argument("--records", default=None,
-                    help="write each run's run record here (ENGINE@BUDGET-ALGORITHM.json: graphferry plot draws one)")
+                    help="write each run's run record here (ENGINE-bBUDGET-ALGORITHM.json, e.g. "
+                         "hybrid-b0.25-sssp.json: graphferry plot draws one)")
     ap.add_argument("--peer-algorithms", nargs="+", default=None, choices=ALGORITHMS)
     ap.add_argument("--peer-trials", type=int, default=3)
     ap.add_argument("--peer-timeout", type=float, default=120)
