@@ -302,6 +302,7 @@ def _run_here(algorithm: str, graph_path: Path, *, source: str | None, out: Path
         finally:
             stop()
             loaded.close()
+        result.record.extra["placement"] = dict(loaded.placement)  # where the edges lay (pinned, registered)
         phases.run_done(result.record)
         if check:
             _check_result(algorithm, graph, result, params)

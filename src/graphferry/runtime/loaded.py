@@ -275,11 +275,15 @@ class LoadedGraph:
             self.placement[key] = "pinned already"
             return arr
         if copy and b.is_device and not self.kept:  # one call: read into memory, registered in place
+            t = time.perf_counter()
             buf = _read_copy(arr, np.empty(arr.size, arr.dtype))
+            read = time.perf_counter() - t
             if b.register_host(buf):
                 self._registered.append(buf)
-                self.placement[key] = "read into memory, registered in place (one call)"
+                self.placement[key] = (f"read into memory in {read:.3f} s, registered in place in "
+                                       f"{time.perf_counter() - t - read:.3f} s (one call)")
                 return buf
+            log.info("%s: registration refused after a read of %.3f s; a pinned copy instead", key, read)
         if copy and b.is_device:
             try:
                 buf = b.pinned_empty(arr.size, arr.dtype)
