@@ -21,7 +21,7 @@ kernels are compiled (and cached on disk) by a warm-up call before timing.
     python bench/networkx_pagerank.py --out bench/results/networkx-pagerank.json
 
 It installs nothing: graphferry's backend is registered in-process the way
-NetworkX's test suite registers one (``tests/test_networkx_backend.py`` and
+NetworkX's test suite registers one (``tests/nx/test_networkx_backend.py`` and
 ``bench/networkx_tests.py`` check the entry points of a real install).
 """
 

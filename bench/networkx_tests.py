@@ -61,7 +61,7 @@ TEST_FILES = (
     "algorithms/community/tests/test_label_propagation.py",
 )
 
-#: a quick subset (under a minute with the backend): the CI test runs it (tests/test_networkx_suite.py)
+#: a quick subset (under a minute with the backend): the CI test runs it (tests/nx/test_networkx_suite.py)
 QUICK_FILES = (
     "algorithms/shortest_paths/tests/test_generic.py",
     "algorithms/shortest_paths/tests/test_unweighted.py",

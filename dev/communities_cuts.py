@@ -10,7 +10,7 @@ Prints the worst runs and the distribution of the gaps; ``--single`` instead run
 ``communities`` (seeds 0-2, with and without the merge rule) and HyPar with one executor.
 
 Families: ``planted57`` (networkx planted partitions 6 x 40, p_in 0.4, p_out 0.004, seeds
-1-3: the 57 cuts of tests/test_hypar.py), ``plantedwide`` (the same with seeds 4-23, and 12
+1-3: the 57 cuts of tests/hypar/test_hypar.py), ``plantedwide`` (the same with seeds 4-23, and 12
 planted partitions of 2-8 groups of 30-60, p_in 0.3/0.5, p_out 0.002/0.005), ``kron``
 (Kronecker scales 9-11) and ``real`` (the shared datasets: karate, les_miserables,
 minnesota_road, roget, wormnet_v3, metis_4elt; needs ../shared).

@@ -1,6 +1,6 @@
 """Run every registered algorithm on this world's ranks and on one process; report differences.
 
-Started by tests/test_distributed.py as ``mpiexec -n P python rank_compare.py OUT.json STORE [ALGORITHMS [SPARSE_SHARE]]``
+Started by tests/distributed/test_distributed.py as ``mpiexec -n P python rank_compare.py OUT.json STORE [ALGORITHMS [SPARSE_SHARE]]``
 (``GF_RANK_BACKEND=cuda``: each rank on its own GPU, the state exchanged by NCCL):
 each rank runs the algorithm split over all ranks (the graph loaded per range
 from the store, or split on the fly), and rank 0 also runs it alone and writes

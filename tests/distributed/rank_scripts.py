@@ -1,4 +1,4 @@
-"""Small rank programs for tests/test_distributed.py: ``mpiexec -n P python rank_scripts.py WHAT OUT STORE``.
+"""Small rank programs for tests/distributed/test_distributed.py: ``mpiexec -n P python rank_scripts.py WHAT OUT STORE``.
 
 ``fail``: rank 1 raises in the middle of a BFS (from its progress callback), the
 others wait in the next exchange; the run must end at once with that rank's message.

@@ -18,7 +18,7 @@ How to add a NetworkX function
 3. Run ``python -m graphferry.nx_backend.registration`` to rewrite the import-free
    list NetworkX reads at import (``_graphferry_nx/functions.py``), add the
    function's NetworkX test file to ``bench/networkx_tests.py``, a test against
-   NetworkX in ``tests/test_networkx_backend.py``, and its line to README's
+   NetworkX in ``tests/nx/test_networkx_backend.py``, and its line to README's
    NetworkX section.
 
 How a call runs

@@ -23,7 +23,7 @@ import pytest
 from graphferry.graph import Graph
 from graphferry.store import write_store
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def _env(**extra: str) -> dict[str, str]:

@@ -3,7 +3,7 @@
 communities (PLP), cdlp and coloring run through ``graphferry run`` in fresh
 processes, so ``OMP_NUM_THREADS`` applies to the compiled kernels (16 threads
 on this 2-core machine still interleave), and once split over two MPI ranks
-(the mpich wheel's ``mpiexec``, as tests/test_distributed.py launches it). Before
+(the mpich wheel's ``mpiexec``, as tests/distributed/test_distributed.py launches it). Before
 each round's vertices chose from the state committed by the steps before, the
 250 x 250 grid gave 13186, 13185 and 13189 communities for one seed.
 """

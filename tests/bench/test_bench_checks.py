@@ -16,7 +16,7 @@ import pytest
 
 from graphferry import Graph
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import cpu_peers_bench  # noqa: E402
 import engines_bench  # noqa: E402
@@ -212,7 +212,7 @@ def test_engines_oracle_power_steps_on_the_device_equal_a_scipy_power_iteration(
 
     from graphferry.generators import kronecker_graph
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
     import peers_bench
 
     g = kronecker_graph(12, seed=5)  # isolated vertices: sinks, and runs of empty rows

@@ -16,7 +16,7 @@ from graphferry import phase_clock
 from graphferry.graph import Graph
 from graphferry.store import write_store
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def test_nested_phases_count_exclusively_and_add_up_to_the_wall():

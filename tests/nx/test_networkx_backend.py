@@ -27,7 +27,7 @@ from graphferry.nx_backend import graph as graph_module  # noqa: E402
 from graphferry.nx_backend.graph import from_networkx  # noqa: E402
 from graphferry.nx_backend.info import FUNCTIONS, get_info  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 GF = {"backend": "graphferry"}
 
 

@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("networkx")
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "networkx_tests.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "networkx_tests.py"
 
 
 def _bench():

@@ -28,7 +28,7 @@ def test_the_h200s_table_holds_its_bus_figures_as_measured():
     import json
     from pathlib import Path
 
-    results = Path(__file__).resolve().parents[1] / "bench" / "results"
+    results = Path(__file__).resolve().parents[2] / "bench" / "results"
     full = json.loads((results / "calibration-h200.json").read_text())
     machine = json.loads((results / "engines-kron25-h200.json").read_text())["machine"]
     h200 = cm.KNOWN_DEVICES["NVIDIA H200"]
@@ -93,7 +93,7 @@ def test_backend_cuda_without_a_gpu_is_one_error_line(tmp_path):
         pytest.skip("a GPU is here")
     store = tmp_path / "g.store"
     write_store(Graph.from_edges(np.array([0]), np.array([1]), n=2), store)
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
     proc = subprocess.run([sys.executable, "-m", "graphferry", "run", "bfs", str(store), "--source", "0",
                            "--backend", "cuda"], capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode != 0
@@ -218,7 +218,7 @@ def test_a_process_that_used_the_gpu_ends_without_waiting_for_background_compila
     import time
     from pathlib import Path
 
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _ENDS_AT_ONCE], capture_output=True, text=True, timeout=120,
                           env=env)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse.csgraph as csgraph
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
 

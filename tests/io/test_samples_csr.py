@@ -26,7 +26,7 @@ from graphferry.host_ops.samples_csr import SamplesCSR
 
 pytestmark = pytest.mark.skipif(not samples_csr.available(), reason="needs a C++ compiler with OpenMP")
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 @pytest.mark.parametrize("scale, edge_factor, seed, abc", [

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from graphferry.graph import Graph
 from graphferry.store import NPY_HEADER_BYTES, open_store, write_store
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src"
 ALGORITHMS = ("bfs", "sssp", "pagerank", "pagerank_ldbc", "wcc", "cdlp", "lcc", "triangle_count")
 

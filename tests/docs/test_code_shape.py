@@ -11,7 +11,7 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parent.parent / "src" / "graphferry"
+SRC = Path(__file__).resolve().parents[2] / "src" / "graphferry"
 MAX_FILE_LINES = 800
 MAX_FUNCTION_LINES = 80
 

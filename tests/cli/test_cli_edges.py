@@ -21,7 +21,7 @@ from graphferry.cli import app
 from graphferry.generators import kronecker_graph
 from graphferry.store import write_store
 
-SRC = Path(__file__).resolve().parent.parent / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def run(*args: str):

@@ -22,8 +22,8 @@ from graphferry.distributed.placement import Repartitioner, moved_edges, work_pr
 from graphferry.generators import kronecker_graph
 from graphferry.store import write_store
 
-HERE = Path(__file__).parent / "distributed"
-SRC = Path(__file__).parent.parent / "src"
+HERE = Path(__file__).parent
+SRC = Path(__file__).parents[2] / "src"
 # the mpich wheel puts mpiexec beside the interpreter; a venv's bin need not be on PATH
 _BESIDE = Path(sys.executable).parent / "mpiexec"
 MPIEXEC = str(_BESIDE) if _BESIDE.exists() else shutil.which("mpiexec")

@@ -37,7 +37,7 @@ def test_import_without_cupy():
             "import graphferry, graphferry.algorithms, graphferry.runtime, graphferry.engines.registry\n"
             "from graphferry.backends import cuda_available, get_backend\n"
             "assert not cuda_available() and get_backend('auto').name == 'cpu'\n")
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent / "src"))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
 
 
