@@ -73,6 +73,12 @@ def generate(scale: int, seed: int, work: Path, gpu: bool, log) -> dict:
              "source": source, **info}
     (work / "graph.json").write_text(json.dumps(graph, default=float))
     log(f" arrays written in {time.perf_counter() - t:.1f} s under {work}")
+    del g
+    if gpu:  # the generator's device memory back, before the children measure what is free
+        import cupy
+
+        cupy.get_default_memory_pool().free_all_blocks()
+        cupy.get_default_pinned_memory_pool().free_all_blocks()
     return graph
 
 
