@@ -19,7 +19,7 @@ SCALE=${SCALE:-25}
 BACKEND=${BACKEND:-cuda}
 ENGINES=${ENGINES:-resident hybrid zerocopy}
 REPS=${REPS:-3}
-DEADLINE=${DEADLINE:-200}   # seconds after which no further process starts
+DEADLINE=${DEADLINE:-170}   # seconds after which no further process starts (one runs 20-60 s)
 if [ ! -f "$BEFORE/src/graphferry/__init__.py" ]; then
   if git cat-file -e "$BEFORE_COMMIT^{commit}" 2>/dev/null; then
     mkdir -p "$BEFORE" && git archive "$BEFORE_COMMIT" src bench | tar -x -C "$BEFORE"
