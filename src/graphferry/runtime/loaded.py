@@ -116,8 +116,12 @@ def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto",
     tells it how many times the run will read the edges (default: a few). ``kept=False``: the
     handle serves one call (the command line's ``run``): on a device, host copies that engines
     read across the bus go into plain memory registered in place (``cudaHostRegister``: 45 GB/s
-    on the H200's host) instead of new pinned memory (``cudaHostAlloc``: 2.4 GB/s there), which
-    only later calls' faster zero-copy reads (51 against 37 GB/s) would pay back.
+    for an array of ones in bench/engines_bench.py on the H200's host) instead of new pinned
+    memory (``cudaHostAlloc``: 2.4 GB/s there), which only later calls' faster zero-copy reads (51
+    against 37 GB/s) would pay back; ids are packed only for runs that read the edges often
+    (:meth:`packs`). At Kronecker 25 the hybrid's one-shot still spent 2.0 s placing 4.2 GB of
+    edges this way (the H200, 1e539db): the run record's ``placement`` says how long the read and
+    the registration took.
 
     Example:
         >>> import graphferry as gf
