@@ -39,6 +39,7 @@ imported on first use, so ``import graphferry.cli`` itself is cheap.
 
 Example:
     >>> from typer.testing import CliRunner
+    >>> from graphferry.cli import app, parse_size   # imported on first use, not at import time
     >>> r = CliRunner().invoke(app, ["info", "--help"])
     >>> r.exit_code
     0
