@@ -238,6 +238,14 @@ def plot_record(record: dict[str, Any], out: str | os.PathLike) -> Path:
     ax3.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
 
+    return save_figure(fig, out, fmt)
+
+
+def save_figure(fig, out: str | os.PathLike, fmt: str) -> Path:
+    """Write ``fig`` to ``out`` in format ``fmt`` whole or not at all (a work file published
+    over ``out``), creating its folder, and close the figure either way."""
+    import matplotlib.pyplot as plt
+
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     try:

@@ -28,8 +28,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .plots import ENGINE_COLOURS, picture_format
-from .store import publish, work_file
+from .plots import ENGINE_COLOURS, picture_format, save_figure
 
 #: the panels, in order, and what each shows
 PANELS = {"bfs": "BFS", "sssp": "SSSP", "pagerank": "PageRank (LDBC), per iteration",
@@ -130,15 +129,7 @@ def plot_sweep(doc: dict, out: str | os.PathLike) -> Path:
     fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=min(6, len(handles)), fontsize=8,
                frameon=False)
     fig.tight_layout(rect=(0, 0.05 + 0.02 * (len(handles) // 6), 1, 0.96))
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with work_file(out.parent, f".{out.name}.", out.suffix) as tmp:
-            fig.savefig(tmp, dpi=110, format=fmt)
-            publish(tmp, out)  # whole or not at all
-    finally:
-        plt.close(fig)
-    return out
+    return save_figure(fig, out, fmt)
 
 
 def _draw_engines(ax, runs: list[dict], handles: dict) -> None:
