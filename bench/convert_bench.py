@@ -28,7 +28,6 @@ import argparse
 import datetime as dt
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -164,21 +163,12 @@ def same_csr(a: Path, b: Path) -> bool:
 
 
 def machine() -> dict:
-    cpu = platform.processor()
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     mem = None
     try:
         mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):
         pass
-    return {"device": "cpu only", "cpu": cpu, "host_cores": os.cpu_count(), "ram_bytes": mem,
-            "python": platform.python_version(), "platform": platform.platform()}
+    return {**provenance.host(), "ram_bytes": mem}
 
 
 def convert_both(text: Path, work: Path, rep: int) -> list[dict]:

@@ -47,7 +47,6 @@ import argparse
 import datetime as dt
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -132,16 +131,7 @@ def graphferry(*args: str) -> list[str]:
 
 
 def machine() -> dict:
-    cpu = platform.processor()
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    out = {"device": "cpu only", "cpu": cpu, "host_cores": os.cpu_count(), "python": platform.python_version(),
-           "platform": platform.platform()}
+    out = provenance.host()
     if gpu_usable():
         import cupy
 

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import platform
 import shlex
 import subprocess
 import sys
@@ -138,6 +140,27 @@ def command(argv: list[str] | None = None) -> str:
             pass
         argv = ["python", *argv]
     return shlex.join(argv)
+
+
+def host() -> dict:
+    """The CPU side of the machine a results file was measured on: the CPU's model (from
+    /proc/cpuinfo where there is one), its cores, Python and the platform; ``device`` "cpu only"
+    until the caller names a GPU.
+
+    Example:
+        >>> sorted(host())
+        ['cpu', 'device', 'host_cores', 'platform', 'python']
+    """
+    cpu = platform.processor()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"device": "cpu only", "cpu": cpu, "host_cores": os.cpu_count(), "python": platform.python_version(),
+            "platform": platform.platform()}
 
 
 def stamp(doc: dict, argv: list[str] | None = None) -> dict:
