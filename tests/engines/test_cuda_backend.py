@@ -21,11 +21,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import LDBC_GRAPHS
 
 from graphferry import Graph
 from graphferry.engines import registry
-
-from conftest import LDBC_GRAPHS
 
 CUDA_ENGINES = list(registry.names_where(on_device=True, schedules=False))   # every device engine
 ALGORITHMS = ["bfs", "sssp", "pagerank", "wcc", "cdlp", "lcc", "triangle_count"]
@@ -336,14 +335,14 @@ def test_bitmaps_match_cpu():
 def test_partition_counts_kernel_equals_a_plain_loop():
     # the fused kernel: shared counters (few partitions), global ones (2000), warps in one partition
     # and warps across several, two arrays per row or one
-    from test_primitives import _partition_counts_oracle, partition_counts_cases
+    from partition_counts import partition_counts_cases, partition_counts_oracle
 
     from graphferry.backends import get_backend
 
     cuda = get_backend("cuda")
     for ids, offsets, bounds, sizes in partition_counts_cases():
         got = cuda.partition_counts(cuda.asarray(ids), cuda.asarray(offsets), cuda.asarray(bounds), sizes)
-        assert np.array_equal(got, _partition_counts_oracle(ids, offsets, bounds, sizes)), (len(ids), len(bounds))
+        assert np.array_equal(got, partition_counts_oracle(ids, offsets, bounds, sizes)), (len(ids), len(bounds))
 
 
 @gpu
