@@ -81,7 +81,6 @@ def sweep_engines() -> list[str]:
         >>> sweep_engines()
         ['resident', 'filter', 'compaction', 'zerocopy', 'unified']
     """
-    import graphferry.runtime  # noqa: F401  (registers the hybrid, so that it is left out by its trait)
     from graphferry.engines import registry
 
     return [n for n in registry.names_where(on_device=True) if not registry.engine_class(n).schedules]

@@ -1038,7 +1038,6 @@ def main(argv=None) -> int:
     def log(msg):
         print(f"[{time.perf_counter() - t_start:7.1f}s] {msg}", flush=True)
 
-    import graphferry.runtime  # noqa: F401  (import order: runtime before backends)
     from graphferry.backends import get_backend
 
     backend = get_backend(args.backend)

@@ -110,7 +110,6 @@ def test_pull_source_arrays_reads_the_fold_and_its_own_parameter_names():
            "GF_FN void pull_fold(const State& T, double& acc, vid_t u, vid_t v, float w) { acc += T.c[u]; }\n"
            "GF_FN bool pull_end(const State& T, vid_t v, double acc) { T.b[v] = acc; return true; }\n")
     assert Program("t", arrays=_ARRAYS, source=src).pull_source_arrays == ("b", "c")
-    from graphferry.algorithms import bfs, sssp  # noqa: F401 - the registered programs
     from graphferry.algorithms.bfs import PROGRAM as BFS
 
     assert BFS.pull_source_arrays == ()

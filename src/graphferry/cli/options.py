@@ -62,13 +62,12 @@ class Backend(str, Enum):
 
 
 def __getattr__(name: str):
-    # ``EngineName`` is made on first use: it imports the engines and the runtime, which
-    # only ``run`` needs (``generate`` and ``convert`` start without them).
+    # ``EngineName`` is made on first use: it imports the engines, which only ``run`` needs
+    # (``generate`` and ``convert`` start without them).
     if name == "EngineName":
         from ..engines import registry as engine_registry
-        from ..runtime import loaded as _loaded  # noqa: F401  (the runtime registers the composite engines)
 
-        #: ``--engine``: auto, then every engine in the engine registry (the runtime's import registers hybrid).
+        #: ``--engine``: auto, then every engine in the engine registry (the composed hybrid included).
         engines = Enum("EngineName", {name: name for name in ("auto", *engine_registry.names())}, type=str)
         engines.__module__ = __name__
         globals()["EngineName"] = engines

@@ -56,16 +56,16 @@ import importlib
 from .convert import cached_size, convert_from_nx, convert_to_nx
 from .graph import NxGraph
 from .policy import EXACT_NODES, estimated_arcs, large_graph
-from .registration import AREAS, FUNCTIONS, NxFunction
+from .registration import NxFunction, registered
 from .running import config
 
 __all__ = ["can_run", "should_run", "convert_from_nx", "convert_to_nx", "FUNCTIONS"]
 
-for _area in AREAS:
-    importlib.import_module(f"{__package__}.{_area}")
+#: every function the backend provides (the area modules imported), by NetworkX name
+FUNCTIONS = registered()
 for _name, _spec in FUNCTIONS.items():
     globals()[_name] = getattr(importlib.import_module(_spec.module), _spec.function.__name__)
-del _area, _name, _spec
+del _name, _spec
 
 #: below this many arcs a conversion costs well under a millisecond: can_run converts to check weights
 TINY_ARCS = 4096

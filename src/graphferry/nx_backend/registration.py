@@ -4,8 +4,9 @@ A function is registered with :func:`networkx_algorithm`, which records its
 NetworkX name, the argument checks that decide whether graphferry can give
 NetworkX's exact answer (``can_run``), the policy that decides whether it is
 worth converting the graph under automatic dispatch (``should_run``) and the
-note NetworkX prints in the function's "Backends" section. :mod:`.interface`
-imports every area module (:data:`AREAS`) and exposes what registered itself.
+note NetworkX prints in the function's "Backends" section. :func:`registered`
+imports every area module (:data:`AREAS`) and returns what registered itself:
+:mod:`.interface` exposes that (no module is imported for its side effect alone).
 
 NetworkX learns the names while it imports, before graphferry can be imported
 (``_graphferry_nx.functions``, import-free); ``python -m graphferry.nx_backend.registration``
@@ -13,8 +14,7 @@ rewrites that file from the registrations, and a test checks that it is current.
 
 Example:
     >>> from graphferry.nx_backend import registration
-    >>> from graphferry.nx_backend import interface  # imports every area, so everything has registered
-    >>> spec = registration.FUNCTIONS["pagerank"]
+    >>> spec = registration.registered()["pagerank"]   # every area imported, so everything has registered
     >>> spec.module
     'graphferry.nx_backend.link_analysis'
     >>> spec.check({"personalization": {0: 1}, "nstart": None, "dangling": None})
@@ -24,14 +24,15 @@ Example:
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["NxFunction", "FUNCTIONS", "AREAS", "networkx_algorithm", "write_info"]
+__all__ = ["NxFunction", "FUNCTIONS", "AREAS", "networkx_algorithm", "registered", "write_info"]
 
-#: The modules holding the registered functions, by NetworkX's areas (imported by :mod:`.interface`).
+#: The modules holding the registered functions, by NetworkX's areas (imported by :func:`registered`).
 AREAS = (
     "link_analysis",
     "traversal",
@@ -94,8 +95,21 @@ class NxFunction:
         return True
 
 
-#: NetworkX name -> registration (filled as the area modules import)
+#: NetworkX name -> registration (filled as the area modules import: read it through :func:`registered`)
 FUNCTIONS: dict[str, NxFunction] = {}
+
+
+def registered() -> dict[str, NxFunction]:
+    """Every function the backend provides, by NetworkX name: the area modules (:data:`AREAS`) are
+    imported here, so that their ``@networkx_algorithm`` registrations have run.
+
+    Also right when this file runs as a script: the registrations land in the imported package's
+    module, not in ``__main__``'s copy of :data:`FUNCTIONS`.
+    """
+    package = "graphferry.nx_backend"
+    for area in AREAS:
+        importlib.import_module(f"{package}.{area}")
+    return importlib.import_module(f"{package}.registration").FUNCTIONS
 
 
 def networkx_algorithm(*, note: str, name: str | None = None, can_run: Check | None = None,
@@ -134,16 +148,14 @@ INFO_FILE = Path(__file__).resolve().parent.parent.parent / "_graphferry_nx" / "
 
 def info_source() -> str:
     """The text of ``_graphferry_nx/functions.py`` for the registrations (every area imported)."""
-    # the registrations of the imported package (run as a script, this module is another, empty one)
-    from graphferry.nx_backend import interface  # noqa: F401  (every area registers)
-    from graphferry.nx_backend.registration import FUNCTIONS
+    functions = registered()
     lines = ['"""The NetworkX functions graphferry provides, and their notes: generated, do not edit.',
              "",
              "Rewritten by ``python -m graphferry.nx_backend.registration`` from the registrations",
              "(``@networkx_algorithm`` in ``graphferry/nx_backend/*.py``); a test checks it is current.",
              '"""', "", "FUNCTIONS: dict[str, str] = {"]
-    for key in sorted(FUNCTIONS):
-        lines.append(f"    {key!r}: {FUNCTIONS[key].note!r},")
+    for key in sorted(functions):
+        lines.append(f"    {key!r}: {functions[key].note!r},")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -58,7 +58,7 @@ import numpy as np
 from ..backends import get_backend
 from ..backends.base import Backend, DeviceArena
 from ..engines.base import EdgeSide, Engine
-from ..engines.registry import engine_class, register
+from ..engines.registry import engine_class
 from ..errors import DeviceMemoryError
 from ..graph import Graph
 from ..partition import DEFAULT_PARTITION_BYTES
@@ -69,10 +69,6 @@ from ..scheduler.pool import BufferPool
 from .calibration import calibration_for
 
 log = logging.getLogger(__name__)
-
-# the scheduler's composite engine, known by name wherever the runtime is (said here, where the
-# runtime composes it, rather than as a side effect of importing its module)
-register(HybridEngine)
 
 #: Copies and reads into pinned memory run in slices of this many bytes, several threads at once.
 COPY_SLICE_BYTES = 64 << 20

@@ -28,10 +28,9 @@ def bytes_modelled(engine: str) -> bool:
         >>> bytes_modelled("zerocopy"), bytes_modelled("filter"), bytes_modelled("elsewhere")
         (True, False, False)
     """
-    from ..engines.registry import ENGINES   # (on first use: reading a record needs no engine)
+    from ..engines.registry import engine_class, names   # (on first use: reading a record needs no engine)
 
-    cls = ENGINES.get(engine)
-    return cls is not None and cls.bytes_modelled()
+    return engine in names() and engine_class(engine).bytes_modelled()
 
 
 @dataclass
