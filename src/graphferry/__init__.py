@@ -15,7 +15,7 @@ Example:
 import importlib
 import logging
 
-__version__ = "0.1.0"
+from .version import __version__
 __all__ = ["Graph", "LoadedGraph", "load", "from_file", "from_scipy", "from_networkx", "from_pandas", "from_arrow", "__version__", "algorithms", "generators", "io", "store", "runtime"]
 
 _SUBMODULES = {"algorithms", "generators", "io", "store", "runtime", "engines", "backends", "partition"}

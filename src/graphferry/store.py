@@ -346,7 +346,7 @@ class StoreWriter:
                 "shape": [length],
                 "blake2b": sums[key],
             }
-        from . import __version__
+        from .version import __version__
 
         manifest = {
             "format": FORMAT_NAME,

@@ -105,15 +105,25 @@ def _imports(rel: str, text: str):
             continue
         if isinstance(node, ast.Import):
             yield from (a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level:
-            base = package.split(".")
-            base = base[: len(base) - (node.level - 1)]
-            target = ".".join(base + ([node.module] if node.module else []))
-            yield target
-            yield from (f"{target}.{a.name}" for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            yield node.module
-            yield from (f"{node.module}.{a.name}" for a in node.names)
+            target = node.module
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            # ``from X import m`` of a module m depends on X.m; of any other name, on X's own namespace
+            # (which, for the top-level package, is what its __init__ hands out)
+            modules = [f"{target}.{a.name}" for a in node.names if _exists(f"{target}.{a.name}")]
+            yield from modules
+            if len(modules) < len(node.names):
+                yield target
+
+
+def _is_ours(module: str | None) -> bool:
+    """Whether ``module`` is graphferry's: the top-level package itself counts (``import graphferry``
+    or ``from graphferry import load`` inside a subpackage depends on what ``graphferry/__init__.py``
+    hands out, so an edge to it can close a cycle)."""
+    return bool(module) and (module == "graphferry" or module.startswith("graphferry."))
 
 
 def package_graph() -> dict[str, set[str]]:
@@ -123,7 +133,7 @@ def package_graph() -> dict[str, set[str]]:
             continue
         here = _unit("graphferry." + rel[:-3].replace("/", "."))
         for target in _imports(rel, text):
-            if target and target.startswith("graphferry.") and _exists(target) and _unit(target) != here:
+            if _is_ours(target) and _exists(target) and _unit(target) != here:
                 edges[here].add(_unit(target))
     return edges
 
@@ -178,3 +188,63 @@ def test_hypar_host_ops_and_the_scheduler_import_down_only():
     assert not edges["host_ops"] - {"errors", "workfiles", "phase_clock"}  # phase_clock: a leaf, as errors is
     assert "hypar" not in edges["algorithms"]
     assert "distributed" not in edges["runtime"]      # the ranks' loader is handed down (runtime.use_ranks)
+
+
+def test_imports_of_the_top_level_package_are_edges():
+    # `import graphferry` (or a name from its __init__) inside a subpackage depends on what the
+    # top-level package hands out (the runtime, io, graph: its edges), so it can close a cycle
+    assert list(_imports("io/x.py", "import graphferry\n")) == ["graphferry"]
+    assert list(_imports("io/x.py", "from .. import __version__\n")) == ["graphferry"]
+    assert list(_imports("io/x.py", "from graphferry import load\n")) == ["graphferry"]
+    assert list(_imports("io/x.py", "from .. import host_ops\n")) == ["graphferry.host_ops"]  # a module: itself
+    assert _unit("graphferry") == "__init__" and {"runtime", "io"} <= package_graph()["__init__"]
+    found = cycles({**package_graph(), "store": package_graph()["store"] | {"__init__"}})
+    assert any("__init__" in c and "store" in c for c in found)
+
+
+def _package_of(rel: str) -> str:
+    """The package a file under src/graphferry imports relative to: ``io/x.py`` -> ``graphferry.io``."""
+    module = "graphferry." + rel[:-3].replace("/", ".")
+    return module[: -len(".__init__")] if rel.endswith("__init__.py") else module.rsplit(".", 1)[0]
+
+
+def _bound_modules(text: str, package: str | None):
+    """The imports in a file that bind a graphferry module to a name: ``(line, name)``
+    (``package``: what its relative imports start from; None outside src/graphferry)."""
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if _is_ours(a.name):
+                    yield node.lineno, a.asname or a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            target = node.module
+            if node.level:
+                if package is None:
+                    continue
+                base = package.split(".")
+                target = ".".join(base[: len(base) - (node.level - 1)] + ([node.module] if node.module else []))
+            for a in node.names:
+                if _is_ours(target) and _exists(f"{target}.{a.name}"):
+                    yield node.lineno, a.asname or a.name
+
+
+def test_no_module_is_imported_for_its_side_effects():
+    # registration is explicit (engines.registry.COMPOSED, nx_backend.registration.registered()):
+    # an imported module whose name the file never uses was imported for what its import does
+    root = SRC.parent.parent
+    files = [("src/graphferry/" + rel, text) for rel, text in sources()
+             if rel[:-3].replace("/", ".") not in SHIMS]
+    files += [(rel, text) for rel, text in scripts()]
+    files += [(p.relative_to(root).as_posix(), p.read_text()) for p in sorted((root / "tests").rglob("*.py"))]
+    unused = []
+    for rel, text in files:
+        tree = ast.parse(text)
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        used |= {c.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets)
+                 for c in ast.walk(n.value) if isinstance(c, ast.Constant)}
+        package = _package_of(rel[len("src/graphferry/"):]) if rel.startswith("src/") else None
+        for line, name in _bound_modules(text, package):
+            if name not in used:
+                unused.append(f"{rel}:{line} {name}")
+    assert unused == [], f"modules imported only for their side effects: {unused}"

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from .. import __version__
+from ..version import __version__
 from . import console as _console
 from ._click import _cx
 from .exits import (
