@@ -906,9 +906,10 @@ def test_sparse_rounds_keep_a_span_once_its_partitions_were_read_whole():
 
 
 def test_the_side_being_read_takes_the_span_room_from_an_idle_side():
-    """SSSP keeps partitions of the weighted side on the device; a BFS after it (the unweighted
-    side) displaces them for its span, since a side not being read is worth less than the one
-    that is; both answers are the CPU's, and the budget holds."""
+    """SSSP keeps partitions of the weighted side on the device (its span, which took the room of the
+    blocks its copies left); a BFS after it (the unweighted side) displaces them for its span, since
+    a side not being read is worth less than the one that is; both answers are the CPU's, and the
+    budget holds."""
     from graphferry.generators import kronecker_graph
     from graphferry.scheduler.residency import SPAN
 
@@ -916,14 +917,14 @@ def test_the_side_being_read_takes_the_span_room_from_an_idle_side():
     budget = g.m * 8 // 2
     lg = gf.load(g, backend="cpu", budget=budget, partition_bytes=max(64, g.m * 8 // 32))
     src = int(np.argmax(np.diff(g.offsets)))
-    # per-partition plans (blocks of their own for the copied partitions): the plan that reads every
-    # partition in place would keep a span instead, on a graph this small
+    # per-partition plans (the copied partitions' blocks, then a span in their room): the plan that
+    # reads every partition in place keeps less of the weighted side, on a graph this small
     policy = Policy(use_cpu=False, single_engine_plans=False)
     d = sssp(lg, src, engine="hybrid", policy=policy)
     assert np.array_equal(d.distances, sssp(g, src, backend="cpu").distances)
     weighted = lambda: sum(b.nbytes for k, b in lg.pool.blocks.items() if k[0][1])  # noqa: E731 - (csr, weighted, ...)
     kept = weighted()
-    assert kept > budget // 4 and not any(k[1] == SPAN for k in lg.pool.blocks)
+    assert kept > budget // 4
     r = bfs(lg, src, engine="hybrid", policy=policy)
     assert np.array_equal(r.levels, bfs(g, src, backend="cpu").levels)
     assert [k[0][1] for k in lg.pool.blocks if k[1] == SPAN] == [False]

@@ -189,7 +189,7 @@ class Residency:
 
     def _admit_span(self, min_reads: float = 0.0) -> None:
         """In a round that reads every partition, copy the consecutive partitions that fit the
-        room no block or slot holds into one block (the span), the most valuable run first.
+        room into one block (the span), the most valuable run first.
 
         Copying a partition whole costs what reading all of it in place does, so in such a round
         the copy is nearly free; kept, it is read at device speed by every later round and call.
@@ -202,48 +202,63 @@ class Residency:
         SSSP's weighted span left BFS's unweighted side none, and BFS ran 10% slower than
         zero-copy alone.
 
+        The room includes this side's own blocks too (partitions a round copied and kept,
+        :meth:`_device_plan`): they are what a copy left behind, and the span takes their room
+        (those inside its window are its own edges again). Left to the room they did not hold,
+        the span was decided by which partitions a sparse round happened to copy, which follows
+        the calibration's error: at Kronecker 14 with an H200's figures and its zero-copy rates
+        halved, the first call's sparse rounds copied 60 of 100 partitions into blocks of their
+        own, the span got one partition's room, and the whole-side plan read those blocks across
+        the bus in every later call (2.6x the bytes of a call with the measured rates). For the
+        same reason a span that holds less than half the room it could (a fragment admitted
+        beside such blocks) is replaced by a better window, in a round that may admit one.
+
         Sparse rounds (``min_reads`` > 0) admit a span too, once its partitions' edges have
         been read ``min_reads`` times over in earlier rounds and calls (VDS's value with
         history): frontier-driven programs read much of the graph a piece at a time (SSSP
         relaxes each arc 1.3-1.9 times on Kronecker and uniform graphs of scale 25), and each
         piece read in place costs its lines across the bus again, a copy of the span once."""
-        if self._span_block() is not None:
-            return
+        span = self._span_block()
         if min_reads > 0 and self.read_edges.sum() < min_reads * self.side.partition_edges.min():
             return  # nothing read enough yet (cheap test before the window search)
         s = self.side
+        edges = s.partition_edges
+        if not len(edges):
+            return
         per_edge = s.range_bytes_per_edge
         # a row-prefix copy (neighbourhood functions) gives way only once edge maps value this side's
         # partitions more: WCC's finishing round (a few rows) must not drop the copy every call
         mean_value = float(self.value.mean()) if len(self.value) else 0.0
         idle = [k for k in self.pool.blocks if k[0] != self.key and k not in self.pool.busy
                 and (k[1] != "prefix" or self.pool.blocks[k].value < mean_value)]
-        room_edges = int((self.pool.room_for_blocks() + sum(self.pool.blocks[k].nbytes for k in idle)) / per_edge)
+        own = [k for k in self.pool.blocks if k[0] == self.key and k[1] != SPAN and k not in self.pool.busy]
+        held = sum(self.pool.blocks[k].nbytes for k in idle + own) + (span[2].nbytes if span is not None else 0)
+        room_edges = int((self.pool.room_for_blocks() + held) / per_edge)
         room_edges -= 64 if s.packed is not None else 0  # a packed copy's groups at both ends
-        edges = s.partition_edges
-        if not len(edges) or room_edges < max(1, int(edges.min())):
+        if room_edges < max(1, int(edges.min())):
             return
-        worth = np.where(np.isin(np.arange(len(edges)), list(self._own_blocks())), 0.0, (self.value + 1e-9) * edges)
-        best, a, z = 0.0, 0, 0
-        lo, held, total = 0, 0, 0.0
-        for hi in range(len(edges)):  # the best window [lo, hi] within the room (two pointers)
-            held += int(edges[hi])
-            total += worth[hi]
-            while held > room_edges:
-                held -= int(edges[lo])
-                total -= worth[lo]
-                lo += 1
-            if hi >= lo and total > best:
-                best, a, z = total, lo, hi + 1
+        a, z = _best_window((self.value + 1e-9) * edges, edges, room_edges)
         if z <= a:
             return
+        if span is not None:  # kept unless it is a fragment and this window is worth more
+            a0, z0 = span[0], span[1]
+            worth = (self.value + 1e-9) * edges
+            if (a, z) == (a0, z0) or 2 * int(edges[a0:z0].sum()) > room_edges \
+                    or worth[a:z].sum() <= worth[a0:z0].sum():
+                return
         if min_reads > 0 and self.read_edges[a:z].sum() < min_reads * edges[a:z].sum():
             return
         parts = s.partitions
         e0, e1 = parts[a].edge_lo, parts[z - 1].edge_hi
+        if span is not None:
+            self.pool.drop((self.key, SPAN))
+            self._span = None
+        for k in own:  # the window's own blocks hold its edges twice
+            if a <= k[1] < z:
+                self.pool.drop(k)
         need = s.range_bytes(e0, e1) - self.pool.room_for_blocks()
-        if need > 0:  # other sides' idle blocks make the room, least valuable first
-            self.pool.drop_blocks(need, among=idle)
+        if need > 0:  # idle sides' and this side's own blocks make the room, least valuable first
+            self.pool.drop_blocks(need, among=idle + [k for k in own if k in self.pool.blocks])
         block = self._admit_range((self.key, SPAN), e0, e1, float(self.value[a:z].mean()))
         if block is None:
             return
@@ -286,3 +301,27 @@ class Residency:
         _, h_idx, _ = s.host_range(e0, e1)
         return self.pool.admit(key, e1 - s.range_base(e0), s.indices.dtype, s.weight_dtype, value,
                                index_count=len(h_idx))
+
+
+def _best_window(worth: np.ndarray, edges: np.ndarray, room_edges: int) -> tuple[int, int]:
+    """``(a, z)``: the consecutive partitions ``a..z-1`` of the most ``worth`` whose ``edges`` fit
+    ``room_edges`` (two pointers; ``z <= a``: none fits).
+
+    Example:
+        >>> _best_window(np.array([1.0, 5.0, 1.0, 4.0]), np.array([2, 2, 2, 2]), 4)
+        (0, 2)
+        >>> _best_window(np.array([1.0, 5.0, 1.0, 4.0]), np.array([2, 2, 2, 2]), 6)
+        (1, 4)
+    """
+    best, a, z = 0.0, 0, 0
+    lo, held, total = 0, 0, 0.0
+    for hi in range(len(edges)):
+        held += int(edges[hi])
+        total += float(worth[hi])
+        while held > room_edges:
+            held -= int(edges[lo])
+            total -= float(worth[lo])
+            lo += 1
+        if hi >= lo and total > best:
+            best, a, z = total, lo, hi + 1
+    return a, z
