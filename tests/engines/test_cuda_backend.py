@@ -397,6 +397,39 @@ def test_copies_from_pageable_pinned_registered_and_mapped():
 
 
 @gpu
+def test_a_copy_into_memory_the_pool_hands_out_again_waits_for_the_kernel_still_reading_it():
+    """A buffer freed on the compute stream while a kernel still reads it comes back from CuPy's
+    pool at once; a copy into the new buffer (on the copy stream, no token) must not overwrite
+    what the running kernel reads. The GPU suite's illegal addresses under load (session 22) were
+    this: a hybrid round's copy landing in a dropped block's memory under a running edge kernel."""
+    import cupy
+
+    from graphferry.backends import get_backend
+
+    b = get_backend("cuda")
+    n = 1 << 20
+    slow_copy = cupy.RawKernel(r"""
+    extern "C" __global__ void slow_copy(const int* src, int* dst, long long n, long long spin) {
+        long long t0 = clock64();
+        while (clock64() - t0 < spin) {}
+        for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+            dst[i] = src[i];
+    }""", "slow_copy")
+    old = cupy.arange(n, dtype=cupy.int32)
+    out = cupy.empty(n, dtype=cupy.int32)
+    b.synchronize()
+    slow_copy((64,), (256,), (old, out, np.int64(n), np.int64(400_000_000)))   # ~0.2 s of spinning first
+    ptr = old.data.ptr
+    del old   # back to the pool while the kernel has not read it yet
+    new = cupy.empty(n, dtype=cupy.int32)
+    if new.data.ptr != ptr:
+        pytest.skip("CuPy's pool did not hand the freed memory out again")
+    b.copy_h2d(new, np.full(n, -1, dtype=np.int32))
+    b.synchronize()
+    assert np.array_equal(cupy.asnumpy(out), np.arange(n, dtype=np.int32))
+
+
+@gpu
 def test_run_record_has_device_times():
     g = random_graph(300, 3000, 6, False)
     r = call("bfs", g, 0, **cuda_options("filter", budget=64 * 1024, partition_bytes=256))

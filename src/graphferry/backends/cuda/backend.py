@@ -519,7 +519,8 @@ class CudaBackend(Backend):
         """Copy host ``src`` into device ``dst`` on the copy stream; later compute-stream work sees it.
 
         ``after``: a :meth:`record` token the copy must wait for (the last kernel
-        that read ``dst``). Returns a token that is reached when the copy is done
+        that read ``dst``). Without one the copy waits for everything issued on the
+        compute stream so far. Returns a token that is reached when the copy is done
         (an engine waits on it before reusing a pinned source buffer).
         """
         src = np.ascontiguousarray(src)
@@ -528,8 +529,14 @@ class CudaBackend(Backend):
         if src.nbytes == 0:
             return None
         cs = self._copy_stream
-        if after is not None:
-            cs.wait_event(after)
+        # Without a token, ``dst`` may be memory CuPy's pool has just handed out again: freed on the
+        # compute stream, whose kernels may still read its last owner's bytes (a dropped block, a
+        # slot given back). The pool orders reuse on the stream that frees, not on this one, so the
+        # copy must wait for the compute stream as it stands; otherwise it overwrites edges a
+        # running kernel reads (the GPU suite's illegal addresses under load, session 22-23: gone
+        # with this wait, or with a sync after every edge kernel). A token (an engine's own buffer,
+        # last read by the kernel it names) keeps the copy free to overlap later kernels.
+        cs.wait_event(after if after is not None else self.record())
         start = None
         if self.timing:
             start = cupy.cuda.Event()
