@@ -196,11 +196,55 @@ class Backend(ABC):
     # --- vertex-state passes (the runtime's reduce / select / result conversion) ----
     def reduce(self, arr: Any, op: str, ids: Any = None):
         """``op`` (sum, min, max) of ``arr`` or ``arr[ids]``: a Python number; 0 / None when empty."""
-        vals = arr if ids is None else arr[ids]
+        vals = arr if ids is None else self.gather(arr, ids)
         if len(vals) == 0:
             return 0 if op == "sum" else None
         value = getattr(vals, op)()
         return value.item() if hasattr(value, "item") else value
+
+    def set_entry(self, arr: Any, index: int, value) -> None:
+        """``arr[index] = value`` for one entry (a BFS source's own state), where ``arr`` lives (on a
+        GPU: a copy of the entry's bytes, where CuPy's scalar assignment compiles a kernel on a
+        fresh machine)."""
+        arr[index] = value
+
+    def scatter(self, arr: Any, ids: Any, values) -> None:
+        """``arr[ids] = values`` (``ids`` distinct backend int64 ids; ``values`` a scalar or one
+        backend value per id)."""
+        arr[ids] = values
+
+    def gather(self, arr: Any, ids: Any) -> Any:
+        """``arr[ids]`` (``ids``: backend int64 ids within ``arr``), a new array where ``arr`` lives."""
+        return arr[ids]
+
+    def ids_degree_sum(self, ids: Any, degrees: Any) -> int:
+        """The sum of ``degrees[v]`` over the backend ids ``ids`` (a listed frontier's edges)."""
+        return int(degrees[ids].sum()) if len(ids) else 0
+
+    def bits_combine(self, op: str, a: Any, b: Any, n: int) -> Any:
+        """A new bitmap of ``n`` bits: ``a | b`` (op "or"), ``a & b`` ("and"), ``a & ~b``
+        ("andnot") or ``~a`` ("not", ``b`` unread), the bits past ``n`` cleared.
+
+        Example:
+            >>> from graphferry.backends.cpu.backend import CpuBackend
+            >>> b = CpuBackend()
+            >>> x, y = b.bits_from_ids([1, 3], 5), b.bits_from_ids([3, 4], 5)
+            >>> [b.ids_from_bits(b.bits_combine(op, x, y, 5), 5).tolist() for op in ("or", "and", "andnot", "not")]
+            [[1, 3, 4], [3], [1], [0, 2, 4]]
+        """
+        if op == "or":
+            out = a | b
+        elif op == "and":
+            out = a & b
+        elif op == "andnot":
+            out = a & ~b
+        elif op == "not":
+            out = ~a
+        else:
+            raise ValueError(f"bits_combine: op must be or, and, andnot or not, got {op!r}")
+        if n % 32 and len(out):
+            out[-1] &= (1 << (n % 32)) - 1
+        return out
 
     def select(self, arr: Any, lo: float, hi: float, ids: Any = None) -> Any:
         """The indices of ``arr`` (or the entries of ``ids``) with ``lo <= value < hi``, as int64, in order."""

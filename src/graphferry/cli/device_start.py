@@ -50,12 +50,16 @@ def algorithm_programs(algorithm: str) -> list:
 class DeviceStart:
     """The background start of one run's device (see the module's docstring)."""
 
-    def __init__(self, algorithm: str, backend: str, start_for: tuple[str, ...] = ("cuda",)):
+    def __init__(self, algorithm: str, backend: str, start_for: tuple[str, ...] = ("cuda",), *,
+                 engine: str = "auto", budget: int | None = None):
         self.algorithm = algorithm
         self.backend = backend
+        self.engine = engine
+        self.budget = budget
         self.thread: threading.Thread | None = None
         self._read = threading.Event()
         self._dtype: Any = None
+        self._edge_bytes = 0
         if backend in start_for:  # (tests start the CPU backend this way)
             self.thread = threading.Thread(target=self._start, name="gf-device-start", daemon=True)
             self.thread.start()
@@ -63,6 +67,7 @@ class DeviceStart:
     def graph_read(self, graph) -> None:
         """The main thread has read ``graph`` (None: it failed): the programs may be compiled now."""
         self._dtype = None if graph is None else graph.indices.dtype
+        self._edge_bytes = int(getattr(graph, "edge_bytes", 0) or 0)
         self._read.set()
 
     def _start(self) -> None:
@@ -78,13 +83,42 @@ class DeviceStart:
             if self._dtype is None:
                 return
             for program in algorithm_programs(self.algorithm):
-                backend.compile(program, self._dtype)  # submits its groups to the compile pool
+                groups = self._groups(backend, program)
+                if groups is None:
+                    backend.compile(program, self._dtype)  # submits its groups to the compile pool
+                else:  # only those the run's engine launches: the others compile if a launch asks
+                    backend.compile(program, self._dtype, groups=groups)
             if prepare is not None:
                 prepare()
         except Exception as e:  # noqa: BLE001 - the main thread's own request reports it
             log.debug("device not started ahead (%s)", e)
 
 
-def start_device_soon(algorithm: str, backend: str) -> DeviceStart:
-    """Start ``backend``'s device and ``algorithm``'s programs in the background (only ``cuda``)."""
-    return DeviceStart(algorithm, backend)
+    def _groups(self, backend, program) -> list[str] | None:
+        """The kernel groups of ``program`` the run's engine will launch on the CUDA backend
+        (:func:`~graphferry.backends.cuda.kernel_groups.groups_for`; None elsewhere): ``auto``
+        resolved as the runtime will (:func:`~graphferry.runtime.runtime.device_engine`, on the
+        default budget unless ``--budget`` gave one), packed ids only where a one-call handle
+        packs them (:meth:`LoadedGraph.packs <graphferry.runtime.loaded.LoadedGraph.packs>`)."""
+        if getattr(backend, "name", None) != "cuda":
+            return None
+        import numpy as np
+
+        from ..backends.cuda.kernel_groups import groups_for
+        from ..runtime.loaded import ONE_CALL_PACK_PASSES
+        from ..runtime.runtime import device_engine
+        from ..runtime.startup import passes_for
+
+        engine = self.engine
+        if engine == "auto":
+            budget = self.budget or max(1 << 20, int(backend.free_device_bytes() * 0.8))  # LoadedGraph's default
+            engine = device_engine(self._edge_bytes, budget)
+        packed = np.dtype(self._dtype) == np.int32 and passes_for(self.algorithm) > ONE_CALL_PACK_PASSES
+        return groups_for(program, engine, packed=packed)
+
+
+def start_device_soon(algorithm: str, backend: str, engine: str = "auto", budget: int | None = None) -> DeviceStart:
+    """Start ``backend``'s device and ``algorithm``'s programs in the background (only ``cuda``):
+    the programs' kernel groups that ``engine`` (``auto``: as the runtime will choose it, on
+    ``budget`` or the default budget) launches."""
+    return DeviceStart(algorithm, backend, engine=engine, budget=budget)

@@ -262,7 +262,8 @@ def _run_here(algorithm: str, graph_path: Path, *, source: str | None, out: Path
     phases = _Phases()
     registry.get(algorithm).function  # noqa: B018  (imports the algorithm's module: an "imports" phase)
     phases.imports()
-    device = start_device_soon(algorithm, backend)  # CuPy, the context, the programs: while the graph is read
+    # CuPy, the context, the programs (the kernel groups its engine launches): while the graph is read
+    device = start_device_soon(algorithm, backend, engine, budget)
     graph = None
     try:
         with _spinner(f"reading {graph_path}"):

@@ -118,12 +118,14 @@ class Frontier:
         if not isinstance(other, Frontier) or other.n != self.n:
             raise ValueError("frontier set operations need two frontiers of the same graph")
 
+    # set operations through the backend (Backend.bits_combine): on a GPU one kernel of the
+    # backend's own module, where CuPy's operators compile a kernel each on a fresh machine
     def __or__(self, other: "Frontier") -> "Frontier":
         """Union (one pass over the bitmap words)."""
         self._check(other)
         if self.is_all or other.is_all:
             return Frontier.all(self.backend, self.n)
-        return Frontier(self.backend, self.n, bits=self.bits | other.bits)
+        return Frontier(self.backend, self.n, bits=self.backend.bits_combine("or", self.bits, other.bits, self.n))
 
     def __and__(self, other: "Frontier") -> "Frontier":
         """Intersection."""
@@ -132,7 +134,7 @@ class Frontier:
             return other
         if other.is_all:
             return self
-        return Frontier(self.backend, self.n, bits=self.bits & other.bits)
+        return Frontier(self.backend, self.n, bits=self.backend.bits_combine("and", self.bits, other.bits, self.n))
 
     def __sub__(self, other: "Frontier") -> "Frontier":
         """Difference: the vertices of this frontier that are not in ``other``."""
@@ -140,11 +142,8 @@ class Frontier:
         if other.is_all:
             return Frontier.empty(self.backend, self.n)
         if self.is_all:  # the complement: one pass, the words past n cleared
-            bits = ~other.bits
-            if self.n % 32:
-                bits[-1] &= (1 << (self.n % 32)) - 1
-            return Frontier(self.backend, self.n, bits=bits)
-        return Frontier(self.backend, self.n, bits=self.bits & ~other.bits)
+            return Frontier(self.backend, self.n, bits=self.backend.bits_combine("not", other.bits, None, self.n))
+        return Frontier(self.backend, self.n, bits=self.backend.bits_combine("andnot", self.bits, other.bits, self.n))
 
     def degree_sum(self, offsets: np.ndarray) -> int:
         """Sum of the active vertices' degrees in the CSR with these (host) ``offsets``.

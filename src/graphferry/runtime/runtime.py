@@ -162,8 +162,7 @@ class Runtime:
             return engine
         if not self.backend.is_device:
             return "host"
-        # the edges do not fit: the hybrid places each partition each iteration
-        return "resident" if 2 * self.graph.edge_bytes <= self.arena.budget_bytes else "hybrid"
+        return device_engine(self.graph.edge_bytes, self.arena.budget_bytes)
 
     def side(self, direction: str, use_weights: bool, reverse: bool = False) -> tuple[EdgeSide, Engine]:
         """The edge side and its engine, built once per physical CSR (and kept by a loaded graph).
@@ -258,7 +257,7 @@ class Runtime:
         degrees = self.loaded.device_degrees(reverse)
         if not frontier.prefers_bitmap():
             # ids at hand, or a small frontier that will be pushed: its ids, listed here, serve the push
-            return int(degrees[frontier.ids].sum())
+            return self.backend.ids_degree_sum(frontier.ids, degrees)
         # a dense bitmap (an edge_map's output): its size and edges from the bitmap, ids not listed
         # (a pull round never needs them; a push round lists them then)
         count, edges = self.backend.bits_degree_sum(frontier.bits, degrees, self.graph.n)
@@ -338,6 +337,25 @@ def _same_placement(loaded: LoadedGraph, backend, budget, partition_bytes) -> No
     if partition_bytes is not None and int(partition_bytes) != loaded.partition_bytes:
         raise ValueError(f"the graph was loaded with partitions of {loaded.partition_bytes} bytes; a call cannot "
                          f"change them to {partition_bytes} (pass partition_bytes= to graphferry.load)")
+
+
+def device_engine(edge_bytes: int, budget_bytes: int) -> str:
+    """The engine ``auto`` means on a device: ``resident`` where the budget holds both edge
+    directions, else ``hybrid`` (it places each partition each iteration).
+
+    Example:
+        >>> device_engine(4 << 30, 100 << 30), device_engine(4 << 30, 6 << 30)
+        ('resident', 'hybrid')
+    """
+    return "resident" if 2 * edge_bytes <= budget_bytes else "hybrid"
+
+
+def _checked_ids(idx: np.ndarray, n: int, name: str) -> np.ndarray:
+    """Host ids into an array of ``n`` entries, negative ones counted from the end (numpy's
+    indexing); one outside ``-n..n-1`` is an error here, before a kernel reads past the array."""
+    if len(idx) and (int(idx.min()) < -n or int(idx.max()) >= n):
+        raise IndexError(f"array {name!r} has {n} entries: an id lies outside -{n}..{n - 1}")
+    return np.where(idx < 0, idx + n, idx) if len(idx) and int(idx.min()) < 0 else idx
 
 
 @dataclass(frozen=True)
@@ -435,17 +453,25 @@ class ProgramState:
         vertex state with no pass over ``n`` on the host, e.g. a BFS source's own entries.
         """
         b = self.rt.backend
+        arr = self.arrays[name]
         idx = np.asarray(ids, dtype=np.int64).reshape(-1)
         if len(idx) == 1 and np.isscalar(values):  # one entry (a source's): no index array to upload
-            self.arrays[name][int(idx[0])] = values
+            b.set_entry(arr, int(idx[0]), values)
         elif len(idx):
-            self.arrays[name][b.asarray(idx)] = values if np.isscalar(values) else b.asarray(np.asarray(values))
+            idx = _checked_ids(idx, len(arr), name)
+            vals = values if np.isscalar(values) else np.asarray(values)
+            if len(np.unique(idx)) < len(idx):  # repeated ids: the last value wins, as numpy's does
+                keep = len(idx) - 1 - np.unique(idx[::-1], return_index=True)[1]
+                idx, vals = idx[keep], (vals if np.isscalar(vals) else vals[keep])
+            b.scatter(arr, b.asarray(idx), vals if np.isscalar(vals) else b.asarray(vals))
 
     def gather(self, name: str, ids) -> np.ndarray:
         """Gather: ``name[ids]`` as a host array (ids on the host, or a frontier's)."""
         b = self.rt.backend
-        idx = ids.ids if isinstance(ids, Frontier) else b.asarray(np.asarray(ids, dtype=np.int64))
-        return b.to_host(self.arrays[name][idx])
+        arr = self.arrays[name]
+        idx = ids.ids if isinstance(ids, Frontier) else b.asarray(_checked_ids(np.asarray(ids, dtype=np.int64),
+                                                                                len(arr), name))
+        return b.to_host(b.gather(arr, idx))
 
     def assign_entries(self, name: str, ids, columns, values) -> None:
         """Scatter into an array with one row per vertex: ``name[ids[i], columns[i]] = values[i]``

@@ -127,28 +127,43 @@ def _compile_module(src: str, name: str, device: int = 0, options=_NVRTC_OPTIONS
 class CudaProgram(CompiledProgram):
     """A program's kernels for one device and vertex-id type (NVRTC), compiled in groups at once."""
 
-    def __init__(self, backend: "CudaBackend", program, vid_dtype: np.dtype):
+    def __init__(self, backend: "CudaBackend", program, vid_dtype: np.dtype, groups: list[str] | None = None):
         self.backend = backend
         self.program = program
         vid_ctype = "int32_t" if np.dtype(vid_dtype) == np.int32 else "int64_t"
         # CuPy's kernel cache keys on the source text only: name the headers' digest in it
         src = f"// graphferry headers {_headers_digest()}\n" + program.translation_unit(vid_ctype, "gf_cuda_kernels.cuh")
         label = f"{program.name!r} ({vid_ctype})"
+        self._label = label
         self._modules: dict[str, Any] = {}
+        #: the groups not submitted yet: their translation units (submitted when first asked for)
+        self._pending: dict[str, str] = {}
         if env_flag("GRAPHFERRY_CUDA_ONE_MODULE"):  # the whole program as one unit, compiled now
             with phase("compile"):
                 whole = _compile_module(src, label, backend.device_id)
             self._modules = {g: whole for g in KERNEL_GROUPS}
         else:
-            pool = compile_pool()
-            for group in groups_needed(program):
-                self._modules[group] = pool.submit(_compile_module, group_source(src, group), label,
-                                                   backend.device_id)
+            self._pending = {g: group_source(src, g) for g in groups_needed(program)}
+            self.submit(groups)
         self._fns: dict[str, object] = {}
         self._grids: dict[str, int] = {}  # grid-wide kernels: blocks resident at once
 
+    def submit(self, groups: list[str] | None = None) -> None:
+        """Submit the compilation of ``groups`` (None: every group not submitted yet) to the compile
+        pool, in order; groups submitted already, or not the program's, are skipped. A one-shot
+        run submits only those its engine launches (:func:`.kernel_groups.groups_for`): on a
+        fresh machine the pool then compiles nothing its first launches do not wait for."""
+        pool = compile_pool()
+        with self.backend._compiling:
+            for group in list(self._pending) if groups is None else groups:
+                src = self._pending.pop(group, None)
+                if src is not None:
+                    self._modules[group] = pool.submit(_compile_module, src, self._label, self.backend.device_id)
+
     def module(self, group: str):
-        """Kernel group ``group``'s module, waiting for its compilation."""
+        """Kernel group ``group``'s module, waiting for its compilation (submitted now if it was not)."""
+        if group in self._pending:
+            self.submit([group])
         m = self._modules.get(group)
         if m is None:
             raise CompilerError(f"program {self.program.name!r} has no {group} kernels")
@@ -159,6 +174,7 @@ class CudaProgram(CompiledProgram):
 
     def wait(self) -> None:
         """Wait until every group is compiled (raises the first compilation's error)."""
+        self.submit()
         for group in list(self._modules):
             self.module(group)
 
@@ -288,12 +304,11 @@ class CudaBackend(Backend):
         self._ring: SlotRing | None = None
         self._staging: StagedUpload | None = None
         self._programs: dict[tuple, CudaProgram] = {}
-        self._compiling = threading.Lock()
+        self._compiling = threading.RLock()  # CudaProgram.submit takes it inside compile()
         self._transfers_lock = threading.Lock()
         self._huge: dict[int, tuple] = {}  # stream -> the huge-row queue of kernels on it
         self._lanes: list = []
         self._bitmap_module = None
-        self._popcount = None
         self.timing = True
         self._copy_events: list[tuple] = []
         self._kernel_events: list[tuple] = []
@@ -305,12 +320,17 @@ class CudaBackend(Backend):
         self._prewarm()
 
     # ------------------------------------------------------------ programs
-    def compile(self, program, vid_dtype):
+    def compile(self, program, vid_dtype, groups: list[str] | None = None):
+        """``program``'s kernels for ``vid_dtype``: its kernel groups submitted to the compile pool
+        (``groups``: only those, the first time; None: every group, the first time). A program
+        asked for again is returned as it is: a group not submitted yet compiles when a launch
+        first asks for it (:meth:`CudaProgram.module`)."""
         key = (self.device_id, program.fingerprint(), np.dtype(vid_dtype).str)
         with self._compiling:  # a one-shot run asks from a background thread too (cli.device_start)
-            if key not in self._programs:
-                self._programs[key] = CudaProgram(self, program, vid_dtype)
-            return self._programs[key]
+            made = self._programs.get(key)
+            if made is None:
+                made = self._programs[key] = CudaProgram(self, program, vid_dtype, groups)
+            return made
 
     def device_description(self) -> str:
         if self._description is None:  # asked per call by the calibration's cache key: the driver once
@@ -404,7 +424,7 @@ class CudaBackend(Backend):
 
     def asarray(self, host):
         if isinstance(host, cupy.ndarray):
-            return host.copy()
+            return self._device_copy(host)
         host = np.ascontiguousarray(host)
         out = cupy.empty(host.shape, dtype=host.dtype)
         if host.nbytes:
@@ -689,12 +709,153 @@ class CudaBackend(Backend):
         return out.get().astype(np.int64).reshape(parts, 3).T.copy()
 
     def popcount(self, bits) -> int:
-        if self._popcount is None:
-            self._popcount = cupy.ReductionKernel(
-                "uint32 x", "int64 y", "__popc(x)", "a + b", "y = a", "0", "gf_popcount")
-        if bits.size == 0:
+        nwords = int(bits.size)
+        if nwords == 0:
             return 0
-        return int(self._popcount(bits))
+        out = cupy.zeros(1, dtype=cupy.uint64)
+        self._bitmap_fn("gf_popcount_words")(self._grid(nwords), (BLOCK,), (bits, _I64(nwords), out))
+        return int(out.get()[0])
+
+    # ------------------------------------------------------------ vertex state (the module's kernels)
+    # Each of these replaces a CuPy operation that compiles a kernel with NVRTC on a fresh machine,
+    # on the thread that asks, one after the other (fills with a value other than 0, fancy
+    # indexing, scalar assignment, astype copies, arange, operators on bitmaps): they launch the
+    # backend's own module (bitmap_kernels.py), compiled once, in the background, at start.
+    def _grid(self, count: int) -> tuple[int]:
+        return (max(1, min((count + BLOCK - 1) // BLOCK, self.num_sms * 16)),)
+
+    def _device_copy(self, arr):
+        """A copy of device array ``arr`` (a memory copy where it is contiguous: ``ndarray.copy``
+        launches CuPy's elementwise copy kernel)."""
+        if not arr.flags.c_contiguous:
+            return arr.copy()
+        out = cupy.empty(arr.shape, dtype=arr.dtype)
+        if arr.nbytes:
+            out.data.copy_from_device_async(arr.data, arr.nbytes)
+        return out
+
+    @staticmethod
+    def _bit_pattern(value, dtype) -> bytes | None:
+        """``value`` as one entry of ``dtype``'s bytes (numpy's conversion), or None where numpy
+        refuses it (CuPy's own fill then decides)."""
+        try:
+            return np.asarray(value, dtype=dtype).tobytes()
+        except (TypeError, ValueError, OverflowError):
+            return None
+
+    def _fill(self, out, value) -> None:
+        """Every entry of contiguous ``out`` set to ``value``: a memset where its bytes repeat one
+        byte (0, -1), else the module's fill kernel for entries of 1, 2, 4 or 8 bytes."""
+        count = int(out.size)
+        if count == 0:
+            return
+        raw = self._bit_pattern(value, out.dtype)
+        if raw is None or not out.flags.c_contiguous or len(raw) not in (1, 2, 4, 8):
+            out.fill(value)
+        elif raw.count(raw[:1]) == len(raw):
+            out.data.memset_async(raw[0], out.nbytes)
+        else:
+            self._bitmap_fn(f"gf_fill_b{len(raw)}")(self._grid(count), (BLOCK,),
+                                                    (out, _I64(count), _U64(int.from_bytes(raw, "little"))))
+
+    def full(self, shape, value, dtype):
+        out = cupy.empty(shape, dtype=dtype)
+        self._fill(out, value)
+        return out
+
+    def vertex_ids(self, n: int, dtype):
+        kind = {np.dtype(np.int32): "i32", np.dtype(np.int64): "i64"}.get(np.dtype(dtype))
+        if kind is None:
+            return cupy.arange(n, dtype=dtype)
+        out = cupy.empty(n, dtype=dtype)
+        if n:
+            self._bitmap_fn(f"gf_iota_{kind}")(self._grid(n), (BLOCK,), (out, _I64(n)))
+        return out
+
+    def set_entry(self, arr, index: int, value) -> None:
+        raw = self._bit_pattern(value, arr.dtype)
+        n = int(arr.shape[0]) if arr.ndim else 0
+        i = int(index) + (n if int(index) < 0 else 0)
+        if raw is None or arr.ndim != 1 or not arr.flags.c_contiguous or not 0 <= i < n:
+            arr[index] = value
+            return
+        host = np.frombuffer(raw, dtype=np.uint8)
+        # from pageable memory: the driver stages the bytes before the call returns (host may go)
+        cupy.cuda.runtime.memcpyAsync(arr.data.ptr + i * arr.itemsize, host.ctypes.data, len(raw), H2D,
+                                      self.compute_stream().ptr)
+
+    def _plain(self, arr) -> bool:
+        """A one-dimensional contiguous array of entries of 1, 2, 4 or 8 bytes (the module's kernels
+        move entries by their width)."""
+        return arr.ndim == 1 and arr.flags.c_contiguous and arr.itemsize in (1, 2, 4, 8)
+
+    def _ids(self, ids):
+        if isinstance(ids, cupy.ndarray) and ids.dtype == cupy.int64 and ids.flags.c_contiguous:
+            return ids
+        return None
+
+    def gather(self, arr, ids):
+        idx = self._ids(ids)
+        if idx is None or not self._plain(arr):
+            return arr[ids]
+        k = int(idx.size)
+        out = cupy.empty(k, dtype=arr.dtype)
+        if k:
+            self._bitmap_fn(f"gf_gather_b{arr.itemsize}")(self._grid(k), (BLOCK,), (arr, idx, _I64(k), out))
+        return out
+
+    def scatter(self, arr, ids, values) -> None:
+        idx = self._ids(ids)
+        scalar = np.isscalar(values)
+        raw = self._bit_pattern(values, arr.dtype) if scalar else None
+        same = scalar or (isinstance(values, cupy.ndarray) and values.dtype == arr.dtype
+                          and values.flags.c_contiguous and values.size == (0 if idx is None else idx.size))
+        if idx is None or not self._plain(arr) or not same or (scalar and raw is None):
+            arr[ids] = values
+            return
+        k = int(idx.size)
+        if k:
+            self._bitmap_fn(f"gf_scatter_b{arr.itemsize}")(
+                self._grid(k), (BLOCK,), (arr, idx, _I64(k), None if scalar else values,
+                                          _U64(int.from_bytes(raw, "little") if scalar else 0)))
+
+    def ids_degree_sum(self, ids, degrees) -> int:
+        idx = self._ids(ids)
+        kind = {np.dtype(np.int64): "i64", np.dtype(np.int32): "i32"}.get(np.dtype(degrees.dtype))
+        if idx is None or kind is None or not degrees.flags.c_contiguous:
+            return super().ids_degree_sum(ids, degrees)
+        k = int(idx.size)
+        if k == 0:
+            return 0
+        out = cupy.zeros(1, dtype=cupy.uint64)
+        self._bitmap_fn(f"gf_ids_degrees_{kind}")(self._grid(k), (BLOCK,), (idx, _I64(k), degrees, out))
+        return int(out.get()[0])
+
+    _COMBINE = {"or": 0, "and": 1, "andnot": 2, "not": 3}
+
+    def bits_combine(self, op: str, a, b, n: int):
+        code = self._COMBINE.get(op)
+        if code is None:
+            return super().bits_combine(op, a, b, n)
+        nwords = int(a.size)
+        out = cupy.empty(nwords, dtype=cupy.uint32)
+        if nwords:
+            self._bitmap_fn("gf_bits_combine")(self._grid(nwords), (BLOCK,),
+                                               (a, a if b is None else b, _I64(nwords), _I64(n), np.int32(code), out))
+        return out
+
+    def select_bits(self, arr, lo: float, hi: float):
+        kind = {np.dtype(np.int32): "i32", np.dtype(np.int64): "i64", np.dtype(np.float32): "f32",
+                np.dtype(np.float64): "f64"}.get(np.dtype(arr.dtype))
+        if kind is None or arr.ndim != 1 or not arr.flags.c_contiguous:
+            return None
+        n = int(arr.size)
+        nwords = self.bitmap_words(n)
+        bits = cupy.empty(nwords, dtype=cupy.uint32)
+        if nwords:
+            self._bitmap_fn(f"gf_select_{kind}")(self._grid(nwords), (BLOCK,),
+                                                 (arr, _I64(n), np.float64(lo), np.float64(hi), bits))
+        return bits
 
     def close(self) -> None:
         self.synchronize()

@@ -1,10 +1,26 @@
-"""The CUDA backend's kernels that every program shares (frontier bitmaps, per-partition counts, row
-prefixes), compiled once per process apart from the programs (no CuPy needed to read this).
+"""The CUDA backend's own small kernels (frontier bitmaps, per-partition counts, row prefixes, and
+the vertex-state passes a run makes around its programs: fills, ids, gathers, scatters, set
+operations on bitmaps, counts), compiled as ONE module per process apart from the programs (no
+CuPy needed to read this).
+
+Why one module of our own: on a fresh machine every CuPy elementwise or reduction kernel a run
+touches (``cupy.full`` with a value other than 0, fancy indexing, ``astype``, ``arange``, a
+``ReductionKernel``, ``|`` on two arrays) is compiled by NVRTC on first use, on the thread that
+asked, one after the other: a one-shot BFS at Kronecker 25 on the H200 spent about 5 s of its
+6 s 'algorithm' phase so (bench/results/oneshot-gpu-kron25-h200.json, ``cupy_kernels_compiled``).
+This module is submitted to the compile pool when the backend starts, so its single compilation
+overlaps the graph's reading; the backend launches these kernels instead of CuPy's
+(:data:`KERNELS` names them all; tests/engines/test_backend_kernels.py checks the backend asks
+for nothing else).
 
 Example:
     >>> "gf_popc_words" in BITMAP_SRC and "gf_partition_counts" in BITMAP_SRC
     True
+    >>> {"gf_popcount_words", "gf_fill_b4", "gf_gather_b8", "gf_bits_combine"} <= set(KERNELS)
+    True
 """
+
+import re
 
 BITMAP_SRC = r"""
 extern "C" __global__ void gf_popc_words(const unsigned int* bits, long long nwords, long long n, long long* counts) {
@@ -142,4 +158,139 @@ extern "C" __global__ void gf_set_ids(const long long* ids, long long k, unsigne
     const long long v = ids[i];
     atomicOr(&bits[v >> 5], 1u << (v & 31));
 }
+// ---- the vertex-state passes around the programs (instead of CuPy's JIT-compiled kernels)
+// every bit of nwords words, reduced per warp, added to out[0]
+extern "C" __global__ void gf_popcount_words(const unsigned int* bits, long long nwords, unsigned long long* out) {
+    unsigned long long c = 0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < nwords;
+         i += (long long)gridDim.x * blockDim.x)
+        c += __popc(bits[i]);
+    for (int off = 16; off; off >>= 1) c += __shfl_down_sync(0xffffffffu, c, off);
+    if ((threadIdx.x & 31) == 0 && c) atomicAdd(out, c);
+}
+// out[0..count) = value: an entry of 1, 2, 4 or 8 bytes (the value's bit pattern)
+template <typename T>
+__device__ void gf_fill(T* out, long long count, T value) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count;
+         i += (long long)gridDim.x * blockDim.x)
+        out[i] = value;
+}
+extern "C" __global__ void gf_fill_b1(unsigned char* out, long long count, unsigned long long v) {
+    gf_fill<unsigned char>(out, count, (unsigned char)v);
+}
+extern "C" __global__ void gf_fill_b2(unsigned short* out, long long count, unsigned long long v) {
+    gf_fill<unsigned short>(out, count, (unsigned short)v);
+}
+extern "C" __global__ void gf_fill_b4(unsigned int* out, long long count, unsigned long long v) {
+    gf_fill<unsigned int>(out, count, (unsigned int)v);
+}
+extern "C" __global__ void gf_fill_b8(unsigned long long* out, long long count, unsigned long long v) {
+    gf_fill<unsigned long long>(out, count, v);
+}
+// out[v] = v (labels that start as the vertex's own id)
+template <typename T>
+__device__ void gf_iota(T* out, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        out[i] = (T)i;
+}
+extern "C" __global__ void gf_iota_i32(int* out, long long n) { gf_iota<int>(out, n); }
+extern "C" __global__ void gf_iota_i64(long long* out, long long n) { gf_iota<long long>(out, n); }
+// out[i] = src[ids[i]] (ids checked by the caller)
+template <typename T>
+__device__ void gf_gather(const T* src, const long long* ids, long long k, T* out) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < k;
+         i += (long long)gridDim.x * blockDim.x)
+        out[i] = src[ids[i]];
+}
+extern "C" __global__ void gf_gather_b1(const unsigned char* src, const long long* ids, long long k,
+                                        unsigned char* out) { gf_gather(src, ids, k, out); }
+extern "C" __global__ void gf_gather_b2(const unsigned short* src, const long long* ids, long long k,
+                                        unsigned short* out) { gf_gather(src, ids, k, out); }
+extern "C" __global__ void gf_gather_b4(const unsigned int* src, const long long* ids, long long k,
+                                        unsigned int* out) { gf_gather(src, ids, k, out); }
+extern "C" __global__ void gf_gather_b8(const unsigned long long* src, const long long* ids, long long k,
+                                        unsigned long long* out) { gf_gather(src, ids, k, out); }
+// dst[ids[i]] = values[i], or the one value where values is null (distinct ids: checked by the caller)
+template <typename T>
+__device__ void gf_scatter(T* dst, const long long* ids, long long k, const T* values, T value) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < k;
+         i += (long long)gridDim.x * blockDim.x)
+        dst[ids[i]] = values ? values[i] : value;
+}
+extern "C" __global__ void gf_scatter_b1(unsigned char* dst, const long long* ids, long long k,
+                                         const unsigned char* values, unsigned long long v) {
+    gf_scatter(dst, ids, k, values, (unsigned char)v);
+}
+extern "C" __global__ void gf_scatter_b2(unsigned short* dst, const long long* ids, long long k,
+                                         const unsigned short* values, unsigned long long v) {
+    gf_scatter(dst, ids, k, values, (unsigned short)v);
+}
+extern "C" __global__ void gf_scatter_b4(unsigned int* dst, const long long* ids, long long k,
+                                         const unsigned int* values, unsigned long long v) {
+    gf_scatter(dst, ids, k, values, (unsigned int)v);
+}
+extern "C" __global__ void gf_scatter_b8(unsigned long long* dst, const long long* ids, long long k,
+                                         const unsigned long long* values, unsigned long long v) {
+    gf_scatter(dst, ids, k, values, v);
+}
+// the sum of deg[ids[i]] (a listed frontier's edges), reduced per warp, added to out[0]
+template <typename D>
+__device__ void gf_ids_degrees(const long long* ids, long long k, const D* deg, unsigned long long* out) {
+    unsigned long long s = 0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < k;
+         i += (long long)gridDim.x * blockDim.x)
+        s += (unsigned long long)deg[ids[i]];
+    for (int off = 16; off; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
+    if ((threadIdx.x & 31) == 0 && s) atomicAdd(out, s);
+}
+extern "C" __global__ void gf_ids_degrees_i64(const long long* ids, long long k, const long long* deg,
+                                              unsigned long long* out) { gf_ids_degrees(ids, k, deg, out); }
+extern "C" __global__ void gf_ids_degrees_i32(const long long* ids, long long k, const int* deg,
+                                              unsigned long long* out) { gf_ids_degrees(ids, k, deg, out); }
+// frontier set operations, one pass over the words, the bits past n cleared:
+// op 0: a | b, 1: a & b, 2: a & ~b, 3: ~a (b unread)
+extern "C" __global__ void gf_bits_combine(const unsigned int* a, const unsigned int* b, long long nwords,
+                                           long long n, int op, unsigned int* out) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < nwords;
+         i += (long long)gridDim.x * blockDim.x) {
+        const unsigned int x = a[i];
+        const unsigned int y = op == 3 ? 0u : b[i];
+        unsigned int r = op == 0 ? (x | y) : op == 1 ? (x & y) : op == 2 ? (x & ~y) : ~x;
+        if (i == nwords - 1 && (n & 31)) r &= (1u << (n & 31)) - 1u;
+        out[i] = r;
+    }
+}
+// bit v set where lo <= vals[v] < hi (compared as doubles, as numpy compares an array with a
+// float): a thread writes one whole word
+template <typename T>
+__device__ void gf_select(const T* vals, long long n, double lo, double hi, unsigned int* bits) {
+    const long long nwords = (n + 31) / 32;
+    for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < nwords;
+         w += (long long)gridDim.x * blockDim.x) {
+        unsigned int r = 0;
+        const long long base = w * 32;
+        const int top = n - base < 32 ? (int)(n - base) : 32;
+        for (int b = 0; b < top; ++b) {
+            const double x = (double)vals[base + b];
+            if (x >= lo && x < hi) r |= 1u << b;
+        }
+        bits[w] = r;
+    }
+}
+extern "C" __global__ void gf_select_i32(const int* v, long long n, double lo, double hi, unsigned int* bits) {
+    gf_select(v, n, lo, hi, bits);
+}
+extern "C" __global__ void gf_select_i64(const long long* v, long long n, double lo, double hi, unsigned int* bits) {
+    gf_select(v, n, lo, hi, bits);
+}
+extern "C" __global__ void gf_select_f32(const float* v, long long n, double lo, double hi, unsigned int* bits) {
+    gf_select(v, n, lo, hi, bits);
+}
+extern "C" __global__ void gf_select_f64(const double* v, long long n, double lo, double hi, unsigned int* bits) {
+    gf_select(v, n, lo, hi, bits);
+}
 """
+
+#: every kernel of the module (``extern "C"``, so NVRTC keeps these names)
+KERNELS: tuple[str, ...] = tuple(re.findall(r'extern "C" __global__ void (\w+)', BITMAP_SRC))

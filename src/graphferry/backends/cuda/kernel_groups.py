@@ -70,3 +70,28 @@ def groups_needed(program) -> list[str]:
     pull_huge = program.has_pull and (program.has_push or program.pull_reduces)  # gf_cuda_kernels.cuh
     return [g for g in KERNEL_GROUPS
             if has[g.split("_")[0]] and not (g.startswith("pull_huge") and not pull_huge)]
+
+
+#: Engines that launch only the plain-id kernels over device memory (no ``_zc`` launch over mapped
+#: host memory, no packed ids): a program compiled for one of them waits for no other group.
+DEVICE_MEMORY_ENGINES = ("resident",)
+
+
+def groups_for(program, engine: str | None, packed: bool = True) -> list[str]:
+    """The groups of ``program`` (:func:`groups_needed`) that engine ``engine`` may launch: for an
+    engine of :data:`DEVICE_MEMORY_ENGINES`, the plain-id kernels over device memory and the
+    maps; for any other (or None: not known), every group, less the packed ids' where
+    ``packed`` is False (a run that never packs its ids: a one-shot traversal). The others
+    are compiled when a launch first asks for them.
+
+    Example:
+        >>> from graphferry.algorithms.bfs import PROGRAM
+        >>> groups_for(PROGRAM, "resident")
+        ['push', 'pull', 'push_huge', 'pull_huge']
+        >>> [g for g in groups_for(PROGRAM, "hybrid", packed=False) if g not in groups_for(PROGRAM, "resident")]
+        ['push_zc', 'pull_zc']
+    """
+    need = groups_needed(program)
+    if engine in DEVICE_MEMORY_ENGINES:
+        return [g for g in need if "_zc" not in g and "_packed" not in g]
+    return [g for g in need if packed or "_packed" not in g]

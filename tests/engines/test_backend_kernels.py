@@ -1,0 +1,335 @@
+"""The CUDA backend's own small kernels (backends/cuda/bitmap_kernels.py), checked without a GPU.
+
+On a fresh machine every CuPy kernel a run touches is compiled by NVRTC when first used, one
+after the other on the thread that asked; the backend launches its own module's kernels instead
+(fills, ids, gathers, scatters, bitmap set operations, counts). Checked here:
+
+* the module's kernels compute what numpy computes (the oracle): the same source compiled by the
+  host's C++ compiler with a one-thread-a-block emulation of the CUDA names it uses (grids of
+  several blocks, so the grid-stride loops stride);
+* the CUDA backend asks its module only for kernels the module has, and builds no CuPy kernel of
+  its own (``ReductionKernel``, ``ElementwiseKernel``): the kernels a fresh machine compiles are
+  the programs' groups and this one module (the device call's ``cupy_kernels_compiled`` shows
+  which CuPy compiled, bench/oneshot_gpu_bench.py);
+* the runtime's one-shot paths (BFS, WCC, PageRank) reach vertex state only through the
+  backend's operations: run on a backend whose arrays record every array operation made on them
+  behind the backend's back (each would be a CuPy kernel compiled on a fresh machine), none is.
+"""
+
+from __future__ import annotations
+
+import ast
+import ctypes
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphferry.backends.cuda.bitmap_kernels import BITMAP_SRC, KERNELS
+
+CUDA_DIR = Path(__file__).resolve().parents[2] / "src" / "graphferry" / "backends" / "cuda"
+
+#: The CUDA names the module uses, for the host compiler: blocks of one thread (a warp of one lane,
+#: whose shuffles bring nothing from other lanes), launched block by block by :func:`launch`.
+EMULATION = r"""
+#include <cstdint>
+struct GfDim { unsigned int x, y, z; };
+static GfDim blockIdx, blockDim, gridDim, threadIdx;
+extern "C" __attribute__((visibility("default"))) void gf_emulate_block(unsigned int block, unsigned int grid) {
+    blockIdx.x = block; gridDim.x = grid; blockDim.x = 1; threadIdx.x = 0;
+}
+#define __global__ __attribute__((visibility("default")))
+#define __device__
+#define __forceinline__ inline
+#define __shared__
+#define __syncthreads()
+unsigned long long acc[4096];
+static inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+static inline int __ffs(unsigned int x) { return __builtin_ffs(x); }
+template <typename T> static inline T __shfl_down_sync(unsigned, T, int) { return 0; }
+template <typename T> static inline T __shfl_sync(unsigned, T v, int) { return v; }
+static inline bool __all_sync(unsigned, bool p) { return p; }
+static inline unsigned long long atomicAdd(unsigned long long* a, unsigned long long v) {
+    unsigned long long o = *a; *a += v; return o;
+}
+static inline unsigned int atomicOr(unsigned int* a, unsigned int v) { unsigned int o = *a; *a |= v; return o; }
+"""
+
+
+@pytest.fixture(scope="module")
+def lib():
+    from graphferry.host_ops.compiler import compile_library
+
+    return compile_library(EMULATION + BITMAP_SRC, label="cuda-kernels-emulated")
+
+
+def _arg(a):
+    if a is None:
+        return ctypes.c_void_p(0)
+    if isinstance(a, np.ndarray):
+        return ctypes.c_void_p(a.ctypes.data)
+    if isinstance(a, float):
+        return ctypes.c_double(a)
+    if isinstance(a, np.uint64):
+        return ctypes.c_ulonglong(int(a))
+    if isinstance(a, np.int32):
+        return ctypes.c_int(int(a))
+    return ctypes.c_longlong(int(a))
+
+
+def launch(lib, name: str, *args, grid: int = 3) -> None:
+    """Kernel ``name`` over a grid of ``grid`` one-thread blocks, one block after the other."""
+    fn = getattr(lib, name)
+    fn.restype = None
+    for block in range(grid):
+        lib.gf_emulate_block(block, grid)
+        fn(*[_arg(a) for a in args])
+
+
+def bits_of(mask: np.ndarray) -> np.ndarray:
+    words = np.zeros(-(-len(mask) // 32) * 32, dtype=np.uint8)
+    words[: len(mask)] = mask
+    return np.packbits(words, bitorder="little").view(np.uint32)
+
+
+RNG = np.random.default_rng(34)
+
+
+def test_popcount_counts_every_bit(lib):
+    words = RNG.integers(0, 1 << 32, 101, dtype=np.uint64).astype(np.uint32)
+    out = np.zeros(1, np.uint64)
+    launch(lib, "gf_popcount_words", words, len(words), out)
+    assert int(out[0]) == int(np.bitwise_count(words).sum())
+
+
+@pytest.mark.parametrize("dtype, value", [(np.float64, 1 / 3), (np.float32, np.inf), (np.int16, -2),
+                                          (np.uint8, 7), (np.int64, -(1 << 40) + 5)])
+def test_fill_writes_the_value_bit_pattern(lib, dtype, value):
+    out = np.zeros(77, dtype)
+    raw = np.asarray(value, dtype=dtype).tobytes()
+    launch(lib, f"gf_fill_b{len(raw)}", out, len(out), np.uint64(int.from_bytes(raw, "little")))
+    assert np.array_equal(out, np.full(77, value, dtype))
+
+
+@pytest.mark.parametrize("kind, dtype", [("i32", np.int32), ("i64", np.int64)])
+def test_iota(lib, kind, dtype):
+    out = np.full(70, -9, dtype)
+    launch(lib, f"gf_iota_{kind}", out, len(out))
+    assert np.array_equal(out, np.arange(70, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.float64])
+def test_gather_and_scatter(lib, dtype):
+    src = RNG.integers(0, 100, 50).astype(dtype)
+    ids = RNG.integers(0, 50, 23).astype(np.int64)
+    out = np.zeros(len(ids), dtype)
+    size = np.dtype(dtype).itemsize
+    launch(lib, f"gf_gather_b{size}", src, ids, len(ids), out)
+    assert np.array_equal(out, src[ids])
+    distinct = RNG.permutation(50)[:17].astype(np.int64)
+    values = RNG.integers(0, 100, 17).astype(dtype)
+    want = src.copy()
+    want[distinct] = values
+    launch(lib, f"gf_scatter_b{size}", src, distinct, len(distinct), values, np.uint64(0))
+    assert np.array_equal(src, want)
+    one = np.asarray(42, dtype=dtype).tobytes()
+    want[distinct[:5]] = 42
+    launch(lib, f"gf_scatter_b{size}", src, distinct[:5], 5, None, np.uint64(int.from_bytes(one, "little")))
+    assert np.array_equal(src, want)
+
+
+@pytest.mark.parametrize("kind, dtype", [("i64", np.int64), ("i32", np.int32)])
+def test_ids_degree_sum(lib, kind, dtype):
+    deg = RNG.integers(0, 1000, 300).astype(dtype)
+    ids = np.unique(RNG.integers(0, 300, 90)).astype(np.int64)
+    out = np.zeros(1, np.uint64)
+    launch(lib, f"gf_ids_degrees_{kind}", ids, len(ids), deg, out)
+    assert int(out[0]) == int(deg[ids].astype(np.int64).sum())
+
+
+@pytest.mark.parametrize("n", [1, 31, 32, 100, 129])
+def test_bits_combine_matches_the_backend_base(lib, n):
+    from graphferry.backends.cpu.backend import CpuBackend
+
+    a, b = bits_of(RNG.random(n) < 0.5), bits_of(RNG.random(n) < 0.3)
+    for code, op in enumerate(("or", "and", "andnot", "not")):
+        out = np.full(len(a), 0xDEADBEEF, np.uint32)
+        launch(lib, "gf_bits_combine", a, b, len(a), n, np.int32(code), out)
+        assert np.array_equal(out, CpuBackend().bits_combine(op, a, b, n)), op
+
+
+@pytest.mark.parametrize("kind, dtype", [("i32", np.int32), ("i64", np.int64), ("f32", np.float32),
+                                         ("f64", np.float64)])
+@pytest.mark.parametrize("n", [5, 64, 99])
+def test_select_bits(lib, kind, dtype, n):
+    vals = RNG.integers(-5, 20, n).astype(dtype)
+    if kind.startswith("f"):
+        vals[::7] = np.inf
+    lo, hi = 3.0, 11.0
+    bits = np.full(-(-n // 32), 0xFFFFFFFF, np.uint32)
+    launch(lib, f"gf_select_{kind}", vals, n, lo, hi, bits)
+    assert np.array_equal(bits, bits_of((vals >= lo) & (vals < hi)))
+
+
+# ---------------------------------------------------------------- the backend asks its module only
+def test_the_cuda_backend_launches_only_kernels_of_its_module_and_builds_no_cupy_kernel():
+    tree = ast.parse((CUDA_DIR / "backend.py").read_text())
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "_bitmap_fn":
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant):
+                names.append(arg.value)
+            else:  # an f-string: its literal start must begin a kernel's name
+                assert isinstance(arg, ast.JoinedStr), ast.dump(arg)
+                names.append(re.escape(arg.values[0].value) + r"\w*")
+        if isinstance(node, ast.Attribute) and node.attr in ("ReductionKernel", "ElementwiseKernel", "RawKernel"):
+            pytest.fail(f"backend.py builds a CuPy {node.attr} (line {node.lineno}): compiled on the thread that "
+                        "first uses it, apart from the module compiled in the background")
+    assert len(names) >= 12
+    for name in names:
+        assert any(re.fullmatch(name, k) for k in KERNELS), name
+
+
+# ---------------------------------------------------------------- no array operation behind the backend
+class Watched(np.ndarray):
+    """A backend array that records each operation made on it directly (CuPy would compile a kernel
+    for it on a fresh machine): fancy or scalar indexing writes, fancy reads, copies, ufuncs."""
+
+    log: list[str] = []
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        Watched.log.append(f"ufunc {ufunc.__name__}.{method}")
+        inputs = tuple(np.asarray(x) if isinstance(x, Watched) else x for x in inputs)
+        if "out" in kwargs:
+            kwargs["out"] = tuple(np.asarray(x) if isinstance(x, Watched) else x for x in kwargs["out"])
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def __getitem__(self, key):
+        if isinstance(key, (np.ndarray, list)) or (isinstance(key, tuple) and any(isinstance(k, np.ndarray) for k in key)):
+            Watched.log.append("take")
+        return super().__getitem__(key)
+
+    def __setitem__(self, key, value):
+        Watched.log.append("setitem")
+        np.asarray(self)[key] = value
+
+    def astype(self, *a, **k):
+        Watched.log.append("astype")
+        return np.asarray(self).astype(*a, **k)
+
+    def copy(self, *a, **k):
+        Watched.log.append("copy")
+        return np.asarray(self).copy(*a, **k)
+
+    def fill(self, value):
+        Watched.log.append("fill")
+        np.asarray(self).fill(value)
+
+    def sum(self, *a, **k):  # (CuPy's full sums run CUB's precompiled kernels: allowed, not recorded)
+        return np.asarray(self).sum(*a, **k)
+
+
+def _recording_backend():
+    """The CPU backend as a device whose arrays are :class:`Watched`; its own operations (what the
+    CUDA backend runs as its module's kernels) work on the plain arrays and record nothing."""
+    from graphferry.backends.base import Backend
+    from graphferry.backends.cpu.backend import CpuBackend
+
+    def w(a):
+        return a.view(Watched) if isinstance(a, np.ndarray) and not isinstance(a, Watched) else a
+
+    def p(a):
+        return a.view(np.ndarray) if isinstance(a, Watched) else a
+
+    class Recording(CpuBackend):
+        is_device = True
+        name = "recording"
+
+        def empty(self, shape, dtype):
+            return w(np.empty(shape, dtype))
+
+        def zeros(self, shape, dtype):
+            return w(np.zeros(shape, dtype))
+
+        def full(self, shape, value, dtype):
+            return w(np.full(shape, value, dtype))
+
+        def vertex_ids(self, n, dtype):
+            return w(np.arange(n, dtype=dtype))
+
+        def asarray(self, host):
+            return w(np.array(p(host)))
+
+        def to_host(self, arr):
+            return np.array(p(arr))
+
+        def on_host(self, arr):
+            return False
+
+        def synchronize(self):
+            pass
+
+        def set_entry(self, arr, index, value):
+            p(arr)[index] = value
+
+        def scatter(self, arr, ids, values):
+            p(arr)[p(ids)] = p(values)
+
+        def gather(self, arr, ids):
+            return w(p(arr)[p(ids)])
+
+        def ids_degree_sum(self, ids, degrees):
+            return int(p(degrees)[p(ids)].sum())
+
+        def bits_combine(self, op, a, b, n):
+            return w(Backend.bits_combine(self, op, p(a), p(b), n))
+
+        def select_bits(self, arr, lo, hi):
+            return w(super().select_bits(p(arr), lo, hi))
+
+        def ids_from_bits(self, bits, n):
+            return w(super().ids_from_bits(p(bits), n))
+
+        def bits_from_ids(self, ids, n):
+            return w(super().bits_from_ids(p(ids), n))
+
+        def bits_degree_sum(self, bits, degrees, n):
+            return Backend.bits_degree_sum(self, p(bits), p(degrees), n)
+
+        def popcount(self, bits):
+            return super().popcount(p(bits))
+
+        def reduce(self, arr, op, ids=None):
+            return super().reduce(p(arr), op, None if ids is None else p(ids))
+
+    return Recording()
+
+
+@pytest.mark.parametrize("algorithm", ["bfs", "wcc", "pagerank_ldbc"])
+def test_one_shot_paths_touch_vertex_state_only_through_the_backend(algorithm):
+    import graphferry as gf
+    from graphferry.algorithms import bfs, pagerank_ldbc, wcc
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(9, seed=4)
+    calls = {"bfs": lambda lg: bfs(lg, int(np.argmax(g.out_degree)), engine="resident").levels,
+             "wcc": lambda lg: wcc(lg, engine="resident").labels,
+             "pagerank_ldbc": lambda lg: pagerank_ldbc(lg, damping=0.85, iterations=4, engine="resident").ranks}
+    want = calls[algorithm](g)
+    Watched.log = []
+    with gf.load(g, backend=_recording_backend(), kept=False) as lg:
+        got = calls[algorithm](lg)
+    assert np.allclose(np.asarray(got), np.asarray(want))
+    assert Watched.log == [], f"{algorithm}: array operations behind the backend: {sorted(set(Watched.log))}"
+
+
+def test_the_recording_arrays_see_what_cupy_would_compile():
+    a = np.arange(8).view(Watched)
+    Watched.log = []
+    a[np.array([1, 2])]
+    a[3] = 1
+    a | a
+    a.astype(np.int32)
+    assert Watched.log == ["take", "setitem", "ufunc bitwise_or.__call__", "astype"]
