@@ -136,8 +136,12 @@ class HybridEngine(NeighborMaps, Residency, Engine):
     schedules = True  # the runtime hands it whole edge_maps
     reads_packed = True  # copies and zero-copy reads use the side's range layout (packed ids)
 
-    def __init__(self, side, backend, arena, *, pool, executors, key: tuple, calibration_for, side_for=None):
+    def __init__(self, side, backend, arena, *, pool, executors, key: tuple, calibration_for, side_for=None,
+                 place=None):
         super().__init__(side, backend, arena)
+        #: ``place() -> EdgeSide``: the loaded graph's deferred placement of the edges, made when
+        #: this engine's own plan first runs, and this side over the placed edges (None: placed already)
+        self._place = place
         #: ``side_for(engine name) -> EdgeSide``: this side as another engine reads it (the loaded
         #: graph's), for the resident engine that holds it whole where the budget does (None: never)
         self.side_for = side_for
@@ -161,6 +165,23 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         #: (program, direction) -> {executor: edges/s its CPU runs reached}, across calls
         self._host_rate: dict[tuple[str, str], dict[int, float]] = {}
         self._composed: dict[str, Engine] = {}   # the engines it runs (lent the pool's memory), by name
+        self._host_registered = False
+        if place is None:
+            self._host_ready()
+
+    def _host_ready(self) -> None:
+        """The side's host arrays ready for the plan's copies and zero-copy reads: placed (where
+        the loaded graph deferred it: a one-call handle whose budget held the side whole, read
+        by the resident engine until now) and registered, once."""
+        if self._place is not None:
+            place, self._place = self._place, None
+            side = place()
+            if side is not self.side and [p.edge_hi for p in side.partitions] == [p.edge_hi for p in self.side.partitions]:
+                self.side = side  # the same partitions over the placed arrays
+        if self._host_registered:
+            return
+        self._host_registered = True
+        side, backend = self.side, self.backend
         backend.register_host(side.indices)  # explicit copies at the bus's pinned speed
         if side.packed is not None:
             backend.register_host(side.packed)
@@ -230,6 +251,7 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         return _Round(stats, dense, shape, k, resident_before, resident, state_bytes, model, placed)
 
     def edge_map(self, st, frontier, direction: str, it, policy: Policy):
+        self._host_ready()
         b, s = self.backend, self.side
         n = s.n
         r = self._decide(st, frontier, direction, policy)

@@ -36,6 +36,7 @@ class NeighborMaps:
         merge (own rows copied back by ranges, or the combine operator); otherwise one runs
         it all. Returns the output bitmap.
         """
+        self._host_ready()
         b, s = self.backend, self.side
         n, parts, prog = s.n, s.partitions, st.program
         assert int(s.bounds[0]) == 0 and int(s.bounds[-1]) == n, "partitions must cover every vertex"
