@@ -238,3 +238,67 @@ def test_a_one_call_handle_packs_ids_only_for_runs_that_read_the_edges_often():
         with gf.load(g, backend="cpu", kept=kept, work_passes=passes) as lg:
             assert lg.packs("hybrid") is packs, (kept, passes)
             assert lg.packs("resident") is False
+
+
+@pytest.mark.parametrize("budget, engine", [(None, "resident"), (1000, "hybrid")])
+def test_the_background_start_submits_only_the_kernel_groups_the_engine_launches(monkeypatch, budget, engine):
+    """On the CUDA backend the background start compiles the kernel groups the run's engine will
+    launch: ``auto`` resolved as the runtime resolves it (the budget holds both directions:
+    resident, whose kernels read device memory with plain ids), no packed ids for a one-call BFS."""
+    import numpy as np
+
+    import graphferry.backends as backends
+    from graphferry.algorithms.bfs import PROGRAM
+    from graphferry.backends.cuda.kernel_groups import groups_for
+    from graphferry.cli.device_start import DeviceStart
+
+    asked = []
+
+    class Device:
+        name = "cuda"
+
+        def compile(self, program, dtype, groups=None):
+            asked.append((program.name, groups))
+
+        def free_device_bytes(self):
+            return 1 << 40
+
+    monkeypatch.setattr(backends, "get_backend", lambda name: Device())
+    started = DeviceStart("bfs", "fake", start_for=("fake",), budget=budget)
+    started.graph_read(type("G", (), {"indices": np.zeros(2, np.int32), "edge_bytes": 4000})())
+    started.thread.join(timeout=60)
+    assert asked == [("bfs", groups_for(PROGRAM, engine, packed=False))]
+    assert not any("_packed" in g for g in asked[0][1])
+    assert engine == "hybrid" or not any("_zc" in g for g in asked[0][1])
+
+
+def _device_standin():
+    from graphferry.backends.cpu.backend import CpuBackend
+
+    class Device(CpuBackend):  # the CPU backend taken for a device: edges placed, engines on its arena
+        is_device = True
+
+    return Device()
+
+
+@pytest.mark.parametrize("fits", [True, False])
+def test_a_one_shot_hybrid_places_the_edges_only_when_its_own_plan_runs(fits):
+    """A one-call handle's hybrid whose budget holds the side whole runs the resident engine's maps
+    over the edges where they lie (no pinned placement); with a small budget its own plan runs and
+    places them first. The levels are the CPU backend's either way."""
+    import numpy as np
+
+    import graphferry as gf
+    from graphferry.algorithms import bfs
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(9, seed=2)
+    s = int(np.argmax(g.out_degree))
+    budget = None if fits else g.edge_bytes // 4
+    with gf.load(g, backend=_device_standin(), kept=False, work_passes=0.25, budget=budget,
+                 partition_bytes=None if fits else g.edge_bytes // 16) as lg:
+        r = bfs(lg, s, engine="hybrid")
+        assert lg._place_pending is fits, lg.placement
+    assert np.array_equal(r.levels, bfs(g, s, backend="cpu").levels)
+    steps = [p.engine for st in r.record.edge_steps for p in st.partitions]
+    assert (set(steps) == {"resident"}) is fits, steps
