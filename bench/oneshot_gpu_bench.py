@@ -2,7 +2,9 @@
 
 Every figure is the wall time of a whole process (``graphferry run ALG STORE --out x.npy``, or GAPBS's
 ``ALG -f g.sg -n 1``), files in the page cache, on one graph (Kronecker ``--scale``, generated here
-with ``graphferry generate kronecker`` unless ``--store`` names one). Per algorithm, in this order:
+with ``graphferry generate kronecker`` unless ``--store`` names one). Algorithms: bfs, wcc (GAPBS cc)
+and pagerank at a fixed :data:`PR_ROUNDS` rounds on both sides (ours ``pagerank_ldbc --iterations``,
+GAPBS ``pr -i ROUNDS -t 0``). Per algorithm, in this order:
 
 * ``cli-cpu``: ``--backend cpu``; its first process runs ``--check`` (the algorithm's own verifier,
   untimed): its answer is the reference the GPU runs are compared with;
@@ -17,6 +19,12 @@ with ``graphferry generate kronecker`` unless ``--store`` names one). Per algori
   empty caches too) under ``cProfile``: the functions that took the most time (cumulative and
   own), to place what the phases do not.
 
+A fresh row lists what CuPy compiled in its empty cache (``cupy_compilations``,
+``cupy_modules_compiled``: each NVRTC unit's kernels, or a program group's switches;
+``cupy_kernels_compiled``: the kernel names): on a fresh machine, the algorithm's program groups
+and the backend's own module, compiled in background threads (the row's ``background_phases``),
+and nothing of CuPy's own.
+
 Each of our processes writes its run record (``--record``): the row keeps its start-up phases
 (``phases``: imports, read, cuda_start, load, compile, calibration, pin, pack, engine_setup, upload,
 algorithm, to_host, write; ``graphferry.phase_clock``) from every process, and the work other
@@ -28,7 +36,7 @@ GPU machine, from a checkout stamped by ``python dev/stamp_tree.py`` (bench/prov
 the tree)::
 
     PYTHONPATH=src python bench/oneshot_gpu_bench.py --scale 25 --gapbs-bin .carry/bin/gapbs \\
-        --work /dev/shm/gf34 --out $OUT/oneshot-gpu-kron25-h200.json
+        --work /dev/shm/gf34 --out $OUT/oneshot-gpu-kron25-h200.json --budget-seconds 140
 
 Here (no GPU: the CPU rows and GAPBS only, a smoke test)::
 
@@ -59,7 +67,18 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "src"))
 
 import provenance  # noqa: E402
-from oneshot_bench import GAPBS_BINARY, GAPBS_OPTIONS, OUR_OPTIONS, _answer, _same_answer, gpu_usable, machine  # noqa: E402
+from oneshot_bench import (GAPBS_BINARY, GAPBS_OPTIONS, OUR_ALGORITHM, OUR_OPTIONS, _answer, _same_answer,  # noqa: E402
+                           gpu_usable, machine)
+
+#: PageRank here at a fixed number of rounds on both sides (issue 34: "both a fixed iteration
+#: count"): ours, pagerank_ldbc's power iteration; GAPBS's pr with ``-t 0`` never meets its
+#: tolerance, so it runs all its (Gauss-Seidel) rounds. Its verifier (``-v``) compares one more
+#: round's L1 change with ``-t``, which 0 fails: the row reads the error it prints instead
+#: (:data:`PR_VERIFY_ERROR`, GAPBS's default tolerance).
+PR_ROUNDS = 20
+PR_VERIFY_ERROR = 1e-4
+OPTIONS = {**OUR_OPTIONS, "pagerank": ["--damping", "0.85", "--iterations", str(PR_ROUNDS)]}
+PEER_OPTIONS = {**GAPBS_OPTIONS, "pagerank": ["-i", str(PR_ROUNDS), "-t", "0"]}
 
 
 #: A process that runs graphferry's command line under cProfile and writes the profile (argv[1]).
@@ -107,15 +126,38 @@ def top_functions(profile: Path, count: int = 45) -> dict:
     return out
 
 
-def compiled_kernels(cache: Path) -> list[str]:
-    """The kernels CuPy compiled into a process's empty cache (its sources are kept there:
-    ``CUPY_CACHE_SAVE_CUDA_SOURCE=1``), by name: CuPy's own (elementwise, reductions) and ours."""
+def compiled_modules(cache: Path) -> list[dict]:
+    """What CuPy compiled into a process's empty cache (its sources are kept there:
+    ``CUPY_CACHE_SAVE_CUDA_SOURCE=1``), one entry per NVRTC compilation: the kernels its text
+    defines (CuPy's own elementwise and reduction kernels, the backend's module), or, for a
+    program's kernel group (whose kernels come from an included header), the group's switches."""
     import re
 
-    names = []
+    out = []
     for f in sorted((cache / "cupy").glob("*.cu")):
-        names += re.findall(r"__global__\s+void\s+(\w+)", f.read_text(errors="replace"))
-    return names
+        text = f.read_text(errors="replace")
+        names = re.findall(r"__global__\s+void\s+(\w+)", text)
+        switches = re.findall(r"#define (GF_BUILD_\w+) 0", text)
+        out.append({"kernels": names} if names else {"program_group_without": switches})
+    return out
+
+
+def compiled_kernels(cache: Path) -> list[str]:
+    """The kernels CuPy compiled into a process's empty cache, by name (see :func:`compiled_modules`)."""
+    return [k for m in compiled_modules(cache) for k in m.get("kernels", [])]
+
+
+def gapbs_pr_error(stdout: str) -> float | None:
+    """The "Total Error" GAPBS pr's verifier prints (None where it printed none).
+
+    Example:
+        >>> gapbs_pr_error("Average Time:        0.51   Total Error:         0.00002")
+        2e-05
+    """
+    import re
+
+    found = re.search(r"Total Error:\s*([0-9.eE+-]+)", stdout)
+    return float(found.group(1)) if found else None
 
 
 class Bench:
@@ -154,8 +196,9 @@ class Bench:
         return out
 
     def ours(self, alg: str, backend: str, engine: str = "auto", extra: list[str] | None = None) -> list[str]:
-        opts = [str(self.source) if a == "SOURCE" else a for a in OUR_OPTIONS[alg]]
-        cmd = ["run", alg, str(self.store), "--backend", backend, *opts, "--out", str(self.work / "x.npy")]
+        opts = [str(self.source) if a == "SOURCE" else a for a in OPTIONS[alg]]
+        cmd = ["run", OUR_ALGORITHM.get(alg, alg), str(self.store), "--backend", backend, *opts,
+               "--out", str(self.work / "x.npy")]
         if engine != "auto":
             cmd += ["--engine", engine]
         return cmd + (extra or [])
@@ -227,8 +270,9 @@ class Bench:
     def fresh_run(self, alg: str, backend: str, argv: list[str], **extra) -> None:
         cache = Path(tempfile.mkdtemp(prefix="fresh-", dir=self.work))
         w, r = self.process(argv, cache)
+        modules = compiled_modules(cache)
         self.row(alg, "cli-gpu-fresh", backend, argv, [w], [r], True, cupy_kernels_compiled=compiled_kernels(cache),
-                 **extra)
+                 cupy_compilations=len(modules), cupy_modules_compiled=modules, **extra)
         shutil.copytree(cache, self.warm, dirs_exist_ok=True)  # what it compiled serves the warm runs
         shutil.rmtree(cache, ignore_errors=True)
 
@@ -246,7 +290,7 @@ class Bench:
         exe = self.args.gapbs_bin / GAPBS_BINARY[alg]
         if not exe.exists():
             return
-        opts = [str(self.source) if a == "SOURCE" else a for a in GAPBS_OPTIONS[alg]]
+        opts = [str(self.source) if a == "SOURCE" else a for a in PEER_OPTIONS[alg]]
         cmd = [str(exe), "-f", str(self.sg), "-n", "1", *opts]
         walls = []
         for k in range(self.args.repeat):
@@ -259,6 +303,11 @@ class Bench:
         verified = "Verification:" in v.stdout and "FAIL" not in v.stdout
         how = "GAPBS's own verifier (-v) in a process of its own" if verified else \
             f"unchecked: its verifier said {v.stdout[-300:]!r}"
+        if alg == "pagerank":  # -t 0 fails its verifier's comparison: the error it printed, against 1e-4
+            error = gapbs_pr_error(v.stdout)
+            verified = error is not None and error < PR_VERIFY_ERROR
+            how = (f"GAPBS's verifier (-v): one more round's L1 change {error} < {PR_VERIFY_ERROR}" if verified
+                   else f"unchecked: its verifier printed {v.stdout[-300:]!r}")
         self.doc["runs"].append({"algorithm": alg, "engine": "peer:gapbs-process",
                                  "seconds": round(statistics.median(walls), 4), "first_seconds": round(walls[0], 4),
                                  "all_seconds": [round(w, 4) for w in walls], "verified": verified,
@@ -353,7 +402,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=int, default=25)
     ap.add_argument("--store", type=Path, default=None, help="an existing graph store instead of generating one")
-    ap.add_argument("--algorithms", nargs="+", default=["bfs", "wcc"], choices=sorted(GAPBS_BINARY))
+    ap.add_argument("--algorithms", nargs="+", default=["bfs", "wcc", "pagerank"], choices=sorted(GAPBS_BINARY))
     ap.add_argument("--gpu-engines", nargs="+", default=["auto", "hybrid"])
     ap.add_argument("--repeat", type=int, default=2, help="timed warm processes per row (the median kept)")
     ap.add_argument("--gapbs-bin", type=Path, default=None, help="folder with GAPBS's bfs, cc, pr")

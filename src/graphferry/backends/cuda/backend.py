@@ -816,7 +816,7 @@ class CudaBackend(Backend):
         k = int(idx.size)
         if k:
             self._bitmap_fn(f"gf_scatter_b{arr.itemsize}")(
-                self._grid(k), (BLOCK,), (arr, idx, _I64(k), None if scalar else values,
+                self._grid(k), (BLOCK,), (arr, idx, _I64(k), _p(None) if scalar else values,
                                           _U64(int.from_bytes(raw, "little") if scalar else 0)))
 
     def ids_degree_sum(self, ids, degrees) -> int:
