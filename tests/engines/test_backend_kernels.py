@@ -333,3 +333,51 @@ def test_the_recording_arrays_see_what_cupy_would_compile():
     a | a
     a.astype(np.int32)
     assert Watched.log == ["take", "setitem", "ufunc bitwise_or.__call__", "astype"]
+
+
+# ---------------------------------------------------------------- on a GPU: the backend's methods
+@pytest.mark.gpu
+def test_cuda_backend_vertex_state_passes_match_numpy():
+    import cupy
+
+    from graphferry.backends import get_backend
+
+    b = get_backend("cuda")
+    n = 1000
+    for dtype, value in ((np.int32, -1), (np.float64, 1 / 7), (np.float32, np.inf), (np.int64, 5), (np.uint8, 0)):
+        assert np.array_equal(b.to_host(b.full(n, value, dtype)), np.full(n, value, dtype))
+    for dtype in (np.int32, np.int64):
+        assert np.array_equal(b.to_host(b.vertex_ids(n, dtype)), np.arange(n, dtype=dtype))
+    arr = b.full(n, -1, np.int32)
+    b.set_entry(arr, 7, 3)
+    b.set_entry(arr, -1, 9)
+    want = np.full(n, -1, np.int32)
+    want[7], want[-1] = 3, 9
+    assert np.array_equal(b.to_host(arr), want)
+    src = RNG.random(n)
+    ids = RNG.integers(0, n, 300).astype(np.int64)
+    assert np.array_equal(b.to_host(b.gather(b.asarray(src), b.asarray(ids))), src[ids])
+    distinct = RNG.permutation(n)[:200].astype(np.int64)
+    dev = b.asarray(src)
+    b.scatter(dev, b.asarray(distinct), 2.5)
+    want = src.copy()
+    want[distinct] = 2.5
+    assert np.array_equal(b.to_host(dev), want)
+    deg = RNG.integers(0, 50, n).astype(np.int64)
+    assert b.ids_degree_sum(b.asarray(distinct), b.asarray(deg)) == int(deg[distinct].sum())
+    x, y = bits_of(RNG.random(n) < 0.4), bits_of(RNG.random(n) < 0.4)
+    for op in ("or", "and", "andnot", "not"):
+        got = b.to_host(b.bits_combine(op, b.asarray(x), b.asarray(y), n))
+        assert np.array_equal(got, _cpu_bits_combine(op, x, y, n)), op
+    vals = RNG.integers(0, 9, n).astype(np.int32)
+    assert np.array_equal(b.to_host(b.select_bits(b.asarray(vals), 2, 5)), bits_of((vals >= 2) & (vals < 5)))
+    assert b.popcount(b.asarray(x)) == int(np.bitwise_count(x).sum())
+    copy = b.asarray(dev)
+    assert isinstance(copy, cupy.ndarray) and copy.data.ptr != dev.data.ptr
+    assert np.array_equal(b.to_host(copy), want)
+
+
+def _cpu_bits_combine(op, a, b, n):
+    from graphferry.backends.cpu.backend import CpuBackend
+
+    return CpuBackend().bits_combine(op, a, b, n)
