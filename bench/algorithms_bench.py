@@ -284,7 +284,7 @@ def same(a, b) -> bool:
 
 
 # ---------------------------------------------------------------------- main
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=int, default=14)
     ap.add_argument("--exact-scale", type=int, default=10, help="scale of the exact-betweenness comparison")
@@ -323,74 +323,105 @@ def main() -> None:
     ap.add_argument("--margin-s", type=float, default=15.0)
     ap.add_argument("--dry-run", action="store_true", help="list the plans, peers and algorithms, run nothing")
     ap.add_argument("--out", default=None)
-    args = ap.parse_args()
-    os.environ["OMP_NUM_THREADS"] = str(args.threads)
-    os.environ["OMP_WAIT_POLICY"] = args.wait_policy
-    clock = Deadline(args.deadline_s, args.margin_s)
+    return ap.parse_args()
 
-    import graphferry as gf
-    from graphferry.algorithms import registry
-    from graphferry.generators import kronecker_graph
-    from graphferry.transforms import simple_graph
 
-    try:
-        import networkit as nk
-        nk.setNumberOfThreads(args.threads)
-    except ImportError:
-        nk = None
-    bindir = Path(args.gapbs_bin) if args.gapbs_bin else None
-    plans, notes = make_plans(args)
-    missing = [b for b in ("bc", "tc", "cc") if bindir is None or not (bindir / b).exists()]
-    if nk is None:
-        notes.append("networkit: skipped (not installed)")
-    if missing:
-        notes.append(f"GAPBS {', '.join(missing)}: skipped ({'no --gapbs-bin' if bindir is None else 'absent'})")
-    for note in notes:
-        print(note, flush=True)
-    if args.dry_run:
-        for p in plans:
-            print(f"plan {p.label:<18} backend={p.backend} engine={p.engine} budget_fraction={p.budget_fraction} "
-                  f"partition_fraction={p.partition_fraction}")
-        print("algorithms:", " ".join(args.algorithms))
-        return
+def ratio(secs, peer):
+    """Our seconds over a peer's (below 1: we are faster); None without the peer's."""
+    return round(secs / peer, 3) if peer else None
 
-    runs: list[dict] = []
-    doc: dict = {}
 
-    def save():
-        if not args.out:
+class Bench:
+    """One run's state: its arguments, deadline, plans and peers, the graphs, the loaded handles
+    (one per plan and graph, kept for every algorithm) and the runs recorded so far (the results
+    file is rewritten after each)."""
+
+    def __init__(self, args, nk):
+        self.args, self.nk = args, nk
+        self.clock = Deadline(args.deadline_s, args.margin_s)
+        self.bindir = Path(args.gapbs_bin) if args.gapbs_bin else None
+        self.plans, self.notes = make_plans(args)
+        self.missing = [b for b in ("bc", "tc", "cc") if self.bindir is None or not (self.bindir / b).exists()]
+        if nk is None:
+            self.notes.append("networkit: skipped (not installed)")
+        if self.missing:
+            self.notes.append(f"GAPBS {', '.join(self.missing)}: skipped "
+                              f"({'no --gapbs-bin' if self.bindir is None else 'absent'})")
+        self.runs: list[dict] = []
+        self.doc: dict = {}
+        self.peers: dict[str, float | None] = {}
+        self.handles: dict = {}
+        self.g = self.small = self.sg = None
+        self._nk_graph = None
+
+    def save(self):
+        if not self.args.out:
             return
-        doc.update(runs=runs, skipped=clock.skipped, notes_skipped=notes)
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(doc, indent=1, default=float))
+        self.doc.update(runs=self.runs, skipped=self.clock.skipped, notes_skipped=self.notes)
+        Path(self.args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(self.args.out).write_text(json.dumps(self.doc, indent=1, default=float))
 
-    def add(algorithm, engine, seconds, verified, **extra):
+    def add(self, algorithm, engine, seconds, verified, **extra):
+        """Record (and print) one run, then rewrite the results file."""
         # the first call beside the median (issue 35): timed()'s warm-up, or a peer's first trial
         first = getattr(seconds, "first", None)
         if first is None and extra.get("all_seconds"):
             first = extra["all_seconds"][0]
         if engine.startswith("peer:") and not verified and "unchecked" not in str(extra.get("verified_how", "")):
             extra["verified_how"] = "unchecked: " + str(extra.get("verified_how") or "not checked in this run")
-        runs.append({"algorithm": algorithm, "engine": engine, "seconds": None if seconds is None else round(seconds, 6),
-                     "first_seconds": None if first is None else round(first, 6),
-                     "bytes_h2d": 0, "floor_seconds": 0.0, "verified": verified, **extra})
+        self.runs.append({"algorithm": algorithm, "engine": engine,
+                          "seconds": None if seconds is None else round(seconds, 6),
+                          "first_seconds": None if first is None else round(first, 6),
+                          "bytes_h2d": 0, "floor_seconds": 0.0, "verified": verified, **extra})
         shown = "-" if seconds is None else f"{seconds * 1e3:10.2f} ms"
         print(f"{algorithm:<22} {engine:<26} {shown}  verified={verified}  "
               + " ".join(f"{k}={v}" for k, v in extra.items() if k not in ("command", "all_seconds", "verified_how")),
               flush=True)
-        save()
+        self.save()
 
-    def run(lg, plan, place, name, **params):
+    def run(self, lg, plan, place, name, **params):
+        from graphferry.algorithms import registry
+
         return registry.get(name).run(lg, backend=plan.backend, engine=plan.engine, **place, **params)
 
-    def peer_timed(fn):
+    def timed_plan(self, plan, graph, key, name, **params):
+        """``timed`` calls of algorithm ``name`` on ``plan``'s handle of ``graph``."""
+        lg, place = self.loaded(plan, graph, key)
+        return timed(lambda: self.run(lg, plan, place, name, **params), self.args.repeat)
+
+    def peer_timed(self, fn):
         """networkit on the benchmark graph: the median of --peer-repeat calls, no warm-up (as GAPBS's trials)."""
-        return timed(fn, args.peer_repeat or args.repeat, warm=lambda: None)
+        return timed(fn, self.args.peer_repeat or self.args.repeat, warm=lambda: None)
 
-    def ratio(secs, peer):
-        return round(secs / peer, 3) if peer else None
+    def gapbs(self, what, binary, extra):
+        """GAPBS's ``binary`` on the benchmark graph, when it is here and the deadline allows."""
+        if self.sg is None or not self.clock.allows(what):
+            return None
+        return gapbs(self.bindir, binary, self.sg, extra, self.args.repeat, self.args.threads, self.clock.left())
 
-    # ---------------------------------------------------------------- machine, graphs
+    def loaded(self, plan, graph, key):
+        """``plan``'s loaded handle of ``graph`` (``key``: "big" or "small"), made on first use and kept."""
+        import graphferry as gf
+
+        if (plan.label, key) not in self.handles:
+            place = plan.placement(graph.edge_bytes)
+            self.handles[plan.label, key] = (gf.load(graph, backend=plan.backend, **place), place)
+        return self.handles[plan.label, key]
+
+    def nk_graph(self):
+        """The benchmark graph for networkit, built once (kron22: seconds)."""
+        if self._nk_graph is None:
+            self._nk_graph = to_networkit(self.g, self.nk)
+        return self._nk_graph
+
+    def close(self):
+        for lg, _ in self.handles.values():
+            lg.close()
+        if self.sg is not None:
+            self.sg.unlink(missing_ok=True)
+
+
+def machine_info(args, plans) -> dict:
     machine = {"device": "cpu only", "host_cores": os.cpu_count(), "threads": args.threads,
                "omp_wait_policy": args.wait_policy, "platform": platform.platform()}
     if any(p.is_device for p in plans):
@@ -405,264 +436,307 @@ def main() -> None:
                            driver=cp.cuda.runtime.driverGetVersion())
         else:
             machine["note"] = "no GPU: the GPU plans ran on the CPU backend through a simulated device arena"
+    return machine
+
+
+def make_graphs(b: Bench) -> None:
+    """The benchmark graph and the small one (exact betweenness, networkit's colouring), and the file's header."""
+    from graphferry.generators import kronecker_graph
+    from graphferry.transforms import simple_graph
+
+    args = b.args
+    machine = machine_info(args, b.plans)
     t = time.perf_counter()
-    g = simple_graph(kronecker_graph(args.scale, seed=1), undirected=True)
+    g = b.g = simple_graph(kronecker_graph(args.scale, seed=1), undirected=True)
     gen_seconds = time.perf_counter() - t
-    small = simple_graph(kronecker_graph(args.exact_scale, seed=1), undirected=True)
+    b.small = simple_graph(kronecker_graph(args.exact_scale, seed=1), undirected=True)
     graph_info = {"name": f"kron{args.scale}", "n": g.n, "m": g.m, "directed": False, "edge_bytes": g.edge_bytes,
                   "generator": "graphferry.generators.kronecker_graph(seed=1) + simple_graph(undirected)",
                   "build_seconds": round(gen_seconds, 2)}
     print(f"graph kron{args.scale}: n={g.n} arcs={g.m} ({gen_seconds:.1f} s)", flush=True)
-    budgets = {p.label: p.placement(g.edge_bytes)["budget"] for p in plans}
-    doc.update({**provenance.stamp({}),
-                "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                "machine": machine, "graph": graph_info,
-                "budget_bytes": next((b for b in budgets.values() if b is not None), None),
-                "plan_budget_bytes": budgets,
-                "notes": "seconds are whole calls on a loaded graph (graph loading excluded; a graph an algorithm "
-                         "derives, the simple view or the degree-ordered DAG, is placed inside the call); "
-                         f"betweenness_exact and coloring_small run on kron{args.exact_scale}; ratio_vs_X is "
-                         "our seconds over X's (below 1: we are faster)"})
-    # removed at the end, and by its finalizer when the benchmark fails (nothing left in $TMPDIR)
-    work = tempfile.TemporaryDirectory(prefix="gf-algbench-")
-    tmp = Path(work.name)
-    sg = None
-    if bindir is not None and len(missing) < 3:
+    budgets = {p.label: p.placement(g.edge_bytes)["budget"] for p in b.plans}
+    b.doc.update({**provenance.stamp({}),
+                  "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                  "machine": machine, "graph": graph_info,
+                  "budget_bytes": next((x for x in budgets.values() if x is not None), None),
+                  "plan_budget_bytes": budgets,
+                  "notes": "seconds are whole calls on a loaded graph (graph loading excluded; a graph an algorithm "
+                           "derives, the simple view or the degree-ordered DAG, is placed inside the call); "
+                           f"betweenness_exact and coloring_small run on kron{args.exact_scale}; ratio_vs_X is "
+                           "our seconds over X's (below 1: we are faster)"})
+
+
+def write_gapbs_graph(b: Bench, tmp: Path) -> None:
+    """GAPBS's serialized copy of the benchmark graph, when any GAPBS binary is here."""
+    if b.bindir is not None and len(b.missing) < 3:
         t = time.perf_counter()
-        sg = write_gapbs(g, tmp / "g")[".sg"]
+        b.sg = write_gapbs(b.g, tmp / "g")[".sg"]
         print(f"GAPBS graph written ({time.perf_counter() - t:.1f} s)", flush=True)
 
-    handles = {}
 
-    def loaded(plan, graph, key):
-        if (plan.label, key) not in handles:
-            place = plan.placement(graph.edge_bytes)
-            handles[plan.label, key] = (gf.load(graph, backend=plan.backend, **place), place)
-        return handles[plan.label, key]
+# ---------------------------------------------------------------------- one step per algorithm
+def bench_betweenness_exact(b: Bench) -> None:
+    """Exact betweenness on the small graph: every plan against networkit's (halved)."""
+    nk, small = b.nk, b.small
+    theirs, nk_secs = None, None
+    if nk is not None:
+        G = to_networkit(small, nk)
 
-    peers: dict[str, float | None] = {}
-    nk_cache: list = []
+        def nk_bc():
+            c = nk.centrality.Betweenness(G, normalized=False)
+            c.run()
+            return np.array(c.scores()) / 2
+        nk_secs, theirs = timed(nk_bc, b.args.repeat)
+        b.add("betweenness_exact", "peer:networkit", nk_secs, None, n=small.n, m=small.m // 2,
+              verified_how="the reference here")
+    for plan in b.plans:
+        if not b.clock.allows(f"betweenness_exact {plan.label}"):
+            continue
+        secs, ours = b.timed_plan(plan, small, "small", "betweenness", normalized=False)
+        b.add("betweenness_exact", plan.label, secs, None if theirs is None else same(ours.betweenness, theirs),
+              n=small.n, m=small.m // 2, ratio_vs_networkit=ratio(secs, nk_secs),
+              verified_how="equals networkit's exact Betweenness halved" if theirs is not None else "not checked")
 
-    def nk_graph():
-        """The benchmark graph for networkit, built once (kron22: seconds)."""
-        if not nk_cache:
-            nk_cache.append(to_networkit(g, nk))
-        return nk_cache[0]
-    try:
-        # ------------------------------------------------------------ exact betweenness, small graph
-        if "betweenness_exact" in args.algorithms and clock.allows("betweenness_exact"):
-            theirs, nk_secs = None, None
-            if nk is not None:
-                G = to_networkit(small, nk)
 
-                def nk_bc():
-                    b = nk.centrality.Betweenness(G, normalized=False)
-                    b.run()
-                    return np.array(b.scores()) / 2
-                nk_secs, theirs = timed(nk_bc, args.repeat)
-                add("betweenness_exact", "peer:networkit", nk_secs, None, n=small.n, m=small.m // 2,
-                    verified_how="the reference here")
-            for plan in plans:
-                if not clock.allows(f"betweenness_exact {plan.label}"):
-                    continue
-                lg, place = loaded(plan, small, "small")
-                secs, ours = timed(lambda: run(lg, plan, place, "betweenness", normalized=False), args.repeat)
-                add("betweenness_exact", plan.label, secs, None if theirs is None else same(ours.betweenness, theirs),
-                    n=small.n, m=small.m // 2, ratio_vs_networkit=ratio(secs, nk_secs),
-                    verified_how="equals networkit's exact Betweenness halved" if theirs is not None else "not checked")
+def betweenness_peers(b: Bench, k: int) -> None:
+    """GAPBS ``bc -i K`` and networkit's estimate with K samples (timed; values not comparable)."""
+    nk = b.nk
+    peer = b.gapbs("betweenness peer:gapbs", "bc", ["-i", str(k)])
+    if peer and peer["seconds"]:
+        b.peers["bc"] = peer["seconds"]
+        b.add("betweenness", "peer:gapbs", peer["seconds"], peer["verified"], sources=k,
+              verified_how=peer["verified_how"], command=peer["command"], all_seconds=peer["all_seconds"])
+    if nk is not None and b.clock.allows("betweenness peer:networkit-estimate"):
+        NG = b.nk_graph()
 
-        # ------------------------------------------------------------ betweenness, sampled sources
-        if "betweenness" in args.algorithms and clock.allows("betweenness"):
-            k = args.bc_sources
-            check_sources = random.Random(5).sample(range(g.n), args.bc_check_sources) if args.bc_check_sources else []
-            want = None
-            if check_sources:
-                t = time.perf_counter()
-                want = networkx_scaled(brandes_sources(g, check_sources), check_sources, g.n)
-                print(f"numpy Brandes on {len(check_sources)} sources: {time.perf_counter() - t:.1f} s", flush=True)
-            peer = None
-            if sg is not None and clock.allows("betweenness peer:gapbs"):
-                peer = gapbs(bindir, "bc", sg, ["-i", str(k)], args.repeat, args.threads, clock.left())
-            if peer and peer["seconds"]:
-                peers["bc"] = peer["seconds"]
-                add("betweenness", "peer:gapbs", peer["seconds"], peer["verified"], sources=k,
-                    verified_how=peer["verified_how"], command=peer["command"], all_seconds=peer["all_seconds"])
-            if nk is not None and clock.allows("betweenness peer:networkit-estimate"):
-                NG = nk_graph()
+        def nk_est():
+            c = nk.centrality.EstimateBetweenness(NG, k, False, True)
+            c.run()
+            return c
+        nk_secs, _ = b.peer_timed(nk_est)
+        b.peers["bc_networkit"] = nk_secs
+        b.add("betweenness", "peer:networkit-estimate", nk_secs, None, sources=k,
+              verified_how="its own random sources: values not comparable")
 
-                def nk_est():
-                    b = nk.centrality.EstimateBetweenness(NG, k, False, True)
-                    b.run()
-                    return b
-                nk_secs, _ = peer_timed(nk_est)
-                peers["bc_networkit"] = nk_secs
-                add("betweenness", "peer:networkit-estimate", nk_secs, None, sources=k,
-                    verified_how="its own random sources: values not comparable")
-            reference = None
-            for plan in plans:
-                if not clock.allows(f"betweenness {plan.label}"):
-                    continue
-                lg, place = loaded(plan, g, "big")
-                secs, ours = timed(lambda: run(lg, plan, place, "betweenness", k=k, seed=3, normalized=False),
-                                   args.repeat)
-                checks, how = [], []
-                if want is not None:
-                    small_run = run(lg, plan, place, "betweenness", k=len(check_sources), seed=5, normalized=False)
-                    checks.append(same(small_run.betweenness, want))
-                    how.append(f"{len(check_sources)}-source run equals a numpy Brandes")
-                if reference is not None:
-                    checks.append(same(ours.betweenness, reference[1]))
-                    how.append(f"{k}-source values equal {reference[0]}'s")
-                else:                               # the first plan (cpu when asked for) is the others' reference
-                    reference = (plan.label, ours.betweenness)
-                add("betweenness", plan.label, secs, all(checks) if checks else None, sources=k,
-                    verified_how="; ".join(how) or "not checked",
-                    ratio_vs_gapbs=ratio(secs, peers.get("bc")),
-                    ratio_vs_networkit=ratio(secs, peers.get("bc_networkit")))
 
-        # ------------------------------------------------------------ triangles
-        if "triangle_count" in args.algorithms and clock.allows("triangle_count"):
-            want, how = None, None
-            if g.m <= args.scipy_max_arcs:
-                import scipy.sparse as sp
+def bench_betweenness(b: Bench) -> None:
+    """Betweenness from K sampled sources: checked against a numpy Brandes, the GPU plans against the first plan."""
+    g, args = b.g, b.args
+    k = args.bc_sources
+    check_sources = random.Random(5).sample(range(g.n), args.bc_check_sources) if args.bc_check_sources else []
+    want = None
+    if check_sources:
+        t = time.perf_counter()
+        want = networkx_scaled(brandes_sources(g, check_sources), check_sources, g.n)
+        print(f"numpy Brandes on {len(check_sources)} sources: {time.perf_counter() - t:.1f} s", flush=True)
+    betweenness_peers(b, k)
+    reference = None
+    for plan in b.plans:
+        if not b.clock.allows(f"betweenness {plan.label}"):
+            continue
+        lg, place = b.loaded(plan, g, "big")
+        secs, ours = b.timed_plan(plan, g, "big", "betweenness", k=k, seed=3, normalized=False)
+        checks, how = [], []
+        if want is not None:
+            small_run = b.run(lg, plan, place, "betweenness", k=len(check_sources), seed=5, normalized=False)
+            checks.append(same(small_run.betweenness, want))
+            how.append(f"{len(check_sources)}-source run equals a numpy Brandes")
+        if reference is not None:
+            checks.append(same(ours.betweenness, reference[1]))
+            how.append(f"{k}-source values equal {reference[0]}'s")
+        else:                               # the first plan (cpu when asked for) is the others' reference
+            reference = (plan.label, ours.betweenness)
+        b.add("betweenness", plan.label, secs, all(checks) if checks else None, sources=k,
+              verified_how="; ".join(how) or "not checked",
+              ratio_vs_gapbs=ratio(secs, b.peers.get("bc")),
+              ratio_vs_networkit=ratio(secs, b.peers.get("bc_networkit")))
 
-                u = sp.triu(g.to_scipy().astype(np.int64), 1).tocsr()
-                want, how = int((u @ u).multiply(u).sum()), "scipy (U @ U) .* U"
-            peer = None
-            if sg is not None and clock.allows("triangle_count peer:gapbs"):
-                peer = gapbs(bindir, "tc", sg, ["-a"], args.repeat, args.threads, clock.left())
-            if peer and peer["seconds"]:
-                total = gapbs_count(peer["output"], r"(\d+) triangles")
-                peers["tc"] = peer["seconds"]
-                if want is None and total is not None:
-                    want, how = total, "GAPBS tc's total (-a)"
-                    ok, peer_how = None, "the reference here"
-                else:
-                    ok, peer_how = total == want, f"its total (-a) equals {how}"
-                ok = bool(ok and peer["verified"])
-                peer_how = f"{peer_how}; {peer['verified_how']}"
-                add("triangle_count", "peer:gapbs", peer["seconds"], ok, total=total, verified_how=peer_how,
-                    command=peer["command"], all_seconds=peer["all_seconds"])
-            for plan in plans:
-                if not clock.allows(f"triangle_count {plan.label}"):
-                    continue
-                lg, place = loaded(plan, g, "big")
-                secs, ours = timed(lambda: run(lg, plan, place, "triangle_count"), args.repeat)
-                add("triangle_count", plan.label, secs, None if want is None else ours.total == want,
-                    total=ours.total, verified_how=f"equals {how}" if how else "not checked",
-                    ratio_vs_gapbs=ratio(secs, peers.get("tc")))
 
-        # ------------------------------------------------------------ wcc
-        if "wcc" in args.algorithms and clock.allows("wcc"):
-            from scipy.sparse.csgraph import connected_components
+def bench_triangles(b: Bench) -> None:
+    """Triangle count against GAPBS ``tc``; the reference is scipy's count, or GAPBS's total on large graphs."""
+    g = b.g
+    want, how = None, None
+    if g.m <= b.args.scipy_max_arcs:
+        import scipy.sparse as sp
 
-            count, lab = connected_components(g.to_scipy(), directed=False)
-            peer = None
-            if sg is not None and clock.allows("wcc peer:gapbs"):
-                peer = gapbs(bindir, "cc", sg, ["-a"], args.repeat, args.threads, clock.left())
-            if peer and peer["seconds"]:
-                peers["cc"] = peer["seconds"]
-                theirs = gapbs_count(peer["output"], r"There are (\d+) components")
-                add("wcc", "peer:gapbs", peer["seconds"], bool(theirs == count and peer["verified"]),
-                    components=theirs, verified_how="its component count (-a) equals scipy's; "
-                    + peer["verified_how"], command=peer["command"], all_seconds=peer["all_seconds"])
-            for plan in plans:
-                if not clock.allows(f"wcc {plan.label}"):
-                    continue
-                lg, place = loaded(plan, g, "big")
-                secs, ours = timed(lambda: run(lg, plan, place, "wcc"), args.repeat)
-                pairs = len(np.unique(np.stack([lab, ours.labels], 1), axis=0))
-                add("wcc", plan.label, secs, pairs == count == ours.components, components=ours.components,
-                    verified_how="the same partition as scipy's connected_components",
-                    ratio_vs_gapbs=ratio(secs, peers.get("cc")))
+        u = sp.triu(g.to_scipy().astype(np.int64), 1).tocsr()
+        want, how = int((u @ u).multiply(u).sum()), "scipy (U @ U) .* U"
+    peer = b.gapbs("triangle_count peer:gapbs", "tc", ["-a"])
+    if peer and peer["seconds"]:
+        total = gapbs_count(peer["output"], r"(\d+) triangles")
+        b.peers["tc"] = peer["seconds"]
+        if want is None and total is not None:
+            want, how = total, "GAPBS tc's total (-a)"
+            ok, peer_how = None, "the reference here"
+        else:
+            ok, peer_how = total == want, f"its total (-a) equals {how}"
+        ok = bool(ok and peer["verified"])
+        peer_how = f"{peer_how}; {peer['verified_how']}"
+        b.add("triangle_count", "peer:gapbs", peer["seconds"], ok, total=total, verified_how=peer_how,
+              command=peer["command"], all_seconds=peer["all_seconds"])
+    for plan in b.plans:
+        if not b.clock.allows(f"triangle_count {plan.label}"):
+            continue
+        secs, ours = b.timed_plan(plan, g, "big", "triangle_count")
+        b.add("triangle_count", plan.label, secs, None if want is None else ours.total == want,
+              total=ours.total, verified_how=f"equals {how}" if how else "not checked",
+              ratio_vs_gapbs=ratio(secs, b.peers.get("tc")))
 
-        # ------------------------------------------------------------ communities
-        if "communities" in args.algorithms and clock.allows("communities"):
-            import networkx as nx
 
-            def nx_modularity(labels):
-                if g.m > args.networkx_max_arcs:
-                    return None
-                groups: dict = {}
-                for v, c in enumerate(labels.tolist()):
-                    groups.setdefault(c, set()).add(v)
-                return round(nx.community.modularity(to_networkx(g), groups.values()), 6)
+def bench_wcc(b: Bench) -> None:
+    """Connected components against GAPBS ``cc``; scipy's partition is the reference."""
+    from scipy.sparse.csgraph import connected_components
 
-            if nk is not None and clock.allows("communities peer:networkit-plp"):
-                NG = nk_graph()
+    g = b.g
+    count, lab = connected_components(g.to_scipy(), directed=False)
+    peer = b.gapbs("wcc peer:gapbs", "cc", ["-a"])
+    if peer and peer["seconds"]:
+        b.peers["cc"] = peer["seconds"]
+        theirs = gapbs_count(peer["output"], r"There are (\d+) components")
+        b.add("wcc", "peer:gapbs", peer["seconds"], bool(theirs == count and peer["verified"]),
+              components=theirs, verified_how="its component count (-a) equals scipy's; "
+              + peer["verified_how"], command=peer["command"], all_seconds=peer["all_seconds"])
+    for plan in b.plans:
+        if not b.clock.allows(f"wcc {plan.label}"):
+            continue
+        secs, ours = b.timed_plan(plan, g, "big", "wcc")
+        pairs = len(np.unique(np.stack([lab, ours.labels], 1), axis=0))
+        b.add("wcc", plan.label, secs, pairs == count == ours.components, components=ours.components,
+              verified_how="the same partition as scipy's connected_components",
+              ratio_vs_gapbs=ratio(secs, b.peers.get("cc")))
 
-                def nk_plp():
-                    p = nk.community.PLP(NG)
-                    p.run()
-                    return np.asarray(p.getPartition().getVector())
-                nk_secs, theirs = peer_timed(nk_plp)
-                peers["plp"] = nk_secs
-                add("communities", "peer:networkit-plp", nk_secs, None, modularity=round(modularity(g, theirs), 6),
-                    networkx_modularity=nx_modularity(theirs), verified_how="modularity computed here")
-            for plan in plans:
-                if not clock.allows(f"communities {plan.label}"):
-                    continue
-                lg, place = loaded(plan, g, "big")
-                secs, ours = timed(lambda: run(lg, plan, place, "communities"), args.repeat)
-                q = modularity(g, ours.community)
-                add("communities", plan.label, secs, bool(np.isclose(q, ours.modularity)), modularity=round(q, 6),
-                    networkx_modularity=nx_modularity(ours.community), communities=int(len(np.unique(ours.community))),
-                    verified_how="its reported modularity equals the numpy formula's on its labels",
-                    ratio_vs_networkit=ratio(secs, peers.get("plp")))
-        # ------------------------------------------------------------ coloring
-        if "coloring" in args.algorithms and clock.allows("coloring"):
-            import networkx as nx
 
-            greedy = None
-            if g.m <= args.networkx_max_arcs:
-                greedy = max(nx.greedy_color(to_networkx(g), "largest_first").values()) + 1
-            for method in args.coloring_methods:          # the cheap method on every plan first
-                for plan in plans:
-                    if not clock.allows(f"coloring {method} {plan.label}"):
-                        continue
-                    lg, place = loaded(plan, g, "big")
-                    secs, ours = timed(lambda: run(lg, plan, place, "coloring", method=method), args.repeat)
-                    add("coloring", f"{plan.label}:{method}", secs, proper(g, ours.colors), colors=ours.num_colors,
-                        networkx_largest_first_colors=greedy, verified_how="proper (no edge joins equal colours)")
-            if nk is not None and clock.allows("coloring_small"):
-                NS = to_networkit(small, nk)
+def bench_communities(b: Bench) -> None:
+    """Label-propagation communities against networkit's PLP, each labelling's modularity computed here."""
+    import networkx as nx
 
-                def nk_color():
-                    c = nk.coloring.SpectralColoring(NS)
-                    c.run()
-                    part = c.getColoring()
-                    return np.array([part[v] for v in range(small.n)])
-                nk_secs, theirs = timed(nk_color, 1)
-                small_greedy = max(nx.greedy_color(to_networkx(small), "largest_first").values()) + 1
-                add("coloring_small", "peer:networkit-spectral", nk_secs, proper(small, theirs),
-                    colors=int(len(np.unique(theirs))), n=small.n, verified_how="proper")
-                for plan in plans:
-                    ls, place = loaded(plan, small, "small")
-                    for method in args.coloring_methods:
-                        secs, ours = timed(lambda: run(ls, plan, place, "coloring", method=method), args.repeat)
-                        add("coloring_small", f"{plan.label}:{method}", secs, proper(small, ours.colors),
-                            colors=ours.num_colors, networkx_largest_first_colors=small_greedy, n=small.n,
-                            ratio_vs_networkit=ratio(secs, nk_secs), verified_how="proper")
+    g, nk = b.g, b.nk
 
-    finally:
-        for lg, _ in handles.values():
-            lg.close()
-        if sg is not None:
-            sg.unlink(missing_ok=True)
-        work.cleanup()
+    def nx_modularity(labels):
+        if g.m > b.args.networkx_max_arcs:
+            return None
+        groups: dict = {}
+        for v, c in enumerate(labels.tolist()):
+            groups.setdefault(c, set()).add(v)
+        return round(nx.community.modularity(to_networkx(g), groups.values()), 6)
 
-    # ---------------------------------------------------------------- target (a), summary
-    bc = {r["engine"]: r["seconds"] for r in runs if r["algorithm"] == "betweenness" and r["seconds"]}
+    if nk is not None and b.clock.allows("communities peer:networkit-plp"):
+        NG = b.nk_graph()
+
+        def nk_plp():
+            p = nk.community.PLP(NG)
+            p.run()
+            return np.asarray(p.getPartition().getVector())
+        nk_secs, theirs = b.peer_timed(nk_plp)
+        b.peers["plp"] = nk_secs
+        b.add("communities", "peer:networkit-plp", nk_secs, None, modularity=round(modularity(g, theirs), 6),
+              networkx_modularity=nx_modularity(theirs), verified_how="modularity computed here")
+    for plan in b.plans:
+        if not b.clock.allows(f"communities {plan.label}"):
+            continue
+        secs, ours = b.timed_plan(plan, g, "big", "communities")
+        q = modularity(g, ours.community)
+        b.add("communities", plan.label, secs, bool(np.isclose(q, ours.modularity)), modularity=round(q, 6),
+              networkx_modularity=nx_modularity(ours.community), communities=int(len(np.unique(ours.community))),
+              verified_how="its reported modularity equals the numpy formula's on its labels",
+              ratio_vs_networkit=ratio(secs, b.peers.get("plp")))
+
+
+def bench_coloring_small(b: Bench) -> None:
+    """Colouring on the small graph beside networkit's SpectralColoring (too slow beyond it)."""
+    import networkx as nx
+
+    nk, small = b.nk, b.small
+    NS = to_networkit(small, nk)
+
+    def nk_color():
+        c = nk.coloring.SpectralColoring(NS)
+        c.run()
+        part = c.getColoring()
+        return np.array([part[v] for v in range(small.n)])
+    nk_secs, theirs = timed(nk_color, 1)
+    small_greedy = max(nx.greedy_color(to_networkx(small), "largest_first").values()) + 1
+    b.add("coloring_small", "peer:networkit-spectral", nk_secs, proper(small, theirs),
+          colors=int(len(np.unique(theirs))), n=small.n, verified_how="proper")
+    for plan in b.plans:
+        for method in b.args.coloring_methods:
+            secs, ours = b.timed_plan(plan, small, "small", "coloring", method=method)
+            b.add("coloring_small", f"{plan.label}:{method}", secs, proper(small, ours.colors),
+                  colors=ours.num_colors, networkx_largest_first_colors=small_greedy, n=small.n,
+                  ratio_vs_networkit=ratio(secs, nk_secs), verified_how="proper")
+
+
+def bench_coloring(b: Bench) -> None:
+    """Both colouring methods on every plan, checked proper, beside networkx's greedy colour count."""
+    import networkx as nx
+
+    g = b.g
+    greedy = None
+    if g.m <= b.args.networkx_max_arcs:
+        greedy = max(nx.greedy_color(to_networkx(g), "largest_first").values()) + 1
+    for method in b.args.coloring_methods:          # the cheap method on every plan first
+        for plan in b.plans:
+            if not b.clock.allows(f"coloring {method} {plan.label}"):
+                continue
+            secs, ours = b.timed_plan(plan, g, "big", "coloring", method=method)
+            b.add("coloring", f"{plan.label}:{method}", secs, proper(g, ours.colors), colors=ours.num_colors,
+                  networkx_largest_first_colors=greedy, verified_how="proper (no edge joins equal colours)")
+    if b.nk is not None and b.clock.allows("coloring_small"):
+        bench_coloring_small(b)
+
+
+#: each algorithm's step, in the order they run
+STEPS = {"betweenness_exact": bench_betweenness_exact, "betweenness": bench_betweenness,
+         "triangle_count": bench_triangles, "wcc": bench_wcc, "communities": bench_communities,
+         "coloring": bench_coloring}
+
+
+def summarize(b: Bench) -> None:
+    """Target (a), betweenness against GAPBS's, and what the deadline skipped; the file written a last time."""
+    bc = {r["engine"]: r["seconds"] for r in b.runs if r["algorithm"] == "betweenness" and r["seconds"]}
     if "peer:gapbs" in bc:
         for label, secs in bc.items():
             if not label.startswith("peer:"):
                 print(f"target betweenness {label}: {bc['peer:gapbs'] / secs:.2f}x GAPBS bc "
                       f"({'meets' if bc['peer:gapbs'] >= 2 * secs else 'misses'} 2x)", flush=True)
-    if clock.skipped:
-        print(f"skipped for the deadline: {len(clock.skipped)}: {', '.join(clock.skipped)}", flush=True)
-    save()
-    if args.out:
-        print(f"wrote {args.out}")
+    if b.clock.skipped:
+        print(f"skipped for the deadline: {len(b.clock.skipped)}: {', '.join(b.clock.skipped)}", flush=True)
+    b.save()
+    if b.args.out:
+        print(f"wrote {b.args.out}")
+
+
+def main() -> None:
+    args = parse_args()
+    # before any kernel library loads (graphferry's imports are below, in the steps)
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    os.environ["OMP_WAIT_POLICY"] = args.wait_policy
+    try:
+        import networkit as nk
+        nk.setNumberOfThreads(args.threads)
+    except ImportError:
+        nk = None
+    b = Bench(args, nk)
+    for note in b.notes:
+        print(note, flush=True)
+    if args.dry_run:
+        for p in b.plans:
+            print(f"plan {p.label:<18} backend={p.backend} engine={p.engine} budget_fraction={p.budget_fraction} "
+                  f"partition_fraction={p.partition_fraction}")
+        print("algorithms:", " ".join(args.algorithms))
+        return
+    make_graphs(b)
+    # removed at the end, and by its finalizer when the benchmark fails (nothing left in $TMPDIR)
+    work = tempfile.TemporaryDirectory(prefix="gf-algbench-")
+    try:
+        write_gapbs_graph(b, Path(work.name))
+        for name, step in STEPS.items():
+            if name in args.algorithms and b.clock.allows(name):
+                step(b)
+    finally:
+        b.close()
+        work.cleanup()
+    summarize(b)
 
 
 if __name__ == "__main__":

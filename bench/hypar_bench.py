@@ -88,7 +88,6 @@ import json
 import math
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -316,7 +315,7 @@ def time_runs(call, repeat: int, big: bool = False, trial=None, loop: bool = Tru
     return Timing(statistics.median(times), results[-1], first, first_result, trials, calls, times, redone)
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=int, default=None, help="one Kronecker scale (as --scales S)")
     ap.add_argument("--scales", type=int, nargs="*", default=None, help="Kronecker scales, in this order (default 14)")
@@ -346,274 +345,324 @@ def main() -> None:
     ap.add_argument("--margin-s", type=float, default=15.0)
     ap.add_argument("--dry-run", action="store_true", help="list graphs, plans and peers, run nothing")
     ap.add_argument("--out", default=None)
-    args = ap.parse_args()
-    threads = args.threads or int(os.environ.get("OMP_NUM_THREADS", 0)) or os.cpu_count()
-    os.environ["OMP_NUM_THREADS"] = str(threads)
-    clock = Deadline(args.deadline_s, args.margin_s)
-    scales = args.scales if args.scales is not None else ([args.scale] if args.scale is not None else [14])
-    if args.scales is None and args.scale is None and args.datasets:
-        scales = []
+    return ap.parse_args()
 
-    main_set = [ExecutorSpec(e) for e in args.executors]
-    sets = [("", main_set)] + [(f"@{b}", main_set[:-1] + [ExecutorSpec(b)]) for b in args.budgeted]
-    plans = plans_for(sets, split=not args.no_split, bsp=not args.no_bsp)
-    notes = []
-    if any(s.backend == "cuda" for _, specs in sets for s in specs):
-        from graphferry.backends import cuda_available
 
-        if not cuda_available():
-            notes.append("backend cuda: no GPU or no CuPy here: plans with a cuda executor are skipped")
-            if not args.dry_run:
-                plans = [p for p in plans if all(s.backend != "cuda" for s in p[2])]
-    try:
-        import networkit as nk
-        nk.setNumberOfThreads(threads)
-    except ImportError:
-        nk = None
-        notes.append("networkit: skipped (not installed)")
-    bindir = Path(args.gapbs_bin) if args.gapbs_bin else None
-    missing = [b for b in ("cc", "tc") if bindir is None or not (bindir / b).exists()]
-    if missing:
-        notes.append(f"GAPBS {', '.join(missing)}: skipped ({'no --gapbs-bin' if bindir is None else 'absent'})")
-    sources = []
-    if args.datasets:
-        files = sorted(Path(args.datasets).glob("*.el"))
-        if not files:
-            raise SystemExit(f"hypar_bench: --datasets {args.datasets}: no .el files there")
-        sources += [(f.stem, lambda f=f: dataset(f)) for f in files]
-    sources += [(f"kron{s}", lambda s=s: kronecker(s)) for s in scales]
-    for note in notes:
-        print(note, flush=True)
-    if args.dry_run:
-        print("graphs:", " ".join(name for name, _ in sources))
-        for label, kind, specs, budgeted in plans:
-            print(f"plan {label:<34} {kind:<5} executors={[s.text for s in specs]}"
-                  + (f" on {' '.join(args.budgeted_on)}" if budgeted and args.budgeted_on is not None else ""))
-        print("apps:", " ".join(args.apps))
-        return
+class HyparBench:
+    """One run's state: arguments, threads, deadline, executor sets and plans, peers, and the graphs and
+    runs recorded so far (the results file is rewritten after each run)."""
 
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+    def __init__(self, args):
+        self.args = args
+        self.threads = args.threads or int(os.environ.get("OMP_NUM_THREADS", 0)) or os.cpu_count()
+        os.environ["OMP_NUM_THREADS"] = str(self.threads)
+        self.clock = Deadline(args.deadline_s, args.margin_s)
+        main_set = [ExecutorSpec(e) for e in args.executors]
+        self.sets = [("", main_set)] + [(f"@{b}", main_set[:-1] + [ExecutorSpec(b)]) for b in args.budgeted]
+        self.plans = plans_for(self.sets, split=not args.no_split, bsp=not args.no_bsp)
+        self.notes: list[str] = []
+        if any(s.backend == "cuda" for _, specs in self.sets for s in specs):
+            from graphferry.backends import cuda_available
 
-    from graphferry import Graph
-    from graphferry.algorithms import registry
-    from graphferry.hypar import bsp, hypar
-    from graphferry.transforms import symmetrize
+            if not cuda_available():
+                self.notes.append("backend cuda: no GPU or no CuPy here: plans with a cuda executor are skipped")
+                if not args.dry_run:
+                    self.plans = [p for p in self.plans if all(s.backend != "cuda" for s in p[2])]
+        try:
+            import networkit as nk
+            nk.setNumberOfThreads(self.threads)
+        except ImportError:
+            nk = None
+            self.notes.append("networkit: skipped (not installed)")
+        self.nk = nk
+        self.bindir = Path(args.gapbs_bin) if args.gapbs_bin else None
+        self.missing = [b for b in ("cc", "tc") if self.bindir is None or not (self.bindir / b).exists()]
+        if self.missing:
+            self.notes.append(f"GAPBS {', '.join(self.missing)}: skipped "
+                              f"({'no --gapbs-bin' if self.bindir is None else 'absent'})")
+        self.runs: list[dict] = []
+        self.graphs: list[dict] = []
+        self.doc: dict = {}
 
-    runs: list[dict] = []
-    graphs: list[dict] = []
-    machine = {"device": "cpu only", "host_cores": os.cpu_count(), "omp_num_threads": threads,
-               "executors": list(dict.fromkeys(s.text for _, specs in sets for s in specs))}
-    if any(s.backend == "cuda" for _, _, specs, _ in plans for s in specs):
-        import cupy as cp
+    @property
+    def on_gpu(self) -> bool:
+        return any(s.backend == "cuda" for _, _, specs, _ in self.plans for s in specs)
 
-        from graphferry.backends import get_backend
+    def sources(self) -> list[tuple[str, object]]:
+        """The graphs, ``(name, build)``: the datasets' first, then the Kronecker scales."""
+        args = self.args
+        scales = args.scales if args.scales is not None else ([args.scale] if args.scale is not None else [14])
+        if args.scales is None and args.scale is None and args.datasets:
+            scales = []
+        sources = []
+        if args.datasets:
+            files = sorted(Path(args.datasets).glob("*.el"))
+            if not files:
+                raise SystemExit(f"hypar_bench: --datasets {args.datasets}: no .el files there")
+            sources += [(f.stem, lambda f=f: dataset(f)) for f in files]
+        return sources + [(f"kron{s}", lambda s=s: kronecker(s)) for s in scales]
 
-        machine.update(device=get_backend("cuda").device_description(), cupy=cp.__version__,
-                       cuda_runtime=cp.cuda.runtime.runtimeGetVersion(), driver=cp.cuda.runtime.driverGetVersion())
-    doc = {**provenance.stamp({}),
-           "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "machine": machine,
-           "notes": "seconds are whole calls, HyPar's merges and BSP's exchanges included; HyPar's calibration "
-                    "(sampled runs on every executor) is made by the first call on a graph size and kept, so "
-                    "warmed-up runs exclude it (first_seconds and calibration_seconds say what it cost); hypar is "
-                    "the planner's choice (plan: what ran and why), split the paper's always-split HyPar; a budgeted "
-                    "executor's budget is its fraction of each graph's edge bytes (budget_bytes per run); a graphferry "
-                    f"run whose first timed call took under {SHORT_CALL_SECONDS:g} s is timed in samples of "
-                    f"calls_per_sample calls lasting about {SAMPLE_SECONDS:g} s each (seconds: the median of the "
-                    "samples' seconds a call, all_seconds: each sample's), longer runs one call a sample"
-                    + ("" if any(s.backend == "cuda" for _, _, specs, _ in plans for s in specs) else
-                       "; no GPU: the CPU backend plays both sides (cpu:sim reads its edges through a simulated "
-                       "device arena), so the figures compare schedules, not devices")}
+    def start_doc(self) -> None:
+        machine = {"device": "cpu only", "host_cores": os.cpu_count(), "omp_num_threads": self.threads,
+                   "executors": list(dict.fromkeys(s.text for _, specs in self.sets for s in specs))}
+        if self.on_gpu:
+            import cupy as cp
 
-    def save():
-        if args.out:
-            largest = max(graphs, key=lambda g: g["m"]) if graphs else None
-            doc.update(graph=largest, graphs=graphs, budget_bytes=None, runs=runs, skipped=clock.skipped,
-                       notes_skipped=notes)
-            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.out).write_text(json.dumps(doc, indent=1, default=float))
+            from graphferry.backends import get_backend
 
-    def timed(call, big=False, trial=None, loop=True):
+            machine.update(device=get_backend("cuda").device_description(), cupy=cp.__version__,
+                           cuda_runtime=cp.cuda.runtime.runtimeGetVersion(),
+                           driver=cp.cuda.runtime.driverGetVersion())
+        self.doc = {**provenance.stamp({}),
+                    "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "machine": machine,
+                    "notes": RESULTS_NOTE + ("" if self.on_gpu else RESULTS_NOTE_NO_GPU)}
+
+    def save(self):
+        if self.args.out:
+            largest = max(self.graphs, key=lambda g: g["m"]) if self.graphs else None
+            self.doc.update(graph=largest, graphs=self.graphs, budget_bytes=None, runs=self.runs,
+                            skipped=self.clock.skipped, notes_skipped=self.notes)
+            Path(self.args.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(self.args.out).write_text(json.dumps(self.doc, indent=1, default=float))
+
+    def timed(self, call, big=False, trial=None, loop=True):
         """:func:`time_runs` with ``--repeat`` samples."""
-        return time_runs(call, args.repeat, big, trial, loop)
+        return time_runs(call, self.args.repeat, big, trial, loop)
 
-    def expect(app, label, m, cold):
+    def expect(self, app, label, m, cold):
         """Seconds this plan should take, from the largest graph of at least ESTIMATE_FROM_ARCS arcs run
         before, scaled by arcs (0: no such graph; small graphs' times are overheads, not work)."""
-        before = [r for r in runs if r["algorithm"] == app and r["engine"] == label
+        before = [r for r in self.runs if r["algorithm"] == app and r["engine"] == label
                   and r["m"] >= ESTIMATE_FROM_ARCS]
         if not before:
             return 0.0
         r = max(before, key=lambda r: r["m"])
         per = r["seconds"] * m / r["m"]
         if per < SHORT_CALL_SECONDS:       # looped samples: a sizing loop and --repeat samples of about SAMPLE_SECONDS
-            return (args.repeat + 1) * SAMPLE_SECONDS + per * (0 if cold else 2)
-        return per * (args.repeat + (0 if cold else 1))
+            return (self.args.repeat + 1) * SAMPLE_SECONDS + per * (0 if cold else 2)
+        return per * (self.args.repeat + (0 if cold else 1))
 
-    # removed at the end, and by its finalizer when the benchmark fails (nothing left in $TMPDIR)
-    work = tempfile.TemporaryDirectory(prefix="gf-hypar-")
-    tmp = Path(work.name)
-    for name, build in sources:
-        if not clock.allows(f"graph {name}"):
-            continue
+
+#: the results file's note on what its seconds are
+RESULTS_NOTE = ("seconds are whole calls, HyPar's merges and BSP's exchanges included; HyPar's calibration "
+                "(sampled runs on every executor) is made by the first call on a graph size and kept, so "
+                "warmed-up runs exclude it (first_seconds and calibration_seconds say what it cost); hypar is "
+                "the planner's choice (plan: what ran and why), split the paper's always-split HyPar; a budgeted "
+                "executor's budget is its fraction of each graph's edge bytes (budget_bytes per run); a graphferry "
+                f"run whose first timed call took under {SHORT_CALL_SECONDS:g} s is timed in samples of "
+                f"calls_per_sample calls lasting about {SAMPLE_SECONDS:g} s each (seconds: the median of the "
+                "samples' seconds a call, all_seconds: each sample's), longer runs one call a sample")
+RESULTS_NOTE_NO_GPU = ("; no GPU: the CPU backend plays both sides (cpu:sim reads its edges through a simulated "
+                       "device arena), so the figures compare schedules, not devices")
+
+
+class GraphCase:
+    """One benchmark graph: it, its weighted symmetric view (mst's input), GAPBS's copy, and the
+    reference answers found so far."""
+
+    def __init__(self, b: HyparBench, name: str, build, tmp: Path):
+        from graphferry import Graph
+        from graphferry.transforms import symmetrize
+
         t = time.perf_counter()
-        g = build()
-        src, dst = g.edges()
-        keep = src < dst
+        self.b, self.name = b, name
+        g = self.g = build()
+        self.src, self.dst = g.edges()
+        keep = self.src < self.dst
         w = np.random.default_rng(0).integers(1, 1000, int(keep.sum())).astype(np.float32)
         # the symmetric weighted view every plan's mst reads, built here (cached on the graph): else the
         # first plan timed (HyPar's, when cold) would pay for it alone (2.6 s at kron18)
-        weighted = symmetrize(Graph.from_edges(src[keep], dst[keep], w, n=g.n, directed=False))
-        cold = args.no_warmup_above is not None and g.m > args.no_warmup_above
-        info = {"name": name, "n": g.n, "m": g.m, "directed": False, "edge_bytes": g.edge_bytes,
-                "build_seconds": round(time.perf_counter() - t, 2), "warm_up": not cold}
-        graphs.append(info)
-        print(f"graph {name}: n={g.n} arcs={g.m} ({info['build_seconds']} s)", flush=True)
-        sg = write_gapbs(g, tmp / name)[".sg"] if len(missing) < 2 else None
-        refs: dict[str, tuple] = {}   # app -> (wanted value, how)
+        self.weighted = symmetrize(Graph.from_edges(self.src[keep], self.dst[keep], w, n=g.n, directed=False))
+        self.cold = b.args.no_warmup_above is not None and g.m > b.args.no_warmup_above
+        self.info = {"name": name, "n": g.n, "m": g.m, "directed": False, "edge_bytes": g.edge_bytes,
+                     "build_seconds": round(time.perf_counter() - t, 2), "warm_up": not self.cold}
+        print(f"graph {name}: n={g.n} arcs={g.m} ({self.info['build_seconds']} s)", flush=True)
+        self.sg = write_gapbs(g, tmp / name)[".sg"] if len(b.missing) < 2 else None
+        self.refs: dict[str, tuple] = {}   # app -> (wanted value, how)
 
-        def reference(app):
-            """The wanted answer (components, triangle total, forest weight) and how it was found."""
-            if app in refs:
-                return refs[app]
-            want = how = None
-            if app == "components":
-                want, how = connected_components(g.to_scipy(), directed=False)[0], "scipy connected_components"
-            elif app == "triangles" and g.m <= args.scipy_max_arcs:
-                u = sp.triu(g.to_scipy(), 1).tocsr().astype(np.int64)
-                want, how = int((u @ u).multiply(u).sum()), "scipy (U @ U) .* U"
-            elif app == "mst" and g.m <= args.scipy_mst_max_arcs:
-                want = float(minimum_spanning_tree(sp.triu(weighted.to_scipy(), 1)).sum())
-                how = "scipy minimum_spanning_tree"
-            elif app in ("triangles", "mst"):
-                algo = "triangle_count" if app == "triangles" else "mst"
-                r = registry.get(algo).run(weighted if app == "mst" else g, backend="cpu")
-                want = r.total if app == "triangles" else float(r.total_weight)
-                how = f"the library's {algo} on the CPU backend (not through HyPar)"
-            refs[app] = (want, how)
-            return refs[app]
+    def reference(self, app):
+        """The wanted answer (components, triangle total, forest weight) and how it was found."""
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
-        def check(app, r):
-            if app == "coloring":
-                c = r.values["colors"]
-                return bool(c.min() >= 0 and not np.any(c[src] == c[dst])), "proper"
-            if app == "communities":
-                q = modularity(g, r.values["community"])
-                return bool(np.isclose(q, r.scalars["modularity"])), "its modularity equals the numpy formula's"
-            want, how = reference(app)
-            got = {"components": r.scalars.get("components"), "triangles": r.scalars.get("total"),
-                   "mst": r.scalars.get("total_weight")}[app]
-            ok = got == want if app != "mst" else bool(np.isclose(got, want, rtol=1e-6))
-            return ok, f"equals {how}"
+        from graphferry.algorithms import registry
 
-        for app in args.apps:
-            if not clock.allows(f"{name} {app}"):
-                continue
-            graph = weighted if app == "mst" else g
-            # peers first: GAPBS's total may become the reference
-            binary = {"components": "cc", "triangles": "tc"}.get(app)
-            if binary and sg is not None and binary not in missing and clock.allows(f"{name} {app} peer:gapbs"):
-                peer = gapbs(bindir, binary, sg, ["-a"], args.repeat, threads, clock.left())
-                if peer and peer["seconds"]:
-                    count = gapbs_count(peer["output"], r"(\d+) triangles" if binary == "tc"
-                                        else r"There are (\d+) components")
-                    if app == "triangles" and g.m > args.scipy_max_arcs and count is not None:
-                        refs[app] = (count, "GAPBS tc's total (-a)")   # beyond scipy: the reference
-                        ok, how = None, "the reference here"
-                    else:
-                        want, rhow = reference(app)
-                        ok, how = count == want, f"its count (-a) equals {rhow}"
-                    # and its own verifier's verdict (algorithms_bench.gapbs: one -n 1 -v run more, issue 35)
-                    ok = bool(ok and peer["verified"]) if ok is not None else bool(peer["verified"])
-                    how = f"{how}; {peer['verified_how']}" + ("" if ok or "unchecked" in peer["verified_how"]
-                                                             else " (unchecked)")
-                    runs.append({"graph": name, "m": g.m, "algorithm": app, "engine": "peer:gapbs",
-                                 "seconds": round(peer["seconds"], 6),
-                                 "first_seconds": round(peer["all_seconds"][0], 6) if peer["all_seconds"] else None,
-                                 "bytes_h2d": 0, "floor_seconds": 0.0,
-                                 "verified": ok, "verified_how": how, "count": count, "command": peer["command"],
-                                 "all_seconds": peer["all_seconds"]})
-                    print(f"{name:<14} {app:<12} {'peer:gapbs':<34} {peer['seconds'] * 1e3:10.1f} ms  verified={ok}",
-                          flush=True)
-                    save()
-            if app == "communities" and nk is not None and clock.allows(f"{name} communities peer:networkit-plp"):
-                NG = to_networkit(g, nk)
+        if app in self.refs:
+            return self.refs[app]
+        g, args = self.g, self.b.args
+        want = how = None
+        if app == "components":
+            want, how = connected_components(g.to_scipy(), directed=False)[0], "scipy connected_components"
+        elif app == "triangles" and g.m <= args.scipy_max_arcs:
+            u = sp.triu(g.to_scipy(), 1).tocsr().astype(np.int64)
+            want, how = int((u @ u).multiply(u).sum()), "scipy (U @ U) .* U"
+        elif app == "mst" and g.m <= args.scipy_mst_max_arcs:
+            want = float(minimum_spanning_tree(sp.triu(self.weighted.to_scipy(), 1)).sum())
+            how = "scipy minimum_spanning_tree"
+        elif app in ("triangles", "mst"):
+            algo = "triangle_count" if app == "triangles" else "mst"
+            r = registry.get(algo).run(self.weighted if app == "mst" else g, backend="cpu")
+            want = r.total if app == "triangles" else float(r.total_weight)
+            how = f"the library's {algo} on the CPU backend (not through HyPar)"
+        self.refs[app] = (want, how)
+        return self.refs[app]
 
-                def plp():
-                    p = nk.community.PLP(NG)
-                    p.run()
-                    return np.asarray(p.getPartition().getVector())
-                secs, labels, first = timed(plp, cold, loop=False)[:3]  # a peer: one call a sample, as before
-                q = modularity(g, labels)
-                runs.append({"graph": name, "m": g.m, "algorithm": app, "engine": "peer:networkit-plp",
-                             "seconds": round(secs, 6), "first_seconds": round(first, 6),
-                             "bytes_h2d": 0, "floor_seconds": 0.0, "verified": None,
-                             "verified_how": "unchecked: modularity computed here (a score, not a check of its "
-                                             "communities)", "modularity": round(q, 6),
-                             "warm_up": not cold})
-                print(f"{name:<14} {app:<12} {'peer:networkit-plp':<34} {secs * 1e3:10.1f} ms  modularity={q:.4f}",
-                      flush=True)
-                save()
-            for label, kind, specs, budgeted in plans:
-                if budgeted and args.budgeted_on is not None and name not in args.budgeted_on:
-                    continue
-                if not clock.allows(f"{name} {app} {label}", expect(app, label, g.m, cold)):
-                    continue
-                exs = [s.build(graph) for s in specs]
-                name_in_hypar = APPLICATION.get(app, app)
-                call = ((lambda: hypar(graph, name_in_hypar, exs, threshold_edges=args.threshold_edges,
-                                       plan="split" if kind == "split" else "auto")) if kind != "bsp"
-                        else (lambda: bsp(graph, name_in_hypar, exs)))
-                timing = timed(
-                    call, cold, trial=(lambda r: bool(r.timings.get("plan", {}).get("trial")))
-                    if kind == "hypar" and len(specs) > 1 else None)
-                secs, r, first, first_r, trials = timing[:5]
-                ok, how = check(app, r)
-                # a looped sample's seconds a call keep nanoseconds: at 0.1 ms, microseconds are 1% steps
-                run = {"graph": name, "m": g.m, "algorithm": app, "engine": label,
-                       "seconds": round(secs, 6 if timing.calls_per_sample == 1 else 9),
-                       "bytes_h2d": 0, "floor_seconds": 0.0, "verified": ok, "verified_how": how,
-                       "scalars": dict(r.scalars), "levels": r.levels, "cut": r.cut,
-                       "sample_seconds": r.timings["sample_seconds"],
-                       "budget_bytes": [e.budget for e in exs], "warm_up": not cold,
-                       "first_seconds": round(first, 6), "trial_seconds": [round(x, 6) for x in trials],
-                       "calibration_seconds": first_r.timings.get("calibration_seconds"),
-                       "calls_per_sample": timing.calls_per_sample,
-                       "all_seconds": [round(x, 9) for x in timing.all_seconds],
-                       "samples_redone": timing.samples_redone}
-                if kind == "bsp":
-                    run.update(supersteps=r.timings["supersteps"], executor_seconds=r.timings["executor_seconds"])
-                else:
-                    run["independent_seconds"] = r.timings["independent"]
-                    run["phases"] = {p: round(float(np.sum(r.timings[p])), 6) for p in PHASES}
-                    if len(specs) > 1:
-                        run["plan"] = r.timings["plan"]
-                        run["shares"] = r.timings.get("shares", [])
-                        if "shares_fed_back" in r.timings:
-                            run["shares_fed_back"] = r.timings["shares_fed_back"]
-                runs.append(run)
-                chose = f" plan={run['plan']['chosen']}" if "plan" in run else ""
-                if run.get("shares"):
-                    chose += f" shares={[round(x, 3) for x in run['shares']]}"
-                loops = f" calls/sample={timing.calls_per_sample}" if timing.calls_per_sample > 1 else ""
-                print(f"{name:<14} {app:<12} {label:<34} {secs * 1e3:10.3f} ms  verified={ok} "
-                      f"levels={r.levels} cut={r.cut}{chose} {run['scalars']}{loops}", flush=True)
-                save()
-            for line in summary(runs, name, app, sets):
-                print(line, flush=True)
-        if sg is not None:
-            sg.unlink(missing_ok=True)            # kron22: half a gigabyte
-        del g, weighted, src, dst
-    work.cleanup()
+    def check(self, app, r):
+        if app == "coloring":
+            c = r.values["colors"]
+            return bool(c.min() >= 0 and not np.any(c[self.src] == c[self.dst])), "proper"
+        if app == "communities":
+            q = modularity(self.g, r.values["community"])
+            return bool(np.isclose(q, r.scalars["modularity"])), "its modularity equals the numpy formula's"
+        want, how = self.reference(app)
+        got = {"components": r.scalars.get("components"), "triangles": r.scalars.get("total"),
+               "mst": r.scalars.get("total_weight")}[app]
+        ok = got == want if app != "mst" else bool(np.isclose(got, want, rtol=1e-6))
+        return ok, f"equals {how}"
 
+    def close(self):
+        if self.sg is not None:
+            self.sg.unlink(missing_ok=True)            # kron22: half a gigabyte
+
+
+def run_gapbs(b: HyparBench, case: GraphCase, app: str) -> None:
+    """GAPBS's cc or tc on the graph (its total may become the reference)."""
+    g, name = case.g, case.name
+    binary = {"components": "cc", "triangles": "tc"}.get(app)
+    if not (binary and case.sg is not None and binary not in b.missing
+            and b.clock.allows(f"{name} {app} peer:gapbs")):
+        return
+    peer = gapbs(b.bindir, binary, case.sg, ["-a"], b.args.repeat, b.threads, b.clock.left())
+    if not (peer and peer["seconds"]):
+        return
+    count = gapbs_count(peer["output"], r"(\d+) triangles" if binary == "tc" else r"There are (\d+) components")
+    if app == "triangles" and g.m > b.args.scipy_max_arcs and count is not None:
+        case.refs[app] = (count, "GAPBS tc's total (-a)")   # beyond scipy: the reference
+        ok, how = None, "the reference here"
+    else:
+        want, rhow = case.reference(app)
+        ok, how = count == want, f"its count (-a) equals {rhow}"
+    # and its own verifier's verdict (algorithms_bench.gapbs: one -n 1 -v run more, issue 35)
+    ok = bool(ok and peer["verified"]) if ok is not None else bool(peer["verified"])
+    how = f"{how}; {peer['verified_how']}" + ("" if ok or "unchecked" in peer["verified_how"] else " (unchecked)")
+    b.runs.append({"graph": name, "m": g.m, "algorithm": app, "engine": "peer:gapbs",
+                   "seconds": round(peer["seconds"], 6),
+                   "first_seconds": round(peer["all_seconds"][0], 6) if peer["all_seconds"] else None,
+                   "bytes_h2d": 0, "floor_seconds": 0.0,
+                   "verified": ok, "verified_how": how, "count": count, "command": peer["command"],
+                   "all_seconds": peer["all_seconds"]})
+    print(f"{name:<14} {app:<12} {'peer:gapbs':<34} {peer['seconds'] * 1e3:10.1f} ms  verified={ok}", flush=True)
+    b.save()
+
+
+def run_networkit_plp(b: HyparBench, case: GraphCase) -> None:
+    """networkit's PLP on the graph, its labelling's modularity computed here (a score, not a check)."""
+    nk, g, name = b.nk, case.g, case.name
+    NG = to_networkit(g, nk)
+
+    def plp():
+        p = nk.community.PLP(NG)
+        p.run()
+        return np.asarray(p.getPartition().getVector())
+    secs, labels, first = b.timed(plp, case.cold, loop=False)[:3]  # a peer: one call a sample, as before
+    q = modularity(g, labels)
+    b.runs.append({"graph": name, "m": g.m, "algorithm": "communities", "engine": "peer:networkit-plp",
+                   "seconds": round(secs, 6), "first_seconds": round(first, 6),
+                   "bytes_h2d": 0, "floor_seconds": 0.0, "verified": None,
+                   "verified_how": "unchecked: modularity computed here (a score, not a check of its "
+                                   "communities)", "modularity": round(q, 6),
+                   "warm_up": not case.cold})
+    print(f"{name:<14} {'communities':<12} {'peer:networkit-plp':<34} {secs * 1e3:10.1f} ms  modularity={q:.4f}",
+          flush=True)
+    b.save()
+
+
+def run_record(case: GraphCase, app, label, kind, specs, exs, timing) -> dict:
+    """The results file's run for one timed plan (HyPar's plan, phases and shares; BSP's supersteps)."""
+    secs, r, first, first_r, trials = timing[:5]
+    ok, how = case.check(app, r)
+    # a looped sample's seconds a call keep nanoseconds: at 0.1 ms, microseconds are 1% steps
+    run = {"graph": case.name, "m": case.g.m, "algorithm": app, "engine": label,
+           "seconds": round(secs, 6 if timing.calls_per_sample == 1 else 9),
+           "bytes_h2d": 0, "floor_seconds": 0.0, "verified": ok, "verified_how": how,
+           "scalars": dict(r.scalars), "levels": r.levels, "cut": r.cut,
+           "sample_seconds": r.timings["sample_seconds"],
+           "budget_bytes": [e.budget for e in exs], "warm_up": not case.cold,
+           "first_seconds": round(first, 6), "trial_seconds": [round(x, 6) for x in trials],
+           "calibration_seconds": first_r.timings.get("calibration_seconds"),
+           "calls_per_sample": timing.calls_per_sample,
+           "all_seconds": [round(x, 9) for x in timing.all_seconds],
+           "samples_redone": timing.samples_redone}
+    if kind == "bsp":
+        run.update(supersteps=r.timings["supersteps"], executor_seconds=r.timings["executor_seconds"])
+    else:
+        run["independent_seconds"] = r.timings["independent"]
+        run["phases"] = {p: round(float(np.sum(r.timings[p])), 6) for p in PHASES}
+        if len(specs) > 1:
+            run["plan"] = r.timings["plan"]
+            run["shares"] = r.timings.get("shares", [])
+            if "shares_fed_back" in r.timings:
+                run["shares_fed_back"] = r.timings["shares_fed_back"]
+    return run
+
+
+def run_plan(b: HyparBench, case: GraphCase, app: str, plan) -> None:
+    """One plan (HyPar, split, one executor alone, BSP) on one application, timed, checked and recorded."""
+    from graphferry.hypar import bsp, hypar
+
+    label, kind, specs, budgeted = plan
+    args, name, g = b.args, case.name, case.g
+    if budgeted and args.budgeted_on is not None and name not in args.budgeted_on:
+        return
+    if not b.clock.allows(f"{name} {app} {label}", b.expect(app, label, g.m, case.cold)):
+        return
+    graph = case.weighted if app == "mst" else g
+    exs = [s.build(graph) for s in specs]
+    name_in_hypar = APPLICATION.get(app, app)
+    call = ((lambda: hypar(graph, name_in_hypar, exs, threshold_edges=args.threshold_edges,
+                           plan="split" if kind == "split" else "auto")) if kind != "bsp"
+            else (lambda: bsp(graph, name_in_hypar, exs)))
+    timing = b.timed(call, case.cold, trial=(lambda r: bool(r.timings.get("plan", {}).get("trial")))
+                     if kind == "hypar" and len(specs) > 1 else None)
+    run = run_record(case, app, label, kind, specs, exs, timing)
+    b.runs.append(run)
+    r = timing[1]
+    chose = f" plan={run['plan']['chosen']}" if "plan" in run else ""
+    if run.get("shares"):
+        chose += f" shares={[round(x, 3) for x in run['shares']]}"
+    loops = f" calls/sample={timing.calls_per_sample}" if timing.calls_per_sample > 1 else ""
+    print(f"{name:<14} {app:<12} {label:<34} {timing[0] * 1e3:10.3f} ms  verified={run['verified']} "
+          f"levels={r.levels} cut={r.cut}{chose} {run['scalars']}{loops}", flush=True)
+    b.save()
+
+
+def run_graph(b: HyparBench, name: str, build, tmp: Path) -> None:
+    """Every application on one graph: peers first (GAPBS's total may become the reference), then every plan."""
+    case = GraphCase(b, name, build, tmp)
+    b.graphs.append(case.info)
+    for app in b.args.apps:
+        if not b.clock.allows(f"{name} {app}"):
+            continue
+        run_gapbs(b, case, app)
+        if app == "communities" and b.nk is not None and b.clock.allows(f"{name} communities peer:networkit-plp"):
+            run_networkit_plp(b, case)
+        for plan in b.plans:
+            run_plan(b, case, app, plan)
+        for line in summary(b.runs, name, app, b.sets):
+            print(line, flush=True)
+    case.close()
+
+
+def geomeans(b: HyparBench) -> list[dict]:
+    """Per application and set, the geometric means over the graphs of best single / HyPar and BSP / HyPar."""
     print("== per application, geometric mean over the graphs (above 1: HyPar faster)", flush=True)
-    geomeans = []
-    for app in args.apps:
-        for tag, specs in sets:
+    out = []
+    for app in b.args.apps:
+        for tag, specs in b.sets:
             for way in ("hypar", "split"):
                 vs_best, vs_bsp = [], []
-                for info in graphs:
-                    s = pick(runs, info["name"], app, tag, specs)
+                for info in b.graphs:
+                    s = pick(b.runs, info["name"], app, tag, specs)
                     if s[way]:
                         vs_best.append(s["best"] / s[way] if s["best"] else None)
                         vs_bsp.append(s["bsp"] / s[way] if s["bsp"] else None)
@@ -621,14 +670,37 @@ def main() -> None:
                     continue
                 gb, gs = geomean(vs_best), geomean(vs_bsp)
                 over = len([x for x in vs_best if x])
-                geomeans.append({"algorithm": app, "engine": f"{way}{tag}", "best_single_over": gb,
-                                 "bsp_over": gs, "graphs": over})
+                out.append({"algorithm": app, "engine": f"{way}{tag}", "best_single_over": gb,
+                            "bsp_over": gs, "graphs": over})
                 print(f"{app:<12} {way + tag:<29} best single / {way} {gb and round(gb, 3)}  "
                       f"bsp / {way} {gs and round(gs, 3)}  over {over} graphs", flush=True)
-    doc["geomeans"] = geomeans
-    if clock.skipped:
-        print(f"skipped for the deadline: {len(clock.skipped)}: {', '.join(clock.skipped)}", flush=True)
-    save()
+    return out
+
+
+def main() -> None:
+    args = parse_args()
+    b = HyparBench(args)
+    sources = b.sources()
+    for note in b.notes:
+        print(note, flush=True)
+    if args.dry_run:
+        print("graphs:", " ".join(name for name, _ in sources))
+        for label, kind, specs, budgeted in b.plans:
+            print(f"plan {label:<34} {kind:<5} executors={[s.text for s in specs]}"
+                  + (f" on {' '.join(args.budgeted_on)}" if budgeted and args.budgeted_on is not None else ""))
+        print("apps:", " ".join(args.apps))
+        return
+    b.start_doc()
+    # removed at the end, and by its finalizer when the benchmark fails (nothing left in $TMPDIR)
+    work = tempfile.TemporaryDirectory(prefix="gf-hypar-")
+    for name, build in sources:
+        if b.clock.allows(f"graph {name}"):
+            run_graph(b, name, build, Path(work.name))
+    work.cleanup()
+    b.doc["geomeans"] = geomeans(b)
+    if b.clock.skipped:
+        print(f"skipped for the deadline: {len(b.clock.skipped)}: {', '.join(b.clock.skipped)}", flush=True)
+    b.save()
     if args.out:
         print(f"wrote {args.out}")
 

@@ -270,7 +270,7 @@ def gapbs_graph_line(out: str) -> str:
     return ""
 
 
-def main(argv=None) -> int:
+def parse_args(argv=None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=int, default=21)
     ap.add_argument("--algorithms", nargs="+", default=["bfs", "wcc"], choices=sorted(GAPBS_BINARY))
@@ -290,31 +290,42 @@ def main(argv=None) -> int:
     ap.add_argument("--convert-scale", type=int, default=None,
                     help="the Kronecker scale of the convert part's text (default --scale; its store is "
                          "generated in --work if absent)")
-    args = ap.parse_args(argv)
-    sys.path.insert(0, str(ROOT / "src"))
+    return ap.parse_args(argv)
 
-    work = args.work
-    work.mkdir(parents=True, exist_ok=True)
-    scale = args.scale
-    store = work / f"kron{scale}.store"
-    gapbs = args.gapbs_bin
-    have_gapbs = gapbs is not None and (gapbs / "converter").exists()
-    gpu = not args.no_gpu and gpu_usable()
-    runs: list[dict] = []
-    doc = {"date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "machine": machine(),
-           "note": "seconds: wall of a whole process (median of the processes after the first; first_seconds "
-                   "the first), files in the page cache; checks in processes of their own; cpu_seconds: each "
-                   "process's user + system CPU seconds (getrusage of the children), less inflated than wall "
-                   "on a machine other work shares",
-           "runs": runs}
 
-    def save() -> None:
-        provenance.stamp(doc, [sys.argv[0], *(sys.argv[1:] if argv is None else argv)])
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(doc, indent=1) + "\n")
+class OneShot:
+    """One run's state: arguments, the work folder and the store, GAPBS and the GPU when usable, the
+    runs so far and the results document (written by :meth:`save` after each part)."""
 
-    # ------------------------------------------------------------ generate
-    gen_cmd = graphferry("generate", "kronecker", "--scale", str(scale), str(store), "--force")
+    def __init__(self, args, argv):
+        self.args, self.argv = args, argv
+        self.work = args.work
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.scale = args.scale
+        self.store = self.work / f"kron{self.scale}.store"
+        self.gapbs = args.gapbs_bin
+        self.have_gapbs = self.gapbs is not None and (self.gapbs / "converter").exists()
+        self.gpu = not args.no_gpu and gpu_usable()
+        self.runs: list[dict] = []
+        self.doc = {"date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "machine": machine(),
+                    "note": "seconds: wall of a whole process (median of the processes after the first; "
+                            "first_seconds the first), files in the page cache; checks in processes of their own; "
+                            "cpu_seconds: each process's user + system CPU seconds (getrusage of the children), "
+                            "less inflated than wall on a machine other work shares",
+                    "runs": self.runs}
+        self.reference: dict[str, tuple] = {}  # per algorithm: the first configuration's answer, its label, checked
+
+    def save(self) -> None:
+        provenance.stamp(self.doc, [sys.argv[0], *(sys.argv[1:] if self.argv is None else self.argv)])
+        self.args.out.parent.mkdir(parents=True, exist_ok=True)
+        self.args.out.write_text(json.dumps(self.doc, indent=1) + "\n")
+
+
+def generate_part(s: OneShot):
+    """``graphferry generate`` timed (when asked for, or when the store is missing), checked by
+    ``graphferry verify``; returns the store, opened."""
+    args, store = s.args, s.store
+    gen_cmd = graphferry("generate", "kronecker", "--scale", str(s.scale), str(store), "--force")
     if "generate" in args.parts or not store.exists():
         log(f"generate: {' '.join(gen_cmd)}")
         r = repeated(gen_cmd, args.repeat if "generate" in args.parts else 0,
@@ -322,123 +333,138 @@ def main(argv=None) -> int:
         _, check = timed(graphferry("verify", str(store), "--json"))
         facts = json.loads(check.stdout)
         if "generate" in args.parts:
-            runs.append({"algorithm": "generate", "engine": "generate", **r, "verified": True,
-                         "verified_how": f"graphferry verify (checksums, structure): n {facts['n']}, m {facts['m']}",
-                         "command": " ".join(gen_cmd)})
+            s.runs.append({"algorithm": "generate", "engine": "generate", **r, "verified": True,
+                           "verified_how": f"graphferry verify (checksums, structure): n {facts['n']}, m {facts['m']}",
+                           "command": " ".join(gen_cmd)})
             log(f"  generate: {r}")
     from graphferry.store import open_store
 
     g = open_store(store)
-    doc["graph"] = {"name": f"kron{scale}", "n": g.n, "m": g.m, "directed": g.directed,
-                    "edge_bytes": int(g.m * g.indices.itemsize)}
-    save()
-    if "generate" in args.parts and have_gapbs:
-        sg = work / f"gapbs-gen{scale}.sg"
-        cmd = [str(gapbs / "converter"), f"-g{scale}", "-s", "-b", str(sg)]
-        log(f"peer generate: {' '.join(cmd)}")
-        r = repeated(cmd, args.repeat, before=lambda: sg.unlink(missing_ok=True))
-        _, v = timed([str(gapbs / "bfs"), "-f", str(sg), "-n", "1", "-v"])
-        ok = "Verification:" in v.stdout and "FAIL" not in v.stdout
-        runs.append({"algorithm": "generate", "engine": "peer:gapbs-generate", **r, "verified": ok,
-                     "verified_how": f"GAPBS's BFS verifier (-v) on the graph it wrote; {gapbs_graph_line(v.stdout)}",
-                     "command": f"{' '.join(cmd)}; checked by: {gapbs / 'bfs'} -f {sg} -n 1 -v"})
-        log(f"  peer:gapbs-generate: {r}")
-        sg.unlink(missing_ok=True)
-        save()
+    s.doc["graph"] = {"name": f"kron{s.scale}", "n": g.n, "m": g.m, "directed": g.directed,
+                      "edge_bytes": int(g.m * g.indices.itemsize)}
+    s.save()
+    return g
 
-    # ------------------------------------------------------------ convert
+
+def gapbs_generate_part(s: OneShot) -> None:
+    """GAPBS's converter generating the same scale, checked by its BFS verifier on the graph it wrote."""
+    gapbs, scale = s.gapbs, s.scale
+    sg = s.work / f"gapbs-gen{scale}.sg"
+    cmd = [str(gapbs / "converter"), f"-g{scale}", "-s", "-b", str(sg)]
+    log(f"peer generate: {' '.join(cmd)}")
+    r = repeated(cmd, s.args.repeat, before=lambda: sg.unlink(missing_ok=True))
+    _, v = timed([str(gapbs / "bfs"), "-f", str(sg), "-n", "1", "-v"])
+    ok = "Verification:" in v.stdout and "FAIL" not in v.stdout
+    s.runs.append({"algorithm": "generate", "engine": "peer:gapbs-generate", **r, "verified": ok,
+                   "verified_how": f"GAPBS's BFS verifier (-v) on the graph it wrote; {gapbs_graph_line(v.stdout)}",
+                   "command": f"{' '.join(cmd)}; checked by: {gapbs / 'bfs'} -f {sg} -n 1 -v"})
+    log(f"  peer:gapbs-generate: {r}")
+    sg.unlink(missing_ok=True)
+    s.save()
+
+
+def verify_answer(s: OneShot, alg: str, label: str, answer, cmd, environ, out: Path) -> tuple[bool, str]:
+    """Whether a run's answer is verified, and how: the algorithm's first configuration by its own
+    verifier (``--check``) in a process of its own, the others by equality with it."""
+    if alg not in s.reference and s.args.no_check:
+        s.reference[alg] = (answer, label, False)
+        return False, "unchecked: --no-check (the verifiers' serial references take minutes at this scale)"
+    if alg not in s.reference:  # the algorithm's first configuration: its own verifier, once
+        timed(cmd + ["--check"], environ=environ(), before=lambda: out.unlink(missing_ok=True))
+        s.reference[alg] = (answer, label, True)
+        return True, "--check (the algorithm's own verifier) in a process of its own"
+    ref, ref_label, ref_checked = s.reference[alg]
+    same = _same_answer(alg, answer, ref)
+    verified = same and ref_checked
+    return verified, (f"the same answer as {ref_label}'s, which --check verified" if verified else
+                      f"unchecked: {'the same answer as' if same else 'an answer differing from'} {ref_label}'s")
+
+
+def our_run(s: OneShot, source: int, alg: str, backend: str, engine: str, label: str, fresh: bool) -> None:
+    """``graphferry run`` as one process, ``1 + --repeat`` times (after an untimed one that compiles,
+    unless ``fresh``: empty caches each process), its record's phases and its answer checked."""
+    work, out = s.work, s.work / "x.npy"
+    extra = [str(source) if a == "SOURCE" else a for a in OUR_OPTIONS[alg]]
+    cmd = graphferry("run", OUR_ALGORITHM.get(alg, alg), str(s.store), "--backend", backend, *extra, "--out", str(out))
+    if engine != "auto":
+        cmd += ["--engine", engine]
+    caches: list[Path] = []
+
+    def environ() -> dict[str, str]:
+        if not fresh:
+            return env()
+        d = Path(tempfile.mkdtemp(prefix="gf-fresh-", dir=work))
+        caches.append(d)
+        return env(GRAPHFERRY_CACHE_DIR=str(d / "graphferry"), XDG_CACHE_HOME=str(d / "xdg"),
+                   CUPY_CACHE_DIR=str(d / "cupy"))
+
+    if not fresh:
+        timed(cmd, before=lambda: out.unlink(missing_ok=True))  # programs compiled once, untimed
+    walls, cpu = [], []
+    for _ in range(1 + s.args.repeat):
+        out.unlink(missing_ok=True)
+        wall, _ = timed(cmd, environ=environ())
+        walls.append(wall)
+        cpu.append(round(CPU_SECONDS[-1], 3))
+    # The record (phases) from the last timed process: --record writes a file and nothing more.
+    rec = work / "record.json"
+    timed(cmd + ["--record", str(rec)], environ=environ(), before=lambda: out.unlink(missing_ok=True))
+    record = json.loads(rec.read_text())
+    verified, how = verify_answer(s, alg, label, _answer(out), cmd, environ, out)
+    rest = walls[1:] or walls
+    run = {"algorithm": alg, "engine": label, "backend": backend,
+           "seconds": round(statistics.median(rest), 4), "first_seconds": round(walls[0], 4),
+           "all_seconds": [round(w, 4) for w in walls], "cpu_seconds": cpu, "verified": verified,
+           "verified_how": how, "phases": record["extra"].get("phases"), "run_engine": record.get("engine"),
+           "command": " ".join(cmd) + (" (empty program and calibration caches each process)" if fresh else "")}
+    if engine != "auto":
+        run["engine_option"] = engine
+    s.runs.append(run)
+    for d in caches:
+        shutil.rmtree(d, ignore_errors=True)
+    log(f"  {label} {alg} {engine}: {run['seconds']} s (first {run['first_seconds']}), phases {run['phases']}")
+
+
+def run_part(s: OneShot, g) -> None:
+    """Each algorithm as one-shot processes (CPU, GPU, GPU with empty caches), its GAPBS process right after."""
+    args, gapbs = s.args, s.gapbs
+    source = int(np.argmax(np.diff(np.asarray(g.offsets))))  # the highest-degree vertex, for both
+    s.doc["source"] = source
+    files = {}
+    if s.have_gapbs:  # the same graph in GAPBS's format, written once
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from peers_bench import write_gapbs
+
+        files = write_gapbs(g, s.work / f"kron{s.scale}")
+    for alg in args.algorithms:  # each algorithm's peer right after ours: a cut-short call keeps pairs
+        our_run(s, source, alg, "cpu", "auto", "cli-cpu", False)
+        if s.gpu:
+            for engine in args.gpu_engines:
+                our_run(s, source, alg, "cuda", engine, "cli-gpu", False)
+                if not args.no_fresh:
+                    our_run(s, source, alg, "cuda", engine, "cli-gpu-fresh", True)
+        if files and (gapbs / GAPBS_BINARY[alg]).exists():
+            s.runs.append(gapbs_process_run(gapbs / GAPBS_BINARY[alg], files[".sg"], alg, source, args.repeat))
+        s.save()
+    for f in files.values():
+        f.unlink(missing_ok=True)
+    s.save()
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    sys.path.insert(0, str(ROOT / "src"))
+    s = OneShot(args, argv)
+    g = generate_part(s)
+    if "generate" in args.parts and s.have_gapbs:
+        gapbs_generate_part(s)
     if "convert" in args.parts:
-        runs.extend(convert_runs(work, args.convert_scale or scale, args.repeat, gapbs if have_gapbs else None,
-                                 doc))
-        save()
-
-    # ------------------------------------------------------------ one-shot runs
+        s.runs.extend(convert_runs(s.work, args.convert_scale or s.scale, args.repeat,
+                                   s.gapbs if s.have_gapbs else None, s.doc))
+        s.save()
     if "run" in args.parts:
-        source = int(np.argmax(np.diff(np.asarray(g.offsets))))  # the highest-degree vertex, for both
-        doc["source"] = source
-        out = work / "x.npy"
-
-        reference: dict[str, tuple] = {}  # per algorithm: the first configuration's answer, its label, checked
-
-        def ours(alg: str, backend: str, engine: str, label: str, fresh: bool) -> None:
-            extra = [str(source) if a == "SOURCE" else a for a in OUR_OPTIONS[alg]]
-            cmd = graphferry("run", OUR_ALGORITHM.get(alg, alg), str(store), "--backend", backend, *extra, "--out", str(out))
-            if engine != "auto":
-                cmd += ["--engine", engine]
-            caches: list[Path] = []
-
-            def environ() -> dict[str, str]:
-                if not fresh:
-                    return env()
-                d = Path(tempfile.mkdtemp(prefix="gf-fresh-", dir=work))
-                caches.append(d)
-                return env(GRAPHFERRY_CACHE_DIR=str(d / "graphferry"), XDG_CACHE_HOME=str(d / "xdg"),
-                           CUPY_CACHE_DIR=str(d / "cupy"))
-
-            if not fresh:
-                timed(cmd, before=lambda: out.unlink(missing_ok=True))  # programs compiled once, untimed
-            walls, cpu = [], []
-            for _ in range(1 + args.repeat):
-                out.unlink(missing_ok=True)
-                wall, _ = timed(cmd, environ=environ())
-                walls.append(wall)
-                cpu.append(round(CPU_SECONDS[-1], 3))
-            # The record (phases) from the last timed process: --record writes a file and nothing more.
-            rec = work / "record.json"
-            timed(cmd + ["--record", str(rec)], environ=environ(), before=lambda: out.unlink(missing_ok=True))
-            record = json.loads(rec.read_text())
-            answer = _answer(out)
-            if alg not in reference and args.no_check:
-                reference[alg] = (answer, label, False)
-                verified = False
-                how = "unchecked: --no-check (the verifiers' serial references take minutes at this scale)"
-            elif alg not in reference:  # the algorithm's first configuration: its own verifier, once
-                timed(cmd + ["--check"], environ=environ(), before=lambda: out.unlink(missing_ok=True))
-                reference[alg] = (answer, label, True)
-                verified = True
-                how = "--check (the algorithm's own verifier) in a process of its own"
-            else:
-                ref, ref_label, ref_checked = reference[alg]
-                same = _same_answer(alg, answer, ref)
-                verified = same and ref_checked
-                how = (f"the same answer as {ref_label}'s, which --check verified" if verified else
-                       f"unchecked: {'the same answer as' if same else 'an answer differing from'} {ref_label}'s")
-            rest = walls[1:] or walls
-            run = {"algorithm": alg, "engine": label, "backend": backend,
-                   "seconds": round(statistics.median(rest), 4), "first_seconds": round(walls[0], 4),
-                   "all_seconds": [round(w, 4) for w in walls], "cpu_seconds": cpu, "verified": verified,
-                   "verified_how": how, "phases": record["extra"].get("phases"), "run_engine": record.get("engine"),
-                   "command": " ".join(cmd) + (" (empty program and calibration caches each process)"
-                                               if fresh else "")}
-            if engine != "auto":
-                run["engine_option"] = engine
-            runs.append(run)
-            for d in caches:
-                shutil.rmtree(d, ignore_errors=True)
-            log(f"  {label} {alg} {engine}: {run['seconds']} s (first {run['first_seconds']}), "
-                f"phases {run['phases']}")
-
-        files = {}
-        if have_gapbs:  # the same graph in GAPBS's format, written once
-            sys.path.insert(0, str(Path(__file__).resolve().parent))
-            from peers_bench import write_gapbs
-
-            files = write_gapbs(g, work / f"kron{scale}")
-        for alg in args.algorithms:  # each algorithm's peer right after ours: a cut-short call keeps pairs
-            ours(alg, "cpu", "auto", "cli-cpu", False)
-            if gpu:
-                for engine in args.gpu_engines:
-                    ours(alg, "cuda", engine, "cli-gpu", False)
-                    if not args.no_fresh:
-                        ours(alg, "cuda", engine, "cli-gpu-fresh", True)
-            if files and (gapbs / GAPBS_BINARY[alg]).exists():
-                runs.append(gapbs_process_run(gapbs / GAPBS_BINARY[alg], files[".sg"], alg, source, args.repeat))
-            save()
-        for f in files.values():
-            f.unlink(missing_ok=True)
-        save()
-
-    print(report(doc))
+        run_part(s, g)
+    print(report(s.doc))
     return 0
 
 

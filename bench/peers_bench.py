@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import importlib.util
 import json
 import os
 import re
@@ -274,6 +275,52 @@ def parse_hytgraph(out: str) -> tuple[list[float], list[int], dict]:
     return times, rounds, counts
 
 
+def _hytgraph_skipped(name: str, left: float) -> dict:
+    """The run recorded for an application not started: ``left`` seconds before the call's deadline."""
+    skip = {"algorithm": "pagerank" if name == "pagerank-delta" else name, "engine": "peer:hytgraph",
+            "skipped": f"not started: {max(left, 0):.0f} s left before the call's deadline",
+            "verified": False, "verified_how": "unchecked: not run"}
+    if name == "pagerank-delta":
+        skip["variant"] = f"delta form (HyTGraph's push PageRank), threshold {HYTGRAPH_PR_TOL:g}"
+    return skip
+
+
+def _hytgraph_pagerank_bound(run: dict, l1s: list[float], secs: float) -> None:
+    """What a delta PageRank run of HyTGraph's adds: the L1 bound its threshold implies, the L1
+    distances measured, its seconds per round."""
+    run["l1_bound"] = 2 * HYTGRAPH_PR_TOL / (1 - PR_DAMPING) ** 2
+    run["l1_bound_how"] = ("2 tol / (1 - d)^2 as for EMOGI's threshold (Checker.check_peer), against its "
+                           "definition's fixed point (sinks' rank not spread)")
+    run["variant"] = f"delta form (HyTGraph's push PageRank), threshold {HYTGRAPH_PR_TOL:g}"
+    run["l1_to_fixed_point"] = max(l1s) if l1s else None
+    if run["iterations"]:
+        run["seconds_per_iteration"] = round(secs / run["iterations"], 6)
+
+
+def _check_hytgraph_outputs(checker, name: str, n: int, outs: list[Path], all_runs: bool):
+    """HyTGraph's ``-output`` files of its first and last run, read back and checked as ours are:
+    ``(verified, how, L1 distances to PageRank's fixed point)``. A file it should have written
+    (the first run's, the last run's when every run printed a time: ``all_runs``) that cannot be
+    read makes the run unchecked."""
+    ok, hows, l1s = True, [], []
+    for label, f in zip(("first run", "last run"), outs):
+        values = read_hytgraph_output(f, name, n) if checker is not None and f.exists() else None
+        if values is None:
+            if label == "first run" or all_runs:  # a file it should have written
+                ok = False
+                hows.append(f"{label}: unchecked: its output file could not be read")
+            continue
+        good, how = checker.check_peer(name, values, tol=HYTGRAPH_PR_TOL)
+        ok &= bool(good)
+        hows.append(f"{label}: {how}")
+        if name == "pagerank-delta" and "L1 " in how:
+            l1s.append(float(how.split("L1 ")[1].split()[0]))
+    how = "its printed per-vertex answers: " + "; ".join(hows)
+    if not ok and "unchecked" not in how:
+        how += " (not verified)"
+    return bool(ok) and bool(hows), how, l1s
+
+
 def hytgraph_runs(bindir: Path, el: Path, source, n: int, checker, timeout, log, on_run=None,
                   fmt: str = "market_big", deadline: float = float("inf"), reps: int = 3,
                   input_seconds: float | None = None, check_reserve: float = 20.0) -> list[dict]:
@@ -309,11 +356,7 @@ def hytgraph_runs(bindir: Path, el: Path, source, n: int, checker, timeout, log,
         left = deadline - time.perf_counter() - check_reserve
         if left < 10:
             log(f"  peer:hytgraph {name}: skipped (the call's deadline)")
-            skip = {"algorithm": "pagerank" if name == "pagerank-delta" else name, "engine": "peer:hytgraph",
-                    "skipped": f"not started: {max(left + check_reserve, 0):.0f} s left before the call's deadline",
-                    "verified": False, "verified_how": "unchecked: not run"}
-            if name == "pagerank-delta":
-                skip["variant"] = f"delta form (HyTGraph's push PageRank), threshold {HYTGRAPH_PR_TOL:g}"
+            skip = _hytgraph_skipped(name, left + check_reserve)
             runs.append(skip)
             if on_run is not None:
                 on_run(skip)
@@ -331,29 +374,14 @@ def hytgraph_runs(bindir: Path, el: Path, source, n: int, checker, timeout, log,
             continue
         first, repeats = times[0], times[1:]
         secs = float(np.median(repeats)) if repeats else first
-        ok, hows, l1s = True, [], []
-        for label, f in zip(("first run", "last run"), outs):
-            values = read_hytgraph_output(f, name, n) if checker is not None and f.exists() else None
-            if values is None:
-                if label == "first run" or len(times) == 1 + reps:  # a file it should have written
-                    ok = False
-                    hows.append(f"{label}: unchecked: its output file could not be read")
-                continue
-            good, how = checker.check_peer(name, values, tol=HYTGRAPH_PR_TOL)
-            ok &= bool(good)
-            hows.append(f"{label}: {how}")
-            if name == "pagerank-delta" and "L1 " in how:
-                l1s.append(float(how.split("L1 ")[1].split()[0]))
-        how = "its printed per-vertex answers: " + "; ".join(hows)
-        if not ok and "unchecked" not in how:
-            how += " (not verified)"
+        ok, how, l1s = _check_hytgraph_outputs(checker, name, n, outs, len(times) == 1 + reps)
         run = {"algorithm": "pagerank" if name == "pagerank-delta" else name, "engine": "peer:hytgraph",
                "seconds": round(secs, 5), "first_seconds": round(first, 5), "calls": len(repeats),
                "timing": (f"one process, its graph read once: the first run, then the median of {len(repeats)} "
                           "runs after it (its own timer)" if repeats else
                           "one run (the process ended before its repeats): first_seconds = seconds"),
                "iterations": rounds[-1] if rounds else None,
-               "bytes_h2d": 0, "floor_seconds": 0.0, "verified": bool(ok) and bool(hows), "verified_how": how,
+               "bytes_h2d": 0, "floor_seconds": 0.0, "verified": ok, "verified_how": how,
                "process_wall_seconds": round(wall, 2), "command": " ".join(cmd) + f"  ({cmds.name}: "
                + " | ".join(cmds.read_text().splitlines()) + ")",
                "input_format": fmt, "engine_counts": counts}
@@ -363,13 +391,7 @@ def hytgraph_runs(bindir: Path, el: Path, source, n: int, checker, timeout, log,
             why = "cut by the call's deadline" if cut else "the process ended early"
             run["note"] = f"{len(times)} of {1 + reps} runs printed a time ({why})"
         if name == "pagerank-delta":
-            run["l1_bound"] = 2 * HYTGRAPH_PR_TOL / (1 - PR_DAMPING) ** 2
-            run["l1_bound_how"] = ("2 tol / (1 - d)^2 as for EMOGI's threshold (Checker.check_peer), against its "
-                                   "definition's fixed point (sinks' rank not spread)")
-            run["variant"] = f"delta form (HyTGraph's push PageRank), threshold {HYTGRAPH_PR_TOL:g}"
-            run["l1_to_fixed_point"] = max(l1s) if l1s else None
-            if run["iterations"]:
-                run["seconds_per_iteration"] = round(secs / run["iterations"], 6)
+            _hytgraph_pagerank_bound(run, l1s, secs)
         runs.append(run)
         log(f"  peer:hytgraph {name:<15} first {first * 1e3:9.1f} ms, median {secs * 1e3:9.1f} ms of "
             f"{len(repeats)}  rounds {run['iterations']}  {how}")
@@ -583,7 +605,9 @@ def _copy_kernel_seconds(rec) -> list[float]:
             round(sum(s.kernel_seconds for s in rec.edge_steps), 5)]
 
 
-def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=None) -> dict:
+def _timed_calls(name, lg, source, engine, reps):
+    """A warm-up call, then ``reps`` timed ones: ``(warm-up seconds, walls, [(record, seconds in the
+    iterations, to-host seconds)] a call, the last call's result)``."""
     t = time.perf_counter()
     call(name, lg, source, engine)  # warm-up: compiles, builds sides and engines, resident upload
     warmup = time.perf_counter() - t
@@ -601,6 +625,37 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=N
         # frontier bookkeeping); before it set-up and initialisation, after it result conversion
         span = (steps[-1]._t0 + steps[-1].seconds - steps[0]._t0) if steps else 0.0
         results.append((r.record, span, t2 - t1))
+    return warmup, walls, results, r
+
+
+def _run_details(run: dict, rec, name: str, engine: str, how: str, vals: dict, results: list) -> None:
+    """What a run adds by algorithm (PageRank's variant and bound, BFS's depth, WCC's components)
+    and, for the hybrid, where it put the work (``rec``: the median call's record)."""
+    if name.startswith("pagerank"):
+        run["variant"] = ("pagerank_ldbc: every vertex, fixed iterations" if name == "pagerank"
+                          else f"delta form, tol {PR_DELTA_TOL}, start {PR_DELTA_START}")
+    if name == "pagerank-delta" and how.startswith("L1 "):
+        run["l1_to_fixed_point"] = float(how.split()[1])
+        run["l1_bound"] = LOOSER_PAGERANK_BOUND.get(engine, 1.0) * eb.pagerank_error_bound(PR_DELTA_TOL)
+        run["l1_bound_how"] = (f"4 d / (1 - d) * tol at d {PR_DAMPING}, tol {PR_DELTA_TOL} (graphferry.algorithms."
+                               "pagerank's documented bound)" + (" x2 (asynchronous)" if engine in LOOSER_PAGERANK_BOUND else ""))
+    if name == "bfs":
+        run["depth"] = int(vals["levels"].max())
+    if name == "wcc":
+        run["components"] = eb.count_distinct(vals["labels"])
+    run["all_bytes_h2d"] = [int(x[0].bytes_h2d) for x in results]
+    if engine in HYBRID_RUNS:  # where the hybrid put the work, and the bytes that had to cross
+        run["placements"] = _placements(rec)
+        # every timed call's, and its copy and kernel seconds: a call unlike the others (the
+        # first timed SSSP call on Kronecker graphs) shows where its time went
+        run["all_placements"] = [_placements(x[0]) for x in results]
+        run["all_copy_kernel_seconds"] = [_copy_kernel_seconds(x[0]) for x in results]
+        run["floor_bytes"] = int(sum(s.floor_bytes or 0 for s in rec.edge_steps))
+        run["copy_seconds"], run["kernel_seconds"] = _copy_kernel_seconds(rec)
+
+
+def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=None) -> dict:
+    warmup, walls, results, r = _timed_calls(name, lg, source, engine, reps)
     k = int(np.argsort(walls)[len(walls) // 2])
     rec, inside, to_host = results[k]  # the median call's record; the last call's values are checked
     wall = walls[k]
@@ -638,27 +693,7 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=N
            # machine compiles kernels; the oracle's check runs on the same GPU
            "warmup_seconds": round(warmup, 4), "check_seconds": round(check_seconds, 4),
            "dense_iteration_seconds": _dense_iteration_seconds(rec, lg.n)}
-    if name.startswith("pagerank"):
-        run["variant"] = ("pagerank_ldbc: every vertex, fixed iterations" if name == "pagerank"
-                          else f"delta form, tol {PR_DELTA_TOL}, start {PR_DELTA_START}")
-    if name == "pagerank-delta" and how.startswith("L1 "):
-        run["l1_to_fixed_point"] = float(how.split()[1])
-        run["l1_bound"] = LOOSER_PAGERANK_BOUND.get(engine, 1.0) * eb.pagerank_error_bound(PR_DELTA_TOL)
-        run["l1_bound_how"] = (f"4 d / (1 - d) * tol at d {PR_DAMPING}, tol {PR_DELTA_TOL} (graphferry.algorithms."
-                               "pagerank's documented bound)" + (" x2 (asynchronous)" if engine in LOOSER_PAGERANK_BOUND else ""))
-    if name == "bfs":
-        run["depth"] = int(vals["levels"].max())
-    if name == "wcc":
-        run["components"] = eb.count_distinct(vals["labels"])
-    run["all_bytes_h2d"] = [int(x[0].bytes_h2d) for x in results]
-    if engine in HYBRID_RUNS:  # where the hybrid put the work, and the bytes that had to cross
-        run["placements"] = _placements(rec)
-        # every timed call's, and its copy and kernel seconds: a call unlike the others (the
-        # first timed SSSP call on Kronecker graphs) shows where its time went
-        run["all_placements"] = [_placements(x[0]) for x in results]
-        run["all_copy_kernel_seconds"] = [_copy_kernel_seconds(x[0]) for x in results]
-        run["floor_bytes"] = int(sum(s.floor_bytes or 0 for s in rec.edge_steps))
-        run["copy_seconds"], run["kernel_seconds"] = _copy_kernel_seconds(rec)
+    _run_details(run, rec, name, engine, how, vals, results)
     if RECORDS is not None:  # every engine's: the hybrid's steps read beside the single engines'
         # a labelled run (E:plain-ids, ...) under its label: the engine's own record stays
         stem = (label or run["engine"]).replace(":", "-")  # (no colon in a file name)
@@ -869,6 +904,22 @@ def read_emogi_output(path: Path, name: str, n: int):
     return raw
 
 
+def _run_emogi(cmd: list[str], out_file: Path, limit: float, timeout: float, log) -> tuple[str, float]:
+    """One EMOGI process (its answer to ``out_file``, ``$EMOGI_OUTPUT``), cut after ``limit`` seconds:
+    its output ("" when cut) and wall seconds."""
+    t = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=limit,
+                           env={**os.environ, "EMOGI_OUTPUT": str(out_file)})
+        out = p.stdout + p.stderr
+        if p.returncode != 0:
+            log(f"    {' '.join(cmd)} exited {p.returncode}: {out[-300:]}")
+    except subprocess.TimeoutExpired:
+        out = ""
+        log(f"    {' '.join(cmd)} timed out after {timeout} s")
+    return out, time.perf_counter() - t
+
+
 def emogi_runs(bindir: Path, bel: Path, source, weighted, checker, timeout, log, on_run=None,
                deadline: float = float("inf")) -> list[dict]:
     """EMOGI's four applications, edges in GPU memory (``-m 0``) and in host memory read by the
@@ -903,17 +954,7 @@ def emogi_runs(bindir: Path, bel: Path, source, weighted, checker, timeout, log,
                 continue
             cmd = [str(exe), "-f", str(bel), "-m", str(m), *extra]
             out_file.unlink(missing_ok=True)
-            t = time.perf_counter()
-            try:
-                p = subprocess.run(cmd, capture_output=True, text=True, timeout=min(timeout, left),
-                                   env={**os.environ, "EMOGI_OUTPUT": str(out_file)})
-                out = p.stdout + p.stderr
-                if p.returncode != 0:
-                    log(f"    {' '.join(cmd)} exited {p.returncode}: {out[-300:]}")
-            except subprocess.TimeoutExpired:
-                out = ""
-                log(f"    {' '.join(cmd)} timed out after {timeout} s")
-            wall = time.perf_counter() - t
+            out, wall = _run_emogi(cmd, out_file, min(timeout, left), timeout, log)
             times = emogi_times(out)
             if not times:
                 continue
@@ -954,229 +995,288 @@ def emogi_runs(bindir: Path, bel: Path, source, weighted, checker, timeout, log,
 
 
 # ====================================================================== main
-def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
-    import graphferry as gf
-    from graphferry.backends import cuda_available
+#: the results file's note on what its seconds are
+RESULTS_NOTE = ("graphferry: seconds = wall time of one algorithm call on a loaded graph (graphferry.load), "
+                "median of reps after a warm-up; load_seconds apart (peers' timers exclude loading too); "
+                "in_iterations_seconds = first iteration's start to last iteration's end, "
+                "outside_iterations_seconds = the rest of the call (set-up, initialisation, result "
+                "conversion); on a GPU the call leaves its results in device memory (as EMOGI and cuGraph "
+                "do): to_host_seconds = the device-to-host transfer of every value right after the call "
+                "(Result.to_host), not in seconds; outside_fraction_with_to_host = (outside + to_host) / "
+                "(seconds + to_host). resident: whole graph on the GPU; filter/compaction/zerocopy/hybrid*: budget 25% of "
+                "the weighted edge bytes. Peers: their own timers.")
 
-    gpu = cuda_available() and not args.cpu_only
-    t0 = time.perf_counter()
-    name = f"{args.graph}{scale}"
-    g, info = eb.GRAPH_KINDS[args.graph](scale, seed=args.seed, cpu_generator=not gpu, weighted=True)
-    log(f"{name}: n {g.n:,}  m {g.m:,}  built in {time.perf_counter() - t0:.1f} s ({info['generator']})")
-    if args.hub_sort:  # HyTGraph's hub sorting, as `graphferry convert --hub-sort` keeps it in a store
-        from graphferry.transforms import hub_sorted
+
+class ScaleBench:
+    """One scale's benchmark: the graph, its checker and source, the machine, and the results
+    document its runs go into (``save(doc)`` after each section: a run cut short keeps what it measured)."""
+
+    def __init__(self, scale, args, log, save):
+        from graphferry.backends import cuda_available
+
+        self.args, self.log, self._save = args, log, save
+        self.gpu = cuda_available() and not args.cpu_only
+        self.name = f"{args.graph}{scale}"
+        g, info = self._graph(scale)
+        self.g = g
+        self.source = int(np.argmax(g.out_degree))
+        self.checker = Checker(g, self.source)
+        self.machine = self._probe()
+        self.pinned_gbps = self.machine.get("pinned_h2d_gbps", 50.0)
+        self.runs: list[dict] = []
+        self.ours: dict = {}
+        self.loads: dict = {}
+        self.doc = {
+            **provenance.stamp({}, args.command_argv),
+            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "machine": self.machine,
+            "graph": {"name": self.name, "n": g.n, "m": g.m, "directed": False,
+                      "edge_bytes": int(g.m * g.indices.itemsize), "weighted_edge_bytes": int(g.m * 8),
+                      "source": self.source, **info},
+            "budget_bytes": int(0.25 * g.m * 8),
+            "pagerank_delta_state": PR_DELTA_DTYPE, "pagerank_delta_start": PR_DELTA_START,
+            "pagerank_delta_tol": PR_DELTA_TOL,
+            "load_seconds": self.loads,
+            "notes": RESULTS_NOTE,
+            "runs": self.runs,
+        }
+        self.names = [a for a in args.algorithms] + (["pagerank-delta"] if "pagerank" in args.algorithms else [])
+        self.source_of_load = self._store() if args.store_dir else g
+
+    def _graph(self, scale):
+        t0 = time.perf_counter()
+        args = self.args
+        g, info = eb.GRAPH_KINDS[args.graph](scale, seed=args.seed, cpu_generator=not self.gpu, weighted=True)
+        self.log(f"{self.name}: n {g.n:,}  m {g.m:,}  built in {time.perf_counter() - t0:.1f} s ({info['generator']})")
+        if args.hub_sort:  # HyTGraph's hub sorting, as `graphferry convert --hub-sort` keeps it in a store
+            from graphferry.transforms import hub_sorted
+
+            t = time.perf_counter()
+            g = hub_sorted(g)
+            g.original_ids = None  # every run and peer reads the sorted ids; the checks need no others
+            info = {**info, "vertex_order": "hub sorted (HyTGraph, top 8% first)"}
+            self.log(f" hub sorted in {time.perf_counter() - t:.1f} s")
+        return g, info
+
+    def _probe(self) -> dict:
+        import graphferry as gf
+
+        backend_gpu = gf.backends.get_backend("cuda") if self.gpu else None
+        t = time.perf_counter()
+        machine = eb.probe(backend_gpu) if self.gpu else {"device": "none (CPU only)", "host_cores": os.cpu_count()}
+        self.log(f" machine probed in {time.perf_counter() - t:.1f} s")
+        return machine
+
+    def _store(self) -> Path:
+        """The graph as a store on disk (page cache warm: just written): the loads read it, as a user's would."""
+        from graphferry.store import write_store
+
+        store = Path(self.args.store_dir) / f"{self.name}.gf"
+        t = time.perf_counter()
+        write_store(self.g, store, overwrite=True)
+        store_bytes = sum(f.stat().st_size for f in store.iterdir())
+        self.log(f" store written in {time.perf_counter() - t:.1f} s ({store_bytes / 1e9:.2f} GB): loads below read it")
+        self.doc["store_bytes"] = store_bytes
+        return store
+
+    def save(self) -> None:
+        self._save(self.doc)
+
+    def load(self, key: str, **options):
+        """graphferry.load of the graph (or its store), its seconds recorded under ``key``."""
+        import graphferry as gf
 
         t = time.perf_counter()
-        g = hub_sorted(g)
-        g.original_ids = None  # every run and peer reads the sorted ids; the checks need no others
-        info = {**info, "vertex_order": "hub sorted (HyTGraph, top 8% first)"}
-        log(f" hub sorted in {time.perf_counter() - t:.1f} s")
-    source = int(np.argmax(g.out_degree))
-    checker = Checker(g, source)
-    backend_gpu = gf.backends.get_backend("cuda") if gpu else None
-    t = time.perf_counter()
-    machine = eb.probe(backend_gpu) if gpu else {"device": "none (CPU only)", "host_cores": os.cpu_count()}
-    log(f" machine probed in {time.perf_counter() - t:.1f} s")
-    pinned_gbps = machine.get("pinned_h2d_gbps", 50.0)
-    runs: list[dict] = []
-    ours: dict = {}
-    loads: dict = {}
-    doc = {
-        **provenance.stamp({}, args.command_argv),
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": machine,
-        "graph": {"name": name, "n": g.n, "m": g.m, "directed": False,
-                  "edge_bytes": int(g.m * g.indices.itemsize), "weighted_edge_bytes": int(g.m * 8),
-                  "source": source, **info},
-        "budget_bytes": int(0.25 * g.m * 8),
-        "pagerank_delta_state": PR_DELTA_DTYPE, "pagerank_delta_start": PR_DELTA_START,
-        "pagerank_delta_tol": PR_DELTA_TOL,
-        "load_seconds": loads,
-        "notes": ("graphferry: seconds = wall time of one algorithm call on a loaded graph (graphferry.load), "
-                  "median of reps after a warm-up; load_seconds apart (peers' timers exclude loading too); "
-                  "in_iterations_seconds = first iteration's start to last iteration's end, "
-                  "outside_iterations_seconds = the rest of the call (set-up, initialisation, result "
-                  "conversion); on a GPU the call leaves its results in device memory (as EMOGI and cuGraph "
-                  "do): to_host_seconds = the device-to-host transfer of every value right after the call "
-                  "(Result.to_host), not in seconds; outside_fraction_with_to_host = (outside + to_host) / "
-                  "(seconds + to_host). resident: whole graph on the GPU; filter/compaction/zerocopy/hybrid*: budget 25% of "
-                  "the weighted edge bytes. Peers: their own timers."),
-        "runs": runs,
-    }
-    names = [a for a in args.algorithms] + (["pagerank-delta"] if "pagerank" in args.algorithms else [])
+        lg = gf.load(self.source_of_load, **options)
+        self.loads[key] = time.perf_counter() - t
+        if self.args.store_dir:
+            self.loads[f"{key}_gbps_from_store"] = round(self.doc["store_bytes"] / self.loads[key] / 1e9, 2)
+        return lg
 
-    def ours_on(lg, engine, only=None, label=None):
-        for name in names:
+    def ours_on(self, lg, engine, only=None, label=None):
+        """Every algorithm (or ``only`` these) on a loaded graph with one engine; a failing run is recorded, not raised."""
+        args = self.args
+        for name in self.names:
             if only is not None and name not in only:
                 continue
             if name == "pagerank-delta" and engine not in args.delta_engines:
                 continue
             if time.perf_counter() > args.deadline:
-                log("  deadline reached: skipping the rest of graphferry's runs")
+                self.log("  deadline reached: skipping the rest of graphferry's runs")
                 return
             try:
-                run = time_ours(name, lg, source, engine, args.reps, checker, pinned_gbps, log, label=label)
+                run = time_ours(name, lg, self.source, engine, args.reps, self.checker, self.pinned_gbps, self.log,
+                                label=label)
             except Exception as e:  # noqa: BLE001 - one failing run must not lose the others
                 import traceback
 
                 where = traceback.format_exc(limit=-8)
-                log(f"  {engine} {name}: FAILED {type(e).__name__}: {e}\n{where}")
-                runs.append({"algorithm": name, "engine": engine, "error": f"{type(e).__name__}: {e}",
-                             "traceback": where, "verified": False})
+                self.log(f"  {engine} {name}: FAILED {type(e).__name__}: {e}\n{where}")
+                self.runs.append({"algorithm": name, "engine": engine, "error": f"{type(e).__name__}: {e}",
+                                  "traceback": where, "verified": False})
                 continue
             if label is not None:
                 run["engine"] = label
-            runs.append(run)
+            self.runs.append(run)
             for key in ("depth", "components"):  # the graph's facts, from any checked run
-                if key in run and run.get("verified") and (name, key) not in ours:
-                    ours[(name, key)] = run[key]
+                if key in run and run.get("verified") and (name, key) not in self.ours:
+                    self.ours[(name, key)] = run[key]
 
-    source_of_load = g
-    if args.store_dir:  # load from a store on disk (page cache warm: just written), as a user would
-        from graphferry.store import write_store
 
-        store = Path(args.store_dir) / f"{name}.gf"
-        t = time.perf_counter()
-        write_store(g, store, overwrite=True)
-        store_bytes = sum(f.stat().st_size for f in store.iterdir())
-        log(f" store written in {time.perf_counter() - t:.1f} s ({store_bytes / 1e9:.2f} GB): loads below read it")
-        doc["store_bytes"] = store_bytes
-        source_of_load = store
+def cpu_runs(s: ScaleBench) -> None:
+    """graphferry's CPU backend (its host engine) on every algorithm."""
+    lg = s.load("cpu", backend="cpu")
+    s.log(f" graphferry cpu backend (loaded in {s.loads['cpu']:.2f} s: {lg.placement})")
+    s.ours_on(lg, "host")
+    lg.close()
+    s.save()
 
-    def load_rate(key):
-        if args.store_dir:
-            loads[f"{key}_gbps_from_store"] = round(doc["store_bytes"] / loads[key] / 1e9, 2)
 
-    if "cpu" in args.engines:
-        t = time.perf_counter()
-        lg = gf.load(source_of_load, backend="cpu")
-        loads["cpu"] = time.perf_counter() - t
-        load_rate("cpu")
-        log(f" graphferry cpu backend (loaded in {loads['cpu']:.2f} s: {lg.placement})")
-        ours_on(lg, "host")
-        lg.close()
-        save(doc)
-    if gpu:
-        t = time.perf_counter()
-        full = gf.load(source_of_load, backend="cuda")
-        loads["cuda"] = time.perf_counter() - t
-        load_rate("cuda")
-        log(f" graphferry cuda (loaded in {loads['cuda']:.2f} s: {full.placement})")
-        if "resident" in args.engines:
-            ours_on(full, "resident")
-        if "resident-partitioned" in args.engines:  # the same engine, one launch per 32 MB partition
-            full.close()
-            full = partitioned_runs(gf, full.graph, None, "resident", names, source, args, checker,
-                                    pinned_gbps, runs, log)
-        full.close()
-        quarter_budget = max(1 << 20, int(0.25 * g.m * 8))  # 25% of the weighted edge bytes
-        part = gf.load(full.graph, backend="cuda", budget=quarter_budget, pinned=False)
-        # in the order given: a call cut by its deadline keeps the runs named first
-        for engine in [e for e in args.engines if e != "resident" and e in (*GPU_ENGINES, *HYBRID_RUNS)]:
-            ours_on(part, engine)
-        if part._pool is not None:
-            doc.setdefault("hybrid_pool", part._pool.stats)
-        doc["graph"]["side_weights"] = part.placement.get("out weights", "float32")
-        doc["graph"]["side_ids"] = part.placement.get("out ids", "plain int32")
+def gpu_variant_runs(s: ScaleBench, graph, quarter_budget: int) -> None:
+    """The runs again with one choice changed under the same budget, each asked for by its flag:
+    plain int32 ids, another share at which delta PageRank pulls, float32 weights."""
+    import graphferry as gf
+
+    args = s.args
+    if args.plain_ids_too:
+        # the same budget with the ids kept int32 (4 bytes an id, not ceil(log2 n) bits):
+        # what packing them is worth, in this call
+        part = gf.load(graph, backend="cuda", budget=quarter_budget, pinned=False, pack_ids=False)
+        for engine in args.plain_ids_too:
+            s.ours_on(part, engine, label=f"{engine}:plain-ids")
         part.close()
-        if args.plain_ids_too:
-            # the same budget with the ids kept int32 (4 bytes an id, not ceil(log2 n) bits):
-            # what packing them is worth, in this call
-            part = gf.load(full.graph, backend="cuda", budget=quarter_budget, pinned=False, pack_ids=False)
-            for engine in args.plain_ids_too:
-                ours_on(part, engine, label=f"{engine}:plain-ids")
+    if args.sum_pull_share_too and "pagerank-delta" in s.names:
+        # delta PageRank again with another frontier share at which a summing program pulls
+        # (the backend's full_pull_fraction_sum; the CUDA default is its full_pull_fraction)
+        part = gf.load(graph, backend="cuda", budget=quarter_budget, pinned=False)
+        kept_share = part.backend.full_pull_fraction_sum
+        try:
+            for share in args.sum_pull_share_too:
+                part.backend.full_pull_fraction_sum = share
+                for engine in [e for e in HYBRID_RUNS if e in args.delta_engines]:
+                    s.ours_on(part, engine, only=["pagerank-delta"], label=f"{engine}:sum-pull-{share:g}")
+        finally:
+            part.backend.full_pull_fraction_sum = kept_share
             part.close()
-        if args.sum_pull_share_too and "pagerank-delta" in names:
-            # delta PageRank again with another frontier share at which a summing program pulls
-            # (the backend's full_pull_fraction_sum; the CUDA default is its full_pull_fraction)
-            part = gf.load(full.graph, backend="cuda", budget=quarter_budget, pinned=False)
-            kept_share = part.backend.full_pull_fraction_sum
-            try:
-                for share in args.sum_pull_share_too:
-                    part.backend.full_pull_fraction_sum = share
-                    for engine in [e for e in HYBRID_RUNS if e in args.delta_engines]:
-                        ours_on(part, engine, only=["pagerank-delta"], label=f"{engine}:sum-pull-{share:g}")
-            finally:
-                part.backend.full_pull_fraction_sum = kept_share
-                part.close()
-        if args.float32_weights_too and "sssp" in names:
-            # the same budget with the weights kept float32 (8 bytes a weighted edge, not 5):
-            # what narrowing them is worth, in this call
-            part = gf.load(full.graph, backend="cuda", budget=quarter_budget, pinned=False, narrow_weights=False)
-            for engine in [e for e in [*GPU_ENGINES, *HYBRID_RUNS] if e != "resident" and e in args.engines]:
-                ours_on(part, engine, only=["sssp"], label=f"{engine}:float32-weights")
-            part.close()
-        if "zerocopy-partitioned" in args.engines:
-            partitioned_runs(gf, full.graph, quarter_budget, "zerocopy", names, source, args, checker,
-                             pinned_gbps, runs, log).close()
-        del full, part
-        import cupy as cp
+    if args.float32_weights_too and "sssp" in s.names:
+        # the same budget with the weights kept float32 (8 bytes a weighted edge, not 5):
+        # what narrowing them is worth, in this call
+        part = gf.load(graph, backend="cuda", budget=quarter_budget, pinned=False, narrow_weights=False)
+        for engine in [e for e in [*GPU_ENGINES, *HYBRID_RUNS] if e != "resident" and e in args.engines]:
+            s.ours_on(part, engine, only=["sssp"], label=f"{engine}:float32-weights")
+        part.close()
 
-        cp.get_default_memory_pool().free_all_blocks()
-        save(doc)
 
-    # ---------------------------------------------------------------- peers
+def gpu_runs(s: ScaleBench) -> None:
+    """On the GPU: resident (the whole graph on the device), then every engine under a budget of 25%
+    of the weighted edge bytes, then the variants asked for."""
+    import graphferry as gf
+
+    args = s.args
+    full = s.load("cuda", backend="cuda")
+    s.log(f" graphferry cuda (loaded in {s.loads['cuda']:.2f} s: {full.placement})")
+    if "resident" in args.engines:
+        s.ours_on(full, "resident")
+    if "resident-partitioned" in args.engines:  # the same engine, one launch per 32 MB partition
+        full.close()
+        full = partitioned_runs(gf, full.graph, None, "resident", s.names, s.source, args, s.checker,
+                                s.pinned_gbps, s.runs, s.log)
+    full.close()
+    quarter_budget = max(1 << 20, int(0.25 * s.g.m * 8))  # 25% of the weighted edge bytes
+    part = gf.load(full.graph, backend="cuda", budget=quarter_budget, pinned=False)
+    # in the order given: a call cut by its deadline keeps the runs named first
+    for engine in [e for e in args.engines if e != "resident" and e in (*GPU_ENGINES, *HYBRID_RUNS)]:
+        s.ours_on(part, engine)
+    if part._pool is not None:
+        s.doc.setdefault("hybrid_pool", part._pool.stats)
+    s.doc["graph"]["side_weights"] = part.placement.get("out weights", "float32")
+    s.doc["graph"]["side_ids"] = part.placement.get("out ids", "plain int32")
+    part.close()
+    gpu_variant_runs(s, full.graph, quarter_budget)
+    if "zerocopy-partitioned" in args.engines:
+        partitioned_runs(gf, full.graph, quarter_budget, "zerocopy", s.names, s.source, args, s.checker,
+                         s.pinned_gbps, s.runs, s.log).close()
+    del full, part
+    import cupy as cp
+
+    cp.get_default_memory_pool().free_all_blocks()
+    s.save()
+
+
+def peer_runs(s: ScaleBench) -> None:
+    """EMOGI, GAPBS and HyTGraph on the same graph, each given its input files in turn (scale 25
+    needs 13 GB for GAPBS's, 13 GB for EMOGI's), within the peers' deadline."""
+    args, g, log = s.args, s.g, s.log
+
     def keep(run):  # saved as each peer's application ends: a call cut short keeps what it measured
-        runs.append(run)
-        save(doc)
+        s.runs.append(run)
+        s.save()
 
-    work = Path(args.work) / name
+    work = Path(args.work) / s.name
 
     def in_time():
         return time.perf_counter() < args.peers_deadline - 10
 
     need_gapbs = args.gapbs_bin and Path(args.gapbs_bin).is_dir()
-    need_emogi = gpu and args.emogi_bin and Path(args.emogi_bin).is_dir()
+    need_emogi = s.gpu and args.emogi_bin and Path(args.emogi_bin).is_dir()
     if need_gapbs or need_emogi:
         work.mkdir(parents=True, exist_ok=True)
     if need_emogi and in_time():
         t = time.perf_counter()
         bel = write_emogi(g, work / "graph")
         log(f" EMOGI inputs written in {time.perf_counter() - t:.1f} s under {work}")
-        emogi_runs(Path(args.emogi_bin), bel, source, g.weights is not None, checker, args.peer_timeout, log,
+        emogi_runs(Path(args.emogi_bin), bel, s.source, g.weights is not None, s.checker, args.peer_timeout, log,
                    on_run=keep, deadline=args.peers_deadline)
         for f in work.glob("graph.bel*"):
             f.unlink()  # room for the next peer's files
-        save(doc)
+        s.save()
     if need_gapbs and in_time():  # one peer's files at a time: scale 25 needs 13 GB for GAPBS, 13 GB for EMOGI
         t = time.perf_counter()
         files = write_gapbs(g, work / "graph")
         log(f" GAPBS inputs written in {time.perf_counter() - t:.1f} s under {work}")
-        gapbs_runs(Path(args.gapbs_bin), files, source, args.peer_trials, ours, args.peer_timeout, log,
+        gapbs_runs(Path(args.gapbs_bin), files, s.source, args.peer_trials, s.ours, args.peer_timeout, log,
                    verify_once=args.gapbs_verify_once, on_run=keep, deadline=args.peers_deadline)
         for f in files.values():
             f.unlink()
-        save(doc)
-    if args.hytgraph_bin and Path(args.hytgraph_bin).is_dir() and gpu and in_time():
-        work.mkdir(parents=True, exist_ok=True)
-        for f in work.glob("graph.bel*"):
-            f.unlink()  # EMOGI's files: room on the disk for the text
-        t = time.perf_counter()
-        writer = write_galois_gr if args.hytgraph_format == "gr" else write_hytgraph
-        el = writer(g, work / "graph")
-        log(f" HyTGraph input ({args.hytgraph_format}) written in {time.perf_counter() - t:.1f} s "
-            f"({el.stat().st_size / 1e9:.1f} GB)")
-
-        hytgraph_runs(Path(args.hytgraph_bin), el, source, g.n, checker, args.peer_timeout, log, on_run=keep,
-                      fmt=args.hytgraph_format, deadline=args.peers_deadline, reps=args.peer_trials,
-                      input_seconds=time.perf_counter() - t)
+        s.save()
+    if args.hytgraph_bin and Path(args.hytgraph_bin).is_dir() and s.gpu and in_time():
+        hytgraph_peer(s, work, keep)
     shutil.rmtree(work, ignore_errors=True)
-    for label, flag in (("peer:subway", args.subway_bin),
-                        ("peer:cugraph", None)):
-        if label == "peer:cugraph":
-            try:
-                import cugraph  # noqa: F401
-            except ImportError:
-                log("  peer:cugraph: skipped (not installed)")
-        elif not flag:
-            log(f"  {label}: skipped (no binary directory given)")
-
-    save(doc)
-    return doc
+    if not args.subway_bin:
+        log("  peer:subway: skipped (no binary directory given)")
+    if importlib.util.find_spec("cugraph") is None:
+        log("  peer:cugraph: skipped (not installed)")
 
 
-def main(argv=None) -> int:
-    global RECORDS, PEER_ALGORITHMS, PR_DELTA_DTYPE, PR_DELTA_TOL, PR_DELTA_START
+def hytgraph_peer(s: ScaleBench, work: Path, keep) -> None:
+    """HyTGraph's input written (its text, or Galois's .gr), then its four applications."""
+    args, g = s.args, s.g
+    work.mkdir(parents=True, exist_ok=True)
+    for f in work.glob("graph.bel*"):
+        f.unlink()  # EMOGI's files: room on the disk for the text
+    t = time.perf_counter()
+    writer = write_galois_gr if args.hytgraph_format == "gr" else write_hytgraph
+    el = writer(g, work / "graph")
+    s.log(f" HyTGraph input ({args.hytgraph_format}) written in {time.perf_counter() - t:.1f} s "
+          f"({el.stat().st_size / 1e9:.1f} GB)")
+    hytgraph_runs(Path(args.hytgraph_bin), el, s.source, g.n, s.checker, args.peer_timeout, s.log, on_run=keep,
+                  fmt=args.hytgraph_format, deadline=args.peers_deadline, reps=args.peer_trials,
+                  input_seconds=time.perf_counter() - t)
+
+
+def bench_scale(scale, args, log, save=lambda doc: None) -> dict:
+    """Every run at one scale: graphferry on the CPU, then on the GPU, then the peers."""
+    s = ScaleBench(scale, args, log, save)
+    if "cpu" in args.engines:
+        cpu_runs(s)
+    if s.gpu:
+        gpu_runs(s)
+    peer_runs(s)
+    s.save()
+    return s.doc
+
+
+def parse_args(argv=None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scales", type=int, nargs="+", default=[22])
     ap.add_argument("--graph", choices=sorted(eb.GRAPH_KINDS), default="kron",
@@ -1237,6 +1337,12 @@ def main(argv=None) -> int:
     args.command_argv = None if argv is None else ["bench/peers_bench.py", *argv]
     args.deadline = time.perf_counter() + args.deadline_s
     args.peers_deadline = time.perf_counter() + args.peers_deadline_s
+    return args
+
+
+def main(argv=None) -> int:
+    global RECORDS, PEER_ALGORITHMS, PR_DELTA_DTYPE, PR_DELTA_TOL, PR_DELTA_START
+    args = parse_args(argv)
     PR_DELTA_DTYPE = args.delta_dtype
     PR_DELTA_TOL = args.delta_tol
     PR_DELTA_START = args.delta_start
