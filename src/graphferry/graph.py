@@ -119,6 +119,30 @@ def offsets_from_degrees(degrees: np.ndarray) -> np.ndarray:
     return offsets
 
 
+def stable_order(keys: np.ndarray, n: int) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` for vertex ids ``0 <= keys < n``, about 5x faster.
+
+    NumPy's stable sort of 32- and 64-bit ints is a merge sort (timsort); its
+    default sort is a vectorised quicksort. Each key is made unique by its
+    position in the low bits (``key << bits | i``), so the quicksort's order is
+    the stable one, and the low bits of the sorted words are the permutation.
+    Falls back to the stable argsort when ``n * len(keys)`` passes 2**63.
+
+    Example:
+        >>> stable_order(np.array([2, 0, 2, 1, 0]), 3).tolist()
+        [1, 4, 3, 0, 2]
+    """
+    m = len(keys)
+    bits = max((m - 1).bit_length(), 1)
+    if m == 0 or max(n - 1, 1).bit_length() + bits > 63:
+        return np.argsort(keys, kind="stable")
+    words = keys.astype(np.int64) << bits
+    words |= np.arange(m, dtype=np.int64)
+    words.sort()
+    words &= (1 << bits) - 1
+    return words
+
+
 def csr_from_edges(
     src: np.ndarray,
     dst: np.ndarray,
@@ -129,7 +153,7 @@ def csr_from_edges(
     src = np.asarray(src)
     dst = np.asarray(dst)
     offsets = offsets_from_degrees(np.bincount(src, minlength=n) if len(src) else np.zeros(n, np.int64))
-    order = np.argsort(src, kind="stable")
+    order = stable_order(src, n)
     indices = dst[order].astype(index_dtype_for(n), copy=False)
     w = None if weights is None else np.asarray(weights, dtype=np.float32)[order]
     return offsets, indices, w

@@ -19,7 +19,10 @@ def graphs(draw, max_n=120, max_m=400):
     seed = draw(st.integers(0, 2**32 - 1))
     directed = draw(st.booleans())
     rng = np.random.default_rng(seed)
-    return Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=directed)
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n=n, directed=directed)
+    if draw(st.booleans()):
+        g.transpose()   # built beforehand: a directed graph's last pass reads the in-edges (else out-edges only)
+    return g
 
 
 def scipy_labels(g: Graph) -> np.ndarray:
@@ -46,6 +49,7 @@ def test_long_paths_in_both_directions_span_partitions():
     dst = np.where(a % 2 == 0, a + 1, a)
     perm = np.random.default_rng(1).permutation(n)  # scatter the path over the partitions
     g = Graph.from_edges(perm[src], perm[dst], n=n + 5)
+    g.transpose()   # the in-edges at hand: the last pass skips the giant tree
     for engine in ENGINES:
         r = wcc(g, **tiny_budget_options(engine))
         verify_wcc(g, r.labels)
@@ -58,6 +62,27 @@ def test_long_paths_in_both_directions_span_partitions():
         assert sum(s.op == "neighbor_map" for s in r.record.steps) == 1
 
 
+def test_directed_graph_without_its_transpose_links_every_out_edge_and_builds_none():
+    # the path of alternating arcs again: without a transpose, the last pass pushes every
+    # vertex's out-edges (each arc seen from its tail) instead of sorting the arcs to build one
+    n = 300
+    a = np.arange(n - 1)
+    src = np.where(a % 2 == 0, a, a + 1)
+    dst = np.where(a % 2 == 0, a + 1, a)
+    perm = np.random.default_rng(1).permutation(n)
+    for engine in ENGINES:
+        g = Graph.from_edges(perm[src], perm[dst], n=n + 5)
+        r = wcc(g, **tiny_budget_options(engine))
+        verify_wcc(g, r.labels)
+        assert r.components == 6
+        assert [(s.direction, s.active_vertices) for s in r.record.edge_steps] == [("push", n + 5)]
+        assert g._transpose is None
+        # forced pull reads the in-edges: the giant tree is skipped as before
+        r = wcc(g, direction="pull", **tiny_budget_options(engine))
+        verify_wcc(g, r.labels)
+        assert [s.active_vertices for s in r.record.edge_steps][:1] == [5]
+
+
 def test_empty_and_edgeless():
     assert wcc(Graph.from_edges([], [], n=0), backend="cpu").labels.tolist() == []
     assert wcc(Graph.from_edges([], [], n=4), backend="cpu").labels.tolist() == [0, 1, 2, 3]
@@ -66,9 +91,11 @@ def test_empty_and_edgeless():
 def test_reverse_edge_map_reads_in_edges_on_every_engine():
     # 0 -> 1 only: the forward map reaches 1 from 0; the reverse map reaches 0 from 1
     g = Graph.from_edges(np.array([0]), np.array([1]), n=2)
+    g.transpose()   # at hand: the last pass maps forward and reversed
     r = wcc(g, direction="push", backend="cpu")
     assert r.labels.tolist() == [0, 0]
     g2 = Graph.from_edges(np.array([1]), np.array([0]), n=2)
+    g2.transpose()
     for direction in ("push", "pull"):
         assert wcc(g2, direction=direction, backend="cpu").labels.tolist() == [0, 0]
 
@@ -89,11 +116,14 @@ def test_edges_beyond_the_samples_into_the_giant_component_are_linked():
     n = 205
     src = list(range(100)) + [5, 5, 50, 50]
     dst = [(v + 1) % 100 for v in range(100)] + [7, 200, 52, 201]
-    g = Graph.from_edges(np.array(src), np.array(dst), n=n)
-    for engine in ENGINES:
-        r = wcc(g, **tiny_budget_options(engine))
-        verify_wcc(g, r.labels)
-        assert r.labels[200] == r.labels[201] == 0 and r.components == 1 + (n - 102)
+    for transposed in (True, False):   # reverse map from 200 and 201; or every out-edge pushed
+        g = Graph.from_edges(np.array(src), np.array(dst), n=n)
+        if transposed:
+            g.transpose()
+        for engine in ENGINES:
+            r = wcc(g, **tiny_budget_options(engine))
+            verify_wcc(g, r.labels)
+            assert r.labels[200] == r.labels[201] == 0 and r.components == 1 + (n - 102)
 
 
 @settings(max_examples=10, deadline=None)

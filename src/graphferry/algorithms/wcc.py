@@ -17,7 +17,9 @@ the smallest vertex of its tree:
 3. **finish**: only the vertices whose label is not ``c`` link along all their
    edges (an ``edge_map`` over that frontier, forward and, for a directed graph,
    reversed: an edge from the giant component to another vertex is seen from
-   the other end), and a last compression writes every vertex's root into the
+   the other end; a directed graph whose transpose is not built yet links every
+   vertex along its out-edges instead, one pass over the arcs rather than a sort
+   of them to build the transpose), and a last compression writes every vertex's root into the
    result (int64, allocated unfilled: this pass is its first touch) and keeps
    the roots as its output frontier, whose size is the number of components.
 
@@ -110,11 +112,17 @@ def wcc(graph: Graph, *, options: RunOptions | None = None, **kwargs) -> Result:
             values, counts = np.unique(labels, return_counts=True)
             giant = values[np.argmax(counts)]
             # every vertex outside the sampled giant tree links along all its edges
-            rest = rt.all_vertices() - st.select("label", giant, giant + 1)
-            if rest:
-                st.edge_map(rest)
-                if graph.directed:
-                    st.edge_map(rest, reverse=True)
+            if graph.directed and not rt.loaded.has_transpose() and rt.direction != "pull":
+                # no in-edge CSR yet: building one sorts every arc, more work than linking along
+                # every arc once, so every vertex links along its out-edges (push: a pull would
+                # read the in-edges) and each edge is seen from its tail
+                st.edge_map(rt.all_vertices(), direction="push", output=False)
+            else:
+                rest = rt.all_vertices() - st.select("label", giant, giant + 1)
+                if rest:
+                    st.edge_map(rest)
+                    if graph.directed:
+                        st.edge_map(rest, reverse=True)
             components = len(st.vertex_map("finish"))   # one root per component
             rounds += 1
         labels = st.result("component")

@@ -312,6 +312,10 @@ class LoadedGraph:
         if self.closed:
             raise LoadedGraphClosedError(f"{self!r} was closed; load the graph again (graphferry.load)")
 
+    def has_transpose(self) -> bool:
+        """Whether the in-edge CSR is at hand without building it (an undirected graph is its own)."""
+        return not self.graph.directed or self._transpose is not None or self.graph._transpose is not None
+
     def transpose(self) -> Graph:
         """The in-edge CSR, built once and placed like the graph's own edges."""
         self._check_open()
