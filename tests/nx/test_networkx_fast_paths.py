@@ -97,11 +97,21 @@ def test_reciprocity_of_many_nodes_is_networkx(n, p, seed):
 
     register()
     G = nx.gnp_random_graph(n, p, seed=seed, directed=True)
+    G.add_edges_from((v, v) for v in range(0, n, 3))   # self-loops: each its own reverse
     G.add_node("isolated")
     nodes = list(G)[::-1]
     want = nx.reciprocity(G, nodes)
     got = nx.reciprocity(G, nodes, backend="graphferry")
     assert got == want and list(got) == list(want)   # values (None for the isolated node) and order
+    # ints only (nodes 0..n-1 read as arrays), repeated nodes, a node not in G (skipped)
+    H = G.copy()
+    H.remove_node("isolated")
+    for some in (list(H)[::-1], [0, 0, n - 1], [n + 5, 0], [0, "absent"]):
+        want = nx.reciprocity(H, some)
+        got = nx.reciprocity(H, some, backend="graphferry")
+        assert got == want and list(got) == list(want)
+    if G.number_of_edges():
+        assert nx.overall_reciprocity(G, backend="graphferry") == nx.overall_reciprocity(G)
 
 
 @pytest.mark.parametrize("limit", [0, 1, 2, 2.5, 3.5, float("inf")])
