@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from graphferry import Graph
-from graphferry.algorithms.coloring import coloring, verify_coloring
+from graphferry.algorithms.coloring import coloring, verify_coloring, verify_greedy_coloring
 
-from conftest import DATASETS, need_shared, read_dataset
+from conftest import DATASETS, ENGINES, need_shared, read_dataset, tiny_budget_options
 
 
 @st.composite
@@ -46,6 +46,29 @@ def test_every_colouring_is_proper_and_greedy_bounded(e, method, order, seed):
     assert r.num_colors == (int(r.colors.max()) + 1 if n else 0)
     assert r.num_colors <= max((d for _, d in ref.degree()), default=-1) + 1
     verify_coloring(g, r.colors)
+
+
+@settings(max_examples=20, deadline=None)
+@given(e=graphs(), engine=st.sampled_from(ENGINES), seed=st.integers(0, 2**31), data=st.data())
+def test_jones_plassmann_in_a_given_order_is_networkx_greedy_in_that_order(e, engine, seed, data):
+    # the counters' rounds on every engine, the graph split into many partitions: the sequential
+    # greedy colouring in the given order exactly (NetworkX's greedy_color with that order as strategy),
+    # and with precoloured vertices the greedy bound and properness still hold
+    n, src, dst, directed = e
+    g = Graph.from_edges(src, dst, n=n, directed=directed)
+    order = np.random.default_rng(seed).permutation(n)
+    rank = np.empty(n, np.int64)
+    rank[order] = np.arange(n)
+    r = coloring(g, method="jones_plassmann", priority=rank, **tiny_budget_options(engine))
+    want = nx.greedy_color(nx_simple(n, src, dst), strategy=lambda G, colors: order.tolist())
+    assert r.colors.tolist() == [want[v] for v in range(n)]
+    verify_greedy_coloring(g, r.colors, rank)
+    if n:
+        keep = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+        pre = np.where(keep, r.colors, -1)
+        again = coloring(g, method="jones_plassmann", precolored=pre, **tiny_budget_options(engine))
+        assert np.array_equal(again.colors[keep], r.colors[keep])
+        verify_coloring(g, again.colors)
 
 
 def test_jones_plassmann_is_deterministic_for_a_seed():

@@ -641,6 +641,9 @@ def test_neighbor_mixes_reach_every_place_and_one_executor_runs_unmergeable_func
     # own-row writers split too, and equal the CPU backend's results
     assert np.array_equal(cdlp(g, max_iterations=4, **options).labels, cdlp(g, max_iterations=4, backend="cpu").labels)
     verify_coloring(g, coloring(g, **options).colors)
+    # Jones-Plassmann's counters: decrements by several executors add up to the CPU backend's colours
+    jp = coloring(g, method="jones_plassmann", **options).colors
+    assert np.array_equal(jp, coloring(g, method="jones_plassmann", backend="cpu").colors)
     forest = minimum_spanning_forest(g, **options)
     assert np.isclose(forest.edges["weight"].sum(), minimum_spanning_forest(g, backend="cpu").edges["weight"].sum())
     # Afforest's sampling links union-find trees (it declares no neighbor_writes): one executor each time

@@ -28,6 +28,7 @@ import random
 import networkx as nx
 import numpy as np
 
+from ..graph import stable_order
 from .policy import large_graph
 from .registration import networkx_algorithm
 from .running import run
@@ -63,7 +64,9 @@ def visiting_order(G, strategy: str) -> np.ndarray:
         return np.asarray(order, dtype=np.int64)
     rows = np.repeat(np.arange(csr.n, dtype=csr.indices.dtype), csr.out_degree)
     degree = csr.out_degree + np.bincount(rows[rows == csr.indices], minlength=csr.n)   # a self-loop: twice
-    return np.argsort(-degree, kind="stable")   # sorted(G, key=G.degree, reverse=True) keeps ties in G order
+    # sorted(G, key=G.degree, reverse=True) keeps ties in G order: a stable sort by -degree
+    top = int(degree.max(initial=0))
+    return stable_order(top - degree, top + 1)
 
 
 @networkx_algorithm(
@@ -80,5 +83,4 @@ def greedy_color(G, strategy="largest_first", interchange=False):
     rank = np.empty(len(order), np.int64)
     rank[order] = np.arange(len(order))
     colors = run("coloring", G.csr, method="jones_plassmann", priority=rank).colors
-    nodes = G.nodes
-    return dict(zip(map(nodes.__getitem__, order.tolist()), colors[order].tolist()))
+    return dict(zip(G.labels(order), colors[order].tolist()))
