@@ -302,3 +302,29 @@ def test_a_one_shot_hybrid_places_the_edges_only_when_its_own_plan_runs(fits):
     assert np.array_equal(r.levels, bfs(g, s, backend="cpu").levels)
     steps = [p.engine for st in r.record.edge_steps for p in st.partitions]
     assert (set(steps) == {"resident"}) is fits, steps
+
+
+def test_a_store_starts_its_programs_compiling_before_the_graph_is_read(tmp_path, monkeypatch):
+    """The store's manifest names the vertex-id type: the background start compiles with it while
+    the main thread still reads (graph_read is never called here)."""
+    import numpy as np
+
+    import graphferry.backends as backends
+    from graphferry.cli.device_start import DeviceStart, algorithm_programs
+    from graphferry.graph import Graph
+    from graphferry.store import write_store
+
+    asked = []
+
+    class Device:
+        def compile(self, program, dtype):
+            asked.append((program.name, np.dtype(dtype).str))
+
+    store = tmp_path / "g.store"
+    write_store(Graph.from_edges(np.array([0, 1]), np.array([1, 2]), n=3), store)
+    monkeypatch.setattr(backends, "get_backend", lambda name: Device())
+    started = DeviceStart("wcc", "fake", start_for=("fake",))
+    started.store_hint(tmp_path / "not-a-store")   # nothing known: it keeps waiting
+    started.store_hint(store)
+    started.thread.join(timeout=60)
+    assert asked == [(p.name, "<i4") for p in algorithm_programs("wcc")]

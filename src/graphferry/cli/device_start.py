@@ -65,9 +65,42 @@ class DeviceStart:
             self.thread.start()
 
     def graph_read(self, graph) -> None:
-        """The main thread has read ``graph`` (None: it failed): the programs may be compiled now."""
-        self._dtype = None if graph is None else graph.indices.dtype
-        self._edge_bytes = int(getattr(graph, "edge_bytes", 0) or 0)
+        """The main thread has read ``graph`` (None: it failed): the programs may be compiled now
+        (unless :meth:`store_hint` let them start already)."""
+        if not self._read.is_set():
+            self._dtype = None if graph is None else graph.indices.dtype
+            self._edge_bytes = int(getattr(graph, "edge_bytes", 0) or 0)
+        self._read.set()
+
+    def store_hint(self, path) -> None:
+        """Where ``path`` is a graph store, take the vertex-id type and the edges' bytes from its
+        manifest now, so the programs start compiling while the main thread reads the graph
+        (0.6 s at Kronecker 25) instead of after it; anything else waits for :meth:`graph_read`.
+
+        Example (a store of int32 ids; the CPU backend starts nothing):
+            >>> import tempfile, numpy as np
+            >>> from graphferry.graph import Graph
+            >>> from graphferry.store import write_store
+            >>> path = tempfile.mkdtemp() + "/g.store"
+            >>> _ = write_store(Graph.from_edges(np.array([0]), np.array([1]), n=2), path)
+            >>> started = start_device_soon("bfs", "cpu")
+            >>> started.store_hint(path); started._dtype, started._edge_bytes
+            (dtype('int32'), 4)
+        """
+        try:
+            import numpy as np
+
+            from ..store import is_store, read_manifest
+
+            if not is_store(path):
+                return
+            manifest = read_manifest(path)
+            dtype = np.dtype(manifest["dtypes"]["indices"])
+            edge_bytes = int(manifest["m"]) * (dtype.itemsize + (4 if manifest.get("weighted") else 0))
+        except Exception as e:  # noqa: BLE001 - the read reports a damaged store; this only waits for it
+            log.debug("no vertex-id type ahead of the read (%s)", e)
+            return
+        self._dtype, self._edge_bytes = dtype, edge_bytes
         self._read.set()
 
     def _start(self) -> None:

@@ -264,6 +264,7 @@ def _run_here(algorithm: str, graph_path: Path, *, source: str | None, out: Path
     phases.imports()
     # CuPy, the context, the programs (the kernel groups its engine launches): while the graph is read
     device = start_device_soon(algorithm, backend, engine, budget)
+    device.store_hint(graph_path)  # a store's manifest names the vertex-id type: compile during the read
     graph = None
     try:
         with _spinner(f"reading {graph_path}"):
