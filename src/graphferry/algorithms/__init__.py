@@ -61,6 +61,8 @@ _WHERE = {
     "verify_k_truss": "k_truss",
     "label_propagation": "label_propagation",
     "verify_label_propagation": "label_propagation",
+    "louvain": "louvain",
+    "verify_louvain": "louvain",
     "collaborative_filtering": "cf",
     "ratings_graph": "cf",
     "verify_cf": "cf",

@@ -43,7 +43,7 @@ Example:
     >>> registry.get("page_rank")
     Traceback (most recent call last):
     ...
-    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst, communities, core_number, eigenvector_centrality, katz_centrality, hits, jaccard_coefficient, edge_betweenness, k_truss, label_propagation
+    ValueError: unknown algorithm 'page_rank'; choose one of bfs, sssp, pagerank, pagerank_ldbc, wcc, cdlp, lcc, triangle_count, betweenness, coloring, mst, communities, core_number, eigenvector_centrality, katz_centrality, hits, jaccard_coefficient, edge_betweenness, k_truss, label_propagation, louvain
 """
 
 from __future__ import annotations
@@ -292,6 +292,10 @@ def _verify_communities(verify, graph, result, params):
     verify(graph, result.community, result.modularity)
 
 
+def _verify_louvain(verify, graph, result, params):
+    verify(graph, result.community, result.modularity, resolution=params["resolution"], weighted=params["weighted"])
+
+
 def _verify_msf(verify, graph, result, params):
     verify(graph, result.edges["source"], result.edges["target"], result.edges["weight"], result.total_weight,
            component=result.values["component"])
@@ -504,6 +508,18 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in (
         columns=(Column("labels", "int64", "label", "community label: the id of a vertex", ids="internal"),),
         scalars=("rounds", "colors"), verifier="verify_label_propagation",
         memory=(48, 16)),  # not fitted yet: labels, colours, the colouring's state; hub rows in numpy
+    AlgorithmSpec(
+        "louvain", "louvain",
+        "Communities by Louvain (Blondel et al.) with parallel local moving; NetworkX's modularity.",
+        columns=(Column("community", "int64", "label", "smallest (internal) vertex id of the community",
+                        ids="internal"),),
+        parameters=(Parameter("resolution", float, 1.0, "modularity's resolution gamma (NetworkX's)"),
+                    Parameter("threshold", float, 1e-7, "stop when a level (or a round) gains no more modularity"),
+                    Parameter("max_level", int, None, "most levels kept (none: until no gain)", minimum=1),
+                    Parameter("weighted", bool, True, "edge weights as edge strengths (when the graph has them)")),
+        scalars=("modularity", "num_communities", "levels", "rounds"), verifier="verify_louvain",
+        verify_call=_verify_louvain,
+        memory=(96, 40)),  # not fitted yet: ten state arrays; each level's graph rebuilt on the host (scipy)
 )}
 
 
