@@ -84,11 +84,17 @@ NOTES = {
     "isolates": "NetworkX reads each adjacency dict's length: O(n), no edge is read",
     "descendants_at_distance(far)": "NetworkX reads only the rows of the layers before the distance (a "
                                     "fraction of the graph at distance 4 here); a converting call reads all of it",
+    "louvain_communities": "other communities than NetworkX's (its depend on its random visiting order): "
+                           "'modularity' compares the two answers",
     "has_path(far target)": "NetworkX's bidirectional search meets in the middle, reading a small part of "
                             "the graph; a call that converts the graph reads all of it",
     "bidirectional_shortest_path(far target)": "NetworkX's bidirectional search meets in the middle, reading a "
                                                "small part of the graph; converting reads all of it",
 }
+
+
+#: calls whose answer is one of many good ones: name -> quality(graph, answer), reported for both answers
+QUALITY = {"louvain_communities": lambda g, parts: nx.community.modularity(g, parts)}
 
 
 def graphs():
@@ -158,11 +164,14 @@ def dispatched_calls(G, W, D, far) -> dict:
         "minimum_spanning_tree": (W, lambda g, **k: nx.minimum_spanning_tree(g, **k), True),
         "label_propagation_communities": (G, lambda g, **k: nx.community.label_propagation_communities(g, **k),
                                           True),
+        "louvain_communities": (G, lambda g, **k: nx.community.louvain_communities(g, **k), True),
         "degree_centrality": (G, lambda g, **k: nx.degree_centrality(g, **k), False),
         "in_degree_centrality": (D, lambda g, **k: nx.in_degree_centrality(g, **k), False),
         "isolates": (G, lambda g, **k: list(nx.isolates(g, **k)), False),
         "number_of_isolates": (G, lambda g, **k: nx.number_of_isolates(g, **k), False),
-        "has_path(far target)": (G, lambda g, **k: nx.has_path(g, 0, far, **k), False),
+        "louvain_communities": "other communities than NetworkX's (its depend on its random visiting order): "
+                           "'modularity' compares the two answers",
+    "has_path(far target)": (G, lambda g, **k: nx.has_path(g, 0, far, **k), False),
         "bidirectional_shortest_path(far target)": (G, lambda g, **k: nx.bidirectional_shortest_path(g, 0, far, **k), False),
     }
     return calls
@@ -186,6 +195,9 @@ def measure(name: str, graph, kind: str, call, linear: bool, args) -> dict:
            "same_answer": same(want, got)}
     if not row["same_answer"] and isinstance(want, dict):
         row["same_values"] = isinstance(got, dict) and dict(got) == dict(want)
+    if name in QUALITY:   # a heuristic's answer: how good each is, by NetworkX's measure
+        row["modularity"] = {"networkx": round(QUALITY[name](graph, want), 6),
+                             "graphferry": round(QUALITY[name](graph, got), 6)}
     if name in NOTES:
         row["note"] = NOTES[name]
     return row

@@ -197,7 +197,7 @@ GF_FN bool commit(const State& S, vid_t v) {
 }
 GF_FN bool save(const State& S, vid_t v) { S.saved[v] = S.label[v]; return false; }
 GF_FN bool restore(const State& S, vid_t v) { S.label[v] = S.saved[v]; S.pending[v] = S.saved[v]; return false; }
-// the totals recomputed from the labels (the commits' additions and subtractions drift with real weights)
+// the totals from the labels, at the start of a level and after a round is undone
 GF_FN bool clear_totals(const State& S, vid_t v) { S.tot_out[v] = 0.0; S.tot_in[v] = 0.0; return false; }
 GF_FN bool add_totals(const State& S, vid_t v) {
     gf_atomic_add(&S.tot_out[S.label[v]], S.kout[v]);
@@ -349,13 +349,16 @@ def _local_moving(st, rt, hubs: _Hubs, n: int, m: float, resolution: float, thre
     """Rounds of parallel local moving on the level in ``st``: (whether any vertex moved, the
     modularity reached, rounds run)."""
 
-    def modularity() -> float:
+    def totals() -> None:
         st.vertex_map("clear_totals")
         st.vertex_map("add_totals")
+
+    def modularity() -> float:
         st.neighbor_map("inside_weight", in_edges=False)
         st.vertex_map("penalty_of")
         return float(st.reduce("inside", "sum")) / m - resolution * float(st.reduce("penalty", "sum")) / (m * m)
 
+    totals()
     quality = start = modularity()
     st.vertex_map("save")
     moved_any = False
@@ -379,7 +382,7 @@ def _local_moving(st, rt, hubs: _Hubs, n: int, m: float, resolution: float, thre
         after = modularity()
         if after < quality:          # simultaneous moves lost modularity: undo the round
             st.vertex_map("restore")
-            modularity()
+            totals()
             break
         moved_any = True
         gained, quality = after - quality, after
@@ -421,6 +424,7 @@ def louvain(graph: Graph, resolution: float = 1.0, threshold: float = 1e-7, max_
         with runtime_for(graph, "louvain", options, kwargs) as rt:   # a record of no steps
             pass
         return _result(graph, belongs, 0.0, kept, rounds, rt.record)
+    first = level
     quality = level.modularity(np.arange(n), m, resolution)
     improvement, record = True, None
     while True:
@@ -451,7 +455,6 @@ def louvain(graph: Graph, resolution: float = 1.0, threshold: float = 1e-7, max_
             break
         quality = reached
         level = _aggregate(level, compact, len(values))
-    first, _ = _first_level(graph, weighted)
     return _result(graph, belongs, first.modularity(belongs, m, resolution), kept, rounds, record)
 
 
