@@ -59,6 +59,7 @@ TEST_FILES = (
     "algorithms/coloring/tests/test_coloring.py",
     "algorithms/tree/tests/test_mst.py",
     "algorithms/community/tests/test_label_propagation.py",
+    "algorithms/community/tests/test_louvain.py",
 )
 
 #: a quick subset (under a minute with the backend): the CI test runs it (tests/nx/test_networkx_suite.py)

@@ -28,19 +28,21 @@ here: an undirected vertex has ``k^out = k^in = k / 2`` and a community
 ``Q = Σ_c [L_c / m - gamma * Σ_out(c) Σ_in(c) / m²]``, ``L_c`` the weight inside
 ``c`` (each edge once).
 
-**Parallel local moving** (the usual GPU form, as cuGraph's and Gunrock's):
-in one step every vertex computes, from the communities as they stood before
-the step, the sums of its edge weights to each neighbouring community (its
-neighbours' communities sorted in a local array with their weights, the runs
-summed), picks the community of largest positive gain (ties: the smallest id),
-and all moves are applied together. Two vertices that would swap communities
-forever (each joining the other's) are kept apart as cuGraph does: a step
-lets vertices move only to a community of larger id, the next only to one of
-smaller id, alternately. A round is such a pair of steps; after each round the
-modularity is computed on the runtime, and the level's rounds stop when a round
-gains no more than ``threshold`` (a round that lost modularity, which
-simultaneous moves can do, is undone) or no vertex moved. Vertices with more than
-``LOCAL`` neighbours (hubs) are done by the driver with numpy (one sort of
+**Parallel local moving** (Lu, Halappanavar and Kalyanaraman's colouring form, "Parallel heuristics
+for scalable community detection", Parallel Computing 2015): the level's graph is coloured properly
+(``coloring.py``), and a step moves the vertices of one colour class together. Each computes, from
+the communities as they stood before the step, the sums of its edge weights to each neighbouring
+community (its neighbours' communities sorted in a local array with their weights, the runs summed)
+and takes the community of largest positive gain (ties: the smallest id); the moves are applied
+together. A class is an independent set, so no vertex's neighbours move while it decides: its
+``k_i,C`` are exact, and two neighbours cannot swap communities forever. (Every vertex at once,
+even with cuGraph's alternation of moves toward larger and smaller ids, ended at half NetworkX's
+modularity on random graphs: 0.135 against 0.28 on a 2,000-node, 10,000-edge G(n, m); by colour
+classes 0.277.) Colours from the 16th on share one step. A round is a step per class; after each
+round the modularity is computed on the runtime; a round that lost modularity (vertices of a class
+joining one community together can) is undone; the level's rounds stop when no vertex moved or a
+round gained no more than ``threshold`` or than ``TAIL`` (1%) of what the level has gained so far.
+Vertices with more than ``LOCAL`` neighbours (hubs) are done by the driver with numpy (one sort of
 ``(hub, community)`` keys), as in ``label_propagation.py``.
 
 **Aggregation** is host-side: the level's communities numbered ``0..k-1``,
