@@ -15,6 +15,16 @@ the order before/after, then after/before for the next engine, and so on; so dri
 
 Each tree gets its own caches (``CUPY_CACHE_DIR``, ``GRAPHFERRY_CACHE_DIR``) under ``--work``,
 empty at the start: the first call of a tree's first process compiles, as the other tree's does.
+Both trees' caches start with one calibration (``--calibration shared``, the default): this tree's
+for the device (:func:`graphferry.runtime.calibration.quick_calibration`: on a GPU model the library
+knows, its table), so the hybrid's plans are priced alike. With ``--calibration own`` each tree
+makes its own in its first hybrid call, and the two may differ: 20e9547 measures every figure on
+the spot (tens of seconds, its own error included), the later library takes the H200's table (the
+first call at 0471f92, before this option, compared a BFS priced by each). ``--settle-seconds``:
+after the timed calls, wait that long (compilations a tree started in the background end) and
+time ``--reps`` calls again (``settled_seconds``). Each run names its plan: the bytes its median
+call moved, where its partitions ran (``placements``), its directions and the device-timed copy
+and kernel seconds.
 
 Output: one results file (``--out``, schema ``graphferry-bench/2``, stamped with this tree through
 ``bench/provenance.py``) naming both trees (``trees.before``: the commit given, its ``src/`` at
@@ -107,7 +117,7 @@ def run_child(tree: str, src: Path, engine: str, rnd: int, args, work: Path, log
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--work", str(work), "--engine", engine,
            "--bench-dir", str(Path(args.bench_dir).resolve()),
            "--backend", args.backend, "--reps", str(args.reps), "--algorithms", *args.algorithms,
-           "--child-out", str(out)]
+           "--settle-seconds", str(args.settle_seconds), "--child-out", str(out)]
     t = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.child_timeout)
     for line in proc.stdout.splitlines():
@@ -149,8 +159,52 @@ def ratios(runs: list[dict]) -> list[dict]:
                     "first_seconds_before": before["first_seconds"], "first_seconds_after": after["first_seconds"],
                     "first_ratio": None if first is None else round(first, 4),
                     "within_tolerance": ratio is not None and abs(ratio - 1) <= TOLERANCE,
-                    "both_verified": bool(before.get("verified") and after.get("verified"))})
+                    "both_verified": bool(before.get("verified") and after.get("verified")),
+                    # the same plan: the same bytes moved and partitions placed alike (runs that name them)
+                    "same_plan": (before.get("bytes_h2d"), before.get("placements"))
+                    == (after.get("bytes_h2d"), after.get("placements")) if "placements" in before else None})
+        if before.get("settled_seconds") and after.get("settled_seconds"):
+            out[-1]["settled_ratio"] = round(after["settled_seconds"] / before["settled_seconds"], 4)
     return out
+
+
+def shared_calibration(backend_name: str):
+    """This tree's calibration for the device a child will run on, made as a fresh machine makes it
+    (:func:`~graphferry.runtime.calibration.quick_calibration`). On a GPU of a model the table
+    holds nothing is measured, and no backend is made here (its background compilations would
+    overlap the first child's calls)."""
+    from types import SimpleNamespace
+
+    from graphferry.backends import get_backend
+    from graphferry.runtime.calibration import KNOWN_DEVICES, quick_calibration
+
+    backend = None
+    if backend_name == "cuda":
+        import cupy
+
+        name = cupy.cuda.runtime.getDeviceProperties(0)["name"]
+        name = name.decode() if isinstance(name, bytes) else str(name)
+        if name in KNOWN_DEVICES:
+            backend = SimpleNamespace(name="cuda", is_device=True, device_description=lambda: name)
+    return quick_calibration(backend if backend is not None else get_backend(backend_name))
+
+
+def seed_calibration(cal, work: Path) -> list[str]:
+    """Write ``cal`` where each tree's child reads its calibration first (its ``GRAPHFERRY_CACHE_DIR``,
+    the same file name in both: the device, the cores and the format's version); the paths."""
+    from graphferry.scheduler.cost import save
+
+    paths, old = [], os.environ.get("GRAPHFERRY_CACHE_DIR")
+    try:
+        for tree in ("before", "after"):
+            os.environ["GRAPHFERRY_CACHE_DIR"] = str(work / f"cache-{tree}" / "graphferry")
+            paths.append(str(save(cal)))
+    finally:
+        if old is None:
+            os.environ.pop("GRAPHFERRY_CACHE_DIR", None)
+        else:
+            os.environ["GRAPHFERRY_CACHE_DIR"] = old
+    return paths
 
 
 def parent(args) -> int:
@@ -169,6 +223,12 @@ def parent(args) -> int:
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)  # fresh caches and arrays: both trees start alike
     graph = generate(args.scale, args.seed, work, gpu, log)
+    calibration = {"shared": args.calibration == "shared"}
+    if calibration["shared"]:
+        cal = shared_calibration(args.backend)
+        seed_calibration(cal, work)
+        calibration.update(json.loads(cal.to_json()), how="this tree's quick_calibration, in both trees' caches")
+        log(f"calibration shared by both trees: {cal.device} ({cal.notes.get('source')})")
     runs: list[dict] = []
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -181,6 +241,7 @@ def parent(args) -> int:
         "machine": {"backend": args.backend, "host_cores": os.cpu_count()},
         "benchmark_code": f"{args.bench_dir}/peers_bench.py (time_ours, call, Checker), the same for both trees",
         "graph": graph,
+        "calibration": calibration,
         "budget_bytes": int(BUDGET_FRACTION * graph["m"] * 8),
         "budget_fraction_of": "the weighted edge bytes (m * 8), for every engine but resident and host",
         "notes": ("each (tree, engine) one process (PYTHONPATH=<tree>/src), its graph loaded from the same .npy "
@@ -215,15 +276,30 @@ def parent(args) -> int:
 
 
 # ====================================================================== a child
-def time_calls(pb, name: str, lg, source: int, engine: str, reps: int, checker) -> dict:
-    """The peers benchmark's timing (``peers_bench.time_ours``'s, which records more of the run
-    record than the old library has): the first call after loading, then ``reps`` calls, each
-    result copied to the host after its timer (on a GPU it stays there: the peers' time); the
-    median call's figures, the last call's values checked."""
-    t = time.perf_counter()
-    pb.call(name, lg, source, engine)
-    first = time.perf_counter() - t
-    walls, records = [], []
+def plan_of(rec) -> dict:
+    """What a call's run record says of its plan, in either tree's record: the bytes it moved
+    (``bytes_h2d_how`` from the engines that moved them where the old record does not say),
+    where its partitions ran (``engine@device``: count), its directions (one letter per edge map),
+    and the device-timed copy and kernel seconds of its edge maps."""
+    steps = rec.edge_steps
+    placed: dict[str, int] = {}
+    for s in steps:
+        for p in s.partitions:
+            placed[f"{p.engine}@{p.device}"] = placed.get(f"{p.engine}@{p.device}", 0) + 1
+    how = getattr(rec, "bytes_h2d_how", None)
+    if how is None:  # 20e9547's record: zero-copy and unified bytes are the model's (as the record says now)
+        modelled = any(p.bytes_h2d and p.engine in ("zerocopy", "unified") for s in steps for p in s.partitions)
+        how = "none" if not rec.bytes_h2d else "modelled" if modelled else "measured"
+    return {"bytes_h2d": int(rec.bytes_h2d), "bytes_h2d_how": how, "placements": placed,
+            "directions": "".join(s.direction[:2] + " " for s in steps).strip(),
+            "copy_seconds": round(sum(s.copy_seconds for s in steps), 5),
+            "kernel_seconds": round(sum(s.kernel_seconds for s in steps), 5)}
+
+
+def timed_calls(pb, name: str, lg, source: int, engine: str, reps: int) -> tuple[list[float], list, object]:
+    """``reps`` calls, each result copied to the host after its timer (on a GPU it stays there: the
+    peers' time): their seconds, records, and the last result."""
+    walls, records, r = [], [], None
     for _ in range(reps):
         r = None  # a user's loop drops the last result before the next call: so do we
         t = time.perf_counter()
@@ -231,15 +307,31 @@ def time_calls(pb, name: str, lg, source: int, engine: str, reps: int, checker) 
         walls.append(time.perf_counter() - t)
         r.to_host()
         records.append(r.record)
+    return walls, records, r
+
+
+def time_calls(pb, name: str, lg, source: int, engine: str, reps: int, checker, settle: float = 0.0) -> dict:
+    """The peers benchmark's timing (``peers_bench.time_ours``'s, which records more of the run
+    record than the old library has): the first call after loading, then ``reps`` calls; the
+    median call's figures and plan (:func:`plan_of`), the last call's values checked. With
+    ``settle`` seconds: a wait, then ``reps`` calls more (``settled_seconds``, their median)."""
+    t = time.perf_counter()
+    pb.call(name, lg, source, engine)
+    first = time.perf_counter() - t
+    walls, records, r = timed_calls(pb, name, lg, source, engine, reps)
     k = int(np.argsort(walls)[len(walls) // 2])
     rec = records[k]
     key, column = pb.CHECKED_COLUMN[name]
     ok, how = checker.check(name, {key: r.values[column]})
     run = {"algorithm": name, "engine": engine, "seconds": round(walls[k], 5), "first_seconds": round(first, 5),
            "calls": reps, "all_seconds": [round(w, 5) for w in walls], "iterations": rec.iterations,
-           "verified": bool(ok), "verified_how": how}
-    if hasattr(rec, "bytes_h2d_how"):  # the old record names no way its bytes were counted: none kept then
-        run.update(bytes_h2d=int(rec.bytes_h2d), bytes_h2d_how=rec.bytes_h2d_how)
+           "verified": bool(ok), "verified_how": how, **plan_of(rec),
+           "all_bytes_h2d": [int(x.bytes_h2d) for x in records]}
+    if settle > 0:
+        time.sleep(settle)
+        walls, records, _ = timed_calls(pb, name, lg, source, engine, reps)
+        run.update(settled_seconds=round(float(np.median(walls)), 5), settled_all_seconds=[round(w, 5) for w in walls],
+                   settled_after_seconds=settle, settled_plan=plan_of(records[int(np.argsort(walls)[len(walls) // 2])]))
     return run
 
 
@@ -266,7 +358,7 @@ def child(args) -> int:
     runs = []
     for name in args.algorithms:
         try:
-            run = time_calls(pb, name, lg, source, args.engine, args.reps, checker)
+            run = time_calls(pb, name, lg, source, args.engine, args.reps, checker, args.settle_seconds)
         except Exception as e:  # noqa: BLE001 - one failing run must not lose the others
             run = {"algorithm": name, "engine": args.engine, "error": f"{type(e).__name__}: {e}", "verified": False}
         run["graphferry_load_seconds"] = round(load_seconds, 3)
@@ -292,6 +384,10 @@ def main(argv=None) -> int:
     ap.add_argument("--backend", choices=["cuda", "cpu"], default="cuda")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=1, help="pairs of processes per engine")
+    ap.add_argument("--calibration", choices=["shared", "own"], default="shared",
+                    help="shared: both trees start from this tree's calibration for the device; own: each makes its own")
+    ap.add_argument("--settle-seconds", type=float, default=0.0,
+                    help="after the timed calls, wait this long and time them again (settled_seconds)")
     ap.add_argument("--work", default="/dev/shm/gf-before-after" if Path("/dev/shm").is_dir() else "/tmp/gf-before-after")
     ap.add_argument("--out", default="bench/results/before-after.json")
     ap.add_argument("--deadline-s", type=float, default=1e9, help="start no process after this many seconds")

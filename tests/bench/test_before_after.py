@@ -53,3 +53,32 @@ def test_a_whole_call_on_the_cpu_backend(tmp_path):
     assert [(r["algorithm"], r["engine"]) for r in doc["ratios"]] == [("bfs", "host"), ("wcc", "host")]
     assert doc["trees"]["before"]["commit"] == "HEAD" and doc["trees"]["after"]["commit"]
     assert not (tmp_path / "work").exists()
+
+
+def test_both_trees_read_the_one_shared_calibration(tmp_path, monkeypatch):
+    """The calibration written for the trees is the file each child's calibration_for reads first:
+    neither tree prices its plans with figures of its own (20e9547 measured them in its first call)."""
+    from graphferry.backends import get_backend
+    from graphferry.runtime.calibration import calibration_for
+
+    cal = before_after.shared_calibration("cpu")
+    cal.launch_seconds = 1.25e-3   # a figure no measurement here gives
+    paths = before_after.seed_calibration(cal, tmp_path)
+    assert len(set(paths)) == 2
+    for tree in ("before", "after"):
+        monkeypatch.setenv("GRAPHFERRY_CACHE_DIR", str(tmp_path / f"cache-{tree}" / "graphferry"))
+        assert calibration_for(get_backend("cpu")) == cal
+
+
+def test_a_runs_plan_names_its_bytes_placements_and_directions():
+    from graphferry.runtime.record import RunRecord
+
+    rec = RunRecord(algorithm="bfs", backend="cpu", engine="hybrid")
+    for direction, engines in (("push", ["zerocopy"]), ("pull", ["resident", "zerocopy", "resident"])):
+        it = rec.begin("edge_map", direction, active_vertices=1, active_edges=1)
+        for i, e in enumerate(engines):
+            it.add_partition(i, e, 128 if e == "zerocopy" else 0, 1, device="dev0")
+        rec.end(it)
+    plan = before_after.plan_of(rec)
+    assert plan["placements"] == {"zerocopy@dev0": 2, "resident@dev0": 2}
+    assert (plan["bytes_h2d"], plan["bytes_h2d_how"], plan["directions"]) == (256, "modelled", "pu pu")
