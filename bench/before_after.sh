@@ -8,6 +8,11 @@
 #
 #   OUT=/tmp/out bash bench/before_after.sh                        # on the GPU machine, from the repo root
 #   OUT=/tmp/out SCALE=10 BACKEND=cpu ENGINES=host bash bench/before_after.sh   # a check without a GPU
+#   OUT=/tmp/out ENGINES=hybrid ALGORITHMS=bfs SETTLE=5 CALIBRATION=own TAG=-own bash bench/before_after.sh
+#
+# CALIBRATION: shared (default: both trees price the hybrid's plans with this tree's calibration for
+# the device) or own (each tree makes its own in its first hybrid call); SETTLE: seconds to wait after
+# the timed calls before timing them again; TAG: a suffix for the output files' names.
 #
 # Run `python dev/stamp_tree.py` in the checkout first (bench/provenance.py: the results name the tree).
 set -euo pipefail
@@ -20,6 +25,10 @@ BACKEND=${BACKEND:-cuda}
 ENGINES=${ENGINES:-resident hybrid zerocopy}
 REPS=${REPS:-3}
 DEADLINE=${DEADLINE:-170}   # seconds after which no further process starts (one runs 20-60 s)
+ALGORITHMS=${ALGORITHMS:-bfs sssp pagerank wcc}
+CALIBRATION=${CALIBRATION:-shared}
+SETTLE=${SETTLE:-0}
+TAG=${TAG:-}
 if [ ! -f "$BEFORE/src/graphferry/__init__.py" ]; then
   if git cat-file -e "$BEFORE_COMMIT^{commit}" 2>/dev/null; then
     mkdir -p "$BEFORE" && git archive "$BEFORE_COMMIT" src bench | tar -x -C "$BEFORE"
@@ -30,7 +39,8 @@ if [ ! -f "$BEFORE/src/graphferry/__init__.py" ]; then
 fi
 mkdir -p "$OUT"
 tag=$([ "$BACKEND" = cuda ] && echo h200 || echo "$BACKEND")
-# shellcheck disable=SC2086  # ENGINES is a list of words
+# shellcheck disable=SC2086  # ENGINES and ALGORITHMS are lists of words
 PYTHONPATH=src python bench/before_after.py --before "$BEFORE" --before-commit "$BEFORE_COMMIT" \
-  --scale "$SCALE" --backend "$BACKEND" --engines $ENGINES --reps "$REPS" --deadline-s "$DEADLINE" \
-  --out "$OUT/before-after-kron$SCALE-$tag.json" 2>&1 | tee "$OUT/before-after-kron$SCALE-$tag.log"
+  --scale "$SCALE" --backend "$BACKEND" --engines $ENGINES --algorithms $ALGORITHMS --reps "$REPS" \
+  --deadline-s "$DEADLINE" --calibration "$CALIBRATION" --settle-seconds "$SETTLE" \
+  --out "$OUT/before-after-kron$SCALE-$tag$TAG.json" 2>&1 | tee "$OUT/before-after-kron$SCALE-$tag$TAG.log"
