@@ -117,10 +117,14 @@ def test_no_plan_the_policy_picks_is_priced_above_the_per_partition_one(r, zc_sc
     chosen = Policy().decide(ctx, model)
     policy = Policy()
     assert policy.plan_seconds(ctx, model, chosen) <= policy.plan_seconds(ctx, model, per_partition) * (1 + 1e-12)
-    # a resident partition stays resident, and a partition placed differently is read in place
+    # nor above what zerocopy or filter alone would do with every partition not resident
+    for single in Policy.SINGLE_ENGINES:
+        alone = {i: (0, "resident" if i in resident else single) for i in chosen}
+        assert policy.plan_seconds(ctx, model, chosen) <= policy.plan_seconds(ctx, model, alone) * (1 + 1e-12)
+    # a resident partition stays resident, and a partition placed differently is on one engine
     for i, (ex, engine) in chosen.items():
         assert (engine == "resident") == (i in resident)
-        assert engine == per_partition[i][1] or engine == "zerocopy"
+        assert engine == per_partition[i][1] or engine in Policy.SINGLE_ENGINES
 
 
 @given(rounds(), st.floats(0.25, 4.0))

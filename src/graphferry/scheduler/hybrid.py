@@ -244,7 +244,8 @@ class HybridEngine(NeighborMaps, Residency, Engine):
                        s.bytes_per_edge, s.indices.itemsize, state_bytes, self.iterations,
                        self._exchange_forecast(st, state_bytes), partition_edges=s.partition_edges,
                        range_bytes_per_edge=s.range_bytes_per_edge,
-                       host_rates=self._host_rate.get((st.program.name, direction), {}))
+                       host_rates=self._host_rate.get((st.program.name, direction), {}),
+                       copy_slots=shape is not None)
         model = None if policy.mix is not None else policy.model(self.calibration_for)
         placed = policy.decide(ctx, model)
         self.iterations += 1
