@@ -22,7 +22,8 @@ makes its own in its first hybrid call, and the two may differ: 20e9547 measures
 the spot (tens of seconds, its own error included), the later library takes the H200's table (the
 first call at 0471f92, before this option, compared a BFS priced by each). ``--settle-seconds``:
 after the timed calls, wait that long (compilations a tree started in the background end) and
-time ``--reps`` calls again (``settled_seconds``). Each run names its plan: the bytes its median
+time ``--reps`` calls again (``settled_seconds``); ``--profile-calls``: then that many calls under
+cProfile (where the host's time goes, by function). Each run names its plan: the bytes its median
 call moved, where its partitions ran (``placements``), its directions and the device-timed copy
 and kernel seconds.
 
@@ -117,7 +118,8 @@ def run_child(tree: str, src: Path, engine: str, rnd: int, args, work: Path, log
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--work", str(work), "--engine", engine,
            "--bench-dir", str(Path(args.bench_dir).resolve()),
            "--backend", args.backend, "--reps", str(args.reps), "--algorithms", *args.algorithms,
-           "--settle-seconds", str(args.settle_seconds), "--child-out", str(out)]
+           "--settle-seconds", str(args.settle_seconds), "--profile-calls", str(args.profile_calls),
+           "--child-out", str(out)]
     t = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.child_timeout)
     for line in proc.stdout.splitlines():
@@ -310,6 +312,33 @@ def timed_calls(pb, name: str, lg, source: int, engine: str, reps: int) -> tuple
     return walls, records, r
 
 
+def profile_calls(pb, name: str, lg, source: int, engine: str, calls: int, top: int = 40) -> dict:
+    """``calls`` calls under cProfile: where the host's time goes (the library's functions by their
+    path below ``graphferry/``, the same names in both trees where the code did not move), the
+    ``top`` by own time and by cumulative time, and the Python calls a call makes."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    t = time.perf_counter()
+    prof.enable()
+    for _ in range(calls):
+        pb.call(name, lg, source, engine)
+    prof.disable()
+    seconds = time.perf_counter() - t
+    rows = []
+    for (path, line, fn), (_, ncalls, tottime, cumtime, _) in pstats.Stats(prof).stats.items():
+        where = path.split("/graphferry/", 1)[-1] if "/graphferry/" in path else Path(path).name
+        rows.append([f"{where}:{line}({fn})", ncalls / calls, tottime / calls, cumtime / calls])
+
+    def best(k):
+        return [[r[0], round(r[1], 1), round(r[2], 6), round(r[3], 6)] for r in sorted(rows, key=lambda r: -r[k])[:top]]
+    return {"calls": calls, "seconds_per_call": round(seconds / calls, 5),
+            "python_calls_per_call": round(sum(r[1] for r in rows), 1),
+            "columns": ["function", "calls per call", "own seconds per call", "cumulative seconds per call"],
+            "by_own_time": best(2), "by_cumulative_time": best(3)}
+
+
 def time_calls(pb, name: str, lg, source: int, engine: str, reps: int, checker, settle: float = 0.0) -> dict:
     """The peers benchmark's timing (``peers_bench.time_ours``'s, which records more of the run
     record than the old library has): the first call after loading, then ``reps`` calls; the
@@ -359,6 +388,8 @@ def child(args) -> int:
     for name in args.algorithms:
         try:
             run = time_calls(pb, name, lg, source, args.engine, args.reps, checker, args.settle_seconds)
+            if args.profile_calls:
+                run["profile"] = profile_calls(pb, name, lg, source, args.engine, args.profile_calls)
         except Exception as e:  # noqa: BLE001 - one failing run must not lose the others
             run = {"algorithm": name, "engine": args.engine, "error": f"{type(e).__name__}: {e}", "verified": False}
         run["graphferry_load_seconds"] = round(load_seconds, 3)
@@ -388,6 +419,8 @@ def main(argv=None) -> int:
                     help="shared: both trees start from this tree's calibration for the device; own: each makes its own")
     ap.add_argument("--settle-seconds", type=float, default=0.0,
                     help="after the timed calls, wait this long and time them again (settled_seconds)")
+    ap.add_argument("--profile-calls", type=int, default=0,
+                    help="then this many calls under cProfile (the run's profile: the host's time by function)")
     ap.add_argument("--work", default="/dev/shm/gf-before-after" if Path("/dev/shm").is_dir() else "/tmp/gf-before-after")
     ap.add_argument("--out", default="bench/results/before-after.json")
     ap.add_argument("--deadline-s", type=float, default=1e9, help="start no process after this many seconds")

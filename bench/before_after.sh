@@ -12,7 +12,7 @@
 #
 # CALIBRATION: shared (default: both trees price the hybrid's plans with this tree's calibration for
 # the device) or own (each tree makes its own in its first hybrid call); SETTLE: seconds to wait after
-# the timed calls before timing them again; TAG: a suffix for the output files' names.
+# the timed calls before timing them again; PROFILE: calls under cProfile after them; TAG: a suffix for the output files' names.
 #
 # Run `python dev/stamp_tree.py` in the checkout first (bench/provenance.py: the results name the tree).
 set -euo pipefail
@@ -29,6 +29,7 @@ ALGORITHMS=${ALGORITHMS:-bfs sssp pagerank wcc}
 CALIBRATION=${CALIBRATION:-shared}
 SETTLE=${SETTLE:-0}
 TAG=${TAG:-}
+PROFILE=${PROFILE:-0}   # calls under cProfile after the timed ones (0: none)
 if [ ! -f "$BEFORE/src/graphferry/__init__.py" ]; then
   if git cat-file -e "$BEFORE_COMMIT^{commit}" 2>/dev/null; then
     mkdir -p "$BEFORE" && git archive "$BEFORE_COMMIT" src bench | tar -x -C "$BEFORE"
@@ -42,5 +43,5 @@ tag=$([ "$BACKEND" = cuda ] && echo h200 || echo "$BACKEND")
 # shellcheck disable=SC2086  # ENGINES and ALGORITHMS are lists of words
 PYTHONPATH=src python bench/before_after.py --before "$BEFORE" --before-commit "$BEFORE_COMMIT" \
   --scale "$SCALE" --backend "$BACKEND" --engines $ENGINES --algorithms $ALGORITHMS --reps "$REPS" \
-  --deadline-s "$DEADLINE" --calibration "$CALIBRATION" --settle-seconds "$SETTLE" \
+  --deadline-s "$DEADLINE" --calibration "$CALIBRATION" --settle-seconds "$SETTLE" --profile-calls "$PROFILE" \
   --out "$OUT/before-after-kron$SCALE-$tag$TAG.json" 2>&1 | tee "$OUT/before-after-kron$SCALE-$tag$TAG.log"

@@ -82,3 +82,20 @@ def test_a_runs_plan_names_its_bytes_placements_and_directions():
     plan = before_after.plan_of(rec)
     assert plan["placements"] == {"zerocopy@dev0": 2, "resident@dev0": 2}
     assert (plan["bytes_h2d"], plan["bytes_h2d_how"], plan["directions"]) == (256, "modelled", "pu pu")
+
+
+def test_profiled_calls_name_the_librarys_functions_per_call():
+    import graphferry as gf
+    from graphferry.generators import kronecker_graph
+
+    class Bench:  # peers_bench's call, as the child imports it
+        @staticmethod
+        def call(name, lg, source, engine):
+            from graphferry.algorithms.bfs import bfs
+            return bfs(lg, source, engine=engine)
+
+    with gf.load(kronecker_graph(6, seed=1), backend="cpu") as lg:
+        prof = before_after.profile_calls(Bench, "bfs", lg, 0, "host", calls=2, top=5)
+    assert prof["calls"] == 2 and prof["python_calls_per_call"] > 0
+    assert len(prof["by_own_time"]) == 5
+    assert any(row[0].startswith("algorithms/bfs.py:") for row in prof["by_cumulative_time"])
