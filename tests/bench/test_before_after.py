@@ -95,7 +95,7 @@ def test_profiled_calls_name_the_librarys_functions_per_call():
             return bfs(lg, source, engine=engine)
 
     with gf.load(kronecker_graph(6, seed=1), backend="cpu") as lg:
-        prof = before_after.profile_calls(Bench, "bfs", lg, 0, "host", calls=2, top=5)
+        prof = before_after.profile_calls(Bench, "bfs", lg, 0, "host", calls=2, top=40)
     assert prof["calls"] == 2 and prof["python_calls_per_call"] > 0
-    assert len(prof["by_own_time"]) == 5
+    assert 0 < len(prof["by_own_time"]) <= 40
     assert any(row[0].startswith("algorithms/bfs.py:") for row in prof["by_cumulative_time"])
