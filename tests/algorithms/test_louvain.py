@@ -102,7 +102,7 @@ def test_random_graphs_give_a_partition_near_networkx(n, m, seed, directed, loop
         assert ours >= 0.9 * networkx_modularity(G, seeds=range(2)) - 0.02
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", ENGINES + ["hybrid"])
 def test_every_engine_gives_the_same_communities(engine):
     g = csr_of(lfr(250, 0.2, seed=3))
     want = louvain(g, backend="cpu", engine="host")
