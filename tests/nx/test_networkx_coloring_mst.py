@@ -88,9 +88,18 @@ def test_minimum_spanning_edges_are_networkx_kruskal(n, m, seed, loops, labels, 
     assert got == want                                   # the same edges, order, orientation, data
     assert all(d is G[u][v] for u, v, d in got)          # NetworkX yields the graph's own dicts
     assert list(nx.minimum_spanning_edges(G, weight=weight, data=False, **GF)) == [(u, v) for u, v, _ in want]
+    G.graph["title"] = "kept"
+    G.nodes[next(iter(G))]["colour"] = "red"
     T = nx.minimum_spanning_tree(G, weight=weight, **GF)
     W = nx.minimum_spanning_tree(G, weight=weight)
     assert nx.utils.graphs_equal(T, W) and list(T.edges(data=True)) == list(W.edges(data=True))
+    assert all(list(T.adj[v]) == list(W.adj[v]) for v in W)               # neighbours in NetworkX's order
+    assert all(T[u][v] is T[v][u] and T[u][v] is not G[u][v] for u, v in T.edges())   # one copy per edge
+    assert all(T.nodes[v] is not G.nodes[v] for v in T)
+    class Sub(nx.Graph):   # a subclass: built through its own methods
+        pass
+    S = Sub(G)
+    assert type(nx.minimum_spanning_tree(S, weight=weight, **GF)) is Sub
 
 
 def test_minimum_spanning_forest_passes_the_scipy_verifier():

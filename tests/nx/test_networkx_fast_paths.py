@@ -124,3 +124,37 @@ def test_the_compiled_bfs_order_stops_where_the_numpy_one_does(limit):
         mp.setattr(running, "bfs_order", lambda *a: None)
         slow = [a.tolist() for a, _ in running.bfs_layers(g, first, levels, limit)]
     assert fast == slow
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 60), m=st.integers(0, 200), seed=st.integers(0, 10**6), labels=st.sampled_from(["int", "str"]),
+       fill=st.sampled_from([256, 2]))
+def test_paths_cut_from_one_list_are_networkx_paths(n, m, seed, labels, fill):
+    # fill 2: trees deeper than that build their paths one by one (the fallback) instead
+    from graphferry.nx_backend import register
+
+    register()
+    rng = np.random.default_rng(seed)
+    G = nx.Graph()
+    names = [f"v{i}" for i in range(n)] if labels == "str" else list(range(n))
+    G.add_nodes_from(names)
+    G.add_weighted_edges_from((names[a], names[b], int(w)) for a, b, w in
+                              zip(rng.integers(0, n, m), rng.integers(0, n, m), rng.integers(1, 4, m)))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_paths, "FILL_DEPTH", fill)
+        for call in (lambda **k: nx.single_source_shortest_path(G, names[0], **k),
+                     lambda **k: nx.single_target_shortest_path(G, names[-1], **k),
+                     lambda **k: nx.single_source_dijkstra_path(G, names[0], **k),
+                     lambda **k: nx.multi_source_dijkstra(G, set(names[:2]), **k)[1]):
+            want, got = call(), call(backend="graphferry")
+            assert got == want and list(got) == list(want)
+
+
+def test_paths_of_a_long_path_graph_take_the_fallback():
+    from graphferry.nx_backend import register
+
+    register()
+    G = nx.path_graph(1200)   # deeper than FILL_DEPTH: paths built one by one
+    for call in (nx.single_source_shortest_path, nx.single_target_shortest_path):
+        want, got = call(G, 5), call(G, 5, backend="graphferry")
+        assert got == want and list(got) == list(want)

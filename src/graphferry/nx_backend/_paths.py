@@ -310,25 +310,87 @@ def _replay(csr: Graph, arc_weights, dist, sources, cutoff) -> np.ndarray:
     return np.array(order, np.int64)
 
 
+#: deeper trees build their paths one by one (the level-by-level fill below pays numpy's
+#: per-call cost once a level)
+FILL_DEPTH = 256
+
+
+def _depths(order: np.ndarray, parent: np.ndarray) -> np.ndarray | None:
+    """Hops from each vertex of ``order`` up to its root (``parent`` -1), by pointer jumping;
+    None when some tree is deeper than about :data:`FILL_DEPTH` (up to twice that)."""
+    up = parent[order]
+    depth = (up >= 0).astype(np.int64)
+    hop = np.where(up >= 0, up, 0)
+    where = np.full(len(parent), -1, np.int64)
+    where[order] = np.arange(len(order))
+    up = where[hop]          # an ancestor's slot in ``order``, or -1 at a root
+    up[depth == 0] = -1
+    rounds = 0
+    while True:
+        live = np.flatnonzero(up >= 0)
+        if len(live) == 0:
+            return depth
+        rounds += 1
+        if rounds > FILL_DEPTH.bit_length():
+            return None
+        depth[live] += depth[up[live]]
+        up[live] = up[up[live]]
+
+
+def _flat_paths(order: np.ndarray, parent: np.ndarray, depth: np.ndarray, reverse: bool
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Every path's vertex ids end to end, and where each one starts (``len(order) + 1`` offsets).
+
+    Level ``k`` writes the ``k``-th ancestor of every vertex at least ``k`` deep: at its path's
+    ``k``-th place (``reverse``: vertex first) or ``k``-th from the end (root first).
+    """
+    lengths = depth + 1
+    starts = np.zeros(len(order) + 1, np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    flat = np.empty(int(starts[-1]), np.int64)
+    slot = starts[:-1].copy() if reverse else starts[1:] - 1
+    step = 1 if reverse else -1
+    current, left = order.astype(np.int64, copy=True), depth.copy()
+    while len(current):
+        flat[slot] = current
+        more = left > 0
+        current, left, slot = parent[current[more]], left[more] - 1, slot[more] + step
+    return flat, starts
+
+
 def paths_from_parents(nodes: list, order: np.ndarray, parent: np.ndarray, keys: np.ndarray | None = None,
-                       reverse: bool = False) -> dict:
+                       reverse: bool = False, identity: bool = False) -> dict:
     """``{node: path}`` built along ``order`` (parents come first); keys in ``keys`` order (default ``order``).
 
-    ``reverse``: paths run to the root instead (single-target searches).
+    ``reverse``: paths run to the root instead (single-target searches). ``identity``: node ``i`` is ``i``.
+    Every path's ids are laid end to end in numpy and the lists cut from one list of labels
+    (100,000 paths: one slice each at C speed, where building each from its parent's took 0.6 s).
     """
-    paths: dict = {}
-    by_id: list = [None] * len(nodes)
+    order = np.asarray(order, np.int64)
+    depth = _depths(order, parent) if len(order) else None
     with collector_paused():
-        for v, p in zip(order.tolist(), parent[order].tolist()):
-            if p < 0:
-                by_id[v] = [nodes[v]]
-            elif reverse:
-                by_id[v] = [nodes[v]] + by_id[p]
-            else:
-                by_id[v] = by_id[p] + [nodes[v]]
-        for v in (order if keys is None else keys).tolist():
-            paths[nodes[v]] = by_id[v]
-    return paths
+        if depth is None:
+            by_id: list = [None] * len(nodes)
+            for v, p in zip(order.tolist(), parent[order].tolist()):
+                if p < 0:
+                    by_id[v] = [nodes[v]]
+                elif reverse:
+                    by_id[v] = [nodes[v]] + by_id[p]
+                else:
+                    by_id[v] = by_id[p] + [nodes[v]]
+            return {nodes[v]: by_id[v] for v in (order if keys is None else keys).tolist()}
+        flat, starts = _flat_paths(order, parent, depth, reverse)
+        labels = flat.tolist() if identity else list(map(nodes.__getitem__, flat.tolist()))
+        paths = list(map(labels.__getitem__, map(slice, starts[:-1].tolist(), starts[1:].tolist())))
+        if keys is None:
+            ids = order
+        else:
+            slot = np.empty(len(parent), np.int64)
+            slot[order] = np.arange(len(order))
+            ids = np.asarray(keys, np.int64)
+            paths = list(map(paths.__getitem__, slot[ids].tolist()))
+        names = ids.tolist() if identity else list(map(nodes.__getitem__, ids.tolist()))
+        return dict(zip(names, paths))
 
 
 @contextmanager

@@ -134,7 +134,8 @@ def multi_source_dijkstra(G, sources, target=None, cutoff=None, weight="weight")
             path.append(G.nodes[t])
             t = int(parent[t])
         return (_as_number(dist[G.id_of(target)], integral), path[::-1])
-    return _lengths(G, dist, order, integral, sources), paths_from_parents(G.nodes, order, parent)
+    paths = paths_from_parents(G.nodes, order, parent, identity=G.identity)
+    return _lengths(G, dist, order, integral, sources), paths
 
 
 @_dijkstra_function(should_run=bounded("cutoff"))
@@ -320,7 +321,7 @@ def single_source_shortest_path(G, source, cutoff=None):
     if source not in G:
         raise nx.NodeNotFound(f"Source {source} not in G")
     order, parent = _bfs_tree(G, G.id_of(source), cutoff)
-    return paths_from_parents(G.nodes, order, parent)
+    return paths_from_parents(G.nodes, order, parent, identity=G.identity)
 
 
 @networkx_algorithm(note="graphferry's BFS on undirected graphs (directed graphs are left to NetworkX, whose "
@@ -330,7 +331,7 @@ def single_target_shortest_path(G, target, cutoff=None):
     if target not in G:
         raise nx.NodeNotFound(f"Target {target} not in G")
     order, parent = _bfs_tree(G, G.id_of(target), cutoff)
-    return paths_from_parents(G.nodes, order, parent, reverse=True)
+    return paths_from_parents(G.nodes, order, parent, reverse=True, identity=G.identity)
 
 
 @networkx_algorithm(note="graphferry's BFS on undirected graphs (directed graphs are left to NetworkX, whose "
