@@ -415,16 +415,21 @@ def test_a_copy_into_memory_the_pool_hands_out_again_waits_for_the_kernel_still_
         for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
             dst[i] = src[i];
     }""", "slow_copy")
+    # the source pinned and the copy path used once before: a first pinned allocation
+    # (cudaHostAlloc) waits for the device, which would hide the race
+    src = b.pinned_empty(n, np.int32)
+    src[:] = -1
+    b.copy_h2d(cupy.empty(n, dtype=cupy.int32), src)
     old = cupy.arange(n, dtype=cupy.int32)
     out = cupy.empty(n, dtype=cupy.int32)
     b.synchronize()
-    slow_copy((64,), (256,), (old, out, np.int64(n), np.int64(400_000_000)))   # ~0.2 s of spinning first
+    slow_copy((64,), (256,), (old, out, np.int64(n), np.int64(1_000_000_000)))   # ~0.5 s of spinning first
     ptr = old.data.ptr
     del old   # back to the pool while the kernel has not read it yet
     new = cupy.empty(n, dtype=cupy.int32)
     if new.data.ptr != ptr:
         pytest.skip("CuPy's pool did not hand the freed memory out again")
-    b.copy_h2d(new, np.full(n, -1, dtype=np.int32))
+    b.copy_h2d(new, src)
     b.synchronize()
     assert np.array_equal(cupy.asnumpy(out), np.arange(n, dtype=np.int32))
 
