@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "dev"))
 
 import readme_sections  # noqa: E402  (README's generated sections: --check, --write)
-from graphferry.sweep_plot import PANELS, milliseconds, panel_of, sweep_points  # noqa: E402
+from graphferry.sweep_plot import PANELS, best_single, milliseconds, panel_of, sweep_points  # noqa: E402
 
 
 def newest() -> Path | None:
@@ -40,15 +40,6 @@ def newest() -> Path | None:
         doc = json.loads(path.read_text())
         found.append((int(doc.get("graph", {}).get("m", 0)), str(doc.get("date", "")), path.name, path))
     return max(found)[-1] if found else None
-
-
-def best_single(points: list[dict], panel: str, fraction: float) -> dict | None:
-    """The fastest checked single engine's run at ``fraction`` (resident wherever it fits)."""
-    cands = [r for r in points if panel_of(r) == panel and r["engine"] not in ("hybrid",)
-             and not str(r["engine"]).startswith("peer:") and r.get("verified")
-             and (r.get("budget_fraction") == fraction
-                  or (r["engine"] == "resident" and r.get("fits_from_budget_fraction", 2.0) <= fraction))]
-    return min(cands, key=milliseconds) if cands else None
 
 
 def table(doc: dict) -> list[str]:

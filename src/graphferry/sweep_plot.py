@@ -83,6 +83,25 @@ def milliseconds(run: dict) -> float:
     return float(run["seconds"]) * 1e3
 
 
+def best_single(points: list[dict], panel: str, fraction: float) -> dict | None:
+    """The fastest checked single engine's run of ``panel`` at budget ``fraction`` among
+    ``points`` (:func:`sweep_points`): resident wherever it fits; peers and the hybrid are not
+    single engines.
+
+    Example:
+        >>> pts = [{"engine": "zerocopy", "algorithm": "bfs", "seconds": 0.02, "budget_fraction": 0.1, "verified": True},
+        ...        {"engine": "resident", "algorithm": "bfs", "seconds": 0.01, "budget_fraction": 1.0, "verified": True,
+        ...         "fits_from_budget_fraction": 0.5}]
+        >>> best_single(pts, "bfs", 0.1)["engine"], best_single(pts, "bfs", 0.5)["engine"]
+        ('zerocopy', 'resident')
+    """
+    cands = [r for r in points if panel_of(r) == panel and r["engine"] != "hybrid"
+             and not str(r["engine"]).startswith("peer:") and r.get("verified")
+             and (r.get("budget_fraction") == fraction
+                  or (r["engine"] == "resident" and r.get("fits_from_budget_fraction", 2.0) <= fraction))]
+    return min(cands, key=milliseconds) if cands else None
+
+
 def check_sweep(doc: Any) -> list[dict]:
     """The points a sweep draws (:func:`sweep_points`); ValueError saying why when there are none."""
     if not is_sweep(doc):
