@@ -141,3 +141,21 @@ def test_a_resident_partition_alone_is_never_priced_above_moving_it(r, zc_scale)
         moved = policy.decide(ctx, model)[int(i)]
         assert policy.plan_seconds(ctx, model, {int(i): (0, "resident")}) <= \
             policy.plan_seconds(ctx, model, {int(i): moved})
+
+
+@given(st.lists(st.tuples(st.integers(1, 50), st.floats(0.001, 10.0)), min_size=1, max_size=30), st.integers(0, 400))
+@settings(max_examples=200, deadline=None)
+def test_the_span_window_is_the_most_valuable_run_that_fits(parts, room):
+    """The span's window (residency._best_window) against every run of consecutive partitions."""
+    from graphferry.scheduler.residency import _best_window
+
+    edges = np.array([e for e, _ in parts], dtype=np.int64)
+    worth = np.array([w for _, w in parts])
+    a, z = _best_window(worth, edges, room)
+    runs = [(worth[i:j].sum(), i, j) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1)
+            if edges[i:j].sum() <= room]
+    if not runs:
+        assert z <= a
+        return
+    assert edges[a:z].sum() <= room and z > a
+    assert worth[a:z].sum() >= max(r[0] for r in runs) * (1 - 1e-9)

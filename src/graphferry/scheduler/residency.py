@@ -237,15 +237,14 @@ class Residency:
         room_edges -= 64 if s.packed is not None else 0  # a packed copy's groups at both ends
         if room_edges < max(1, int(edges.min())):
             return
-        a, z = _best_window((self.value + 1e-9) * edges, edges, room_edges)
+        if span is not None and 2 * int(edges[span[0]:span[1]].sum()) > room_edges:
+            return  # a span that is no fragment is kept (before the window search: every round asks)
+        worth = (self.value + 1e-9) * edges
+        a, z = _best_window(worth, edges, room_edges)
         if z <= a:
             return
-        if span is not None:  # kept unless it is a fragment and this window is worth more
-            a0, z0 = span[0], span[1]
-            worth = (self.value + 1e-9) * edges
-            if (a, z) == (a0, z0) or 2 * int(edges[a0:z0].sum()) > room_edges \
-                    or worth[a:z].sum() <= worth[a0:z0].sum():
-                return
+        if span is not None and ((a, z) == span[:2] or worth[a:z].sum() <= worth[span[0]:span[1]].sum()):
+            return  # the fragment is worth as much as any window
         if min_reads > 0 and self.read_edges[a:z].sum() < min_reads * edges[a:z].sum():
             return
         parts = s.partitions
@@ -305,23 +304,25 @@ class Residency:
 
 def _best_window(worth: np.ndarray, edges: np.ndarray, room_edges: int) -> tuple[int, int]:
     """``(a, z)``: the consecutive partitions ``a..z-1`` of the most ``worth`` whose ``edges`` fit
-    ``room_edges`` (two pointers; ``z <= a``: none fits).
+    ``room_edges`` (``z <= a``: none fits). For each last partition, the first one that fits with
+    it (one search over the edges' running sum), then the window of the most worth: no Python
+    loop over the partitions, which every round of every side asks for.
 
     Example:
         >>> _best_window(np.array([1.0, 5.0, 1.0, 4.0]), np.array([2, 2, 2, 2]), 4)
         (0, 2)
         >>> _best_window(np.array([1.0, 5.0, 1.0, 4.0]), np.array([2, 2, 2, 2]), 6)
         (1, 4)
+        >>> _best_window(np.array([1.0, 5.0]), np.array([3, 3]), 2)
+        (0, 0)
     """
-    best, a, z = 0.0, 0, 0
-    lo, held, total = 0, 0, 0.0
-    for hi in range(len(edges)):
-        held += int(edges[hi])
-        total += float(worth[hi])
-        while held > room_edges:
-            held -= int(edges[lo])
-            total -= float(worth[lo])
-            lo += 1
-        if hi >= lo and total > best:
-            best, a, z = total, lo, hi + 1
-    return a, z
+    held = np.concatenate([[0], np.cumsum(edges, dtype=np.int64)])
+    total = np.concatenate([[0.0], np.cumsum(worth, dtype=np.float64)])
+    z = np.arange(1, len(edges) + 1)
+    a = np.searchsorted(held, held[1:] - room_edges, side="left")  # the first a with held[z] - held[a] <= room
+    fits = a < z
+    if not fits.any():
+        return 0, 0
+    gain = np.where(fits, total[z] - total[np.minimum(a, len(edges))], -np.inf)
+    best = int(np.argmax(gain))  # the first of the best, as the two pointers kept
+    return int(a[best]), int(z[best])
