@@ -53,7 +53,9 @@ class Frontier:
             host = host[np.r_[True, host[1:] != host[:-1]]]
         if len(host) and (host[0] < 0 or host[-1] >= n):
             raise ValueError(f"frontier names a vertex outside 0..{n - 1}")
-        return cls(backend, n, ids=backend.asarray(host))
+        frontier = cls(backend, n, ids=backend.asarray(host))
+        frontier._host_ids = host  # given on the host: kept (host_ids, a device's small degree sums)
+        return frontier
 
     @classmethod
     def all(cls, backend, n: int) -> "Frontier":
@@ -91,6 +93,11 @@ class Frontier:
             else:
                 self._bits = self.backend.bits_from_ids(self._ids, self.n)
         return self._bits
+
+    def listed_on_host(self, at_most: int) -> bool:
+        """True when the frontier's ids are at hand on the host (it was given there) and number at
+        most ``at_most``."""
+        return self._host_ids is not None and len(self._host_ids) <= at_most
 
     def host_ids(self) -> np.ndarray:
         """Sorted ids on the host (engines that compact on the CPU need them)."""

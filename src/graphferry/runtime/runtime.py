@@ -72,6 +72,8 @@ Progress = Callable[[str, int, "RunRecord"], None]
 #: ``active_edges`` of an edge_map step whose frontier's edges were not counted (a pull that
 #: stops early, on the CPU: the direction rule needed only the frontier's size).
 NOT_COUNTED = -1
+#: A frontier given from the host with at most this many ids has its edges counted there.
+SMALL_HOST_FRONTIER = 1 << 12
 #: Initial value of a state array that starts as each vertex's own id (``Runtime.start``).
 VERTEX_IDS = "vertex_ids"
 #: Initial value of a state array that the program writes in full before anything reads it
@@ -252,7 +254,11 @@ class Runtime:
         """
         if frontier.is_all:
             return self.loaded.degree_sum(reverse)
-        if not self.backend.is_device:  # one C++/OpenMP pass over the frontier's words
+        out_edges = not (reverse and self.graph.directed)  # (the in-edges' offsets would need the transpose)
+        if not self.backend.is_device or (out_edges and frontier.listed_on_host(SMALL_HOST_FRONTIER)):
+            # the CPU: one C++/OpenMP pass over the frontier's words; a device: a few ids given from
+            # the host (a source's), summed there (a one-shot run's first step launches nothing for it,
+            # before the backend's own kernels may have compiled)
             return frontier.degree_sum(self.loaded.degree_offsets(reverse))
         degrees = self.loaded.device_degrees(reverse)
         if not frontier.prefers_bitmap():
