@@ -222,7 +222,7 @@ def networkx_result(name: str, call, graph, args, pending: dict | None, deadline
     if pending is None:
         graph.__networkx_cache__.clear()
         return timed(lambda: call(graph), args.nx_repeat)
-    return pending[name].get(timeout=max(deadline_left, 0.0))
+    return pending[name].get(timeout=max(deadline_left, 0.0) if deadline_left < float("inf") else None)
 
 
 def measure(name: str, graph, small, theirs: dict | None, args, pending: dict | None = None,

@@ -576,6 +576,18 @@ def test_edge_attributes_set_after_a_cached_conversion_need_a_cache_clear_as_net
     assert interface.can_run("pagerank", (G,), {}) is True
 
 
+def test_a_conversion_that_kept_every_attribute_serves_a_later_weighted_call():
+    # k_truss's conversion keeps the NetworkX graph instead of reading every attribute; NetworkX's
+    # cache then hands it to later calls, which read their weights from that graph (they were declined)
+    G = nx.gnm_random_graph(60, 300, seed=3)
+    for i, (u, v) in enumerate(G.edges()):
+        G[u][v]["weight"] = 1 + i % 4
+    assert nx.utils.graphs_equal(nx.k_truss(G, 3, **GF), nx.k_truss(G, 3))
+    assert nx.single_source_dijkstra_path_length(G, 0, **GF) == nx.single_source_dijkstra_path_length(G, 0)
+    assert list(nx.minimum_spanning_edges(G, **GF)) == list(nx.minimum_spanning_edges(G))
+    assert interface.can_run("louvain_communities", (G,), {}) is True
+
+
 def test_readme_example_runs():
     import re
 

@@ -91,5 +91,21 @@ def convert_to_nx(obj, *, name=None):
 
 
 def edge_weights(G, weight) -> Any:
-    """Edge attribute ``weight`` of ``G`` as converted (None: a backend graph converted without it)."""
+    """Edge attribute ``weight`` of ``G`` as converted (None: a backend graph converted without it).
+
+    A conversion made for a function that keeps every attribute (``preserve_edge_attrs``: k_truss,
+    minimum_spanning_tree) holds the NetworkX graph instead of reading them all; NetworkX's cache
+    hands that conversion to any later call on ``G``, so the attribute is read from it here.
+    """
+    if isinstance(G, NxGraph) and weight is not None and weight not in G.weights and G.networkx_graph is not None:
+        from .graph import _read_weights
+
+        adj = G.networkx_graph._adj
+        if G.multigraph:
+            adj = adj if type(adj) is dict else {u: {v: dict(keys) for v, keys in nbrs.items()}
+                                                 for u, nbrs in adj.items()}
+        else:
+            adj = adj if type(adj) is dict else {u: dict(nbrs) for u, nbrs in adj.items()}
+        G.weights[weight] = _read_weights(adj, weight, 1, multigraph=G.multigraph, m=G.csr.m,
+                                          multiplicity=G.multiplicity)
     return converted(G, {weight: 1}).weights.get(weight)

@@ -33,7 +33,6 @@ import numpy as np
 from ..graph import Graph
 from ._paths import collector_paused
 from .convert import converted, edge_weights
-from .graph import NxGraph, _read_weights
 from .policy import large_graph
 from .registration import networkx_algorithm
 from .running import run
@@ -60,10 +59,6 @@ def mst_weights(G, weight: str | None):
     conversion kept the NetworkX graph but not that attribute (``data=True`` preserves every one)."""
     if weight is None:
         return None
-    if isinstance(G, NxGraph) and weight not in G.weights and G.networkx_graph is not None:
-        adj = G.networkx_graph._adj
-        adj = adj if type(adj) is dict else {u: dict(nbrs) for u, nbrs in adj.items()}
-        G.weights[weight] = _read_weights(adj, weight, 1, multigraph=False, m=G.csr.m, multiplicity=None)
     return edge_weights(G, weight)
 
 
