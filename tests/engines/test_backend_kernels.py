@@ -174,9 +174,8 @@ def test_select_bits(lib, kind, dtype, n):
 
 # ---------------------------------------------------------------- the backend asks its module only
 def test_the_cuda_backend_launches_only_kernels_of_its_module_and_builds_no_cupy_kernel():
-    tree = ast.parse((CUDA_DIR / "backend.py").read_text())
     names = []
-    for node in ast.walk(tree):
+    for node in (n for f in ("backend.py", "state_ops.py") for n in ast.walk(ast.parse((CUDA_DIR / f).read_text()))):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "_bitmap_fn":
             arg = node.args[0]
             if isinstance(arg, ast.Constant):
@@ -185,7 +184,7 @@ def test_the_cuda_backend_launches_only_kernels_of_its_module_and_builds_no_cupy
                 assert isinstance(arg, ast.JoinedStr), ast.dump(arg)
                 names.append(re.escape(arg.values[0].value) + r"\w*")
         if isinstance(node, ast.Attribute) and node.attr in ("ReductionKernel", "ElementwiseKernel", "RawKernel"):
-            pytest.fail(f"backend.py builds a CuPy {node.attr} (line {node.lineno}): compiled on the thread that "
+            pytest.fail(f"the CUDA backend builds a CuPy {node.attr} (line {node.lineno}): compiled on the thread that "
                         "first uses it, apart from the module compiled in the background")
     assert len(names) >= 12
     for name in names:
