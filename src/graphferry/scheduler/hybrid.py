@@ -392,18 +392,28 @@ class HybridEngine(NeighborMaps, Residency, Engine):
     def _resident_filler(self, st, stats, model, direction: str, waiting, run_one):
         """``fill(next_group, group_done)``: resident kernels (``run_one`` of each ``waiting`` run)
         for the time the next filter group's copy takes beyond the last group's kernel."""
+        if model is None:  # a forced mix: no prices, no filling (the caller passes no filler)
+            return None
         klass = CLASS_OF_COMBINE.get(st.program.combine, "traversal")
         # at the rate this program's kernels ran in earlier rounds where the device timed them
         # (the calibration's reference kernels ran 3x faster than PageRank's at Kronecker 25)
-        ran = self._kernel_rate.get((st.program.name, direction))
+        rate = self._kernel_rate.get((st.program.name, direction)) \
+            or model.calibration.edge_rate("device", klass, direction)
+        # Python numbers, read once a round: fill runs before every filter group (124 a round for
+        # PageRank at 1% of Kronecker 24), and numpy's per-call costs there were the host's
+        # share of a round the filter engine alone does not pay
+        active = stats.active_edges.tolist()
+        copy_seconds = [e * self.side.range_bytes_per_edge / model.calibration.copy_bandwidth
+                        for e in self.side.partition_edges.tolist()]
 
         def kernel_estimate(idx) -> float:
-            edges = self._edges(stats, idx, False)
-            return edges / ran if ran else model.kernel_seconds("device", klass, direction, edges)
+            return sum(active[i] for i in idx) / rate
 
         def fill(next_group, group_done) -> None:
             """Resident kernels for the time the next group's copy takes beyond the last group's kernel."""
-            seconds = (self._floor_bytes(stats, next_group, True) / model.calibration.copy_bandwidth
+            if not waiting:
+                return
+            seconds = (sum(copy_seconds[i] for i in next_group)
                        - (0.0 if group_done is None else kernel_estimate(group_done)))
             while waiting:  # the partitions that fit, one by one as priced, each run's in one launch
                 run, k = waiting[0], 0
@@ -643,7 +653,7 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         groups = list(self._groups(sorted(idx), k, shape[3]))
         # contribution first (HyTGraph sec. VI-B): the groups of the highest priority are copied
         # first (the caller's per-partition figure; the active edges by default)
-        weight = stats.active_edges if priority is None else priority
+        weight = (stats.active_edges if priority is None else priority).tolist()
         groups.sort(key=lambda g: -float(sum(weight[i] for i in g)))
         filt = self._engine("filter")
         for j, g in enumerate(groups):
