@@ -54,7 +54,8 @@ class Frontier:
         if len(host) and (host[0] < 0 or host[-1] >= n):
             raise ValueError(f"frontier names a vertex outside 0..{n - 1}")
         frontier = cls(backend, n, ids=backend.asarray(host))
-        frontier._host_ids = host  # given on the host: kept (host_ids, a device's small degree sums)
+        # given on the host: kept (host_ids, a device's small degree sums), never the caller's own array
+        frontier._host_ids = host.copy() if isinstance(ids, np.ndarray) and np.may_share_memory(host, ids) else host
         return frontier
 
     @classmethod
