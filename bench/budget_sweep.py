@@ -92,7 +92,7 @@ def spread_order(values: list[float]) -> list[float]:
 
     Example:
         >>> spread_order([0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0])
-        [1.0, 0.01, 0.1, 0.02, 0.5, 0.05, 0.75, 0.25]
+        [1.0, 0.01, 0.1, 0.5, 0.02, 0.25, 0.75, 0.05]
     """
     vals = sorted(values)
     if len(vals) <= 2:
@@ -107,6 +107,22 @@ def spread_order(values: list[float]) -> list[float]:
         out.append(vals[mid])
         spans += [(a, mid), (mid, b)]
     return out
+
+
+def budgets_note(budgets: list[float]) -> str:
+    """The notes' sentence for a sweep over other budgets than issue 37's eight ('' for those).
+
+    Example:
+        >>> budgets_note([0.01, 0.05, 0.25, 1.0])
+        " Budgets 1%, 5%, 25%, 100% only (--budgets), not the issue's 1%, 2%, 5%, 10%, 25%, 50%, 75%, 100%."
+        >>> budgets_note(BUDGETS)
+        ''
+    """
+    if sorted(budgets) == sorted(BUDGETS):
+        return ""
+    def pct(fs):
+        return ", ".join(f"{f:.0%}" for f in sorted(fs))
+    return f" Budgets {pct(budgets)} only (--budgets), not the issue's {pct(BUDGETS)}."
 
 
 def footprint(lg, engine: str, weighted: bool) -> int:
@@ -255,7 +271,8 @@ class Sweep:
                       "budget. A run with holds_for_budget_fractions stands for those budgets (same by "
                       "construction: the engine keeps nothing between iterations and held the same device "
                       "buffers there); resident runs once at 1.0 and fits from fits_from_budget_fraction. "
-                      "Peers: their own timers, one call per process (GAPBS: its trials), horizontal lines."),
+                      "Peers: their own timers, one call per process (GAPBS: its trials), horizontal lines."
+                      + budgets_note(args.budgets) + (f" {args.note}" if args.note else "")),
             "runs": self.runs,
         }
         Path(args.out).mkdir(parents=True, exist_ok=True)
@@ -410,6 +427,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="bench/results")
     ap.add_argument("--tag", default="")
+    ap.add_argument("--note", default="", help="a sentence added to the file's notes (why this call ran as it did)")
     ap.add_argument("--cpu-only", action="store_true")
     ap.add_argument("--deadline-s", type=float, default=1e9, help="start no graphferry run after this")
     ap.add_argument("--peers-deadline-s", type=float, default=1e9, help="start no peer after this, end none later")

@@ -40,8 +40,10 @@ def test_small_sweep_writes_verified_runs_at_every_budget(tmp_path):
 
     budgets = [0.05, 0.5, 1.0]
     budget_sweep.main(["--small", "--scale", "8", "--budgets", *map(str, budgets), "--reps", "1",
-                       "--algorithms", "bfs", "sssp", "--out", str(tmp_path)])
+                       "--algorithms", "bfs", "sssp", "--out", str(tmp_path), "--note", "A test's call."])
     doc = json.loads((tmp_path / "budget-sweep-kron8.json").read_text())
+    assert doc["notes"].endswith(" Budgets 5%, 50%, 100% only (--budgets), not the issue's 1%, 2%, 5%, 10%, "
+                                 "25%, 50%, 75%, 100%. A test's call.")
     assert check_results.problems(doc, "sweep", check_commit=False) == []
     runs = [r for r in doc["runs"] if "seconds" in r]
     assert runs and all(r["verified"] for r in runs)
