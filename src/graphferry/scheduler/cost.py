@@ -245,7 +245,11 @@ class CostModel:
     def transfer_engines(self, **stats) -> tuple[np.ndarray, np.ndarray]:
         """HyTGraph's rule (Algorithm 1, lines 4-12) per partition: engine names and their costs
         (arguments as for :meth:`transfer_costs`)."""
-        t = self.transfer_costs(**stats)
+        return self.rule(self.transfer_costs(**stats))
+
+    def rule(self, t: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`transfer_engines` over costs :meth:`transfer_costs` gave (a caller that prices
+        the partitions' plans too prices them once)."""
         tef, tec, tiz = np.broadcast_arrays(t["filter"], t["compaction"], t["zerocopy"])
         compact = (tec < self.alpha * tef) & (tec < self.beta * tiz)
         zero = ~compact & (tiz < tef)

@@ -146,6 +146,7 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         #: graph's), for the resident engine that holds it whole where the budget does (None: never)
         self.side_for = side_for
         self._whole: tuple | None = None  # (side, resident engine) once the budget held the side whole
+        self._whole_bytes: int | None = None  # what the resident engine's copy of this side takes
         self.pool = pool
         self.executors = executors
         self.key = key

@@ -159,17 +159,17 @@ class Policy:
         # 1 ms a round on the H200's host, more than a sparse round's kernels)
         edges = s.active_edges[active].astype(np.float64)
         kernel = edges / model.calibration.edge_rate("device", klass, ctx.direction) + model.calibration.launch_seconds
-        engines, cost = model.transfer_engines(
-            part_edges=ctx.partition_edges[active],
-            active_vertices=s.active_vertices[active], active_edges=edges, lines=s.lines[active],
-            bytes_per_edge=ctx.bytes_per_edge, index_bytes=ctx.index_bytes,
-            range_bytes_per_edge=ctx.range_bytes_per_edge)
+        # each engine's price of every active partition, once a round: the rule and the whole
+        # plans below read the same table (priced again per plan, a round's host work doubled)
+        costs = self._transfer_costs(ctx, model, active)
+        engines, cost = model.rule(costs)
         on_device = np.isin(active, np.fromiter(ctx.resident, dtype=np.int64, count=len(ctx.resident)))
         engines = np.where(on_device, "resident", engines)
         dev_cost = np.where(on_device, 0.0, model.seconds("", cost)) + kernel
-        out: dict[int, tuple[int, str]] = dict(zip(active.tolist(), zip([0] * len(active), engines.tolist())))
         if self.single_engine_plans and self.mode != "paper" and len(active) > 1:
-            out = self._single_engine_plan(ctx, model, out)
+            engines = self._single_engine_plan(ctx, model, engines, self._seconds_of(model, costs, len(active)),
+                                               float(edges.sum()))
+        out: dict[int, tuple[int, str]] = dict(zip(active.tolist(), zip([0] * len(active), engines.tolist())))
         if not (split and self.use_cpu and host_k is not None) or not len(active):
             return out
         # at the rate this program's CPU runs went in earlier rounds where one ran, else the
@@ -193,19 +193,25 @@ class Policy:
     #: 441 ms, zero-copy 166 ms)
     SINGLE_ENGINES = ("zerocopy", "filter")
 
-    def _single_engine_plan(self, ctx: Decision, model: CostModel, out: dict) -> dict:
-        """``out``, or every partition it does not hold resident on one engine (zerocopy: read in
-        place, one launch; filter: copied whole, ``combine_k`` consecutive ones a copy and a launch),
-        whichever :meth:`plan_seconds` prices lowest: what that single engine would do at this
-        budget, so the hybrid's plan is never priced above it. The per-partition rule picks each
-        partition's cheapest transfer but cannot see launches: mixed, a plan's filter groups break
-        where a partition reads in place, and at small budgets launches are what one engine saves."""
-        best, best_seconds = out, self.plan_seconds(ctx, model, out)
+    def _single_engine_plan(self, ctx: Decision, model: CostModel, engines: np.ndarray,
+                            transfer: dict[str, np.ndarray], edges: float) -> np.ndarray:
+        """``engines`` (the active partitions' engines, all on the device), or every partition it
+        does not hold resident on one engine (zerocopy: read in place, one launch; filter: copied
+        whole, ``combine_k`` consecutive ones a copy and a launch), whichever :meth:`plan_seconds`
+        prices lowest (``transfer``: each engine's seconds per partition; ``edges``: theirs in
+        all): what that single engine would do at this budget, so the hybrid's plan is never
+        priced above it. The per-partition rule picks each partition's cheapest transfer but
+        cannot see launches: mixed, a plan's filter groups break where a partition reads in
+        place, and at small budgets launches are what one engine saves."""
+        kernels = self._kernel_seconds(ctx, model, edges)
+        best, best_seconds = engines, self._plan_seconds(model, engines, transfer, kernels)
+        resident = engines == "resident"
         for engine in self.SINGLE_ENGINES:
             if engine == "filter" and not ctx.copy_slots:
                 continue  # nothing to copy into this round
-            plan = {i: (ex, engine) if e != "resident" else (ex, e) for i, (ex, e) in out.items()}
-            if plan != out and (t := self.plan_seconds(ctx, model, plan)) < best_seconds:
+            plan = np.where(resident, engines, engine)
+            if not np.array_equal(plan, engines) and \
+                    (t := self._plan_seconds(model, plan, transfer, kernels)) < best_seconds:
                 best, best_seconds = plan, t
         return best
 
@@ -221,16 +227,25 @@ class Policy:
             return 0.0
         engines = np.array([placed[int(i)][1] for i in idx])
         transfer = self._transfer_seconds(ctx, model, idx)
-        moved = np.zeros(len(idx))
-        for name in set(engines.tolist()) - {"resident"}:
-            on = engines == name
-            moved[on] = transfer[name][on]
+        kernels = self._kernels(ctx, model, idx)
+        return self._plan_seconds(model, engines, transfer, kernels, k)
+
+    def _plan_seconds(self, model: CostModel, engines: np.ndarray, transfer: dict[str, np.ndarray],
+                      kernels: float, k: int | None = None) -> float:
+        """:meth:`plan_seconds` of partitions on ``engines`` (one entry each), their transfers'
+        seconds per engine ``transfer`` and their kernels' ``kernels``."""
+        moved = np.zeros(len(engines))
+        names, counts = np.unique(engines, return_counts=True)
+        for name in names.tolist():
+            if name != "resident":
+                on = engines == name
+                moved[on] = transfer[name][on]
         k = self.combine_k if k is None else k
-        counts = {name: int((engines == name).sum()) for name in set(engines.tolist())}
+        counts = dict(zip(names.tolist(), counts.tolist()))
         launches = (counts.pop("resident", 0) + -(-counts.pop("filter", 0) // k)
                     + (1 if counts.pop("zerocopy", 0) else 0) + (1 if counts.pop("compaction", 0) else 0)
                     + sum(counts.values()))
-        return float(moved.sum()) + self._kernels(ctx, model, idx) + launches * model.calibration.launch_seconds
+        return float(moved.sum()) + kernels + launches * model.calibration.launch_seconds
 
     def whole_side_seconds(self, ctx: Decision, model: CostModel, placed: dict[int, tuple[int, str]],
                            span: tuple[int, int] | None = None) -> float:
@@ -272,20 +287,29 @@ class Policy:
         return self.whole_side_seconds(ctx, model, placed, span) < self.plan_seconds(ctx, model, placed, k)
 
     @staticmethod
-    def _transfer_seconds(ctx: Decision, model: CostModel, idx: np.ndarray) -> dict[str, np.ndarray]:
+    def _transfer_costs(ctx: Decision, model: CostModel, idx: np.ndarray) -> dict[str, np.ndarray]:
+        """Each engine's cost (:meth:`CostModel.transfer_costs`) of partitions ``idx``."""
         s = ctx.stats
-        costs = model.transfer_costs(
+        return model.transfer_costs(
             part_edges=ctx.partition_edges[idx], active_vertices=s.active_vertices[idx],
             active_edges=s.active_edges[idx].astype(np.float64), lines=s.lines[idx],
             bytes_per_edge=ctx.bytes_per_edge, index_bytes=ctx.index_bytes,
             range_bytes_per_edge=ctx.range_bytes_per_edge)
-        return {name: np.broadcast_to(model.seconds(name, c), (len(idx),)) for name, c in costs.items()}
 
     @staticmethod
-    def _kernels(ctx: Decision, model: CostModel, idx: np.ndarray) -> float:
+    def _seconds_of(model: CostModel, costs: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
+        return {name: np.broadcast_to(model.seconds(name, c), (n,)) for name, c in costs.items()}
+
+    def _transfer_seconds(self, ctx: Decision, model: CostModel, idx: np.ndarray) -> dict[str, np.ndarray]:
+        return self._seconds_of(model, self._transfer_costs(ctx, model, idx), len(idx))
+
+    @staticmethod
+    def _kernel_seconds(ctx: Decision, model: CostModel, edges: float) -> float:
         klass = CLASS_OF_COMBINE.get(ctx.combine, "traversal")
-        edges = float(ctx.stats.active_edges[idx].sum())
         return edges / model.calibration.edge_rate("device", klass, ctx.direction)
+
+    def _kernels(self, ctx: Decision, model: CostModel, idx: np.ndarray) -> float:
+        return self._kernel_seconds(ctx, model, float(ctx.stats.active_edges[idx].sum()))
 
     # ------------------------------------------------------------ neighbourhood functions
     def decide_neighbors(self, ctx: "NeighborDecision", model: CostModel | None) -> dict[int, tuple[int, str]]:

@@ -91,8 +91,11 @@ class Residency:
             return self._whole
         if not policy.residency or policy.mix is not None or policy.mode == "paper":
             return None
+        if self._whole_bytes is not None and self._whole_bytes > self.arena.budget_bytes:
+            return None  # (asked every map: the side and budget stay, so nothing more to look at)
         side = self.side_for("resident")
         need = int(side.range_indices.nbytes) + (0 if side.weights is None else int(side.weights.nbytes))
+        self._whole_bytes = need
         mine = [k for k in self.pool.blocks if k[0] == self.key]
         held = sum(self.pool.blocks[k].nbytes for k in mine) + sum(
             int(x.indices.nbytes) + (0 if x.weights is None else int(x.weights.nbytes))
