@@ -158,3 +158,16 @@ def test_paths_of_a_long_path_graph_take_the_fallback():
     for call in (nx.single_source_shortest_path, nx.single_target_shortest_path):
         want, got = call(G, 5), call(G, 5, backend="graphferry")
         assert got == want and list(got) == list(want)
+
+
+@pytest.mark.parametrize("nodes", [[], [0], [0, 1, 2, 3], [1, 0, 2], [0, 1, 3], [0, True, 2], [0.0, 1, 2],
+                                   [0, 1, 2**61 - 1 + 2], [0, 1, -1], [0, 1, 2**70], ["a", "b"], [0, 1, "2"]])
+def test_the_compiled_pass_knows_whether_node_i_is_the_int_i(nodes):
+    G = nx.Graph()
+    G.add_nodes_from(nodes)
+    G.add_edges_from(zip(nodes, nodes[1:]))
+    g = from_networkx(G)
+    assert "identity" in g.__dict__   # set by the compiled pass, not computed again
+    want = all(type(v) is int and v == i for i, v in enumerate(nodes))
+    assert g.identity == want
+    assert g.labels(np.arange(len(nodes))) == list(G)

@@ -65,16 +65,29 @@ typedef ssize_t (*dict_size_fn)(void *);
 // Every row of `adj` (node -> neighbour dict): the node's hash, each neighbour's hash and, when
 // `edge_data` is not null, each edge's attribute object, rows in dict order. `degree[i]` is what
 // Python counted for row i; a row that disagrees (not a dict, changed meanwhile) makes it return -1.
+// `other_nodes[0]` counts the nodes that are not the exact int of their position (node i is the int i:
+// `int_type` is the address of PyLong_Type, `as_ll_fn` PyLong_AsLongLongAndOverflow's).
+typedef long long (*int_value_fn)(void *, int *);
 extern "C" __attribute__((visibility("default")))
 int64_t gf_nx_read_adjacency(void *next_fn, void *adj, int64_t n, const int64_t *degree, int64_t m,
-                             int64_t *node_hash, int64_t *neighbor_hash, void **edge_data) {
+                             int64_t *node_hash, int64_t *neighbor_hash, void **edge_data,
+                             const void *int_type, void *as_ll_fn, int64_t *other_nodes) {
     dict_next_fn next = (dict_next_fn)next_fn;
+    int_value_fn int_value = (int_value_fn)as_ll_fn;
     ssize_t pos = 0, hash = 0;
     void *key = nullptr, *row = nullptr;
     int64_t i = 0, k = 0;
+    other_nodes[0] = 0;
     while (next(adj, &pos, &key, &row, &hash)) {
         if (i >= n) return -1;
         node_hash[i] = hash;
+        // PyObject's header is {ob_refcnt, ob_type} (a non-free-threaded build; checked in Python)
+        if (((const void *const *)key)[1] != int_type) {
+            ++other_nodes[0];
+        } else {
+            int overflow = 0;
+            if (int_value(key, &overflow) != i || overflow) ++other_nodes[0];
+        }
         ssize_t row_pos = 0, h = 0;
         void *neighbor = nullptr, *data = nullptr;
         int64_t end = k + degree[i];
@@ -222,11 +235,13 @@ class Rows:
 
     ``first_edge_with_data``: the first arc whose attribute dict is not empty,
     -1 when every one is empty, None when not asked or not decidable here.
+    ``int_nodes``: node ``i`` is the exact ``int`` ``i`` for every ``i`` (not a bool, a float or a subclass).
     """
 
     node_hashes: np.ndarray
     neighbor_hashes: np.ndarray
     first_edge_with_data: int | None
+    int_nodes: bool = False
 
 
 @lru_cache(maxsize=1)
@@ -250,11 +265,13 @@ def reader() -> Callable[..., Rows | None] | None:
     read_rows = lib.gf_nx_read_adjacency
     read_rows.restype = ctypes.c_int64
     read_rows.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                          ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+                          ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                          ctypes.c_void_p]
     first_with_data = lib.gf_nx_first_edge_with_data
     first_with_data.restype = ctypes.c_int64
     first_with_data.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
     dict_type = id(dict)  # CPython: an object's id is its address
+    int_value_fn = ctypes.cast(ctypes.pythonapi.PyLong_AsLongLongAndOverflow, ctypes.c_void_p).value
 
     def read(adj: dict, degree: np.ndarray, want_edge_data: bool = False) -> Rows | None:
         degree = np.ascontiguousarray(degree, dtype=np.int64)
@@ -262,8 +279,10 @@ def reader() -> Callable[..., Rows | None] | None:
         node_hashes = np.empty(n, np.int64)
         neighbor_hashes = np.empty(m, np.int64)
         edge_data = np.empty(m if want_edge_data else 0, np.uintp)
+        other_nodes = np.zeros(1, np.int64)
         got = read_rows(next_fn, adj, n, degree.ctypes.data, m, node_hashes.ctypes.data,
-                        neighbor_hashes.ctypes.data, edge_data.ctypes.data if want_edge_data else None)
+                        neighbor_hashes.ctypes.data, edge_data.ctypes.data if want_edge_data else None,
+                        id(int), int_value_fn, other_nodes.ctypes.data)
         if got != m:
             return None
         first = None
@@ -272,7 +291,7 @@ def reader() -> Callable[..., Rows | None] | None:
             k = first_with_data(size_fn, dict_type, edge_data.ctypes.data, m)
             first = None if k == -2 else int(k)
         del edge_data
-        return Rows(node_hashes, neighbor_hashes, first)
+        return Rows(node_hashes, neighbor_hashes, first, bool(other_nodes[0] == 0))
 
     return read
 

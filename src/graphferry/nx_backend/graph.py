@@ -298,7 +298,7 @@ def from_networkx(G, edge_attrs: dict[str, Any] | None = None, *, graph_attrs: b
     degree = np.fromiter(map(len, adj.values()), np.int64, count=n)
     offsets = offsets_from_degrees(degree)
     m = int(offsets[-1])
-    indices, any_attrs = None, None
+    indices, any_attrs, identity = None, None, None
     read = reader()
     if read is not None:
         # a multigraph's rows hold dicts of parallel edges, not attribute dicts: Python checks those
@@ -307,6 +307,7 @@ def from_networkx(G, edge_attrs: dict[str, Any] | None = None, *, graph_attrs: b
             indices = ids_from_hashes(rows.node_hashes, rows.neighbor_hashes, index_dtype_for(n))
             if rows.first_edge_with_data is not None:
                 any_attrs = rows.first_edge_with_data >= 0
+            identity = rows.int_nodes   # node i is the int i: read in the same pass
     if indices is None:
         indices = _neighbor_ids(adj, nodes, m)
     multiplicity = None
@@ -317,5 +318,8 @@ def from_networkx(G, edge_attrs: dict[str, Any] | None = None, *, graph_attrs: b
     for attr, default in (edge_attrs or {}).items():
         weights[attr] = _read_weights(adj, attr, default, multigraph=multigraph, m=m, multiplicity=multiplicity,
                                       any_attrs=any_attrs)
-    return NxGraph(csr, nodes, directed=directed, multigraph=multigraph, multiplicity=multiplicity,
-                   weights=weights, graph_attrs=dict(G.graph) if graph_attrs else None)
+    g = NxGraph(csr, nodes, directed=directed, multigraph=multigraph, multiplicity=multiplicity,
+                weights=weights, graph_attrs=dict(G.graph) if graph_attrs else None)
+    if identity is not None:
+        g.__dict__["identity"] = identity   # known from the compiled pass: no second pass over the nodes
+    return g
