@@ -81,7 +81,6 @@ from ..backends.base import PartitionView
 from ..engines.base import Engine, PartitionCounts
 from ..engines.registry import engine_class
 from .executors import ExecutorState, owned_ranges
-from .cost import CLASS_OF_COMBINE
 from .hybrid_neighbors import NeighborMaps
 from .policy import Decision, ExchangeEstimate, ExchangeSpeed, Policy, device_engines, smoothed
 from .residency import Residency
@@ -389,45 +388,6 @@ class HybridEngine(NeighborMaps, Residency, Engine):
                     keep.append(i)
             dev["filter"] = sorted(keep)
         return dev
-
-    def _resident_filler(self, st, stats, model, direction: str, waiting, run_one):
-        """``fill(next_group, group_done)``: resident kernels (``run_one`` of each ``waiting`` run)
-        for the time the next filter group's copy takes beyond the last group's kernel."""
-        if model is None:  # a forced mix: no prices, no filling (the caller passes no filler)
-            return None
-        klass = CLASS_OF_COMBINE.get(st.program.combine, "traversal")
-        # at the rate this program's kernels ran in earlier rounds where the device timed them
-        # (the calibration's reference kernels ran 3x faster than PageRank's at Kronecker 25)
-        rate = self._kernel_rate.get((st.program.name, direction)) \
-            or model.calibration.edge_rate("device", klass, direction)
-        # Python numbers, read once a round: fill runs before every filter group (124 a round for
-        # PageRank at 1% of Kronecker 24), and numpy's per-call costs there were the host's
-        # share of a round the filter engine alone does not pay
-        active = stats.active_edges.tolist()
-        copy_seconds = [e * self.side.range_bytes_per_edge / model.calibration.copy_bandwidth
-                        for e in self.side.partition_edges.tolist()]
-
-        def kernel_estimate(idx) -> float:
-            return sum(active[i] for i in idx) / rate
-
-        def fill(next_group, group_done) -> None:
-            """Resident kernels for the time the next group's copy takes beyond the last group's kernel."""
-            if not waiting:
-                return
-            seconds = (sum(copy_seconds[i] for i in next_group)
-                       - (0.0 if group_done is None else kernel_estimate(group_done)))
-            while waiting:  # the partitions that fit, one by one as priced, each run's in one launch
-                run, k = waiting[0], 0
-                while k < len(run) and (t := kernel_estimate(run[k : k + 1])) <= seconds:
-                    seconds -= t
-                    k += 1
-                if k:
-                    run_one(run[:k])
-                if k < len(run):
-                    waiting[0] = run[k:]
-                    break
-                waiting.popleft()
-        return fill
 
     def _exchange_forecast(self, st, state_bytes: int) -> dict[int, float]:
         """Per other executor, the bytes its state exchange is predicted to move this iteration

@@ -1,7 +1,7 @@
 """The hybrid engine's residency: the resident engine holding the whole side where the budget does,
 else the span (the most valuable run of partitions held on the device as one block), partitions'
-own blocks and their values, and the one-launch whole-side plan that reads the rest in place (the
-module doc of :mod:`graphferry.scheduler.hybrid`). A part of
+own blocks and their values, their kernels between the filter groups' copies, and the one-launch
+whole-side plan that reads the rest in place (the module doc of :mod:`graphferry.scheduler.hybrid`). A part of
 :class:`~graphferry.scheduler.hybrid.HybridEngine`."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from ..backends.base import LINE_BYTES, PartitionView
 from ..engines.base import Buffers
 from ..engines.registry import engine_class
 from ..errors import DeviceMemoryError
+from .cost import CLASS_OF_COMBINE
 
 log = logging.getLogger("graphferry.scheduler.hybrid")
 SPAN = "span"  # the pool key's second part for a side's span (partition indices are the others)
@@ -164,6 +165,45 @@ class Residency:
         loaded.shares = [0] if own else [self._span_moved.pop(i, 0) for i in run]
         loaded.bytes_h2d = sum(loaded.shares)
         self._run_loaded(loaded, launch, in_bits, direction, run, stats, dense, it, record_as="resident")
+
+    def _resident_filler(self, st, stats, model, direction: str, waiting, run_one):
+        """``fill(next_group, group_done)``: resident kernels (``run_one`` of each ``waiting`` run)
+        for the time the next filter group's copy takes beyond the last group's kernel."""
+        if model is None:  # a forced mix: no prices, no filling (the caller passes no filler)
+            return None
+        klass = CLASS_OF_COMBINE.get(st.program.combine, "traversal")
+        # at the rate this program's kernels ran in earlier rounds where the device timed them
+        # (the calibration's reference kernels ran 3x faster than PageRank's at Kronecker 25)
+        rate = self._kernel_rate.get((st.program.name, direction)) \
+            or model.calibration.edge_rate("device", klass, direction)
+        # Python numbers, read once a round: fill runs before every filter group (124 a round for
+        # PageRank at 1% of Kronecker 24), and numpy's per-call costs there were the host's
+        # share of a round the filter engine alone does not pay
+        active = stats.active_edges.tolist()
+        copy_seconds = [e * self.side.range_bytes_per_edge / model.calibration.copy_bandwidth
+                        for e in self.side.partition_edges.tolist()]
+
+        def kernel_estimate(idx) -> float:
+            return sum(active[i] for i in idx) / rate
+
+        def fill(next_group, group_done) -> None:
+            """Resident kernels for the time the next group's copy takes beyond the last group's kernel."""
+            if not waiting:
+                return
+            seconds = (sum(copy_seconds[i] for i in next_group)
+                       - (0.0 if group_done is None else kernel_estimate(group_done)))
+            while waiting:  # the partitions that fit, one by one as priced, each run's in one launch
+                run, k = waiting[0], 0
+                while k < len(run) and (t := kernel_estimate(run[k : k + 1])) <= seconds:
+                    seconds -= t
+                    k += 1
+                if k:
+                    run_one(run[:k])
+                if k < len(run):
+                    waiting[0] = run[k:]
+                    break
+                waiting.popleft()
+        return fill
 
     # ------------------------------------------------------------ the span
     def _span_block(self):
