@@ -282,23 +282,30 @@ def coloring(graph: Graph, method: str = "speculative", order: str = "largest_fi
             st = rt.start(JP_PROGRAM, arrays={"color": initial, "wait": 0, "work": 0, "rank": rank},
                           scalars={"seed": int(seed), "by_degree": int(order == "largest_first"),
                                    "by_rank": int(priority is not None)})
-            t = time.perf_counter()
-            st.neighbor_map("jp_count", in_edges=False)
-            while simple.n:
-                colored = st.neighbor_map("jp_color", in_edges=False)
-                if not colored:
-                    break
-                rounds += 1
-                touched = st.edge_map(colored)
-                if touched:
-                    st.vertex_map("jp_ready", touched)
-                if stop_when is not None and stop_when(time.perf_counter() - t):
-                    break
-                t = time.perf_counter()
+            rounds = _jones_plassmann_rounds(st, simple.n, stop_when)
         top = st.reduce("color", "max")  # where the colours live: they stay there until read
         num = int(top) + 1 if top is not None else 0
         colors = st.result("color", np.int64)
     return Result(graph, {"colors": colors}, rt.record, {"num_colors": num, "rounds": rounds})
+
+
+def _jones_plassmann_rounds(st, n: int, stop_when) -> int:
+    """Jones-Plassmann's rounds with counters on a started JP_PROGRAM state; returns the rounds."""
+    rounds = 0
+    t = time.perf_counter()
+    st.neighbor_map("jp_count", in_edges=False)
+    while n:
+        colored = st.neighbor_map("jp_color", in_edges=False)
+        if not colored:
+            break
+        rounds += 1
+        touched = st.edge_map(colored)
+        if touched:
+            st.vertex_map("jp_ready", touched)
+        if stop_when is not None and stop_when(time.perf_counter() - t):
+            break
+        t = time.perf_counter()
+    return rounds
 
 
 def verify_greedy_coloring(graph: Graph, colors: np.ndarray, priority: np.ndarray) -> None:
