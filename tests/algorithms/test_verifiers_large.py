@@ -204,6 +204,7 @@ BROKEN = {
     "katz_centrality": broken_scores("centrality"), "hits": broken_scores("hubs"),
     "jaccard_coefficient": broken_jaccard, "edge_betweenness": broken_edge_betweenness,
     "k_truss": broken_k_truss, "label_propagation": broken_labels("labels"),
+    "louvain": broken_communities,
 }
 
 
