@@ -24,6 +24,23 @@ def run_options(options: RunOptions | None, kwargs: dict[str, Any]) -> RunOption
     return opts
 
 
+def checked_community_names(community: Any, n: int) -> np.ndarray:
+    """``community`` as int64 after checking how a community answer names its communities: one
+    entry per vertex, each community named by its smallest member (what the community
+    verifiers accept). Raises AssertionError.
+
+    Example:
+        >>> checked_community_names([0, 0, 2, 2], 4).tolist()
+        [0, 0, 2, 2]
+    """
+    community = np.asarray(community, dtype=np.int64)
+    assert community.shape == (n,), "one community per vertex"
+    assert n == 0 or (community.min() >= 0 and community.max() < n), "community names are vertex ids"
+    assert np.all(community[community] == community), "a community is not named by one of its members"
+    assert np.all(community <= np.arange(n)), "a community is not named by its smallest member"
+    return community
+
+
 def arc_keys(src: Any, dst: Any, n: int) -> np.ndarray:
     """One int64 key per arc, ``src * n + dst``: sorting the keys sorts the arcs by (source, target).
 

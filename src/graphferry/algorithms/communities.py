@@ -66,7 +66,7 @@ from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import on_handle, simple_graph
 from . import registry
-from ._common import Result, driver_hooks, runtime_for
+from ._common import Result, checked_community_names, driver_hooks, runtime_for
 
 LOCAL = 256         # most labels a vertex sorts exactly
 CANDIDATES = 32     # Misra-Gries counters for larger neighbourhoods
@@ -383,12 +383,8 @@ def verify_communities(graph: Graph, community: np.ndarray, modularity: float | 
     """
     import networkx as nx
 
-    community = np.asarray(community, dtype=np.int64)
+    community = checked_community_names(community, graph.n)
     n = graph.n
-    assert community.shape == (n,), "one community per vertex"
-    assert n == 0 or (community.min() >= 0 and community.max() < n), "community names are vertex ids"
-    assert np.all(community[community] == community), "a community is not named by one of its members"
-    assert np.all(community <= np.arange(n)), "a community is not named by its smallest member"
     src, dst = graph.edges()
     if modularity is not None:
         g = nx.Graph()

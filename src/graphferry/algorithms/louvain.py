@@ -84,10 +84,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..graph import Graph, index_dtype_for, offsets_from_degrees
+from ..graph import Graph, index_dtype_for
 from ..runtime import Program, RunOptions
 from . import registry
-from ._common import Result, driver_hooks, runtime_for
+from ._common import Result, checked_community_names, driver_hooks, runtime_for
 from .coloring import coloring
 
 log = logging.getLogger(__name__)
@@ -428,7 +428,7 @@ def louvain(graph: Graph, resolution: float = 1.0, threshold: float = 1e-7, max_
         return _result(graph, belongs, 0.0, kept, rounds, rt.record)
     first = level
     quality = level.modularity(np.arange(n), m, resolution)
-    improvement, record = True, None
+    record = None
     while True:
         csr = level.csr()
         # independent sets to move together; the rare vertices of the last colours share one step
@@ -481,12 +481,8 @@ def verify_louvain(graph: Graph, community: np.ndarray, modularity: float | None
     Raises AssertionError."""
     import networkx as nx
 
-    community = np.asarray(community, dtype=np.int64)
+    community = checked_community_names(community, graph.n)
     n = graph.n
-    assert community.shape == (n,), "one community per vertex"
-    assert n == 0 or (community.min() >= 0 and community.max() < n), "community names are vertex ids"
-    assert np.all(community[community] == community), "a community is not named by one of its members"
-    assert np.all(community <= np.arange(n)), "a community is not named by its smallest member"
     src, dst = graph.edges()
     w = graph.weights if weighted and graph.weights is not None else np.ones(len(src), np.float32)
     keep = np.ones(len(src), bool) if graph.directed else src <= dst     # an undirected edge once
