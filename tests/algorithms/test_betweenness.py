@@ -11,17 +11,7 @@ from graphferry import Graph, load
 from graphferry.algorithms.betweenness import betweenness, verify_betweenness
 
 from conftest import DATASETS, ENGINES, need_shared, read_dataset, tiny_budget_options
-
-
-@st.composite
-def graphs(draw, max_n=35, max_m=140):
-    """(n, src, dst, weights or None, directed), self-loops and repeated edges included."""
-    n = draw(st.integers(1, max_n))
-    m = draw(st.integers(0, max_m))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
-    weights = rng.integers(1, 6, m).astype(np.float32) if draw(st.booleans()) else None
-    return n, src, dst, weights, draw(st.booleans())
+from edge_lists import edge_lists
 
 
 def nx_graph(n, src, dst, weights, directed):
@@ -42,7 +32,7 @@ def as_array(d: dict, n: int) -> np.ndarray:
 
 
 @settings(max_examples=60, deadline=None)
-@given(e=graphs(), normalized=st.booleans())
+@given(e=edge_lists(max_n=35, max_m=140, weighted=True), normalized=st.booleans())
 def test_exact_matches_networkx(e, normalized):
     n, src, dst, weights, directed = e
     g = Graph.from_edges(src, dst, weights, n=n, directed=directed)
@@ -54,7 +44,7 @@ def test_exact_matches_networkx(e, normalized):
 
 
 @settings(max_examples=40, deadline=None)
-@given(e=graphs(), data=st.data())
+@given(e=edge_lists(max_n=35, max_m=140, weighted=True), data=st.data())
 def test_sampled_sources_match_networkx_with_the_same_seed(e, data):
     n, src, dst, weights, directed = e
     k = data.draw(st.integers(1, n))

@@ -11,15 +11,7 @@ from graphferry import Graph
 from graphferry.algorithms.core_number import core_number, verify_core_number
 
 from conftest import DATASETS, ENGINES, read_dataset, tiny_budget_options
-
-
-@st.composite
-def edge_lists(draw, max_n=40, max_m=160):
-    """(n, src, dst, directed): self-loops and repeated edges included."""
-    n = draw(st.integers(1, max_n))
-    m = draw(st.integers(0, max_m))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    return n, rng.integers(0, n, m), rng.integers(0, n, m), draw(st.booleans())
+from edge_lists import edge_lists
 
 
 def networkx_cores(n, src, dst, directed) -> np.ndarray:
@@ -33,7 +25,7 @@ def networkx_cores(n, src, dst, directed) -> np.ndarray:
 
 
 @settings(max_examples=80, deadline=None)
-@given(e=edge_lists(), direction=st.sampled_from(["auto", "push", "pull"]))
+@given(e=edge_lists(max_n=40, max_m=160), direction=st.sampled_from(["auto", "push", "pull"]))
 def test_matches_networkx(e, direction):
     n, src, dst, directed = e
     r = core_number(Graph.from_edges(src, dst, n=n, directed=directed), backend="cpu", direction=direction)

@@ -12,17 +12,7 @@ from graphferry import Graph
 from graphferry.algorithms.edge_betweenness import edge_betweenness, verify_edge_betweenness
 
 from conftest import DATASETS, ENGINES, read_dataset, tiny_budget_options
-
-
-@st.composite
-def graphs(draw, max_n=30, max_m=120):
-    """(n, src, dst, weights or None, directed), self-loops and repeated edges included."""
-    n = draw(st.integers(1, max_n))
-    m = draw(st.integers(0, max_m))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
-    weights = rng.integers(1, 6, m).astype(np.float32) if draw(st.booleans()) else None
-    return n, src, dst, weights, draw(st.booleans())
+from edge_lists import edge_lists
 
 
 def networkx_values(n, src, dst, weights, directed, **kwargs) -> dict:
@@ -51,7 +41,7 @@ def assert_same(got: dict, want: dict) -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(e=graphs(), normalized=st.booleans())
+@given(e=edge_lists(max_n=30, max_m=120, weighted=True), normalized=st.booleans())
 def test_exact_matches_networkx(e, normalized):
     n, src, dst, weights, directed = e
     r = edge_betweenness(Graph.from_edges(src, dst, weights, n=n, directed=directed), normalized=normalized,
@@ -61,7 +51,7 @@ def test_exact_matches_networkx(e, normalized):
 
 
 @settings(max_examples=30, deadline=None)
-@given(e=graphs(), data=st.data())
+@given(e=edge_lists(max_n=30, max_m=120, weighted=True), data=st.data())
 def test_sampled_sources_match_networkx_with_the_same_seed(e, data):
     n, src, dst, weights, directed = e
     k, seed = data.draw(st.integers(1, n)), data.draw(st.integers(0, 1000))

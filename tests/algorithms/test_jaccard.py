@@ -12,15 +12,7 @@ from graphferry import Graph
 from graphferry.algorithms.jaccard import jaccard_coefficient, verify_jaccard
 
 from conftest import DATASETS, ENGINES, read_dataset, tiny_budget_options
-
-
-@st.composite
-def edge_lists(draw, max_n=30, max_m=120):
-    """(n, src, dst, directed): self-loops and repeated edges included."""
-    n = draw(st.integers(1, max_n))
-    m = draw(st.integers(0, max_m))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    return n, rng.integers(0, n, m), rng.integers(0, n, m), draw(st.booleans())
+from edge_lists import edge_lists
 
 
 def networkx_graph(n, src, dst) -> nx.Graph:
@@ -31,7 +23,7 @@ def networkx_graph(n, src, dst) -> nx.Graph:
 
 
 @settings(max_examples=80, deadline=None)
-@given(e=edge_lists(), data=st.data())
+@given(e=edge_lists(max_n=30, max_m=120), data=st.data())
 def test_given_pairs_match_networkx(e, data):
     n, src, dst, directed = e
     k = data.draw(st.integers(0, 60))
@@ -44,7 +36,7 @@ def test_given_pairs_match_networkx(e, data):
 
 
 @settings(max_examples=60, deadline=None)
-@given(e=edge_lists())
+@given(e=edge_lists(max_n=30, max_m=120))
 def test_default_pairs_are_the_non_zero_non_edges(e):
     n, src, dst, directed = e
     r = jaccard_coefficient(Graph.from_edges(src, dst, n=n, directed=directed), backend="cpu")

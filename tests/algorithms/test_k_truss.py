@@ -12,15 +12,7 @@ from graphferry import Graph
 from graphferry.algorithms.k_truss import k_truss, verify_k_truss
 
 from conftest import DATASETS, ENGINES, read_dataset, tiny_budget_options
-
-
-@st.composite
-def edge_lists(draw, max_n=30, max_m=200):
-    """(n, src, dst, directed): self-loops and repeated edges included."""
-    n = draw(st.integers(1, max_n))
-    m = draw(st.integers(0, max_m))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    return n, rng.integers(0, n, m), rng.integers(0, n, m), draw(st.booleans())
+from edge_lists import edge_lists
 
 
 def networkx_truss(n, src, dst, k) -> set:
@@ -31,7 +23,7 @@ def networkx_truss(n, src, dst, k) -> set:
 
 
 @settings(max_examples=80, deadline=None)
-@given(e=edge_lists(), k=st.integers(1, 7))
+@given(e=edge_lists(max_n=30, max_m=200), k=st.integers(1, 7))
 def test_matches_networkx(e, k):
     n, src, dst, directed = e
     r = k_truss(Graph.from_edges(src, dst, n=n, directed=directed), k=k, backend="cpu")
