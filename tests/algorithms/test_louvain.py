@@ -17,7 +17,7 @@ import random
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import ENGINES, tiny_budget_options
@@ -87,6 +87,7 @@ def test_modularity_is_networkx_louvains_or_better(case):
 @settings(max_examples=12, deadline=None)
 @given(n=st.integers(1, 80), m=st.integers(0, 300), seed=st.integers(0, 10**6), directed=st.booleans(),
        loops=st.booleans())
+@example(n=12, m=123, seed=0, directed=False, loops=True)   # fast rounds alone: 0.024 against NetworkX's 0.074
 def test_random_graphs_give_a_partition_near_networkx(n, m, seed, directed, loops):
     rng = random.Random(seed)
     G = nx.DiGraph() if directed else nx.Graph()

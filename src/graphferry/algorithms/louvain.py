@@ -39,8 +39,12 @@ together. A class is an independent set, so no vertex's neighbours move while it
 even with cuGraph's alternation of moves toward larger and smaller ids, ended at half NetworkX's
 modularity on random graphs: 0.135 against 0.28 on a 2,000-node, 10,000-edge G(n, m); by colour
 classes 0.277.) Colours from the 16th on share one step. A round is a step per class; after each
-round the modularity is computed on the runtime; a round that lost modularity (vertices of a class
-joining one community together can) is undone; the level's rounds stop when no vertex moved or a
+round the modularity is computed on the runtime. A round that lost modularity (vertices of a class
+joining one community together can) is undone, and the level goes on with *careful* rounds: of a
+step's moves only those that touch no community another, better move touches are made, so each
+move's gain is exact and the round cannot lose (on a 12-node, 59-edge random graph the fast rounds
+stopped at 0.024 with 9 nodes in one community; careful rounds went on to 0.079, NetworkX 0.074).
+The level's rounds stop when no vertex moved or a
 round gained no more than ``threshold`` or than ``TAIL`` (1%) of what the level has gained so far.
 Vertices with more than ``LOCAL`` neighbours (hubs) are done by the driver with numpy (one sort of
 ``(hub, community)`` keys), as in ``label_propagation.py``.
@@ -105,7 +109,7 @@ PROGRAM = Program(
     "louvain",
     arrays={"label": "vid", "pending": "vid", "saved": "vid", "kout": "float64", "kin": "float64",
             "loop": "float64", "tot_out": "float64", "tot_in": "float64", "inside": "float64",
-            "penalty": "float64", "color": "int32"},
+            "penalty": "float64", "color": "int32", "gain": "float64"},
     scalars={"m": "float64", "resolution": "float64", "current": "int64"},
     uses_weights=True,
     vertex_functions=("commit", "save", "restore", "clear_totals", "add_totals", "penalty_of"),
@@ -183,6 +187,7 @@ GF_FN bool best_move(const State& S, const GfGraph& G, const GfGraph& GT, vid_t 
     }
     if (best == own) return false;
     S.pending[v] = best;
+    S.gain[v] = best_gain;
     return true;
 }
 
@@ -318,11 +323,11 @@ class _Hubs:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def moves(self, st, n: int, current: int) -> tuple[np.ndarray, np.ndarray]:
-        """(hubs that move, their new communities): ``best_move``'s rule, with numpy."""
+    def moves(self, st, n: int, current: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(hubs that move, their new communities, the gains): ``best_move``'s rule, with numpy."""
         m, res = st.scalars["m"], st.scalars["resolution"]
         if not np.any(self.color == current):
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         own = st.gather("label", self.ids).astype(np.int64)
         key = self.rows * np.int64(n) + st.gather("label", self.nbrs).astype(np.int64)
         order = np.argsort(key, kind="stable")
@@ -337,13 +342,13 @@ class _Hubs:
         ok = ~mine & (self.color[row] == current)
         row, comm, wsum = row[ok], comm[ok], wsum[ok]
         if not len(row):
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
         gain = (wsum / m - res * (self.kout[row] * st.gather("tot_in", comm) + self.kin[row]
                                   * st.gather("tot_out", comm)) / (m * m) - stay[row])
         best = np.lexsort((comm, -gain, row))            # per hub: largest gain, then smallest id
         first = best[np.r_[True, row[best][1:] != row[best][:-1]]]
         first = first[gain[first] > 0]
-        return self.ids[row[first]], comm[first]
+        return self.ids[row[first]], comm[first], gain[first]
 
 
 def _local_moving(st, rt, hubs: _Hubs, n: int, m: float, resolution: float, threshold: float, colors: int
@@ -363,7 +368,7 @@ def _local_moving(st, rt, hubs: _Hubs, n: int, m: float, resolution: float, thre
     totals()
     quality = start = modularity()
     st.vertex_map("save")
-    moved_any = False
+    moved_any = careful = False
     rounds = 0
     while rounds < MAX_ROUNDS:
         rounds += 1
@@ -372,10 +377,13 @@ def _local_moving(st, rt, hubs: _Hubs, n: int, m: float, resolution: float, thre
             st.scalars["current"] = current
             movers = st.neighbor_map("best_move", in_edges=False)
             if len(hubs):
-                ids, to = hubs.moves(st, n, current)
+                ids, to, gain = hubs.moves(st, n, current)
                 if len(ids):
                     st.assign("pending", ids, to)
+                    st.assign("gain", ids, gain)
                     movers = movers | rt.frontier(ids)
+            if movers and careful:
+                movers = rt.frontier(_apart(st, movers.host_ids()))
             if movers:
                 moved += len(movers)
                 st.vertex_map("commit", movers)
@@ -385,7 +393,12 @@ def _local_moving(st, rt, hubs: _Hubs, n: int, m: float, resolution: float, thre
         if after < quality:          # simultaneous moves lost modularity: undo the round
             st.vertex_map("restore")
             totals()
-            break
+            if careful:              # exact gains cannot lose but by rounding: the level is done
+                break
+            careful = True           # and redo it with moves that do not meet (see _apart)
+            log.debug("round %d lost modularity (%.6f < %.6f): undone, careful rounds from here", rounds,
+                      after, quality)
+            continue
         moved_any = True
         gained, quality = after - quality, after
         log.debug("round %d: %d moved, modularity %.6f (+%.2e)", rounds, moved, after, gained)
@@ -393,6 +406,24 @@ def _local_moving(st, rt, hubs: _Hubs, n: int, m: float, resolution: float, thre
         if gained <= max(threshold, TAIL * (quality - start)):
             break
     return moved_any, quality, rounds
+
+
+def _apart(st, movers: np.ndarray) -> np.ndarray:
+    """The movers of a careful step: each the best move (largest gain, then smallest id) of all the
+    step's moves that touch its community or the one it joins. No two kept moves touch the same
+    community, so each one's gain is exact (a step's vertices are not neighbours, so only the totals of
+    the two communities could change under it) and the step gains their sum; the best move of all is
+    always kept, so a careful round makes progress."""
+    frm = st.gather("label", movers).astype(np.int64)
+    to = st.gather("pending", movers).astype(np.int64)
+    order = np.lexsort((movers, -st.gather("gain", movers)))
+    rank = np.empty(len(movers), np.int64)
+    rank[order] = np.arange(len(movers))
+    communities, touch = np.unique(np.concatenate([frm, to]), return_inverse=True)
+    best = np.full(len(communities), len(movers), np.int64)
+    np.minimum.at(best, touch, np.concatenate([rank, rank]))
+    k = len(movers)
+    return movers[(best[touch[:k]] == rank) & (best[touch[k:]] == rank)]
 
 
 def louvain(graph: Graph, resolution: float = 1.0, threshold: float = 1e-7, max_level: int | None = None,
@@ -439,7 +470,7 @@ def louvain(graph: Graph, resolution: float = 1.0, threshold: float = 1e-7, max_
             st = rt.start(PROGRAM, arrays={"label": np.arange(level.n), "pending": np.arange(level.n),
                                            "saved": 0, "kout": level.kout, "kin": level.kin, "loop": level.loop,
                                            "tot_out": 0, "tot_in": 0, "inside": 0, "penalty": 0,
-                                           "color": colors},
+                                           "color": colors, "gain": 0},
                           scalars={"m": m, "resolution": float(resolution), "current": 0})
             moved, reached, r = _local_moving(st, rt, hubs, level.n, m, resolution, threshold, num_colors)
             labels = st.host("label").astype(np.int64)
