@@ -52,14 +52,15 @@ def test_sssp_places_the_same_whatever_the_zero_copy_calibrations_error():
                 r = sssp(lg, 0, engine="hybrid", policy=Policy(use_cpu=False, calibration=cal))
         placed = collections.Counter(p.engine for s in r.record.edge_steps for p in s.partitions)
         seen[scale] = (r.record.bytes_h2d, dict(placed))
-    # the bytes a warm call moves within 1% (the CPU backend's threads relax in any order, so a round's
-    # frontier may differ by a few vertices between runs: 18 lines of 3.7 MB seen under xdist); the
-    # placements within one partition in a hundred (which resident kernels fill the copies' gaps
-    # follows the kernels' measured times, on this machine's clock)
-    assert max(b for b, _ in seen.values()) <= 1.01 * min(b for b, _ in seen.values()), seen
+    # the bytes a warm call moves within 5% (the fault was 1.9x; the CPU backend's threads relax in any
+    # order, so a round's frontier may differ by a few vertices between runs: 18 lines of 3.7 MB seen
+    # under xdist, and the 1% bound this had failed once on a loaded machine); the placements within
+    # one partition in twenty (which resident kernels fill the copies' gaps follows the kernels'
+    # measured times, on this machine's clock)
+    assert max(b for b, _ in seen.values()) <= 1.05 * min(b for b, _ in seen.values()), seen
     for scale in (0.5, 2.0):
         for engine, count in seen[1.0][1].items():
-            assert abs(seen[scale][1].get(engine, 0) - count) <= max(1, count // 100), seen
+            assert abs(seen[scale][1].get(engine, 0) - count) <= max(2, count // 20), seen
     np.testing.assert_array_equal(r.distances, sssp(g, 0, backend="cpu").distances)
 
 
