@@ -917,7 +917,7 @@ def test_the_side_being_read_takes_the_span_room_from_an_idle_side():
     from graphferry.scheduler.residency import SPAN
 
     g = kronecker_graph(12, seed=7, weighted=True)
-    budget = g.m * 8 // 2
+    budget = g.m * 8 * 2 // 5   # less than the unweighted side's plain ids (m x 4): no side is held whole
     lg = gf.load(g, backend="cpu", budget=budget, partition_bytes=max(64, g.m * 8 // 32))
     src = int(np.argmax(np.diff(g.offsets)))
     # per-partition plans (the copied partitions' blocks, then a span in their room): the plan that

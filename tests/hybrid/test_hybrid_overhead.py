@@ -90,6 +90,46 @@ def test_at_a_budget_that_holds_the_edges_the_hybrid_calls_what_resident_does(al
     assert np.array_equal(hyb_answer, res_answer)
 
 
+def test_one_side_at_a_time_in_the_budget_the_hybrid_calls_what_resident_does(calls):
+    """At 100% of m x 8 the unweighted side (m x 4) and the weighted one (m x 4 ids and narrowed
+    weights) do not fit together. The resident engine alone evicts the idle one; the hybrid must
+    too: BFS, then SSSP, PageRank and WCC on one loaded graph, as the budget sweep runs them, each
+    call making the copies and kernels the resident engine makes in the same sequence. Before,
+    the side BFS held whole kept its room, and SSSP at 100% ran the hybrid's plan in the half
+    left (copies every call, a launch per partition). Answers: networkx, scipy."""
+    g = kronecker_graph(10, seed=7, weighted=True)
+    source = int(np.argmax(g.out_degree))
+    sequence = {"bfs": lambda lg, **kw: bfs(lg, source, **kw).levels,
+                "sssp": lambda lg, **kw: sssp(lg, source, **kw).distances,
+                "pagerank": RUNS["pagerank"], "wcc": RUNS["wcc"]}
+    seen = {}
+    for engine in ("resident", "hybrid"):
+        with gf.load(g, backend="cpu", budget=_budget(g, 1.0), partition_bytes=g.m // 4) as lg:
+            for name, run in sequence.items():
+                for call in ("first", "again"):
+                    calls.clear()
+                    answer = np.asarray(run(lg, engine=engine))
+                    seen[engine, name, call] = (list(calls), answer)
+            assert lg.arena.used_bytes <= lg.arena.budget_bytes
+    for name in sequence:
+        res_first, hyb_first = seen["resident", name, "first"], seen["hybrid", name, "first"]
+        res_again, hyb_again = seen["resident", name, "again"], seen["hybrid", name, "again"]
+        assert hyb_first[0] == res_first[0], name   # the same copies and kernels, in the same order
+        assert hyb_again[0] == res_again[0], name
+        assert not any(c[0] == "copy" for c in hyb_again[0]), name
+        assert np.array_equal(hyb_again[1], res_again[1]), name
+    assert any(c[0] == "copy" for c in seen["hybrid", "sssp", "first"][0])   # the weighted side copied in
+    G = nx.DiGraph()
+    G.add_nodes_from(range(g.n))
+    G.add_edges_from(zip(*(a.tolist() for a in g.edges())))
+    depth = nx.single_source_shortest_path_length(G, source)
+    got = seen["hybrid", "bfs", "again"][1]
+    assert np.array_equal(np.where(got < 0, -1, got), [depth.get(v, -1) for v in range(g.n)])
+    want = dijkstra(g.to_scipy(), indices=source)
+    np.testing.assert_allclose(seen["hybrid", "sssp", "again"][1].astype(np.float64), want, rtol=1e-6)
+    verify_pagerank(g, seen["hybrid", "pagerank", "again"][1], damping=0.85, iterations=8)
+
+
 def _check(algorithm, g, got):
     if algorithm == "bfs":
         G = nx.DiGraph()

@@ -89,7 +89,7 @@ class ScheduledMaps:
     def edge_map(self, st, frontier: Frontier, d: str, reverse: bool, begin: Callable[[], Any], output: bool):
         rt = st.rt
         _, engine = rt.side(d, st.program.uses_weights, reverse)
-        whole = engine.whole_side_engine(rt.policy)
+        whole = engine.whole_side_engine(rt.policy, reader=rt)
         if whole is not None:  # the budget holds the side whole: the resident engine's own loop
             return LocalMaps.run(st, frontier, d, *whole, begin, device=engine.executors[0].name)
         it = begin()
@@ -118,7 +118,7 @@ class ScheduledMaps:
         rt = st.rt
         uses = st.program.uses_weights
         sides = [engine] + ([rt.side("pull", uses)[1]] if in_edges and rt.graph.directed else [])
-        wholes = [e.whole_side_engine(rt.policy) for e in sides]
+        wholes = [e.whole_side_engine(rt.policy, reader=rt) for e in sides]
         if any(w is None for w in wholes):
             return None
         if not rt.backend.is_device:

@@ -145,6 +145,7 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         #: graph's), for the resident engine that holds it whole where the budget does (None: never)
         self.side_for = side_for
         self._whole: tuple | None = None  # (side, resident engine) once the budget held the side whole
+        self.reader = None  # weak reference to the runtime of the call that last read this side
         self._whole_bytes: int | None = None  # what the resident engine's copy of this side takes
         self.pool = pool
         self.executors = executors
@@ -753,9 +754,7 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         for engine in self._composed.values():
             engine.close()
         self._composed.clear()
-        if self._whole is not None:
-            self._whole[1].close()
-            self._whole = None
+        self.release_whole()
         for key in [k for k in self.pool.blocks if k[0] in (self.key, ("neighbors",) + tuple(self.key))]:
             self.pool.drop(key)
         self.pool.forget_side(self.key)

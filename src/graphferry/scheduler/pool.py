@@ -73,7 +73,14 @@ class BufferPool:
         self._turn: dict[tuple, int] = {}
         self._spare_host: dict[tuple, list] = {}  # slot shape -> pinned host staging of released slots
         self.busy: set[tuple] = set()  # blocks read in the current iteration: never dropped during it
-        self.stats = {"blocks_admitted": 0, "blocks_dropped": 0, "slots": 0}
+        #: side key -> the hybrid engine holding that side whole on the device (its resident engine,
+        #: allocated in the arena beside the pool: ``whole_bytes``, ``release_whole()``, ``reader``)
+        self.wholes: dict[tuple, Any] = {}
+        #: the call now reading (a weak reference to its runtime, set by each map): a whole side it
+        #: reads is never given back to make room for another side it reads (a directed BFS's push
+        #: and pull sides would copy each other out every map)
+        self.reader = None
+        self.stats = {"blocks_admitted": 0, "blocks_dropped": 0, "slots": 0, "wholes_released": 0}
 
     # ------------------------------------------------------------ accounting
     def _alloc(self, count: int, dtype, what: str):
@@ -137,6 +144,33 @@ class BufferPool:
             for shape in [sh for sh in table if mine(sh)]:
                 del table[shape]
 
+    # ------------------------------------------------------------ sides held whole
+    def idle_wholes(self, keep: tuple) -> list:
+        """The hybrids holding a side whole that the call now reading does not read (but ``keep``)."""
+        now = self.reader() if self.reader is not None else None
+        out = []
+        for key, holder in self.wholes.items():
+            if key == keep:
+                continue
+            last = holder.reader() if holder.reader is not None else None
+            if now is None or last is not now:
+                out.append(holder)
+        return out
+
+    def idle_whole_bytes(self, keep: tuple) -> int:
+        return sum(int(h.whole_bytes) for h in self.idle_wholes(keep))
+
+    def release_wholes(self, nbytes: int, keep: tuple) -> bool:
+        """Give back idle sides' whole copies (:meth:`idle_wholes`) until ``nbytes`` are free: the
+        side being read takes the room from sides that are not, as blocks do (their next call
+        copies them again, as the resident engine's own eviction would). True when that many are."""
+        for holder in self.idle_wholes(keep):
+            if self.arena.free_bytes >= nbytes:
+                break
+            holder.release_whole()
+            self.stats["wholes_released"] += 1
+        return self.arena.free_bytes >= nbytes
+
     # ------------------------------------------------------------ staging slots
     def slot(self, shape: tuple, capacity: int, idx_dtype, w_dtype, count: int = 2,
              index_count: int | None = None) -> Slot | None:
@@ -156,6 +190,8 @@ class BufferPool:
                 self.drop_blocks(need - self.arena.free_bytes)
             if self.arena.free_bytes < need and self.reclaim is not None:
                 self.reclaim(need)
+            if self.arena.free_bytes < need:
+                self.release_wholes(need, keep=shape[0])
             if self.arena.free_bytes >= need:
                 idx = self._alloc(n_idx, idx_dtype, f"hybrid slot {shape} (indices)")
                 w = self._alloc(capacity, w_dtype, f"hybrid slot {shape} (weights)") if w_dtype is not None else None
@@ -188,6 +224,8 @@ class BufferPool:
                 self.release_slots(idle)
             if nbytes > self.room_for_blocks(idle) + freeable and self.reclaim is not None:
                 self.reclaim(nbytes + self._unallocated(idle))  # idle buffers outside the pool first
+            if nbytes > self.room_for_blocks(idle) + freeable:
+                self.release_wholes(nbytes + self._unallocated(idle), keep=key[0])  # idle sides held whole
             if nbytes > self.room_for_blocks(idle) + freeable:
                 return None
             for _, k in cheaper:

@@ -7,6 +7,7 @@ whole-side plan that reads the rest in place (the module doc of :mod:`graphferry
 from __future__ import annotations
 
 import logging
+import weakref
 
 import numpy as np
 
@@ -78,16 +79,26 @@ class Residency:
 
 
     # ------------------------------------------------------------ the whole side
-    def whole_side_engine(self, policy):
+    def whole_side_engine(self, policy, reader=None):
         """``(side, engine)``: the resident engine holding this whole side on the device, where the
         budget holds it, or None. With every partition resident the hybrid has nothing to place:
         its statistics, pricing, residency and a launch per partition would be its own overhead
         (issue 37: 2-3.5x the resident engine at 100% of the edges on an H200). So its maps are
         then the resident engine's own loop on the side as that engine reads it (the runtime runs
         it: :class:`~graphferry.runtime.maps.ScheduledMaps`), moving and launching what it would.
-        Built on first ask where the side fits the budget and the room this side's own blocks and
-        slots hold (given back first), kept until the hybrid closes; never under a forced
-        ``mix``, HyTGraph's ``paper`` mode or with residency off."""
+        Built on first ask where the side fits the budget; kept until the hybrid closes or another
+        side needs the room (:meth:`release_whole`); never under a forced ``mix``, HyTGraph's
+        ``paper`` mode or with residency off.
+
+        ``reader`` (the runtime of the call asking): the room is what the resident engine alone
+        would find, everything but what this call reads. This side's own blocks and slots, other
+        sides' blocks and slots, the loaded graph's other engines and other sides held whole are
+        given back first where the side needs them. Before, only this side's own room counted: at
+        100% of m x 8 a side kept whole by BFS (m x 4) left SSSP's weighted side (m x 5, narrowed
+        weights) half the budget, and SSSP at 100% ran as the hybrid at 50% while the resident
+        engine alone, which evicts the idle engine, read every edge from device memory."""
+        if reader is not None:
+            self.reader = self.pool.reader = weakref.ref(reader)
         if self._whole is not None or self.side_for is None:
             return self._whole
         if not policy.residency or policy.mix is not None or policy.mode == "paper":
@@ -97,23 +108,53 @@ class Residency:
         side = self.side_for("resident")
         need = int(side.range_indices.nbytes) + (0 if side.weights is None else int(side.weights.nbytes))
         self._whole_bytes = need
-        mine = [k for k in self.pool.blocks if k[0] == self.key]
-        held = sum(self.pool.blocks[k].nbytes for k in mine) + sum(
-            int(x.indices.nbytes) + (0 if x.weights is None else int(x.weights.nbytes))
-            for shape, slots in self.pool.slots.items() if shape[0] == self.key for x in slots)
-        if need > self.arena.budget_bytes or need > self.arena.free_bytes + held:
+        if need > self.arena.budget_bytes or not self._room_for_whole(need):
             return None
-        for k in mine:
-            self.pool.drop(k)
-        self._span = None
-        self.pool.forget_side(self.key)
         try:
             engine = engine_class("resident")(side, self.backend, self.arena)
         except DeviceMemoryError:
             return None
         log.debug("hybrid: the %d-byte side fits the budget whole: the resident engine runs its maps", need)
         self._whole = (side, engine)
+        self.pool.wholes[self.key] = self
         return self._whole
+
+    @property
+    def whole_bytes(self) -> int:
+        """Arena bytes this side's whole copy takes (0: none held)."""
+        return int(self._whole_bytes or 0) if self._whole is not None else 0
+
+    def release_whole(self) -> None:
+        """Give the whole side's copy back (another side being read needs the room); the next map of
+        this side that finds the room builds it again and copies the edges anew."""
+        if self._whole is not None:
+            self._whole[1].close()
+            self._whole = None
+            log.debug("hybrid: side %s held whole gave its room to another side", self.key)
+        self.pool.wholes.pop(self.key, None)
+
+    def _room_for_whole(self, need: int) -> bool:
+        """Free ``need`` bytes of the arena for this side's whole copy if everything that may give
+        room (see :meth:`whole_side_engine`) holds that much; False, and nothing given back, else."""
+        pool, arena = self.pool, self.arena
+        pool_bytes = sum(b.nbytes for b in pool.blocks.values()) + sum(
+            _slot_bytes(x) for slots in pool.slots.values() for x in slots)
+        wholes = sum(h.whole_bytes for h in pool.wholes.values())
+        busy = sum(h.whole_bytes for h in pool.wholes.values()) - pool.idle_whole_bytes(self.key)
+        others = arena.used_bytes - pool_bytes - wholes   # the loaded graph's other engines
+        if need > arena.free_bytes + pool_bytes + max(0, others) + wholes - busy:
+            return False
+        for k in [k for k in pool.blocks if k[0] == self.key]:
+            pool.drop(k)
+        self._span = None
+        pool.forget_side(self.key)
+        if arena.free_bytes < need:  # other sides' blocks, least valuable first, then their slots
+            pool.drop_blocks(need - arena.free_bytes)
+        if arena.free_bytes < need:
+            pool.release_slots(lambda shape: True)
+        if arena.free_bytes < need and pool.reclaim is not None:
+            pool.reclaim(need)
+        return pool.release_wholes(need, keep=self.key)
 
     # ------------------------------------------------------------ partitions on the device
     def _run_resident(self, i, admit, stats, launch, in_bits, direction, dense, it, shape) -> None:
@@ -276,6 +317,7 @@ class Residency:
                 and (k[1] != "prefix" or self.pool.blocks[k].value < mean_value)]
         own = [k for k in self.pool.blocks if k[0] == self.key and k[1] != SPAN and k not in self.pool.busy]
         held = sum(self.pool.blocks[k].nbytes for k in idle + own) + (span[2].nbytes if span is not None else 0)
+        held += self.pool.idle_whole_bytes(self.key)  # sides held whole that this call does not read
         room_edges = int((self.pool.room_for_blocks() + held) / per_edge)
         room_edges -= 64 if s.packed is not None else 0  # a packed copy's groups at both ends
         if room_edges < max(1, int(edges.min())):
@@ -343,6 +385,10 @@ class Residency:
         _, h_idx, _ = s.host_range(e0, e1)
         return self.pool.admit(key, e1 - s.range_base(e0), s.indices.dtype, s.weight_dtype, value,
                                index_count=len(h_idx))
+
+
+def _slot_bytes(slot) -> int:
+    return int(slot.indices.nbytes) + (0 if slot.weights is None else int(slot.weights.nbytes))
 
 
 def _best_window(worth: np.ndarray, edges: np.ndarray, room_edges: int) -> tuple[int, int]:
