@@ -51,7 +51,11 @@ def clustering(G, nodes=None, weight=None):
     Like NetworkX, a node in no triangle gets the int 0.
     """
     values = run("lcc", G.csr).lcc if len(G) else np.zeros(0)
-    as_python = [0 if x == 0 else x for x in values.tolist()]
+    # NetworkX's int 0 for a node in no triangle: an object array takes the ints in one masked
+    # store (twice as fast as a Python test per value)
+    as_objects = values.astype(object)
+    as_objects[values == 0] = 0
+    as_python = as_objects.tolist()
     if nodes is not None and nodes in G:
         return as_python[G.id_of(nodes)]
     if nodes is not None:
