@@ -99,10 +99,10 @@ def test_reciprocity_of_many_nodes_is_networkx(n, p, seed):
     G = nx.gnp_random_graph(n, p, seed=seed, directed=True)
     G.add_edges_from((v, v) for v in range(0, n, 3))   # self-loops: each its own reverse
     G.add_node("isolated")
-    nodes = list(G)[::-1]
-    want = nx.reciprocity(G, nodes)
-    got = nx.reciprocity(G, nodes, backend="graphferry")
-    assert got == want and list(got) == list(want)   # values (None for the isolated node) and order
+    for nodes in (list(G)[::-1], list(G)):   # labels through the index; every node in G's order
+        want = nx.reciprocity(G, nodes)
+        got = nx.reciprocity(G, nodes, backend="graphferry")
+        assert got == want and list(got) == list(want)   # values (None for the isolated node) and order
     # ints only (nodes 0..n-1 read as arrays), repeated nodes, a node not in G (skipped)
     H = G.copy()
     H.remove_node("isolated")
@@ -112,6 +112,33 @@ def test_reciprocity_of_many_nodes_is_networkx(n, p, seed):
         assert got == want and list(got) == list(want)
     if G.number_of_edges():
         assert nx.overall_reciprocity(G, backend="graphferry") == nx.overall_reciprocity(G)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 40), p=st.floats(0, 0.4), seed=st.integers(0, 10**6))
+def test_reciprocal_arc_counts_are_networkx_overlaps_with_and_without_the_host_library(n, p, seed):
+    from graphferry import host_ops
+    from graphferry.errors import CompilerError
+    from graphferry.nx_backend import structure
+
+    G = nx.gnp_random_graph(n, p, seed=seed, directed=True)
+    G.add_edges_from((v, v) for v in range(0, n, 4))
+    g = from_networkx(G)
+    want = [len(set(G.pred[v]) & set(G.succ[v])) for v in G]   # NetworkX's overlap, node by node
+    in_degree = [G.in_degree(v) for v in G]
+    overlap, got_in = host_ops.reciprocal_counts(g.csr.offsets, g.csr.indices)
+    assert overlap.tolist() == want and got_in.tolist() == in_degree
+
+    def no_compiler(*_):
+        raise CompilerError("no compiler")
+
+    real = host_ops.reciprocal_counts
+    host_ops.reciprocal_counts = no_compiler
+    try:
+        overlap, got_in = structure._overlap(g)
+    finally:
+        host_ops.reciprocal_counts = real
+    assert overlap.tolist() == want and got_in.tolist() == in_degree
 
 
 @pytest.mark.parametrize("limit", [0, 1, 2, 2.5, 3.5, float("inf")])

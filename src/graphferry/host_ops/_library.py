@@ -47,6 +47,9 @@ def _lib():
     for name in ("gf_transpose_fill_i32", "gf_transpose_fill_i64"):
         f = getattr(lib, name)
         f.argtypes, f.restype = [_I, _P, _P, _P, _P], None
+    for name in ("gf_reciprocal_counts_i32", "gf_reciprocal_counts_i64"):
+        f = getattr(lib, name)
+        f.argtypes, f.restype = [_I, _P, _P, _P, _P, _P], None
     for name in ("gf_rows_simple_i32", "gf_rows_simple_i64"):
         f = getattr(lib, name)
         f.argtypes, f.restype = [_I, _P, _P], _I

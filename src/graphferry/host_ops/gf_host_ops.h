@@ -823,6 +823,34 @@ static void gf_top_label(int64_t k, const int64_t* rows, const int64_t* offsets,
 GF_GRAPH_OPS(i32, int32_t)
 GF_GRAPH_OPS(i64, int64_t)
 
+// Reciprocated arcs per vertex (NetworkX's reciprocity "overlap"): out[u] = |succ(u) ∩ pred(u)|
+// for a CSR without repeated arcs and its transpose (rows in any order): u's successors are
+// stamped with u, then u's predecessors that carry the stamp are counted. A self-loop is its own
+// reverse (counted once). One pass over each CSR; every thread keeps its own n stamps.
+template <typename V>
+static void gf_reciprocal_counts(int64_t n, const int64_t* o, const V* i, const int64_t* to, const V* ti,
+                                 int64_t* out) {
+#pragma omp parallel if (o[n] > GF_PAR_ELEMS / 4)
+    {
+        std::vector<V> stamp(n, (V)-1);
+#pragma omp for schedule(dynamic, 1024)
+        for (int64_t u = 0; u < n; ++u) {
+            for (int64_t j = o[u]; j < o[u + 1]; ++j) stamp[i[j]] = (V)u;
+            int64_t c = 0;
+            for (int64_t j = to[u]; j < to[u + 1]; ++j) c += stamp[ti[j]] == (V)u;
+            out[u] = c;
+        }
+    }
+}
+GF_EXPORT void gf_reciprocal_counts_i32(int64_t n, const int64_t* o, const int32_t* i, const int64_t* to,
+                                        const int32_t* ti, int64_t* out) {
+    gf_reciprocal_counts(n, o, i, to, ti, out);
+}
+GF_EXPORT void gf_reciprocal_counts_i64(int64_t n, const int64_t* o, const int64_t* i, const int64_t* to,
+                                        const int64_t* ti, int64_t* out) {
+    gf_reciprocal_counts(n, o, i, to, ti, out);
+}
+
 // The quotient graph of a grouping (HyPar's mergeParts: self-edge removal and contraction):
 // group[u] in [0, k) for each of the n vertices. Arcs inside a group are dropped; the arcs
 // between two groups become one quotient arc, standing for the lightest of them, then the

@@ -10,7 +10,7 @@ import numpy as np
 
 from ._library import _lib, _p
 from .arrays import vertex_ids
-from .rows import degree_order, prefix_sum
+from .rows import degree_order, prefix_sum, unordered_transpose
 
 log = logging.getLogger(__name__)
 
@@ -338,3 +338,27 @@ def top_label_count(offsets, indices, labels, rows) -> np.ndarray:
     getattr(_lib(), f"gf_top_label_{_index_suffix(indices)}")(len(rows), _p(rows), _p(offsets), _p(indices),
                                                             _p(labels), _p(most))
     return most
+
+
+def reciprocal_counts(offsets, indices) -> tuple[np.ndarray, np.ndarray]:
+    """``(overlap, in_degree)`` of a directed CSR without repeated arcs: ``overlap[u]`` counts u's
+    out-arcs ``u -> v`` whose reverse ``v -> u`` is an arc too (a self-loop is its own reverse),
+    NetworkX's ``len(pred[u] & succ[u])``. One parallel pass over the CSR and its unordered transpose
+    (each vertex's successors stamped, its predecessors checked): no sort.
+
+    Example:
+        >>> off = np.array([0, 2, 3, 4], np.int64)          # 0 -> 1, 0 -> 2, 1 -> 0, 2 -> 2
+        >>> idx = np.array([1, 2, 0, 2], np.int32)
+        >>> [a.tolist() for a in reciprocal_counts(off, idx)]
+        [[1, 1, 1], [1, 1, 2]]
+    """
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    indices = np.ascontiguousarray(indices)
+    if indices.dtype not in (np.int32, np.int64):
+        indices = indices.astype(np.int64)
+    n = len(offsets) - 1
+    t_offsets, t_indices = unordered_transpose(offsets, indices)
+    overlap = np.empty(n, np.int64)
+    fn = getattr(_lib(), f"gf_reciprocal_counts_{_index_suffix(indices)}")
+    fn(n, _p(offsets), _p(indices), _p(t_offsets), _p(t_indices), _p(overlap))
+    return overlap, np.diff(t_offsets)

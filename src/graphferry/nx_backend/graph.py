@@ -118,6 +118,7 @@ class NxGraph:
         if type(node) is int and self.identity:
             return 0 <= node < len(self.nodes)
         try:
+            hash(node)   # an unhashable (a list of nodes) is no node: answered before building the index
             return node in self.index
         except TypeError:  # unhashable: not a node, as in NetworkX
             return False

@@ -24,6 +24,8 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from .. import host_ops
+from ..errors import CompilerError
 from .checks import always
 from .graph import NxGraph
 from .policy import large_graph
@@ -139,12 +141,10 @@ def number_of_isolates(G):
 # ------------------------------------------------------------ reciprocity
 def _reciprocated(G: NxGraph) -> np.ndarray:
     """The tails of the arcs u -> v whose reverse v -> u is an arc too (a self-loop is its own
-    reverse), one entry per such arc, ascending: their counts per vertex are NetworkX's overlaps.
+    reverse), one entry per such arc, ascending (without a C++ compiler: :func:`_overlap`'s fallback).
 
     Every arc as a word ``u << bits | v``, sorted; its reverse's word ``v << bits | u``, sorted too;
-    an arc is reciprocated when its word is among the reverse words. Both lists ascend, so the
-    search walks them together (no random probes: a probe per arc into the sorted list cost 3 s
-    of a 1 M-arc call where the tails are queried in arc order).
+    an arc is reciprocated when its word is among the reverse words.
     """
     csr = G.csr
     if csr.m == 0:
@@ -158,6 +158,20 @@ def _reciprocated(G: NxGraph) -> np.ndarray:
     return forward[backward[at] == forward] >> bits
 
 
+def _overlap(G: NxGraph) -> tuple[np.ndarray, np.ndarray]:
+    """``(overlap, in_degree)`` per vertex: ``overlap[u]`` is NetworkX's ``len(pred[u] & succ[u])``.
+
+    One parallel pass of the host library over the CSR and its transpose (no sort: two sorts of the
+    arcs' words and a merge of them took 0.13-0.33 s of a 1.1 M-arc call, about as long as
+    NetworkX's whole pass over its dicts).
+    """
+    csr = G.csr
+    try:
+        return host_ops.reciprocal_counts(csr.offsets, csr.indices)
+    except CompilerError:   # no C++ compiler: sorted words
+        return np.bincount(_reciprocated(G), minlength=csr.n), np.bincount(csr.indices, minlength=csr.n)
+
+
 def _loop_count(G: NxGraph) -> int:
     csr = G.csr
     return int(np.count_nonzero(csr.indices == np.repeat(np.arange(csr.n), csr.out_degree)))
@@ -169,7 +183,7 @@ def overall_reciprocity(G):
     m = G.csr.m
     if m == 0:
         raise nx.NetworkXError("Not defined for empty graphs")
-    return (len(_reciprocated(G)) - _loop_count(G)) / m
+    return (int(_overlap(G)[0].sum()) - _loop_count(G)) / m
 
 
 def _node_ids(G: NxGraph, nodes) -> tuple[list, np.ndarray]:
@@ -181,6 +195,8 @@ def _node_ids(G: NxGraph, nodes) -> tuple[list, np.ndarray]:
             ids = np.fromiter(which, np.int64, count=len(which))   # nodes 0..n-1: a node is its id
             if len(ids) == 0 or (int(ids.min()) >= 0 and int(ids.max()) < len(G)):
                 return which, ids
+        elif len(which) == len(G) and which == G.nodes:   # every node in G's order (list(G)): no lookups
+            return which, np.arange(len(which), dtype=np.int64)
         else:
             try:
                 return which, np.fromiter(map(G.index.__getitem__, which), np.int64, count=len(which))
@@ -195,9 +211,8 @@ def _node_ids(G: NxGraph, nodes) -> tuple[list, np.ndarray]:
 def reciprocity(G, nodes=None):
     if nodes is None:
         return overall_reciprocity(G)
-    csr = G.csr
-    overlap = np.bincount(_reciprocated(G), minlength=csr.n)
-    total = csr.out_degree + np.bincount(csr.indices, minlength=csr.n)
+    overlap, in_degree = _overlap(G)
+    total = G.csr.out_degree + in_degree
 
     def value(v: int):
         return None if total[v] == 0 else 2 * int(overlap[v]) / int(total[v])
