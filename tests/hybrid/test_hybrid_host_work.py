@@ -70,3 +70,43 @@ def test_a_side_the_budget_cannot_hold_is_not_looked_up_every_map():
         r = bfs(lg, source, engine="hybrid")
     assert len(r.record.edge_steps) > 2 and looked == [], looked
     assert np.array_equal(r.levels, bfs(g, source, backend="cpu").levels)
+
+
+def test_dense_rounds_that_see_the_same_are_placed_without_pricing_again(monkeypatch):
+    """PageRank at 1% of m x 8 (Kronecker 13, 124 partitions): every round is dense and sees the same
+    side, residency and slots, so the policy prices its partitions in the first round and the later
+    rounds (of this call, and of the next with the same policy) take that placement (PageRank at 1% of Kronecker 24 on an H200 priced 124
+    partitions a round, host work the filter engine alone does not have). The placements are the
+    ones pricing every round gives, and the ranks networkx's."""
+    from graphferry.algorithms import pagerank_ldbc, verify_pagerank
+    from graphferry.scheduler.hybrid import HybridEngine
+
+    g = kronecker_graph(13, seed=2)
+    partition_bytes = g.m * 4 // 124
+    priced = []
+    transfer_costs = CostModel.transfer_costs
+
+    def counted(self, **stats):
+        priced.append(np.size(stats["part_edges"]))
+        return transfer_costs(self, **stats)
+
+    monkeypatch.setattr(CostModel, "transfer_costs", counted)
+    placements = {}
+    for cached in (True, False):
+        if not cached:   # every round priced: what the placements must equal
+            monkeypatch.setattr(HybridEngine, "_dense_placement", lambda self, ctx, policy, model:
+                                policy.decide(ctx, model))
+        with gf.load(g, backend="cpu", budget=int(0.01 * g.m * 8), partition_bytes=partition_bytes) as lg:
+            policy = Policy(calibration=h200(partition_bytes))
+            priced.clear()
+            pagerank_ldbc(lg, damping=0.85, iterations=6, engine="hybrid", policy=policy)
+            r = pagerank_ldbc(lg, damping=0.85, iterations=6, engine="hybrid", policy=policy)
+        steps = r.record.edge_steps
+        placements[cached] = [sorted((p.partition, p.engine) for p in s.partitions) for s in steps]
+        assert len(steps) == 6 and {e for s in placements[cached] for _, e in s} >= {"filter"}
+        if cached:
+            assert len(priced) == 1, priced   # the first round of the first call only
+        else:
+            assert len(priced) == 2 * len(steps)
+        verify_pagerank(g, r.ranks, damping=0.85, iterations=6)
+    assert placements[True] == placements[False]
