@@ -26,16 +26,18 @@ one line, global options), ``exits`` (exit statuses, signals), ``sizes``,
 ``console`` (consoles, progress bars, the per-iteration line), ``options``
 (shared option types; ``--engine`` from the engine registry), ``tables``
 (what ``info`` shows, memory estimates), ``writers`` (result tables and JSON,
-written atomically), ``graphs`` (generate, convert, info), ``run`` (the run
-command; its algorithms, flags and summaries come from the algorithm
-registry), ``cf``, ``tools`` (verify, calibrate, plot, bench) and ``demo``. Every command
-takes ``--json``.
+written atomically), ``reading`` (the graph a command names), ``graphs`` (generate, convert,
+info), ``run`` (the run command's options; its algorithms, flags and summaries come from the
+algorithm registry), ``running`` (its work: no typer there), ``quick_run`` (a one-shot ``run``
+parsed without typer), ``cf``, ``tools`` (verify, calibrate, plot, bench) and ``demo``. Every
+command takes ``--json``.
 
 Start-up is part of every one-shot run, so :func:`main` installs its signal
 handlers first, then imports only the module of the command it was given and
 builds only that command (typer builds a validator for every option of every
-command it is handed, which costs more than most runs). The names below are
-imported on first use, so ``import graphferry.cli`` itself is cheap.
+command it is handed, which costs more than most runs); a plain ``run`` command line builds
+none (``quick_run``). The names below are imported on first use, so ``import graphferry.cli``
+itself is cheap.
 
 Example:
     >>> from typer.testing import CliRunner
@@ -68,9 +70,9 @@ _WHERE = {
     "DEMO_STEPS": "demo", "DemoContext": "demo",
     "EXIT_FAILURE": "exits", "EXIT_INTERNAL": "exits", "EXIT_INTERRUPTED": "exits", "EXIT_TERMINATED": "exits",
     "EXIT_USAGE": "exits", "USER_ERRORS": "exits", "Stopped": "exits",
-    "_check_output": "graphs", "_load": "graphs",
+    "_check_output": "graphs", "_load": "reading",
     "Backend": "options", "Direction": "options", "EngineName": "options", "InputFormat": "options",
-    "_report_run": "run", "run_algorithm": "run", "summarize_result": "run",
+    "_report_run": "running", "run_algorithm": "running", "summarize_result": "running",
     "MIN_PARTITION_BYTES": "sizes", "format_bytes": "sizes", "parse_size": "sizes",
     "BASE_BYTES": "tables", "DIRECTED_PULL_BYTES": "tables", "MEMORY_MODEL": "tables", "_in_degree": "tables",
     "graph_info": "tables", "memory_estimates": "tables", "print_info": "tables",
@@ -124,7 +126,8 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
         globals()[name] = value  # the package attribute: the object, never the submodule of that name
         return value
-    if name in COMMAND_MODULES.values() or name in ("console", "exits", "options", "sizes", "tables", "writers"):
+    if name in COMMAND_MODULES.values() or name in ("console", "exits", "options", "sizes", "tables", "writers",
+                                                     "reading", "running", "quick_run"):
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -196,6 +199,12 @@ def _main(argv: list[str] | None) -> int:
         try:
             args = list(sys.argv[1:] if argv is None else argv)
             name = _command_name(args)
+            if name == "run":  # a one-shot run: parsed without building the typer command, where it can be
+                from .quick_run import main as quick_main
+
+                code = quick_main(args)
+                if code is not None:
+                    return code
             from .group import click_group
 
             _import_commands(None if name is None else {name})

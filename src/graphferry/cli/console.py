@@ -5,15 +5,18 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
-# rich.progress is imported where a bar is drawn: quiet and piped runs (and every one-shot
-# run a script makes) draw none, and its import is a visible part of a short run.
+# rich is imported where a console is made and rich.progress where a bar is drawn: a quiet
+# run (every one-shot run a script makes) draws none, and their imports are a visible part of
+# a short run.
 
 log = logging.getLogger("graphferry.cli")
 
@@ -44,6 +47,8 @@ def _console(file: Any, **options: Any) -> Console:
         >>> len(out.getvalue().splitlines())
         1
     """
+    from rich.console import Console
+
     console = Console(file=file, **options)
     if not console.is_terminal:
         console.soft_wrap = True
@@ -59,6 +64,62 @@ def _stderr() -> Console:
 
 def _stdout() -> Console:
     return _console(sys.stdout)
+
+
+#: What rich changes in a line it prints with ``highlight=False``: markup (``[``), emoji codes
+#: (``:name:``), tabs (expanded) and the control codes its ``Text`` strips.
+_RICH_WOULD_CHANGE = re.compile(r"[\[\t\x07\x08\x0b\x0c\r]|:\S*?:")
+#: The variables that make rich treat a file as a terminal (or not) whatever it is.
+_RICH_TERMINAL_VARIABLES = ("FORCE_COLOR", "TTY_COMPATIBLE")
+
+
+def _print_stdout(text: str, *, soft_wrap: bool | None = None) -> None:
+    """``_stdout().print(text, highlight=False, soft_wrap=soft_wrap)``, without rich where rich
+    would write the text as it is: stdout a file or a pipe (a console there never wraps, see
+    :func:`_console`) and nothing in the text that rich reads as markup, an emoji or a control.
+    A one-shot run's summary then costs no import of rich.
+
+    Example:
+        >>> import contextlib, io
+        >>> out = io.StringIO()
+        >>> with contextlib.redirect_stdout(out):
+        ...     _print_stdout("levels: {'reached': 3, 'max': 2}")
+        ...     _print_stdout("[bold]x[/bold] :smile:")  # rich's markup and emoji, as rich prints them
+        >>> out.getvalue().splitlines()
+        ["levels: {'reached': 3, 'max': 2}", 'x 😄']
+    """
+    out = sys.stdout
+    isatty = getattr(out, "isatty", None)
+    if (out is not None and isatty is not None and not isatty() and not _RICH_WOULD_CHANGE.search(text)
+            and not any(v in os.environ for v in _RICH_TERMINAL_VARIABLES)):
+        out.write(text + "\n")
+        out.flush()
+        return
+    _stdout().print(text, highlight=False, soft_wrap=soft_wrap)
+
+
+def apply_global_options(verbose: int, quiet: bool) -> None:
+    """The global options of every command (``-v``, ``-q``): bars off, log records on stderr."""
+    _settings.quiet = quiet
+    _settings.stderr = None
+    if verbose:
+        root = logging.getLogger("graphferry")
+        root.setLevel(logging.INFO if verbose == 1 else logging.DEBUG)
+        console = _stderr()
+        handler: logging.Handler
+        if console.is_terminal:
+            from rich.logging import RichHandler
+
+            handler = RichHandler(console=console, show_path=False)
+        else:
+            # In a log file, rich would wrap lines at 80 columns; one record per line instead.
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.set_name("graphferry-cli")
+        # Replace, not add: a second in-process run (tests) has a new stderr.
+        for old in [h for h in root.handlers if h.get_name() == "graphferry-cli"]:
+            root.removeHandler(old)
+        root.addHandler(handler)
 
 
 # ----------------------------------------------------------------- progress
@@ -102,10 +163,10 @@ def _bytes_bar(what: str) -> Iterator[Callable[[str, int], None] | None]:
     the memory-mapped ``.gr``'s, keeps it); None when bars are off (quiet, or
     not a terminal).
     """
-    console = _stderr()
-    if _settings.quiet or not console.is_terminal:
+    if _settings.quiet or not _stderr().is_terminal:
         yield None
         return
+    console = _stderr()
     from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn,
                                TimeRemainingColumn, TransferSpeedColumn)
 
@@ -132,10 +193,10 @@ def _bytes_bar(what: str) -> Iterator[Callable[[str, int], None] | None]:
 @contextlib.contextmanager
 def _spinner(what: str) -> Iterator[None]:
     """A spinner with elapsed time for work whose length is unknown (reading a file)."""
-    console = _stderr()
-    if _settings.quiet or not console.is_terminal:
+    if _settings.quiet or not _stderr().is_terminal:
         yield
         return
+    console = _stderr()
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
@@ -146,8 +207,7 @@ def _spinner(what: str) -> Iterator[None]:
 
 def _iteration_reporter(name: str) -> tuple[Callable[[str, int, Any], None], Callable[[], None]]:
     """A progress callback for the runtime (one status line per edge_map) and its closer."""
-    console = _stderr()
-    if _settings.quiet or not console.is_terminal:
+    if _settings.quiet or not _stderr().is_terminal:
         def plain(op: str, index: int, record: Any) -> None:
             step = record.steps[-1]
             log.info("%s iteration %d: %s, %d active -> %s", name, index + 1, step.direction,
@@ -156,7 +216,7 @@ def _iteration_reporter(name: str) -> tuple[Callable[[str, int, Any], None], Cal
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                   console=console, transient=True)
+                   console=_stderr(), transient=True)
     bar.start()
     task = bar.add_task(f"{name}: starting", total=None)
 

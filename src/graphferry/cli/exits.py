@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import re
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -75,6 +77,32 @@ def _stopped_status(exc: Stopped) -> int:
 USER_ERRORS: tuple[type[BaseException], ...] = (GraphferryError, OSError, MemoryError)
 
 
+def failure_status(debug: bool) -> int:
+    """The exit status of the exception being handled (call it in an ``except`` block), its one
+    line reported: Ctrl-C 130, SIGINT or SIGTERM 130 or 143, a user's error 1, a bug 70 (its
+    traceback with ``debug``). Anything else (SystemExit) is raised again."""
+    import sys
+
+    exc = sys.exc_info()[1]
+    if isinstance(exc, KeyboardInterrupt):
+        _remove_unfinished_work()
+        _report("interrupted")
+        return EXIT_INTERRUPTED
+    if isinstance(exc, Stopped):
+        return _stopped_status(exc)
+    if isinstance(exc, USER_ERRORS):
+        if debug:
+            raise
+        _report(_describe(exc))
+        return EXIT_FAILURE
+    if isinstance(exc, Exception):  # a bug: still no traceback unless asked for
+        if debug:
+            raise
+        _report(f"internal error: {type(exc).__name__}: {exc} (set GRAPHFERRY_DEBUG=1 for the traceback)")
+        return EXIT_INTERNAL
+    raise
+
+
 def _one_line(message: str) -> str:
     return " ".join(str(message).split()) or "unknown error"
 
@@ -86,12 +114,27 @@ def _report(message: str) -> None:
     error; one line says it (a rank that fails alone says so itself, through
     the distributed run's ``fail_all``).
     """
-    import typer  # here, not at the top: main() reports a signal before it has imported typer
-
     from ..distributed.world import launcher_rank
 
     if launcher_rank() == 0:
-        typer.echo(f"error: {_one_line(message)}", err=True)
+        _echo_err(f"error: {_one_line(message)}")
+
+
+#: The escape sequences click's ``echo`` strips from a line written to a file or a pipe.
+_ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
+
+
+def _echo_err(line: str) -> None:
+    """``line`` on stderr, as ``typer.echo(line, err=True)`` writes it (escape sequences stripped
+    where stderr is no terminal), without importing typer: a one-shot run's error needs no parser."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    isatty = getattr(stream, "isatty", None)
+    if not (isatty is not None and isatty()):
+        line = _ANSI.sub("", line)
+    stream.write(line + "\n")
+    stream.flush()
 
 
 def _describe(exc: BaseException) -> str:

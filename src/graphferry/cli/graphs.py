@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from ..errors import GraphferryError, TargetExistsError
+from ..errors import GraphferryError
 from ..graph import Graph
-from ..store import is_store, open_store
+from ..store import is_store
 from . import console as _console
 from .group import app, generate_app
 from .console import _progress, _settings, _spinner, _stdout
+from .reading import _load, _user_value_errors
 from .options import (
     DirectedFlag,
     EdgeFactorOpt,
@@ -51,18 +51,6 @@ def _check_output(path: Path, force: bool) -> None:
     # an empty directory) may be replaced.
     if not (is_store(path) or (path.is_dir() and not any(path.iterdir()))):
         raise GraphferryError(f"{path} exists and is not a graph store; not replacing it")
-
-
-def _load(path: Path, fmt: str = "auto", verify: bool = False, **kwargs: Any) -> Graph:
-    """A store (directory) is memory-mapped; anything else goes through the readers.
-
-    Every store is checked for structure on open; ``verify`` also compares checksums.
-    """
-    if path.is_dir():
-        return open_store(path, verify=verify)
-    from ..io import read_graph
-
-    return read_graph(path, format=fmt, **kwargs)
 
 
 def _generate(kind: str, out: Path, *, force: bool, **kwargs: Any) -> Graph:
@@ -175,23 +163,6 @@ def _emit_store(out: Path, graph: Graph) -> None:
     """``--json`` of the commands that write a store: where, and what it holds."""
     typer.echo(json.dumps({"store": str(out), "n": graph.n, "m": graph.m, "directed": graph.directed,
                            "weighted": graph.weighted}, indent=2))
-
-
-def _user_value_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Run a reader; its plain ValueErrors are option conflicts the user made.
-
-    (Malformed input raises InputError, itself a GraphferryError.) Options that
-    a format does not take (``--renumber`` for .mtx, dropping edges of an LDBC
-    graph) come back as ValueError: report them in one line, not as a bug.
-    """
-    try:
-        return fn(*args, **kwargs)
-    except TargetExistsError as exc:  # the API's words (overwrite=True) in the CLI's (--force)
-        raise GraphferryError(f"{exc.path} already exists (use --force to replace it)") from exc
-    except GraphferryError:
-        raise
-    except ValueError as exc:
-        raise GraphferryError(str(exc)) from exc
 
 
 @app.command()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from typing import Annotated
@@ -14,16 +13,13 @@ from . import console as _console
 from ._click import _cx
 from .exits import (
     EXIT_FAILURE,
-    EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_USAGE,
-    USER_ERRORS,
     Stopped,
-    _describe,
     _remove_unfinished_work,
     _report,
     _signals_raise,
-    _stopped_status,
+    failure_status,
 )
 
 
@@ -67,23 +63,8 @@ class _Group(typer.core.TyperGroup):
             else:
                 _report("aborted")
                 code = EXIT_FAILURE
-        except KeyboardInterrupt:
-            _remove_unfinished_work()
-            _report("interrupted")
-            code = EXIT_INTERRUPTED
-        except Stopped as exc:
-            code = _stopped_status(exc)
-        except USER_ERRORS as exc:
-            if debug:
-                raise
-            _report(_describe(exc))
-            code = EXIT_FAILURE
-        except Exception as exc:  # a bug: still no traceback unless asked for
-            if debug:
-                raise
-            _report(f"internal error: {type(exc).__name__}: {exc} "
-                    "(set GRAPHFERRY_DEBUG=1 for the traceback)")
-            code = EXIT_INTERNAL
+        except (KeyboardInterrupt, Stopped, Exception):  # ours to report (the one-shot parser's too)
+            code = failure_status(debug)
         if standalone_mode:
             sys.exit(code)
         return code
@@ -142,23 +123,4 @@ def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
 ) -> None:
-    _console._settings.quiet = quiet
-    _console._settings.stderr = None
-    if verbose:
-        root = logging.getLogger("graphferry")
-        root.setLevel(logging.INFO if verbose == 1 else logging.DEBUG)
-        console = _console._stderr()
-        handler: logging.Handler
-        if console.is_terminal:
-            from rich.logging import RichHandler
-
-            handler = RichHandler(console=console, show_path=False)
-        else:
-            # In a log file, rich would wrap lines at 80 columns; one record per line instead.
-            handler = logging.StreamHandler(sys.stderr)
-            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        handler.set_name("graphferry-cli")
-        # Replace, not add: a second in-process run (tests) has a new stderr.
-        for old in [h for h in root.handlers if h.get_name() == "graphferry-cli"]:
-            root.removeHandler(old)
-        root.addHandler(handler)
+    _console.apply_global_options(verbose, quiet)

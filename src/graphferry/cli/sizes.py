@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import re
 
-import typer
-
-from ..errors import GraphferryError
-
+# typer is imported where an option's value is refused: ``run``'s one-shot parser
+# (graphferry.cli.quick_run) reads sizes without it.
 
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgtp]?)(i?)(b?)\s*$", re.IGNORECASE)
 
@@ -53,6 +51,8 @@ def _size_param(text: str) -> int:
     try:
         return parse_size(text)
     except ValueError as exc:
+        import typer
+
         raise typer.BadParameter(str(exc)) from None
 
 
@@ -65,6 +65,8 @@ MIN_PARTITION_BYTES = 4096
 def _partition_size_param(text: str) -> int:
     size = _size_param(text)
     if size < MIN_PARTITION_BYTES:
+        import typer
+
         raise typer.BadParameter(f"{_distinct_bytes(size, MIN_PARTITION_BYTES)} is below the minimum of "
                                  f"{_distinct_bytes(MIN_PARTITION_BYTES, size)} "
                                  "(tiny partitions make every run far slower)")
