@@ -84,6 +84,10 @@ def test_run_imports_its_own_algorithm_alone(tmp_path, store):
                              "graphferry.algorithms.communities", "graphferry.algorithms.betweenness"}
     assert not {"graphferry.cli.cf", "graphferry.cli.demo", "graphferry.cli.tools", "graphferry.cli.tables",
                 "graphferry.distributed.graph"} & mods
+    # a plain command line is parsed without typer (its pydantic validators cost more than the BFS here),
+    # and a quiet run on a pipe prints without rich
+    assert not {m.partition(".")[0] for m in mods} & {"typer", "click", "pydantic", "rich"}
+    assert "graphferry.cli.run" not in mods and "graphferry.scheduler.hybrid" not in mods
 
 
 def test_every_command_is_mapped_to_its_module():

@@ -51,7 +51,7 @@ import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -63,10 +63,12 @@ from ..errors import DeviceMemoryError
 from ..graph import Graph
 from ..partition import DEFAULT_PARTITION_BYTES
 from ..phase_clock import phase
-from ..scheduler.executors import Executor
-from ..scheduler.hybrid import HybridEngine
-from ..scheduler.pool import BufferPool
 from .calibration import calibration_for
+
+if TYPE_CHECKING:  # the scheduler is imported where a graph first runs the hybrid (a one-shot run of
+    # another engine never does)
+    from ..scheduler.executors import Executor
+    from ..scheduler.pool import BufferPool
 
 log = logging.getLogger(__name__)
 
@@ -346,11 +348,13 @@ class LoadedGraph:
             used = self.arena.used_bytes
             try:
                 with phase("engine_setup"):
-                    eng = cls(side, self.backend, self.arena) if cls is not HybridEngine else \
-                        HybridEngine(side, self.backend, self.arena, pool=self.pool, executors=self.executors,
-                                     key=skey, calibration_for=self._calibration,
-                                     side_for=lambda name: self._side_for(csr, use_weights, name)[1],
-                                     place=(lambda: self._placed_side(csr, use_weights, engine)) if defer else None)
+                    # an engine that schedules the partitions itself (the hybrid) runs them in this
+                    # graph's buffer pool, on its executors
+                    eng = cls(side, self.backend, self.arena) if not cls.schedules else \
+                        cls(side, self.backend, self.arena, pool=self.pool, executors=self.executors,
+                            key=skey, calibration_for=self._calibration,
+                            side_for=lambda name: self._side_for(csr, use_weights, name)[1],
+                            place=(lambda: self._placed_side(csr, use_weights, engine)) if defer else None)
                 break
             except DeviceMemoryError:
                 self.arena.used_bytes = used  # buffers taken before the refusal are garbage now
@@ -514,6 +518,8 @@ class LoadedGraph:
     def pool(self) -> BufferPool:
         """One pool of device buffers shared by the hybrid engine's sides (allocated lazily)."""
         if self._pool is None:
+            from ..scheduler.pool import BufferPool
+
             # the pool may evict this graph's other (idle) engines: never a hybrid side in use
             self._pool = BufferPool(self.arena, reclaim=lambda nbytes: self._reclaim_for_pool(nbytes))
         return self._pool
@@ -523,6 +529,7 @@ class LoadedGraph:
         """Where the hybrid engine computes: this graph's device first, then the host's CPU."""
         if self._executors is None:
             from ..backends.cpu.backend import CpuBackend
+            from ..scheduler.executors import Executor
 
             first = "gpu0" if self.backend.name == "cuda" else "dev0"  # dev0: the CPU's simulated device
             self._executors = [Executor(first, self.backend, True, self.arena),

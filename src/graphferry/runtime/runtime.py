@@ -47,7 +47,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -56,7 +56,6 @@ from ..backends.base import Backend, DeviceArena
 from ..engines.base import EdgeSide, Engine
 from ..engines.registry import engine_class
 from ..graph import Graph
-from ..scheduler.policy import Policy
 from .loaded import LoadedGraph
 from .maps import maps_for
 from .deferred import DeferredArray
@@ -64,6 +63,9 @@ from .direction import DEFAULT_PULL_FRACTION, DirectionHistory, choose_direction
 from .frontier import Frontier
 from .program import Program
 from .record import RunRecord
+
+if TYPE_CHECKING:
+    from ..scheduler.policy import Policy
 
 log = logging.getLogger(__name__)
 
@@ -145,11 +147,21 @@ class Runtime:
         self.engine_name = self._resolve_engine(engine)
         #: how this call's maps run (its own loop, the hybrid, the ranks): chosen once, here
         self.maps = maps_for(self.loaded, engine_class(self.engine_name))   # (a bad name fails here)
-        self.policy = policy if policy is not None else Policy()
+        self._policy = policy  # made when a scheduling engine first asks (:attr:`policy`)
         self.record = RunRecord(algorithm=algorithm, backend=self.backend.name, engine=self.engine_name)
         self.record.extra["loaded_graph"] = not self._owns_loaded
         self.record.extra["load_seconds"] = self.loaded.load_seconds
         self.record.setup_seconds = time.perf_counter() - self._t0
+
+    @property
+    def policy(self) -> Policy:
+        """The hybrid's per-partition placement (the one given, else the cost-driven default), made on
+        first use: a run of one engine never imports the scheduler's policy."""
+        if self._policy is None:
+            from ..scheduler.policy import Policy
+
+            self._policy = Policy()
+        return self._policy
 
     @classmethod
     def from_options(cls, graph: "Graph | LoadedGraph", options: RunOptions, algorithm: str) -> "Runtime":
