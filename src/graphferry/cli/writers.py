@@ -93,8 +93,9 @@ def _write_table_file(columns: dict[str, np.ndarray], suffix: str, tmp: str) -> 
         pq.write_table(pa.table({k: np.asarray(v) for k, v in columns.items()}), tmp)
 
 
-#: Rows of a .npy table filled at a time: a few MB, so the buffer stays in cache while it is written.
-NPY_CHUNK_ROWS = 1 << 18
+#: Rows of a .npy table filled at a time: a buffer of about a MB (16-byte rows), so it stays in cache
+#: while it is written.
+NPY_CHUNK_ROWS = 1 << 16
 
 
 def _write_npy_rows(columns: dict[str, np.ndarray], path: str) -> None:
@@ -104,8 +105,10 @@ def _write_npy_rows(columns: dict[str, np.ndarray], path: str) -> None:
     allocate, fault in and copy before the write); a chunk refilled while the previous one is being
     written (the write releases the GIL) cost 0.35-0.8 s for the same bytes, the 'write' phase of a
     one-shot BFS at Kronecker 25 (0.59 s of 2.6 s on the H200's host, where GAPBS writes nothing).
-    Now several threads each fill a chunk of their own and write it at its place in the file
-    (``os.pwrite``; numpy's copies and the write release the GIL), as many chunks at once as cores.
+    Now several threads (as many as cores) each take a contiguous share of the rows and fill one
+    buffer of their own again and again, writing each chunk at its place in the file
+    (``os.pwrite``; numpy's copies and the write release the GIL): a new buffer per chunk had the
+    kernel fault in and zero every page of it again, the whole table's bytes once more.
 
     Example:
         >>> import tempfile, os
@@ -136,24 +139,32 @@ def _write_npy_rows(columns: dict[str, np.ndarray], path: str) -> None:
         base = f.tell()
         fd = f.fileno()
 
-        def chunk(lo: int) -> None:
-            take = min(rows, n - lo)
-            buf = np.empty(take, dtype)
-            for k, v in cols.items():
-                buf[k] = v[lo:lo + take]
-            view, at = memoryview(buf).cast("B"), base + lo * dtype.itemsize
-            while len(view):
-                done = os.pwrite(fd, view, at)
-                view, at = view[done:], at + done
+        def share(span: tuple[int, int]) -> None:
+            lo, hi = span
+            buf = np.empty(min(rows, hi - lo), dtype)
+            while lo < hi:
+                take = min(rows, hi - lo)
+                part = buf[:take]
+                for k, v in cols.items():
+                    part[k] = v[lo:lo + take]
+                view, at = memoryview(part).cast("B"), base + lo * dtype.itemsize
+                while len(view):
+                    done = os.pwrite(fd, view, at)
+                    view, at = view[done:], at + done
+                lo += take
 
-        starts = range(0, n, rows)
-        workers = max(1, min(len(starts), os.cpu_count() or 1, 16))
-        if workers == 1:
-            for lo in starts:
-                chunk(lo)
+        chunks = -(-n // rows)
+        if chunks == 0:  # no rows: the header alone
+            return
+        workers = max(1, min(chunks, os.cpu_count() or 1, 16))
+        per = -(-chunks // workers) * rows  # each share a whole number of chunks
+        spans = [(lo, min(n, lo + per)) for lo in range(0, n, per)]
+        if len(spans) <= 1:
+            for span in spans:
+                share(span)
         else:
-            with ThreadPoolExecutor(workers) as pool:
-                list(pool.map(chunk, starts))
+            with ThreadPoolExecutor(len(spans)) as pool:
+                list(pool.map(share, spans))
 
 
 def _write_json(path: Path, data: Any) -> None:
