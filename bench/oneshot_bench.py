@@ -82,6 +82,10 @@ def log(msg: str) -> None:
 
 def env(**extra: str) -> dict[str, str]:
     out = dict(os.environ)
+    # Python's bytecode cached, as pip leaves an installed package: without it every process compiled
+    # graphferry's modules from source again (a sandbox here sets PYTHONDONTWRITEBYTECODE), about 1 s
+    # of the 1.5 s "imports" phase session 22 recorded on the 2-core machine
+    out.pop("PYTHONDONTWRITEBYTECODE", None)
     out["PYTHONPATH"] = str(ROOT / "src") + (os.pathsep + out["PYTHONPATH"] if out.get("PYTHONPATH") else "")
     out.update(extra)
     return out
@@ -114,8 +118,18 @@ def timed(cmd: list[str], *, environ: dict[str, str] | None = None, timeout: flo
     return wall, proc
 
 
+def load_average() -> float | None:
+    """The machine's 1-minute load average (others' work too: the machine may be shared)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
 def repeated(cmd, repeat: int, **kw) -> dict:
-    """``first_seconds``, ``seconds`` (median of the ``repeat`` after the first), ``all_seconds``."""
+    """``first_seconds``, ``seconds`` (median of the ``repeat`` after the first), ``all_seconds``,
+    ``cpu_seconds`` and ``load_average`` (before the first process)."""
+    load = load_average()
     walls, cpu = [], []
     for _ in range(1 + repeat):
         wall, _ = timed(cmd, **kw)
@@ -123,7 +137,8 @@ def repeated(cmd, repeat: int, **kw) -> dict:
         cpu.append(CPU_SECONDS[-1])
     rest = walls[1:] or walls
     return {"seconds": round(statistics.median(rest), 4), "first_seconds": round(walls[0], 4),
-            "all_seconds": [round(w, 4) for w in walls], "cpu_seconds": [round(c, 3) for c in cpu]}
+            "all_seconds": [round(w, 4) for w in walls], "cpu_seconds": [round(c, 3) for c in cpu],
+            "load_average": load}
 
 
 def graphferry(*args: str) -> list[str]:
@@ -311,7 +326,8 @@ class OneShot:
                     "note": "seconds: wall of a whole process (median of the processes after the first; "
                             "first_seconds the first), files in the page cache; checks in processes of their own; "
                             "cpu_seconds: each process's user + system CPU seconds (getrusage of the children), "
-                            "less inflated than wall on a machine other work shares",
+                            "less inflated than wall on a machine other work shares; load_average: the machine's "
+                            "1-minute load before a run's processes; Python's bytecode cached (as installed)",
                     "runs": self.runs}
         self.reference: dict[str, tuple] = {}  # per algorithm: the first configuration's answer, its label, checked
 
@@ -401,6 +417,7 @@ def our_run(s: OneShot, source: int, alg: str, backend: str, engine: str, label:
     if not fresh:
         timed(cmd, before=lambda: out.unlink(missing_ok=True))  # programs compiled once, untimed
     walls, cpu = [], []
+    load = load_average()
     for _ in range(1 + s.args.repeat):
         out.unlink(missing_ok=True)
         wall, _ = timed(cmd, environ=environ())
@@ -414,7 +431,8 @@ def our_run(s: OneShot, source: int, alg: str, backend: str, engine: str, label:
     rest = walls[1:] or walls
     run = {"algorithm": alg, "engine": label, "backend": backend,
            "seconds": round(statistics.median(rest), 4), "first_seconds": round(walls[0], 4),
-           "all_seconds": [round(w, 4) for w in walls], "cpu_seconds": cpu, "verified": verified,
+           "all_seconds": [round(w, 4) for w in walls], "cpu_seconds": cpu, "load_average": load,
+           "verified": verified,
            "verified_how": how, "phases": record["extra"].get("phases"), "run_engine": record.get("engine"),
            "command": " ".join(cmd) + (" (empty program and calibration caches each process)" if fresh else "")}
     if engine != "auto":
