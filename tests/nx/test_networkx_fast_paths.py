@@ -198,3 +198,43 @@ def test_the_compiled_pass_knows_whether_node_i_is_the_int_i(nodes):
     want = all(type(v) is int and v == i for i, v in enumerate(nodes))
     assert g.identity == want
     assert g.labels(np.arange(len(nodes))) == list(G)
+
+
+@pytest.mark.filterwarnings("ignore:Note. conversions to backend graphs are saved to cache")
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(0, 40), p=st.floats(0, 0.3), seed=st.integers(0, 10**6), directed=st.booleans())
+def test_degree_functions_read_the_dicts_without_converting_and_later_calls_convert(n, p, seed, directed):
+    from graphferry.nx_backend import register, structure
+    from graphferry.nx_backend.convert import cached_size
+    from graphferry.nx_backend.graph import DeferredNxGraph
+
+    register()
+    G = nx.gnp_random_graph(n, p, seed=seed, directed=directed)
+    G.add_edges_from([(v, v) for v in range(0, n, 5)] + [(-1, -2), (-2, -2), ("a", "a")])  # -1, -2: one hash
+    G.add_node("isolated")
+    names = ["degree_centrality", "isolates", "number_of_isolates"]
+    names += ["in_degree_centrality", "out_degree_centrality"] if directed else []
+    for name in names:
+        want = getattr(nx, name)(G)
+        got = getattr(nx, name)(G, backend="graphferry")
+        if name == "isolates":
+            want, got = list(want), list(got)
+        assert got == want and (not isinstance(want, dict) or list(got) == list(want))
+    deferred = [g for g in G.__networkx_cache__["graphferry"].values() if isinstance(g, DeferredNxGraph)]
+    assert deferred and "csr" not in deferred[0].__dict__ and cached_size(G) is None   # no edge read yet
+    # Python's pass where the compiled one is missing
+    real = structure.row_length_reader
+    structure.row_length_reader = lambda: None
+    try:
+        assert nx.degree_centrality(G, backend="graphferry") == nx.degree_centrality(G)
+    finally:
+        structure.row_length_reader = real
+    # a function that needs the edges converts the cached graph then, and answers as NetworkX does
+    assert nx.number_connected_components(G.to_undirected(), backend="graphferry") == \
+        nx.number_connected_components(G.to_undirected())
+    assert nx.triangles(G.to_undirected()) == nx.triangles(G.to_undirected(), backend="graphferry")
+    if directed:
+        assert nx.overall_reciprocity(G, backend="graphferry") == nx.overall_reciprocity(G)
+    else:
+        assert nx.triangles(G, backend="graphferry") == nx.triangles(G)
+    assert cached_size(G) == sum(map(len, G._adj.values()))

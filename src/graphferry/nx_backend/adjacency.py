@@ -187,7 +187,109 @@ int64_t gf_nx_read_attribute(void *next_fn, void *get_fn, void *as_ll_fn, const 
     delete[] data;
     return status;
 }
+
+// CPython: PyObject *_PyDict_GetItem_KnownHash(PyObject *mp, PyObject *key, Py_hash_t hash) (borrowed;
+// NULL when absent, or with an error set when a comparison raised), and PyDict_Contains where it is missing
+typedef void *(*dict_get_known_fn)(void *, void *, ssize_t);
+typedef int (*dict_contains_fn)(void *, void *);
+
+// NetworkX's degree from the dicts alone: length[i] = the size of row i of `adj` (node -> neighbour
+// dict, rows in dict order), plus 1 when `self_loops` is set and node i is its own neighbour (an
+// undirected graph's degree counts a self-loop twice). No neighbour is read. First the rows' and
+// nodes' addresses and the nodes' hashes (the outer dict's entries, in order), then the rows, with
+// those 16 ahead prefetched (and, where `keys_at` >= 0, the key table of the row 8 ahead, which a
+// lookup reads), so that the cache misses of many rows overlap instead of queueing as they do in
+// Python's pass; a lookup by the known hash (`get_known_fn`, when not null) leaves the node's own
+// object unread unless the row holds its hash.
+// Returns n; -1 when `adj` does not hold n rows or a row is not an exact dict (Python reads them
+// then); -2 when a lookup raised (the error is left set for the caller).
+extern "C" __attribute__((visibility("default")))
+int64_t gf_nx_row_lengths(void *next_fn, void *size_fn, void *get_known_fn, void *contains_fn,
+                          const void *dict_type, void *adj, int64_t n, int self_loops, int64_t keys_at,
+                          int64_t *length) {
+    dict_next_fn next = (dict_next_fn)next_fn;
+    dict_size_fn size = (dict_size_fn)size_fn;
+    dict_get_known_fn get_known = (dict_get_known_fn)get_known_fn;
+    dict_contains_fn contains = (dict_contains_fn)contains_fn;
+    void **rows = new void *[3 * (n > 0 ? n : 1)];
+    ssize_t pos = 0, hash = 0;
+    void *key = nullptr, *row = nullptr;
+    int64_t i = 0;
+    while (next(adj, &pos, &key, &row, &hash)) {
+        if (i >= n) { delete[] rows; return -1; }
+        rows[3 * i] = row;
+        rows[3 * i + 1] = key;
+        rows[3 * i + 2] = (void *)hash;
+        ++i;
+    }
+    if (i != n) { delete[] rows; return -1; }
+    int64_t status = n;
+    for (int64_t k = 0; k < n; ++k) {
+        if (k + 16 < n) {
+            __builtin_prefetch(rows[3 * (k + 16)]);
+            if (self_loops && !get_known) __builtin_prefetch(rows[3 * (k + 16) + 1]);
+        }
+        if (self_loops && keys_at >= 0 && k + 8 < n)
+            __builtin_prefetch(((void *const *)rows[3 * (k + 8)])[keys_at]);
+        void *r = rows[3 * k];
+        // PyObject's header is {ob_refcnt, ob_type} (a non-free-threaded build; checked in Python)
+        if (((const void *const *)r)[1] != dict_type) { status = -1; break; }
+        int64_t d = (int64_t)size(r);
+        if (self_loops && d > 0) {
+            if (get_known) {
+                d += get_known(r, rows[3 * k + 1], (ssize_t)rows[3 * k + 2]) != nullptr;
+            } else {
+                const int found = contains(r, rows[3 * k + 1]);
+                if (found < 0) { status = -2; break; }
+                d += found;
+            }
+        }
+        length[k] = d;
+    }
+    delete[] rows;
+    return status;
+}
 """
+
+
+@lru_cache(maxsize=1)
+def row_length_reader() -> Callable[[dict, bool], np.ndarray | None] | None:
+    """The compiled ``read(adj, self_loops) -> lengths | None``: each row's size (plus 1 where
+    ``self_loops`` and the node is its own neighbour), rows in dict order; None where Python must
+    read them (a row that is not a dict). None where no compiled reader can run.
+
+    A cold ``degree_centrality`` on 262,111 nodes spent 0.17 s (2 cores, loaded) in Python's passes
+    over the rows (``len``, then ``node in row``), as long as NetworkX's own pass: each row is a
+    cache miss. Here the misses overlap.
+    """
+    if reader() is None:
+        return None
+    import sys
+
+    from ..host_ops.compiler import compile_library
+
+    lib = ctypes.PyDLL(compile_library(SOURCE, label="nx_adjacency")._name)
+    fn = lib.gf_nx_row_lengths
+    fn.restype = ctypes.c_int64
+    fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.py_object, ctypes.c_int64, ctypes.c_int, ctypes.c_int64,
+                                           ctypes.c_void_p]
+    api = ctypes.pythonapi
+    next_fn, size_fn, contains_fn = (ctypes.cast(getattr(api, f), ctypes.c_void_p).value
+                                     for f in ("_PyDict_Next", "PyDict_Size", "PyDict_Contains"))
+    # a lookup by the hash the outer dict stores (CPython's private API, present in 3.8-3.13)
+    known = getattr(api, "_PyDict_GetItem_KnownHash", None)
+    get_known_fn = ctypes.cast(known, ctypes.c_void_p).value if known is not None else None
+    # PyDictObject's ma_keys, the key table a lookup reads, is its 5th word on 64-bit CPython 3.8-3.14
+    keys_at = 4 if (3, 8) <= sys.version_info[:2] <= (3, 14) and ctypes.sizeof(ctypes.c_void_p) == 8 else -1
+
+    def read(adj: dict, self_loops: bool) -> np.ndarray | None:
+        n = len(adj)
+        out = np.empty(n, np.int64)
+        got = fn(next_fn, size_fn, get_known_fn, contains_fn, id(dict), adj, n, int(bool(self_loops)), keys_at,
+                 out.ctypes.data)
+        return out if got == n else None
+
+    return read
 
 
 @lru_cache(maxsize=1)

@@ -24,7 +24,7 @@ from typing import Any
 
 import networkx as nx
 
-from .graph import NxGraph, from_networkx
+from .graph import DeferredNxGraph, NxGraph, from_networkx
 
 __all__ = ["converted", "cached_size", "convert_from_nx", "convert_to_nx", "edge_weights"]
 
@@ -52,20 +52,32 @@ def converted(G, edge_attrs: dict[str, Any] | None = None) -> NxGraph:
     return g
 
 
+def _arcs(g) -> int | None:
+    """Arcs of conversion ``g``; None for one whose CSR has not been read (:class:`.DeferredNxGraph`)."""
+    if isinstance(g, DeferredNxGraph) and "csr" not in g.__dict__:
+        return None
+    return g.csr.m if isinstance(g, NxGraph) else None
+
+
 def cached_size(G) -> int | None:
     """Arcs of ``G``'s cached conversion (any one of them), None when there is none: O(1)."""
     if isinstance(G, NxGraph):
-        return G.csr.m
+        return _arcs(G)
     cache = getattr(G, "__networkx_cache__", None)
     if not cache:
         return None
-    mine = cache.get("graphferry")
-    if mine:
-        return next(iter(mine.values())).csr.m
-    theirs = cache.get("backends", {}).get("graphferry")  # NetworkX's own cache of our conversions
-    if theirs:
-        return next(iter(theirs.values())).csr.m
+    mine = cache.get("graphferry") or {}
+    theirs = cache.get("backends", {}).get("graphferry") or {}  # NetworkX's own cache of our conversions
+    for g in (*mine.values(), *theirs.values()):
+        if (m := _arcs(g)) is not None:
+            return m
     return None
+
+
+#: functions that need only each node's neighbour count: their conversion reads no edge until another
+#: function needs one (:class:`.DeferredNxGraph`)
+ROW_LENGTHS_ONLY = frozenset({"degree_centrality", "in_degree_centrality", "out_degree_centrality", "isolates",
+                              "number_of_isolates"})
 
 
 def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False, preserve_node_attrs=False,
@@ -73,7 +85,13 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     """NetworkX graph -> :class:`~graphferry.nx_backend.graph.NxGraph` (named edge attributes only)."""
     if isinstance(G, NxGraph):
         return G
-    g = converted(G, edge_attrs)
+    cache = _conversion_cache(G)
+    if name in ROW_LENGTHS_ONLY and not edge_attrs and not preserve_edge_attrs and not cache:
+        g = DeferredNxGraph(G)   # converted when another function first reads the CSR
+        if cache is not None:
+            cache[()] = g
+    else:
+        g = converted(G, edge_attrs)
     if preserve_edge_attrs is True or preserve_node_attrs is True:
         # every attribute asked for (a function returning a subgraph of G, k_truss): graphferry's CSR
         # keeps named edge attributes only, so the function builds its answer from G itself

@@ -21,13 +21,16 @@ Example:
 
 from __future__ import annotations
 
+import operator
+
 import networkx as nx
 import numpy as np
 
 from .. import host_ops
 from ..errors import CompilerError
+from .adjacency import row_length_reader
 from .checks import always
-from .graph import NxGraph
+from .graph import DeferredNxGraph, NxGraph
 from .policy import large_graph
 from .registration import networkx_algorithm
 from .running import bfs_levels, nbunch, run
@@ -46,7 +49,34 @@ def _loops(G: NxGraph) -> np.ndarray:
     return np.bincount(rows[loop], weights=_arc_counts(G)[loop], minlength=csr.n).astype(np.int64)
 
 
+def _from_dicts(G: NxGraph, kind: str) -> np.ndarray | None:
+    """NetworkX's degrees (``kind``: "degree", "in" or "out") read off its dicts' lengths, O(nodes),
+    while ``G``'s CSR has not been read (:class:`~.graph.DeferredNxGraph`); else None."""
+    source = G.rows() if isinstance(G, DeferredNxGraph) else None
+    if source is None:
+        return None
+    n = len(source)
+    compiled = row_length_reader()
+
+    def lengths(rows: dict, self_loops: bool = False) -> np.ndarray:
+        # a self-loop counts twice in an undirected degree: once more where the node is its own neighbour
+        got = compiled(rows, self_loops) if compiled is not None else None
+        if got is None:
+            got = np.fromiter(map(len, rows.values()), np.int64, count=n)
+            if self_loops:
+                got += np.fromiter(map(operator.contains, rows.values(), rows), bool, count=n)
+        return got
+
+    if source.is_directed():
+        if kind != "degree":
+            return lengths(source._pred if kind == "in" else source._succ)
+        return lengths(source._succ) + lengths(source._pred)
+    return lengths(source._adj, self_loops=True)
+
+
 def _out_degree(G: NxGraph) -> np.ndarray:
+    if (d := _from_dicts(G, "out")) is not None:
+        return d
     csr = G.csr
     if G.multiplicity is None:
         return csr.out_degree.astype(np.int64)
@@ -55,11 +85,15 @@ def _out_degree(G: NxGraph) -> np.ndarray:
 
 
 def _in_degree(G: NxGraph) -> np.ndarray:
+    if (d := _from_dicts(G, "in")) is not None:
+        return d
     return np.bincount(G.csr.indices, weights=_arc_counts(G), minlength=G.csr.n).astype(np.int64)
 
 
 def _degree(G: NxGraph) -> np.ndarray:
     """NetworkX's ``G.degree()``: in + out for a directed graph, a self-loop counted twice when undirected."""
+    if (d := _from_dicts(G, "degree")) is not None:
+        return d
     if G.directed:
         return _out_degree(G) + _in_degree(G)
     return _out_degree(G) + _loops(G)
