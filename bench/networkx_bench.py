@@ -27,6 +27,13 @@ that every function fits one device call: NetworkX alone takes about 150 s
 for them all on the H200's host. A function whose NetworkX calls have not
 finished by the deadline is listed as skipped.
 
+NetworkX's Louvain (:data:`SMALLER_FOR_NETWORKX`) takes far longer than one device call on this graph
+(a uniform graph has weak communities, so its levels run many rounds: 3,540 s on the 1 M-edge graph of
+``bench/networkx_functions.py`` on 2 cores), so its NetworkX calls run on a smaller uniform graph of the
+same mean degree (``--nx-smaller-nodes``), where graphferry's run too (the same-graph speed-up and
+modularities); graphferry's cold and warm calls on the full graph are timed as for the others and
+checked to be a partition of the nodes (its modularity recorded).
+
     PYTHONPATH=src python bench/networkx_bench.py --backend cuda --deadline-s 120 \\
         --out $OUT/networkx-nxcugraph-h200.json
 """
@@ -172,6 +179,15 @@ CASES: dict[str, tuple[str, Callable, Callable, str]] = {
 }
 
 
+#: functions whose NetworkX calls run on a smaller graph of the same mean degree (``--nx-smaller-nodes``):
+#: the graph each reads ("G" or "D") -> its smaller copy's key in the graphs
+SMALLER_FOR_NETWORKX = {"louvain_communities": "G-smaller"}
+
+#: NetworkX's Louvain on the 1 M-edge uniform graph on the 2-core machine (bench/results/networkx-functions-louvain.json)
+LOUVAIN_2_CORES = {"networkx_seconds": 3539.92, "graphferry_cpu_seconds": 4.9172, "n": 100_000, "edges": 999_896,
+                   "source": "bench/results/networkx-functions-louvain.json (2 cores, graphferry's CPU backend)"}
+
+
 def timed(fn, repeat: int, before=None) -> tuple[float, list[float], Any]:
     times, out = [], None
     for _ in range(repeat):
@@ -210,7 +226,8 @@ def start_networkx_workers(names: list[str], graphs: dict, published: dict, args
         theirs = published["algorithms"].get(CASES[name][3])
         return theirs["networkx_seconds"] if theirs else 1.0
 
-    pending = {name: pool.apply_async(_networkx_in_worker, (name, CASES[name][0], args.nx_repeat))
+    pending = {name: pool.apply_async(_networkx_in_worker,
+                                      (name, SMALLER_FOR_NETWORKX.get(name, CASES[name][0]), args.nx_repeat))
                for name in sorted(names, key=expected, reverse=True)}
     pending[None] = pool
     return pending
@@ -218,7 +235,8 @@ def start_networkx_workers(names: list[str], graphs: dict, published: dict, args
 
 def networkx_result(name: str, call, graph, args, pending: dict | None, deadline_left: float):
     """NetworkX's (median, times, answer): from its worker (waiting at most ``deadline_left`` seconds;
-    TimeoutError past it) or, without workers, by calling it here."""
+    TimeoutError past it) or, without workers, by calling it here (on ``graph``: the smaller one for
+    :data:`SMALLER_FOR_NETWORKX`)."""
     if pending is None:
         graph.__networkx_cache__.clear()
         return timed(lambda: call(graph), args.nx_repeat)
@@ -226,8 +244,9 @@ def networkx_result(name: str, call, graph, args, pending: dict | None, deadline
 
 
 def measure(name: str, graph, small, theirs: dict | None, args, pending: dict | None = None,
-            deadline_left: float = float("inf")) -> dict:
-    """One function: a warm-up on ``small`` (compiles), graphferry cold and warm, NetworkX, the comparison."""
+            deadline_left: float = float("inf"), smaller=None) -> dict:
+    """One function: a warm-up on ``small`` (compiles), graphferry cold and warm, NetworkX, the comparison
+    (``smaller``: the graph NetworkX runs on instead, for :data:`SMALLER_FOR_NETWORKX`)."""
     _, call, compare, _ = CASES[name]
     gf = {"backend": "graphferry"}
     t0 = time.perf_counter()
@@ -236,6 +255,11 @@ def measure(name: str, graph, small, theirs: dict | None, args, pending: dict | 
     cold_s, cold_all, got = timed(lambda: call(graph, **gf), args.repeat, before=graph.__networkx_cache__.clear)
     warm_s, warm_all, _ = timed(lambda: call(graph, **gf), args.repeat)
     graph.__networkx_cache__.clear()
+    if smaller is not None:
+        return measure_on_smaller(name, graph, smaller, got, theirs, args, pending, deadline_left, {
+            "graphferry_cold_seconds": round(cold_s, 5), "graphferry_warm_seconds": round(warm_s, 5),
+            "seconds": round(cold_s, 5), "first_seconds": cold_all[0], "warmup_compile_seconds": round(warmup_s, 3),
+            "all_seconds": {"graphferry_cold": cold_all, "graphferry_warm": warm_all}})
     nx_s, nx_all, want = networkx_result(name, call, graph, args, pending, deadline_left)
     ok, how = compare(got, want, graph) if getattr(compare, "needs_graph", False) else compare(got, want)
     row = {"algorithm": name, "engine": "networkx-backend", "backend": args.backend,
@@ -251,6 +275,50 @@ def measure(name: str, graph, small, theirs: dict | None, args, pending: dict | 
     print(f"{name}: networkx {nx_s:.3f} s, graphferry cold {cold_s:.4f} s ({row['speedup_cold']}x), warm "
           f"{warm_s:.4f} s ({row['speedup_warm']}x); nx-cugraph published "
           f"{theirs['speedup'] if theirs else '--'}x; {how}", flush=True)
+    return row
+
+
+def measure_on_smaller(name: str, graph, smaller, got, theirs: dict | None, args, pending: dict | None,
+                       deadline_left: float, full: dict) -> dict:
+    """A :data:`SMALLER_FOR_NETWORKX` function's row: graphferry's calls on the full graph (``full``; its
+    answer ``got`` checked to be a partition), NetworkX's and graphferry's on ``smaller``, compared there."""
+    _, call, compare, _ = CASES[name]
+    gf = {"backend": "graphferry"}
+    ok_full = nx.community.is_partition(graph, got)
+    q_full = nx.community.modularity(graph, got) if ok_full else None
+    gf_small_s, gf_small_all, got_small = timed(lambda: call(smaller, **gf), args.repeat,
+                                                before=smaller.__networkx_cache__.clear)
+    try:
+        nx_s, nx_all, want = networkx_result(name, call, smaller, args, pending, deadline_left)
+    except multiprocessing.TimeoutError:   # keep graphferry's full-graph timings all the same
+        nx_s, nx_all, want = float("nan"), [], None
+    if want is None:
+        ok, how = False, "NetworkX's calls (in a worker) had not finished by the deadline"
+    else:
+        ok, how = compare(got_small, want, smaller) if getattr(compare, "needs_graph", False) else \
+            compare(got_small, want)
+    row = {"algorithm": name, "engine": "networkx-backend", "backend": args.backend,
+           "graph": {"name": graph.name, "n": graph.number_of_nodes(), "edges": graph.number_of_edges(),
+                     "directed": graph.is_directed()},
+           "networkx_seconds": None, "speedup_cold": None, "speedup_warm": None, **full,
+           "full_graph_answer": {"partition": bool(ok_full),
+                                 "modularity": None if q_full is None else round(q_full, 6)},
+           "networkx_on_smaller_graph": {
+               "why": "NetworkX's call on the full graph takes far longer than a device call",
+               "graph": {"name": smaller.name, "n": smaller.number_of_nodes(), "edges": smaller.number_of_edges()},
+               "networkx_seconds": None if want is None else round(nx_s, 5),
+               "graphferry_cold_seconds": round(gf_small_s, 5),
+               "speedup": None if want is None else round(nx_s / gf_small_s, 2),
+               "all_seconds": {"networkx": nx_all, "graphferry_cold": gf_small_all},
+               "verified": bool(ok), "verified_how": f"against NetworkX's answer on that graph: {how}"},
+           "networkx_2_cores_elsewhere": LOUVAIN_2_CORES if name == "louvain_communities" else None,
+           "nx_cugraph_published": ({"dataset": "amazon0302", **theirs} if theirs else None),
+           "verified": bool(ok_full and (ok or want is None)),
+           "verified_how": "full graph: a partition of the nodes; smaller graph: " + how}
+    print(f"{name}: graphferry cold {full['graphferry_cold_seconds']:.4f} s, warm "
+          f"{full['graphferry_warm_seconds']:.4f} s on the full graph (modularity {q_full}); on "
+          f"{smaller.number_of_nodes():,} nodes NetworkX {nx_s:.3f} s, graphferry {gf_small_s:.4f} s "
+          f"({row['networkx_on_smaller_graph']['speedup']}x); {how}", flush=True)
     return row
 
 
@@ -288,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nx-workers", type=int, default=0,
                         help="run NetworkX's calls in this many forked processes at once, beside graphferry's "
                              "(0: one after another in this process); each NetworkX call is single-threaded")
+    parser.add_argument("--nx-smaller-nodes", type=int, default=10_000,
+                        help="nodes of the smaller graph (the same mean degree) that NetworkX's Louvain runs on")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
@@ -306,6 +376,10 @@ def main(argv: list[str] | None = None) -> int:
     G, D = build(args.nodes, args.edges, args.seed)
     build_s = time.perf_counter() - t0
     graphs = {"G": G, "D": D}
+    if any(f in SMALLER_FOR_NETWORKX for f in names):
+        k = min(args.nx_smaller_nodes, args.nodes)
+        graphs["G-smaller"] = build(k, round(args.edges * k / args.nodes), args.seed)[0]
+        graphs["G-smaller"].name = f"uniform-{k}-nodes-same-mean-degree"
     pending = start_networkx_workers(names, graphs, published, args) if args.nx_workers > 0 else None
     small = {"G": nx.gnm_random_graph(300, 1500, seed=0), "D": nx.gnm_random_graph(300, 1500, seed=0, directed=True)}
     print(f"graph: n={G.number_of_nodes():,} edges={G.number_of_edges():,} built in {build_s:.1f} s", flush=True)
@@ -329,14 +403,16 @@ def main(argv: list[str] | None = None) -> int:
         elapsed = time.perf_counter() - started
         which, _, _, key = CASES[name]
         theirs = published["algorithms"].get(key)
-        networkx_left = 0.0 if pending else (2 * theirs["networkx_seconds"] if theirs else 0.0)
+        networkx_left = 0.0 if pending or name in SMALLER_FOR_NETWORKX else \
+            (2 * theirs["networkx_seconds"] if theirs else 0.0)
         if elapsed + networkx_left > args.deadline_s:
             skipped.append({"function": name, "why": f"deadline: {elapsed:.0f} s had passed" + (
                 f"; NetworkX took {theirs['networkx_seconds']} s on nx-cugraph's machine" if theirs else "")})
             continue
         try:
             runs.append(measure(name, graphs[which], small[which], theirs, args, pending,
-                                args.deadline_s - (time.perf_counter() - started)))
+                                args.deadline_s - (time.perf_counter() - started),
+                                graphs.get(SMALLER_FOR_NETWORKX.get(name))))
         except NotImplementedError as e:   # can_run declined these arguments
             skipped.append({"function": name, "why": f"declined: {e}"})
         except multiprocessing.TimeoutError:   # its NetworkX calls had not finished by the deadline
