@@ -322,6 +322,16 @@ def measure_on_smaller(name: str, graph, smaller, got, theirs: dict | None, args
     return row
 
 
+def smaller_graphs(names: list[str], args) -> dict:
+    """The smaller graph NetworkX's :data:`SMALLER_FOR_NETWORKX` calls run on (same mean degree), when one is asked."""
+    if not any(f in SMALLER_FOR_NETWORKX for f in names):
+        return {}
+    k = min(args.nx_smaller_nodes, args.nodes)
+    smaller = build(k, round(args.edges * k / args.nodes), args.seed)[0]
+    smaller.name = f"uniform-{k}-nodes-same-mean-degree"
+    return {"G-smaller": smaller}
+
+
 def device_name(backend: str) -> str:
     if backend == "cpu":
         return "cpu"
@@ -342,7 +352,7 @@ def write(args, argv, record: dict) -> None:
         args.out.write_text(json.dumps(doc, indent=1) + "\n")
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--functions", nargs="+", default=list(CASES), choices=list(CASES))
     parser.add_argument("--nodes", type=int, default=AMAZON0302[0])
@@ -360,7 +370,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="nodes of the smaller graph (the same mean degree) that NetworkX's Louvain runs on")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
     started = time.perf_counter()
 
     from graphferry.nx_backend import register
@@ -375,11 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     G, D = build(args.nodes, args.edges, args.seed)
     build_s = time.perf_counter() - t0
-    graphs = {"G": G, "D": D}
-    if any(f in SMALLER_FOR_NETWORKX for f in names):
-        k = min(args.nx_smaller_nodes, args.nodes)
-        graphs["G-smaller"] = build(k, round(args.edges * k / args.nodes), args.seed)[0]
-        graphs["G-smaller"].name = f"uniform-{k}-nodes-same-mean-degree"
+    graphs = {"G": G, "D": D, **smaller_graphs(names, args)}
     pending = start_networkx_workers(names, graphs, published, args) if args.nx_workers > 0 else None
     small = {"G": nx.gnm_random_graph(300, 1500, seed=0), "D": nx.gnm_random_graph(300, 1500, seed=0, directed=True)}
     print(f"graph: n={G.number_of_nodes():,} edges={G.number_of_edges():,} built in {build_s:.1f} s", flush=True)
