@@ -238,3 +238,30 @@ def test_degree_functions_read_the_dicts_without_converting_and_later_calls_conv
     else:
         assert nx.triangles(G, backend="graphferry") == nx.triangles(G)
     assert cached_size(G) == sum(map(len, G._adj.values()))
+
+
+@settings(max_examples=30, deadline=None)
+@given(labels=st.lists(st.one_of(st.integers(-3, 10**20), st.text(max_size=3), st.tuples(st.integers(0, 3))),
+                       unique=True, max_size=40),
+       data=st.data())
+def test_result_dicts_built_with_known_hashes_are_pythons(labels, data):
+    from graphferry.nx_backend import results
+
+    adj = {v: {} for v in labels}
+    nodes = list(adj)
+    hashes = results.node_hashes(adj)
+    assert hashes is None or hashes.tolist() == [hash(v) for v in nodes]
+    n = len(nodes)
+    floats = np.array(data.draw(st.lists(st.sampled_from([0.0, -0.0, 1.5, float("nan"), 1e300, -2.0]),
+                                         min_size=n, max_size=n)), dtype=np.float64)
+    ints = np.array(data.draw(st.lists(st.integers(-2**62, 2**62), min_size=n, max_size=n)), dtype=np.int64)
+    cases = [(floats, {}, floats.tolist()),
+             (floats, {"zero_as_int": True}, [0 if x == 0 else x for x in floats.tolist()]),
+             (floats, {"nan_as_none": True}, [None if x != x else x for x in floats.tolist()]),
+             (ints, {}, ints.tolist()), (ints // 2**40, {}, (ints // 2**40).tolist())]
+    for values, how, want in cases:
+        for h in (hashes, None):   # compiled (when hashes were read) and Python's
+            got = results.node_dict(nodes, h, values, **how)
+            assert list(got) == nodes
+            assert [type(x) for x in got.values()] == [type(x) for x in want]
+            assert all(a == b or (a != a and b != b) for a, b in zip(got.values(), want))

@@ -55,7 +55,7 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
     csr = G.csr if weight is None else G.weighted(weight)
     values = run("betweenness", csr, k=k, normalized=bool(normalized), weighted=weight is not None,
                  seed=seed).betweenness
-    return dict(zip(G.nodes, values.tolist()))
+    return G.node_dict(values)
 
 
 def _node_vector(G, values: dict, what: str) -> np.ndarray | str:
@@ -110,7 +110,7 @@ def eigenvector_centrality(G, max_iter=100, tol=1.0e-6, nstart=None, weight=None
             weighted=weight is not None, **hooks)
     if not r.converged:
         raise nx.PowerIterationFailedConvergence(max_iter)
-    return dict(zip(G.nodes, r.centrality.tolist()))
+    return G.node_dict(r.centrality)
 
 
 @networkx_algorithm(
@@ -129,7 +129,7 @@ def katz_centrality(G, alpha=0.1, beta=1.0, max_iter=1000, tol=1.0e-6, nstart=No
             tol=float(tol), normalized=bool(normalized), weighted=weight is not None, **hooks)
     if not r.converged:
         raise nx.PowerIterationFailedConvergence(max_iter)
-    return dict(zip(G.nodes, r.centrality.tolist()))
+    return G.node_dict(r.centrality)
 
 
 def _check_edge_betweenness(a: dict) -> bool | str:

@@ -38,7 +38,7 @@ def triangles(G, nodes=None):
         if nodes in G:
             return int(counts[G.id_of(nodes)])
         return {v: int(counts[G.id_of(v)]) for v in nbunch(G, nodes)}
-    return dict(zip(G.nodes, counts.tolist()))
+    return G.node_dict(counts)
 
 
 @networkx_algorithm(
@@ -51,16 +51,15 @@ def clustering(G, nodes=None, weight=None):
     Like NetworkX, a node in no triangle gets the int 0.
     """
     values = run("lcc", G.csr).lcc if len(G) else np.zeros(0)
-    # NetworkX's int 0 for a node in no triangle: an object array takes the ints in one masked
-    # store (twice as fast as a Python test per value)
+    if nodes is None:   # NetworkX's int 0 for a node in no triangle
+        return G.node_dict(values, zero_as_int=True)
+    # an object array takes the int zeros in one masked store (twice as fast as a test per value)
     as_objects = values.astype(object)
     as_objects[values == 0] = 0
     as_python = as_objects.tolist()
-    if nodes is not None and nodes in G:
+    if nodes in G:
         return as_python[G.id_of(nodes)]
-    if nodes is not None:
-        return {v: as_python[G.id_of(v)] for v in nbunch(G, nodes)}
-    return dict(zip(G.nodes, as_python))
+    return {v: as_python[G.id_of(v)] for v in nbunch(G, nodes)}
 
 
 @networkx_algorithm(

@@ -56,7 +56,7 @@ def core_number(G):
     if len(G) == 0:
         return {}
     # a (Di)Graph without self-loops: its conversion is the peeling view as it is (no sort)
-    return dict(zip(G.nodes, run("core_number", G.csr, simple=True).core.tolist()))
+    return G.node_dict(run("core_number", G.csr, simple=True).core)
 
 
 def _check_k_truss(a: dict) -> bool | str:

@@ -80,7 +80,7 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1e-06, nstar
     result = run("pagerank_ldbc", G.arcs, damping=float(alpha), iterations=max_iter, stop_below=n * tol)
     if not result.scalars["converged"]:
         raise nx.PowerIterationFailedConvergence(max_iter)
-    return dict(zip(G.nodes, result.ranks.tolist()))
+    return G.node_dict(result.ranks)
 
 
 #: NetworkX's ``max_iter`` counts ARPACK's restarts, each of which applies ``A^T A`` about ncv = 20
@@ -136,4 +136,4 @@ def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
             normalized=bool(normalized), weighted=csr.weighted, **hooks)
     if not r.converged:
         raise nx.PowerIterationFailedConvergence(max_iter)
-    return dict(zip(G.nodes, r.hubs.tolist())), dict(zip(G.nodes, r.authorities.tolist()))
+    return G.node_dict(r.hubs), G.node_dict(r.authorities)

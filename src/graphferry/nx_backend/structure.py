@@ -125,7 +125,7 @@ def _centrality(G: NxGraph, degree: np.ndarray) -> dict:
     if len(G) <= 1:
         return {n: 1 for n in G.nodes}
     s = 1.0 / (len(G) - 1.0)
-    return dict(zip(G.nodes, (degree * s).tolist()))
+    return G.node_dict(degree * s)
 
 
 @networkx_algorithm(note="Degrees from the CSR (NetworkX's count: self-loops twice, parallel edges each).",
@@ -259,7 +259,10 @@ def reciprocity(G, nodes=None):
     # every value at once: 2 * overlap / total in float64 is Python's int division's float exactly
     which, ids = _node_ids(G, nodes)
     t = total[ids]
-    values = (2 * overlap[ids] / np.maximum(t, 1)).tolist()
+    ratio = 2 * overlap[ids] / np.maximum(t, 1)
+    if len(ids) == len(G) and bool(np.array_equal(ids, np.arange(len(G)))):   # every node, in G's order
+        return G.node_dict(np.where(t == 0, np.nan, ratio), nan_as_none=True)
+    values = ratio.tolist()
     for k in np.flatnonzero(t == 0).tolist():
         values[k] = None   # an isolated node: NetworkX's None
     return dict(zip(which, values))
