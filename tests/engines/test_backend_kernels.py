@@ -11,7 +11,7 @@ after the other on the thread that asked; the backend launches its own module's 
   its own (``ReductionKernel``, ``ElementwiseKernel``): the kernels a fresh machine compiles are
   the programs' groups and this one module (the device call's ``cupy_kernels_compiled`` shows
   which CuPy compiled, bench/oneshot_gpu_bench.py);
-* the runtime's one-shot paths (BFS, WCC, PageRank) reach vertex state only through the
+* the runtime's one-shot paths (BFS, WCC, PageRank, SSSP's dense buckets) reach vertex state only through the
   backend's operations: run on a backend whose arrays record every array operation made on them
   behind the backend's back (each would be a CuPy kernel compiled on a fresh machine), none is.
 """
@@ -33,6 +33,7 @@ CUDA_DIR = Path(__file__).resolve().parents[2] / "src" / "graphferry" / "backend
 #: The CUDA names the module uses, for the host compiler: blocks of one thread (a warp of one lane,
 #: whose shuffles bring nothing from other lanes), launched block by block by :func:`launch`.
 EMULATION = r"""
+#include <cmath>
 #include <cstdint>
 struct GfDim { unsigned int x, y, z; };
 static GfDim blockIdx, blockDim, gridDim, threadIdx;
@@ -54,6 +55,8 @@ static inline unsigned long long atomicAdd(unsigned long long* a, unsigned long 
     unsigned long long o = *a; *a += v; return o;
 }
 static inline unsigned int atomicOr(unsigned int* a, unsigned int v) { unsigned int o = *a; *a |= v; return o; }
+static inline long long atomicMin(long long* a, long long v) { long long o = *a; if (v < o) *a = v; return o; }
+static inline long long atomicMax(long long* a, long long v) { long long o = *a; if (v > o) *a = v; return o; }
 """
 
 
@@ -170,6 +173,64 @@ def test_select_bits(lib, kind, dtype, n):
     bits = np.full(-(-n // 32), 0xFFFFFFFF, np.uint32)
     launch(lib, f"gf_select_{kind}", vals, n, lo, hi, bits)
     assert np.array_equal(bits, bits_of((vals >= lo) & (vals < hi)))
+
+
+def test_widen_f32(lib):
+    src = RNG.random(77).astype(np.float32)
+    src[::9] = np.inf
+    out = np.zeros(77, np.float64)
+    launch(lib, "gf_widen_f32", src, len(src), out)
+    assert np.array_equal(out, src.astype(np.float64))
+
+
+@pytest.mark.parametrize("kind, dtype", [("f32", np.float32), ("f64", np.float64)])
+@pytest.mark.parametrize("n", [1, 32, 77, 200])
+def test_dense_bucket_passes_match_numpy(lib, kind, dtype, n):
+    """Delta-stepping's dense buckets (the pending vertices a bitmap): range, histogram and cut of
+    their buckets floor(value / delta) in double, as numpy computes them; the base backend's passes
+    (what the CPU runs) agree with both. Bits past n in the last word are garbage: never read."""
+    from graphferry.backends.cpu.backend import CpuBackend
+
+    vals = (RNG.random(n) * 40).astype(dtype)
+    mask = RNG.random(n) < 0.6
+    mask[RNG.integers(0, n)] = True
+    bits = bits_of(mask)
+    if n % 32:
+        bits[-1] |= np.uint32(~((1 << (n % 32)) - 1) & 0xFFFFFFFF)  # garbage past n
+    delta = 0.7
+    keys = np.floor(vals.astype(np.float64) / delta).astype(np.int64)
+    low, high = int(keys[mask].min()), int(keys[mask].max())
+    out = np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min], np.int64)
+    launch(lib, f"gf_bucket_range_{kind}", bits, len(bits), n, vals, delta, out)
+    assert out.tolist() == [low, high]
+    span = min(high - low, 5)
+    hist = np.zeros(span + 1, np.uint64)
+    launch(lib, f"gf_bucket_histogram_{kind}", bits, len(bits), n, vals, delta, low, span, hist)
+    want = np.bincount(np.minimum(keys[mask] - low, span), minlength=span + 1)
+    assert np.array_equal(hist.astype(np.int64), want)
+    cut = low + 2
+    take = np.full(len(bits), 0xDEADBEEF, np.uint32)
+    rest = np.full(len(bits), 0xDEADBEEF, np.uint32)
+    launch(lib, f"gf_bucket_cut_{kind}", bits, len(bits), n, vals, delta, cut, take, rest)
+    assert np.array_equal(take, bits_of(mask & (keys < cut))) and np.array_equal(rest, bits_of(mask & (keys >= cut)))
+    base = CpuBackend()
+    clean = bits_of(mask)
+    assert base.bucket_range(clean, vals, delta, n) == (low, high)
+    assert np.array_equal(base.bucket_histogram(clean, vals, delta, low, span, n), want)
+    assert all(np.array_equal(a, b) for a, b in zip(base.bucket_cut(clean, vals, delta, cut, n), (take, rest)))
+
+
+@pytest.mark.parametrize("kind, dtype", [("f32", np.float32), ("f64", np.float64)])
+def test_count_below(lib, kind, dtype):
+    from graphferry.backends.cpu.backend import CpuBackend
+
+    vals = RNG.random(90).astype(dtype)
+    ids = np.unique(RNG.integers(0, 90, 40)).astype(np.int64)
+    then = (vals[ids] + RNG.normal(0, 0.1, len(ids))).astype(dtype)
+    out = np.zeros(1, np.uint64)
+    launch(lib, f"gf_count_below_{kind}", ids, len(ids), vals, then, out)
+    want = int((vals[ids] < then).sum())
+    assert int(out[0]) == want == CpuBackend().count_below(ids, vals, then)
 
 
 # ---------------------------------------------------------------- the backend asks its module only
@@ -303,22 +364,57 @@ def _recording_backend():
         def reduce(self, arr, op, ids=None):
             return super().reduce(p(arr), op, None if ids is None else p(ids))
 
+        def convert(self, arr, dtype):
+            return w(np.asarray(p(arr)).astype(dtype))
+
+        # a GPU's bucket layout (the CUDA backend's figures): the pending vertices one bitmap
+        dense_buckets = True
+        bucket_fill = 1 << 62
+        bucket_share = 1 / 32
+        round_price_resident = 100e6
+        round_price_bus = 35e6
+
+        def bucket_range(self, bits, values, delta, n):
+            return plain.bucket_range(p(bits), p(values), delta, n)
+
+        def bucket_histogram(self, bits, values, delta, low, span, n):
+            return plain.bucket_histogram(p(bits), p(values), delta, low, span, n)
+
+        def bucket_cut(self, bits, values, delta, cut, n):
+            return tuple(w(a) for a in plain.bucket_cut(p(bits), p(values), delta, cut, n))
+
+        def count_below(self, ids, values, then):
+            return plain.count_below(p(ids), p(values), p(then))
+
+    plain = CpuBackend()
     return Recording()
 
 
-@pytest.mark.parametrize("algorithm", ["bfs", "wcc", "pagerank_ldbc"])
+@pytest.mark.parametrize("algorithm", ["bfs", "wcc", "pagerank_ldbc", "sssp", "sssp-uniform"])
 def test_one_shot_paths_touch_vertex_state_only_through_the_backend(algorithm):
+    """SSSP on a GPU's bucket layout: on Kronecker the lowest bucket a round (fill 1), on a uniform
+    random graph the lowest buckets up to n/32 vertices a round while deferring pays (always, at a
+    round price of 0)."""
     import graphferry as gf
-    from graphferry.algorithms import bfs, pagerank_ldbc, wcc
-    from graphferry.generators import kronecker_graph
+    from graphferry.algorithms import bfs, pagerank_ldbc, sssp, wcc
+    from graphferry.generators import kronecker_graph, uniform_graph
 
-    g = kronecker_graph(9, seed=4)
-    calls = {"bfs": lambda lg: bfs(lg, int(np.argmax(g.out_degree)), engine="resident").levels,
+    g = (uniform_graph(10, seed=2, weighted=True) if algorithm == "sssp-uniform" else
+         kronecker_graph(9, seed=4, weighted=algorithm == "sssp"))
+    source = int(np.argmax(g.out_degree))
+    calls = {"bfs": lambda lg: bfs(lg, source, engine="resident").levels,
              "wcc": lambda lg: wcc(lg, engine="resident").labels,
-             "pagerank_ldbc": lambda lg: pagerank_ldbc(lg, damping=0.85, iterations=4, engine="resident").ranks}
-    want = calls[algorithm](g)
+             "pagerank_ldbc": lambda lg: pagerank_ldbc(lg, damping=0.85, iterations=4, engine="resident").ranks,
+             "sssp": lambda lg: sssp(lg, source, engine="resident").distances}
+    calls["sssp-uniform"] = calls["sssp"]
+    want = calls[algorithm](g)  # the CPU backend's sparse buckets
+    backend = _recording_backend()
+    if algorithm == "sssp":  # plain delta-stepping on the dense layout: the lowest bucket a round
+        backend.bucket_fill = 1
+    if algorithm == "sssp-uniform":  # rounds free: deferral goes on (histograms, held-back counts)
+        backend.round_price_resident = backend.round_price_bus = 0.0
     Watched.log = []
-    with gf.load(g, backend=_recording_backend(), kept=False) as lg:
+    with gf.load(g, backend=backend, kept=False) as lg:
         got = calls[algorithm](lg)
     assert np.allclose(np.asarray(got), np.asarray(want))
     assert Watched.log == [], f"{algorithm}: array operations behind the backend: {sorted(set(Watched.log))}"

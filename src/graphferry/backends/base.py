@@ -193,6 +193,30 @@ class Backend(ABC):
         """The ``ids`` whose bucket ``floor(values[id] / delta)`` is still ``key``."""
         return ids[self._bucket_keys(values[ids], delta) == key]
 
+    # the dense layout's passes (PriorityBuckets on a GPU): over the set bits of a bitmap of n bits,
+    # vertex v in bucket floor(values[v] / delta); a GPU runs each as one kernel of its own module
+    def bucket_range(self, bits: Any, values: Any, delta: float, n: int) -> tuple[int, int]:
+        """The lowest and the highest bucket of the vertices set in ``bits`` (at least one)."""
+        keys = self._bucket_keys(self.gather(values, self.ids_from_bits(bits, n)), delta)
+        return int(keys.min()), int(keys.max())
+
+    def bucket_histogram(self, bits: Any, values: Any, delta: float, low: int, span: int, n: int) -> np.ndarray:
+        """On the host: how many vertices set in ``bits`` lie in each bucket ``low + i`` for ``i`` below
+        ``span``, and in ``low + span`` or higher (the last of ``span + 1`` counts)."""
+        xp = self.xp
+        keys = self._bucket_keys(self.gather(values, self.ids_from_bits(bits, n)), delta)
+        return np.asarray(self.to_host(xp.bincount(xp.minimum(keys - low, span), minlength=span + 1)))
+
+    def bucket_cut(self, bits: Any, values: Any, delta: float, cut: int, n: int) -> tuple[Any, Any]:
+        """``bits`` split in two bitmaps: the vertices in buckets below ``cut``, and the others."""
+        ids = self.ids_from_bits(bits, n)
+        below = self._bucket_keys(self.gather(values, ids), delta) < cut
+        return self.bits_from_ids(ids[below], n), self.bits_from_ids(ids[~below], n)
+
+    def count_below(self, ids: Any, values: Any, then: Any) -> int:
+        """How many ``i`` have ``values[ids[i]] < then[i]`` (held-back vertices whose value dropped)."""
+        return int((self.gather(values, ids) < then).sum()) if len(ids) else 0
+
     # --- vertex-state passes (the runtime's reduce / select / result conversion) ----
     def reduce(self, arr: Any, op: str, ids: Any = None):
         """``op`` (sum, min, max) of ``arr`` or ``arr[ids]``: a Python number; 0 / None when empty."""

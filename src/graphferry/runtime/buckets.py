@@ -196,46 +196,49 @@ class PriorityBuckets:
     HISTOGRAM_SPAN = 1 << 16
 
     def _pop_dense(self) -> Frontier | None:
+        # every pass over the pending vertices is one of the backend's (Backend.bucket_range,
+        # bucket_histogram, bucket_cut, count_below: on a GPU kernels of its own module, where CuPy's
+        # array operations each compiled a kernel on a fresh machine, on the thread that asked)
         pending = self._pending
         if pending is None or not pending:
             return None
-        b, xp = self.backend, self.backend.xp
-        ids = pending.ids
+        b, n = self.backend, self.n
         values = self.state.arrays[self.name]
+        pending_count = len(pending)
         if self.deferring and self._held_back is not None:
             held, then = self._held_back
-            dropped_share = int(xp.count_nonzero(values[held] < then)) / len(held)
+            dropped_share = b.count_below(held, values, then) / len(held)
             # each held-back vertex that dropped since would have relaxed its edges twice; this
             # pop would hold back the pending vertices beyond the fill, which drop at that rate:
             # deferring goes on while the relaxations it would save outweigh a round's price
-            saving = dropped_share * max(0, len(ids) - self.defer_fill) * self.mean_degree
+            saving = dropped_share * max(0, pending_count - self.defer_fill) * self.mean_degree
             if saving < self.round_price:
                 self.deferring = False
         self._held_back = None
         # defer where it could pay: even if every vertex held back dropped, a smaller pending
         # set saves less than a round costs (this pop takes them all; later pops may defer)
-        defer = self.deferring and (len(ids) - self.defer_fill) * self.mean_degree >= self.round_price
+        defer = self.deferring and (pending_count - self.defer_fill) * self.mean_degree >= self.round_price
         fill = self.defer_fill if defer else self.fill
-        if math.isinf(self.delta) or len(ids) <= fill:   # one round takes them all
+        if math.isinf(self.delta) or pending_count <= fill:   # one round takes them all
             self._pending = None
             return pending
-        keys = b._bucket_keys(values[ids], self.delta)
-        low = keys.min()
+        low, high = b.bucket_range(pending.bits, values, self.delta, n)
         if fill <= 1:
             cut = low + 1
         else:  # the smallest cut below which at least `fill` pending vertices lie
-            hist = xp.bincount(xp.minimum(keys - low, self.HISTOGRAM_SPAN))
-            cut = low + xp.searchsorted(xp.cumsum(hist), fill) + 1
-        take = keys < cut
-        rest = ids[~take]
-        if len(rest):
-            self._pending = Frontier(b, self.n, ids=rest)
+            hist = b.bucket_histogram(pending.bits, values, self.delta, low, min(high - low, self.HISTOGRAM_SPAN), n)
+            cut = low + int(np.searchsorted(np.cumsum(hist), fill)) + 1
+        take, rest = b.bucket_cut(pending.bits, values, self.delta, cut, n)
+        rest = Frontier(b, n, bits=rest)
+        if rest:
+            self._pending = rest
             if defer:
-                self._held_back = (rest, values[rest])  # a copy: what they were when held back
+                held = rest.ids
+                self._held_back = (held, b.gather(values, held))  # a copy: what they were when held back
                 self.deferred_rounds += 1
         else:
             self._pending = None
-        return Frontier(b, self.n, ids=ids[take])
+        return Frontier(b, n, bits=take)
 
     def __bool__(self) -> bool:
         return bool(self._heap) if not self.dense else bool(self._pending)

@@ -1,6 +1,6 @@
 """The CUDA backend's own small kernels (frontier bitmaps, per-partition counts, row prefixes, and
 the vertex-state passes a run makes around its programs: fills, ids, gathers, scatters, set
-operations on bitmaps, counts), compiled as ONE module per process apart from the programs (no
+operations on bitmaps, counts, delta-stepping's dense buckets), compiled as ONE module per process apart from the programs (no
 CuPy needed to read this).
 
 Why one module of our own: on a fresh machine every CuPy elementwise or reduction kernel a run
@@ -289,6 +289,118 @@ extern "C" __global__ void gf_select_f32(const float* v, long long n, double lo,
 }
 extern "C" __global__ void gf_select_f64(const double* v, long long n, double lo, double hi, unsigned int* bits) {
     gf_select(v, n, lo, hi, bits);
+}
+// out[i] = (double)in[i] (float32 distances widened for the result)
+extern "C" __global__ void gf_widen_f32(const float* in, long long n, double* out) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        out[i] = (double)in[i];
+}
+// ---- delta-stepping's dense buckets (runtime/buckets.py): the pending vertices are the set bits of
+// a bitmap of n bits, vertex v in bucket floor(vals[v] / delta), computed in double as
+// Backend._bucket_keys computes it. A thread reads one whole word of the bitmap at a time.
+template <typename T>
+__device__ __forceinline__ long long gf_bucket_key(T value, double delta) {
+    return (long long)floor((double)value / delta);
+}
+__device__ __forceinline__ unsigned int gf_word(const unsigned int* bits, long long w, long long nwords, long long n) {
+    unsigned int x = bits[w];
+    if (w == nwords - 1 && (n & 31)) x &= (1u << (n & 31)) - 1u;
+    return x;
+}
+// the lowest and the highest bucket of the set bits: out[0] = min, out[1] = max (out starts at
+// [LLONG_MAX, LLONG_MIN])
+template <typename T>
+__device__ void gf_bucket_range(const unsigned int* bits, long long nwords, long long n, const T* vals,
+                                double delta, long long* out) {
+    long long lo = 0x7fffffffffffffffLL, hi = -0x7fffffffffffffffLL - 1;
+    for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < nwords;
+         w += (long long)gridDim.x * blockDim.x) {
+        for (unsigned int x = gf_word(bits, w, nwords, n); x; x &= x - 1u) {
+            const long long k = gf_bucket_key(vals[w * 32 + __ffs(x) - 1], delta);
+            lo = k < lo ? k : lo;
+            hi = k > hi ? k : hi;
+        }
+    }
+    if (lo <= hi) {
+        atomicMin(&out[0], lo);
+        atomicMax(&out[1], hi);
+    }
+}
+extern "C" __global__ void gf_bucket_range_f32(const unsigned int* bits, long long nwords, long long n,
+                                               const float* vals, double delta, long long* out) {
+    gf_bucket_range(bits, nwords, n, vals, delta, out);
+}
+extern "C" __global__ void gf_bucket_range_f64(const unsigned int* bits, long long nwords, long long n,
+                                               const double* vals, double delta, long long* out) {
+    gf_bucket_range(bits, nwords, n, vals, delta, out);
+}
+// hist[min(bucket - low, span)] += 1 for each set bit (hist: span + 1 zeroed counters)
+template <typename T>
+__device__ void gf_bucket_histogram(const unsigned int* bits, long long nwords, long long n, const T* vals,
+                                    double delta, long long low, long long span, unsigned long long* hist) {
+    for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < nwords;
+         w += (long long)gridDim.x * blockDim.x) {
+        for (unsigned int x = gf_word(bits, w, nwords, n); x; x &= x - 1u) {
+            const long long k = gf_bucket_key(vals[w * 32 + __ffs(x) - 1], delta) - low;
+            atomicAdd(&hist[k < span ? k : span], 1ull);
+        }
+    }
+}
+extern "C" __global__ void gf_bucket_histogram_f32(const unsigned int* bits, long long nwords, long long n,
+                                                   const float* vals, double delta, long long low, long long span,
+                                                   unsigned long long* hist) {
+    gf_bucket_histogram(bits, nwords, n, vals, delta, low, span, hist);
+}
+extern "C" __global__ void gf_bucket_histogram_f64(const unsigned int* bits, long long nwords, long long n,
+                                                   const double* vals, double delta, long long low, long long span,
+                                                   unsigned long long* hist) {
+    gf_bucket_histogram(bits, nwords, n, vals, delta, low, span, hist);
+}
+// the set bits split at a bucket: take (buckets below cut) and rest (the others), whole words
+template <typename T>
+__device__ void gf_bucket_cut(const unsigned int* bits, long long nwords, long long n, const T* vals,
+                              double delta, long long cut, unsigned int* take, unsigned int* rest) {
+    for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < nwords;
+         w += (long long)gridDim.x * blockDim.x) {
+        const unsigned int all = gf_word(bits, w, nwords, n);
+        unsigned int t = 0;
+        for (unsigned int x = all; x; x &= x - 1u) {
+            const int b = __ffs(x) - 1;
+            if (gf_bucket_key(vals[w * 32 + b], delta) < cut) t |= 1u << b;
+        }
+        take[w] = t;
+        rest[w] = all & ~t;
+    }
+}
+extern "C" __global__ void gf_bucket_cut_f32(const unsigned int* bits, long long nwords, long long n,
+                                             const float* vals, double delta, long long cut,
+                                             unsigned int* take, unsigned int* rest) {
+    gf_bucket_cut(bits, nwords, n, vals, delta, cut, take, rest);
+}
+extern "C" __global__ void gf_bucket_cut_f64(const unsigned int* bits, long long nwords, long long n,
+                                             const double* vals, double delta, long long cut,
+                                             unsigned int* take, unsigned int* rest) {
+    gf_bucket_cut(bits, nwords, n, vals, delta, cut, take, rest);
+}
+// how many i have vals[ids[i]] < then[i] (held-back vertices whose value dropped), added to out[0]
+template <typename T>
+__device__ void gf_count_below(const long long* ids, long long k, const T* vals, const T* then,
+                               unsigned long long* out) {
+    unsigned long long c = 0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < k;
+         i += (long long)gridDim.x * blockDim.x)
+        c += vals[ids[i]] < then[i] ? 1ull : 0ull;
+    for (int off = 16; off; off >>= 1) c += __shfl_down_sync(0xffffffffu, c, off);
+    if ((threadIdx.x & 31) == 0 && c) atomicAdd(out, c);
+}
+extern "C" __global__ void gf_count_below_f32(const long long* ids, long long k, const float* vals,
+                                              const float* then, unsigned long long* out) {
+    gf_count_below(ids, k, vals, then, out);
+}
+extern "C" __global__ void gf_count_below_f64(const long long* ids, long long k, const double* vals,
+                                              const double* then, unsigned long long* out) {
+    gf_count_below(ids, k, vals, then, out);
 }
 """
 

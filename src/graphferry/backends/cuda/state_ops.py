@@ -1,6 +1,7 @@
 """The CUDA backend's passes over vertex state around the programs, launched from its own kernel
 module (:mod:`.bitmap_kernels`): popcount, fills, ids, one entry's assignment, gathers, scatters,
-a listed frontier's edges, bitmap set operations, range selection, device copies.
+a listed frontier's edges, bitmap set operations, range selection, device copies, float32 widening,
+delta-stepping's dense buckets (range, histogram, cut, held-back vertices that dropped).
 
 Each replaces a CuPy operation that compiles a kernel with NVRTC on a fresh machine, on the thread
 that asks, one after the other (``cupy.full`` with a value other than 0, fancy indexing, scalar
@@ -174,3 +175,73 @@ class VertexStateOps:
             self._bitmap_fn(f"gf_select_{kind}")(self._grid(nwords), (BLOCK,),
                                                  (arr, _I64(n), np.float64(lo), np.float64(hi), bits))
         return bits
+
+    def convert(self, arr, dtype):
+        # float32 distances widened for a result (SSSP): the module's kernel, not CuPy's astype
+        if (np.dtype(arr.dtype) == np.float32 and np.dtype(dtype) == np.float64 and arr.ndim == 1
+                and arr.flags.c_contiguous):
+            n = int(arr.size)
+            out = cupy.empty(n, dtype=cupy.float64)
+            if n:
+                self._bitmap_fn("gf_widen_f32")(self._grid(n), (BLOCK,), (arr, _I64(n), out))
+            return out
+        return super().convert(arr, dtype)
+
+    # ---- delta-stepping's dense buckets (runtime/buckets.py: Backend.bucket_range and the rest)
+    @staticmethod
+    def _bucket_kind(bits, values) -> str | None:
+        """The kernels' suffix for ``values`` (float32 or float64, plain), or None (the base's passes)."""
+        kind = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}.get(np.dtype(values.dtype))
+        plain = (values.ndim == 1 and values.flags.c_contiguous and isinstance(bits, cupy.ndarray)
+                 and bits.dtype == cupy.uint32 and bits.flags.c_contiguous)
+        return kind if plain else None
+
+    def bucket_range(self, bits, values, delta: float, n: int) -> tuple[int, int]:
+        kind = self._bucket_kind(bits, values)
+        if kind is None:
+            return super().bucket_range(bits, values, delta, n)
+        nwords = int(bits.size)
+        out = cupy.asarray(np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min], dtype=np.int64))  # a copy
+        if nwords:
+            self._bitmap_fn(f"gf_bucket_range_{kind}")(self._grid(nwords), (BLOCK,),
+                                                       (bits, _I64(nwords), _I64(n), values, np.float64(delta), out))
+        low, high = out.get().tolist()
+        return int(low), int(high)
+
+    def bucket_histogram(self, bits, values, delta: float, low: int, span: int, n: int) -> np.ndarray:
+        kind = self._bucket_kind(bits, values)
+        if kind is None:
+            return super().bucket_histogram(bits, values, delta, low, span, n)
+        nwords = int(bits.size)
+        hist = cupy.zeros(span + 1, dtype=cupy.uint64)
+        if nwords:
+            self._bitmap_fn(f"gf_bucket_histogram_{kind}")(
+                self._grid(nwords), (BLOCK,),
+                (bits, _I64(nwords), _I64(n), values, np.float64(delta), _I64(low), _I64(span), hist))
+        return hist.get().astype(np.int64)
+
+    def bucket_cut(self, bits, values, delta: float, cut: int, n: int):
+        kind = self._bucket_kind(bits, values)
+        if kind is None:
+            return super().bucket_cut(bits, values, delta, cut, n)
+        nwords = int(bits.size)
+        take = cupy.empty(nwords, dtype=cupy.uint32)
+        rest = cupy.empty(nwords, dtype=cupy.uint32)
+        if nwords:
+            self._bitmap_fn(f"gf_bucket_cut_{kind}")(
+                self._grid(nwords), (BLOCK,),
+                (bits, _I64(nwords), _I64(n), values, np.float64(delta), _I64(cut), take, rest))
+        return take, rest
+
+    def count_below(self, ids, values, then) -> int:
+        idx = self._ids(ids)
+        kind = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}.get(np.dtype(values.dtype))
+        if (idx is None or kind is None or not values.flags.c_contiguous or then.dtype != values.dtype
+                or not then.flags.c_contiguous or then.size != idx.size):
+            return super().count_below(ids, values, then)
+        k = int(idx.size)
+        if k == 0:
+            return 0
+        out = cupy.zeros(1, dtype=cupy.uint64)
+        self._bitmap_fn(f"gf_count_below_{kind}")(self._grid(k), (BLOCK,), (idx, _I64(k), values, then, out))
+        return int(out.get()[0])
