@@ -63,8 +63,6 @@ from ..errors import DeviceMemoryError
 from ..graph import Graph
 from ..partition import DEFAULT_PARTITION_BYTES
 from ..phase_clock import phase
-from .calibration import calibration_for
-
 if TYPE_CHECKING:  # the scheduler is imported where a graph first runs the hybrid (a one-shot run of
     # another engine never does)
     from ..scheduler.executors import Executor
@@ -709,6 +707,15 @@ class LoadedGraph:
                 self.close()
         except Exception:  # noqa: BLE001
             pass
+
+
+def calibration_for(backend):
+    """This machine's calibration for ``backend`` (:func:`graphferry.runtime.calibration.calibration_for`),
+    imported where a hybrid first asks: with it comes the scheduler's cost model, which a run of one
+    engine never reads."""
+    from .calibration import calibration_for as read
+
+    return read(backend)
 
 
 _host_compiles: ThreadPoolExecutor | None = None
