@@ -33,13 +33,14 @@ import os
 import re
 import secrets
 import shutil
-import socket
 from pathlib import Path
 
 log = logging.getLogger(__name__)
 
 
 def _host_tag() -> str:
+    import socket  # (here: a one-shot run names no work directory of its own)
+
     return hashlib.blake2b(socket.gethostname().encode(), digest_size=4).hexdigest()
 
 

@@ -33,7 +33,6 @@ import hashlib
 import logging
 import os
 import shutil
-import subprocess
 import tempfile
 import threading
 import time
@@ -135,6 +134,8 @@ def _run_compiler(cmd: list[str], scratch: str) -> tuple[int, str]:
     SIGTERM, on which gcc and clang remove their own temporaries (subprocess.run
     would SIGKILL it and leave them), and ``scratch`` is removed by the caller either way.
     """
+    import subprocess  # (here: a warm cache compiles nothing)
+
     env = dict(os.environ, TMPDIR=scratch, TMP=scratch, TEMP=scratch)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
