@@ -243,9 +243,10 @@ def convert_runs(work: Path, scale: int, repeat: int, gapbs: Path | None, doc: d
 
 
 def _answer(path: Path) -> np.ndarray:
-    """The value column of a ``--out`` table (.npy, structured): levels, labels or ranks."""
+    """The value column of a ``--out`` table (.npy, structured): levels, labels, ranks or distances."""
     table = np.load(path, allow_pickle=False)
-    names = [c for c in (table.dtype.names or ()) if c in ("levels", "labels", "ranks", "component", "rank")]
+    names = [c for c in (table.dtype.names or ()) if c in ("levels", "labels", "ranks", "component", "rank",
+                                                            "distances")]
     return np.asarray(table[names[0]] if names else table)
 
 

@@ -2,9 +2,10 @@
 
 Every figure is the wall time of a whole process (``graphferry run ALG STORE --out x.npy``, or GAPBS's
 ``ALG -f g.sg -n 1``), files in the page cache, on one graph (Kronecker ``--scale``, generated here
-with ``graphferry generate kronecker`` unless ``--store`` names one). Algorithms: bfs, wcc (GAPBS cc)
-and pagerank at a fixed :data:`PR_ROUNDS` rounds on both sides (ours ``pagerank_ldbc --iterations``,
-GAPBS ``pr -i ROUNDS -t 0``). Per algorithm, in this order:
+with ``graphferry generate kronecker`` unless ``--store`` names one; ``--weighted`` where sssp runs).
+Algorithms: bfs, wcc (GAPBS cc), pagerank at a fixed :data:`PR_ROUNDS` rounds on both sides (ours
+``pagerank_ldbc --iterations``, GAPBS ``pr -i ROUNDS -t 0``) and sssp (GAPBS ``sssp`` on the ``.wsg``,
+the same bucket width on both sides). Per algorithm, in this order:
 
 * ``cli-cpu``: ``--backend cpu``; its first process runs ``--check`` (the algorithm's own verifier,
   untimed): its answer is the reference the GPU runs are compared with;
@@ -37,6 +38,12 @@ the tree)::
 
     PYTHONPATH=src python bench/oneshot_gpu_bench.py --scale 25 --gapbs-bin .carry/bin/gapbs \\
         --work /dev/shm/gf34 --out $OUT/oneshot-gpu-kron25-h200.json --budget-seconds 140
+
+SSSP on a fresh machine (what CuPy compiles for it: ``cupy_kernels_compiled`` of the fresh row)::
+
+    PYTHONPATH=src python bench/oneshot_gpu_bench.py --scale 23 --algorithms sssp --gpu-engines auto \\
+        --gapbs-bin .carry/bin/gapbs --work /dev/shm/gf34s --out $OUT/oneshot-gpu-sssp-kron23-h200.json \\
+        --budget-seconds 70
 
 Here (no GPU: the CPU rows and GAPBS only, a smoke test)::
 
@@ -77,8 +84,13 @@ from oneshot_bench import (GAPBS_BINARY, GAPBS_OPTIONS, OUR_ALGORITHM, OUR_OPTIO
 #: (:data:`PR_VERIFY_ERROR`, GAPBS's default tolerance).
 PR_ROUNDS = 20
 PR_VERIFY_ERROR = 1e-4
-OPTIONS = {**OUR_OPTIONS, "pagerank": ["--damping", "0.85", "--iterations", str(PR_ROUNDS)]}
-PEER_OPTIONS = {**GAPBS_OPTIONS, "pagerank": ["-i", str(PR_ROUNDS), "-t", "0"]}
+#: SSSP (a weighted store: ``generate kronecker --weighted``, GAPBS's integer weights in [1, 255]) from
+#: the same source with the same bucket width on both sides (DELTA: our default width, rounded, as
+#: GAPBS's ``-d`` takes an integer)
+OPTIONS = {**OUR_OPTIONS, "pagerank": ["--damping", "0.85", "--iterations", str(PR_ROUNDS)],
+           "sssp": ["--source", "SOURCE", "--delta", "DELTA"]}
+PEER_OPTIONS = {**GAPBS_OPTIONS, "pagerank": ["-i", str(PR_ROUNDS), "-t", "0"], "sssp": ["-r", "SOURCE", "-d", "DELTA"]}
+BINARY = {**GAPBS_BINARY, "sssp": "sssp"}
 
 
 #: A process that runs graphferry's command line under cProfile and writes the profile (argv[1]).
@@ -196,12 +208,15 @@ class Bench:
         return out
 
     def ours(self, alg: str, backend: str, engine: str = "auto", extra: list[str] | None = None) -> list[str]:
-        opts = [str(self.source) if a == "SOURCE" else a for a in OPTIONS[alg]]
+        opts = [self._value(a) for a in OPTIONS[alg]]
         cmd = ["run", OUR_ALGORITHM.get(alg, alg), str(self.store), "--backend", backend, *opts,
                "--out", str(self.work / "x.npy")]
         if engine != "auto":
             cmd += ["--engine", engine]
         return cmd + (extra or [])
+
+    def _value(self, arg: str) -> str:
+        return str(self.source) if arg == "SOURCE" else str(self.delta) if arg == "DELTA" else arg
 
     def process(self, argv: list[str], cache: Path, profile: Path | None = None) -> tuple[float, dict]:
         """Wall seconds of one ``graphferry`` process and its run record."""
@@ -287,11 +302,11 @@ class Bench:
         self.save()
 
     def gapbs(self, alg: str) -> None:
-        exe = self.args.gapbs_bin / GAPBS_BINARY[alg]
+        exe = self.args.gapbs_bin / BINARY[alg]
         if not exe.exists():
             return
-        opts = [str(self.source) if a == "SOURCE" else a for a in PEER_OPTIONS[alg]]
-        cmd = [str(exe), "-f", str(self.sg), "-n", "1", *opts]
+        opts = [self._value(a) for a in PEER_OPTIONS[alg]]
+        cmd = [str(exe), "-f", str(self.wsg if alg == "sssp" else self.sg), "-n", "1", *opts]
         walls = []
         for k in range(self.args.repeat):
             if k and self.over():
@@ -330,10 +345,11 @@ class Bench:
         self.work.mkdir(parents=True, exist_ok=True)
         from graphferry.store import open_store
 
-        self.store = args.store or self.work / f"kron{args.scale}.store"
+        weighted = "sssp" in args.algorithms  # (GAPBS's integer weights, which BFS and the rest ignore)
+        self.store = args.store or self.work / f"kron{args.scale}{'w' if weighted else ''}.store"
         if not self.store.exists():
             cmd = [sys.executable, "-m", "graphferry", "-q", "generate", "kronecker", "--scale", str(args.scale),
-                   str(self.store), "--force"]
+                   str(self.store), "--force", *(["--weighted"] if weighted else [])]
             t = time.perf_counter()
             subprocess.run(cmd, check=True, env=self.env(self.warm), timeout=900)
             self.doc["generate_seconds"] = round(time.perf_counter() - t, 2)
@@ -343,10 +359,23 @@ class Bench:
                              "m": g.m, "directed": g.directed, "edge_bytes": int(g.m * g.indices.itemsize)}
         self.source = int(np.argmax(np.diff(np.asarray(g.offsets))))  # the highest-degree vertex, for both
         self.doc["source"] = self.source
+        if g.weights is not None:
+            from graphferry.algorithms.sssp import default_delta
+
+            self.delta = max(1, round(default_delta(g)))
+            self.doc["sssp_delta"] = self.delta
+        elif "sssp" in args.algorithms:
+            raise SystemExit(f"{self.store}: sssp needs a weighted store")
         have_gapbs = args.gapbs_bin is not None and (args.gapbs_bin / "bfs").exists()
         if have_gapbs:
             t = time.perf_counter()
-            self.sg = write_sg(g, self.work / f"{self.store.stem}.sg")
+            if "sssp" in args.algorithms:  # the .sg and the weighted .wsg
+                from peers_bench import write_gapbs
+
+                files = write_gapbs(g, self.work / self.store.stem)
+                self.sg, self.wsg = files[".sg"], files[".wsg"]
+            else:
+                self.sg = write_sg(g, self.work / f"{self.store.stem}.sg")
             log(f"wrote {self.sg} in {time.perf_counter() - t:.1f} s")
         del g
         gpu = gpu_usable() or args.gpu_backend != "cuda"
@@ -402,7 +431,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=int, default=25)
     ap.add_argument("--store", type=Path, default=None, help="an existing graph store instead of generating one")
-    ap.add_argument("--algorithms", nargs="+", default=["bfs", "wcc", "pagerank"], choices=sorted(GAPBS_BINARY))
+    ap.add_argument("--algorithms", nargs="+", default=["bfs", "wcc", "pagerank"], choices=sorted(BINARY))
     ap.add_argument("--gpu-engines", nargs="+", default=["auto", "hybrid"])
     ap.add_argument("--repeat", type=int, default=2, help="timed warm processes per row (the median kept)")
     ap.add_argument("--gapbs-bin", type=Path, default=None, help="folder with GAPBS's bfs, cc, pr")
