@@ -41,9 +41,9 @@ the tree)::
 
 SSSP on a fresh machine (what CuPy compiles for it: ``cupy_kernels_compiled`` of the fresh row)::
 
-    PYTHONPATH=src python bench/oneshot_gpu_bench.py --scale 23 --algorithms sssp --gpu-engines auto \\
-        --gapbs-bin .carry/bin/gapbs --work /dev/shm/gf34s --out $OUT/oneshot-gpu-sssp-kron23-h200.json \\
-        --budget-seconds 70
+    PYTHONPATH=src python bench/oneshot_gpu_bench.py --scale 22 --algorithms sssp --gpu-engines auto \\
+        --repeat 2 --gapbs-bin .carry/bin/gapbs --work /dev/shm/gf34s \\
+        --out $OUT/oneshot-gpu-sssp-kron22-h200.json --budget-seconds 60
 
 Here (no GPU: the CPU rows and GAPBS only, a smoke test)::
 
