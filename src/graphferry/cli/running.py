@@ -356,9 +356,9 @@ def summarize_result(name: str, result: Any) -> dict[str, Any]:
     for key, arr in result.values.items():
         arr = np.asarray(arr)
         kind = kinds.get(key) or ("score" if arr.dtype.kind == "f" else "count" if arr.dtype.kind in "iu" else None)
-        if kind == "level":
-            reached = arr[arr >= 0]
-            values[key] = {"reached": int(len(reached)), "max": int(reached.max()) if len(reached) else None}
+        if kind == "level":  # (no copy of the reached levels: the largest of them is the array's)
+            reached = int(np.count_nonzero(arr >= 0))
+            values[key] = {"reached": reached, "max": int(arr.max()) if reached else None}
         elif kind == "distance":
             fin = arr[np.isfinite(arr)]
             values[key] = {"reached": int(len(fin)), "max": float(fin.max()) if len(fin) else None}
