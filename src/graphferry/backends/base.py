@@ -80,12 +80,27 @@ class PartitionView:
     #: 0: ``indices`` holds plain vertex ids; else ids packed in fields of this many bits
     #: (:func:`~graphferry.host_ops.pack_indices`), ``edge_base`` a multiple of 32
     index_bits: int = 0
+    #: 0, or fused edges (:func:`~graphferry.host_ops.pack_edges`): each of ``indices``' fields holds
+    #: an id (``index_bits``) and above it its weight, an unsigned integer of this many bits;
+    #: ``weights`` is then None (the kernels read the weights from the fields)
+    weight_bits: int = 0
 
     @property
     def edge_capacity(self) -> int:
         """Edges ``indices`` can hold (its entries, or its packed fields)."""
         size = int(self.indices.size)
-        return size * 32 // self.index_bits if self.index_bits else size
+        field = self.index_bits + self.weight_bits
+        return size * 32 // field if field else size
+
+    def kernel_codes(self) -> tuple[int, Any, int]:
+        """``(index code, weights, weight code)``, the edge kernels' arguments after ``indices``: the
+        ids' bits (0: plain ids), with fused edges' weight bits above bit 8 (``gf_packed_ids`` in gf_prelude.h);
+        the weights' array (the fused fields themselves) and their width in bytes (negative, the
+        same code, for fused edges: ``GfWeights``)."""
+        if self.weight_bits:
+            code = self.index_bits | (self.weight_bits << 8)
+            return code, self.indices, -code
+        return self.index_bits, self.weights, weight_bytes(self.weights)
 
 
 class CompiledProgram(ABC):

@@ -68,6 +68,11 @@ class EdgeSide:
     partitions: list[Partition]
     packed: np.ndarray | None = None
     index_bits: int = 0
+    #: the edges fused for reads in place (:func:`~graphferry.host_ops.pack_edges`: each field an id of
+    #: ``index_bits`` and its weight of ``fused_weight_bits`` above it), or None: what zero-copy reads
+    #: of a weighted packed side read, where a short row's ids and weights share their lines
+    fused: np.ndarray | None = None
+    fused_weight_bits: int = 0
     bounds: np.ndarray = field(init=False)
 
     def __post_init__(self):
@@ -131,6 +136,25 @@ class EdgeSide:
     def view_bits(self) -> int:
         """``PartitionView.index_bits`` of a range view: 0 for plain ids."""
         return self.index_bits if self.packed is not None else 0
+
+    @property
+    def read_bits(self) -> tuple[int, ...]:
+        """Bits of one edge's entry in each array a read in place covers (its lines are what it
+        costs): the fused field; else the ids in the range layout, and the weights where there are."""
+        if self.fused is not None:
+            return (self.index_bits + self.fused_weight_bits,)
+        return (self.range_index_bits,) + ((8 * self.weight_bytes,) if self.weights is not None else ())
+
+    def in_place_view(self, offsets, lo: int, rows: int, idx, w, e0: int, e1: int) -> PartitionView:
+        """The view of rows ``[lo, lo + rows)`` (edges ``[e0, e1)``) over the arrays reads in place use
+        (``idx``, ``w``: the side's range layout and weights, or its fused edges and None, as the
+        host's memory is mapped for the device)."""
+        if self.fused is None:
+            return self.range_view(offsets, lo, rows, idx, w, e0, e1)
+        stride, base = self.index_bits + self.fused_weight_bits, e0 & ~31
+        i0, i1 = (base >> 5) * stride, min(((e1 + 31) >> 5) * stride, len(idx))
+        return PartitionView(offsets, idx[i0:i1], None, None, lo, rows, base, self.index_bits,
+                             self.fused_weight_bits)
 
     @property
     def range_bytes_per_edge(self) -> float:

@@ -5,7 +5,10 @@ Kernels read the edges straight from mapped, pinned host memory; only the
 requests, warp per vertex). HyTGraph formula (3):
 ``Tiz = gamma * sum_v ceil(d * deg(v) / 128) * 128 / B_pcie`` with damping
 gamma for request overlap; here we count the lines exactly, and the cost model
-(later) calibrates the bandwidth of scattered lines on the machine. Its body
+(later) calibrates the bandwidth of scattered lines on the machine. A weighted side with packed
+ids and integer weights is read as fused edges (``EdgeSide.fused``: an edge's id and weight in one
+field, ``d`` = their bits together), so a short row costs one request where an array of ids and
+one of weights cost two. Its body
 (:meth:`ZeroCopyEngine.load_group`) is one view over a group's rows: one partition in its own
 loop, every partition the hybrid places on it in one launch.
 """
@@ -53,9 +56,13 @@ class ZeroCopyEngine(Engine):
 
     def __init__(self, side, backend, arena, lent=False):
         super().__init__(side, backend, arena, lent)
-        #: the side's range layout and weights as the device reads them in place (made once)
-        self.mapped = (backend.host_view(side.range_indices),
-                       None if side.weights is None else backend.host_view(side.weights))
+        #: the side's range layout and weights as the device reads them in place (made once): its
+        #: fused edges where it has them (a short row's ids and weights in one request, not two)
+        if side.fused is not None:
+            self.mapped = (backend.host_view(side.fused), None)
+        else:
+            self.mapped = (backend.host_view(side.range_indices),
+                           None if side.weights is None else backend.host_view(side.weights))
         self._offsets = side.device_offsets(backend)
         self._dense_bytes: dict[int, int] = {}
 
@@ -64,10 +71,7 @@ class ZeroCopyEngine(Engine):
         # device ids (runtime.maps.work, one partition) are counted on the device
         on_device = active is not None and not isinstance(active, np.ndarray)
         offsets, xp = (self._offsets, self.backend.xp) if on_device else (s.offsets, np)
-        moved = lines_touched(offsets, active, part.lo, part.hi, s.range_index_bits, xp) * LINE_BYTES
-        if s.weights is not None:
-            moved += lines_touched(offsets, active, part.lo, part.hi, 8 * s.weight_bytes, xp) * LINE_BYTES
-        return moved
+        return sum(lines_touched(offsets, active, part.lo, part.hi, bits, xp) for bits in s.read_bits) * LINE_BYTES
 
     def load(self, part, active):
         # the lines its rows touch, counted from the active ids before they become rows
@@ -87,6 +91,7 @@ class ZeroCopyEngine(Engine):
             np.array([self._lines_bytes(p, None) // LINE_BYTES for p in parts])
         shares = [int(x) * LINE_BYTES for x in lines]
         idx, w = self.mapped
-        view = self.group_view(parts, self._offsets, idx, w)
+        a, z = parts[0], parts[-1]
+        view = self.side.in_place_view(self._offsets[a.lo : z.hi + 1], a.lo, z.hi - a.lo, idx, w, a.edge_lo, z.edge_hi)
         return Loaded(view, rows, rows is None, sum(shares), engine=self.name,
                       shares=shares if len(parts) > 1 else None)

@@ -32,11 +32,13 @@ from .arrays import (
     full,
     id_bits,
     narrow_weights,
+    pack_edges,
     pack_indices,
     packed_words,
     reduce,
     select,
     select_bits,
+    unpack_edges,
     unpack_indices,
     vertex_ids,
     weight_width,
@@ -72,8 +74,8 @@ from .rows import (
 __all__ = ["arcs_where", "bits_to_ids", "bucket_keep", "bucket_range", "bucket_split", "check_weights",
            "compacted_offsets", "contract", "convert", "copy", "copy_into", "count_distinct", "cut_min_keys",
            "degree_order", "degree_ordered_dag", "degree_sum", "find_arcs", "full", "gather_rows", "id_bits",
-           "ids_to_bits", "label_arcs", "narrow_weights", "pack_indices", "packed_words", "popcount", "prefix_sum",
-           "reciprocal_counts", "reduce", "rows_of", "rows_simple", "select", "select_bits", "simple_weighted",
-           "smallest_members", "subgraph", "top_label_count", "unordered_transpose", "unpack_indices", "unpermute",
-           "vertex_ids", "weight_width"]
+           "ids_to_bits", "label_arcs", "narrow_weights", "pack_edges", "pack_indices", "packed_words",
+           "popcount", "prefix_sum", "reciprocal_counts", "reduce", "rows_of", "rows_simple", "select",
+           "select_bits", "simple_weighted", "smallest_members", "subgraph", "top_label_count",
+           "unordered_transpose", "unpack_edges", "unpack_indices", "unpermute", "vertex_ids", "weight_width"]
 # (``_lib``, the compiled library itself, is importable from here too: a caller may load it ahead of use)

@@ -44,6 +44,7 @@ def _lib():
     lib.gf_weight_width.argtypes, lib.gf_weight_width.restype = [_P, _I], _I
     lib.gf_narrow_weights.argtypes, lib.gf_narrow_weights.restype = [_P, _I, _I, _P], None
     lib.gf_pack_indices.argtypes, lib.gf_pack_indices.restype = [_P, _I, _I, _P], None
+    lib.gf_pack_edges.argtypes, lib.gf_pack_edges.restype = [_P, _P, _I, _I, _I, _I, _P], None
     for name in ("gf_transpose_fill_i32", "gf_transpose_fill_i64"):
         f = getattr(lib, name)
         f.argtypes, f.restype = [_I, _P, _P, _P, _P], None

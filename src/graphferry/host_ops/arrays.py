@@ -94,6 +94,51 @@ def pack_indices(indices: np.ndarray, bits: int, alloc=None) -> np.ndarray:
     return out
 
 
+def pack_edges(indices: np.ndarray, weights: np.ndarray, bits: int, alloc=None) -> tuple[np.ndarray, int]:
+    """int32 ids (each below ``2**bits``, 1 to 31 bits) and their uint8 or uint16 weights fused: edge
+    ``j``'s field is ``bits + w`` bits at ``j * (bits + w)`` of the little-endian stream of 32-bit words,
+    its id in the low ``bits`` and its weight in the ``w`` (8 or 16) above (kernels read the id with
+    ``GfPackedIds`` and the weight with ``GfWeights``, from the same field). A row's ids and weights lie
+    together, so a short row read in place costs one request, not one per array. Returns
+    ``(words, w)``; ``alloc(count, dtype)`` makes the output (pinned memory, say).
+
+    Example:
+        >>> words, wbits = pack_edges(np.array([5, 0, 7], np.int32), np.array([9, 255, 1], np.uint8), 3)
+        >>> wbits, len(words), unpack_edges(words, 3, wbits, 3)
+        (8, 11, ([5, 0, 7], [9, 255, 1]))
+    """
+    idx, w = np.ascontiguousarray(indices), np.ascontiguousarray(weights)
+    if idx.dtype != np.int32 or not 1 <= bits <= 31:
+        raise ValueError(f"packing takes int32 ids and 1 to 31 bits, got {idx.dtype} and {bits}")
+    if w.dtype not in (np.uint8, np.uint16) or len(w) != len(idx):
+        raise ValueError(f"fused edges take one uint8 or uint16 weight per id, got {len(w)} {w.dtype}")
+    wbits = 8 * w.itemsize
+    count = packed_words(len(idx), bits + wbits)
+    out = alloc(count, np.int32) if alloc is not None else np.empty(count, np.int32)
+    _lib().gf_pack_edges(_p(idx), _p(w), w.itemsize, len(idx), int(bits), wbits, _p(out))
+    return out, wbits
+
+
+def unpack_edges(words: np.ndarray, bits: int, wbits: int, m: int) -> tuple[list, list]:
+    """The ``m`` ids and weights of :func:`pack_edges`'s words, as lists (for checks, not for speed)."""
+    fields = unpack_fields(words, bits + wbits, m)
+    return [int(f) & ((1 << bits) - 1) for f in fields], [int(f) >> bits for f in fields]
+
+
+def unpack_fields(words: np.ndarray, bits: int, m: int) -> np.ndarray:
+    """The ``m`` fields of ``bits`` bits (up to 63) of a little-endian stream of 32-bit words, as uint64."""
+    u = np.ascontiguousarray(words).view(np.uint32).astype(object)
+    out = np.zeros(m, dtype=np.uint64)
+    for j in range(m):
+        pos = j * bits
+        word, shift = pos >> 5, pos & 31
+        v = 0
+        for k in range((shift + bits + 31) // 32):
+            v |= int(u[word + k]) << (32 * k) if word + k < len(u) else 0
+        out[j] = (v >> shift) & ((1 << bits) - 1)
+    return out
+
+
 def unpack_indices(words: np.ndarray, bits: int, m: int) -> np.ndarray:
     """The ``m`` ids of :func:`pack_indices`'s words, as int64 (numpy; for checks, not for speed)."""
     u = np.ascontiguousarray(words).view(np.uint32).astype(np.uint64)

@@ -583,6 +583,38 @@ GF_EXPORT void gf_pack_indices(const int32_t* idx, int64_t m, int64_t bits, uint
     }
 }
 
+// Fused edges (GfPackedIds in gf_prelude.h): edge j's field holds its id in the low `bits` bits
+// and its weight (uint8 or uint16, W) in the `wbits` above, fields `bits + wbits` bits apart;
+// 32 fields fill `bits + wbits` words, so a range from a multiple of 32 starts on a word. Each
+// part is appended on its own (at most 31 and 16 bits onto fewer than 32 pending): no overflow.
+template <typename W>
+static void gf_pack_edges_t(const int32_t* idx, const W* wt, int64_t m, int64_t bits, int64_t wbits,
+                            uint32_t* out) {
+    const int64_t groups = (m + 31) / 32, stride = bits + wbits;
+    const uint64_t mask = (1ull << bits) - 1, wmask = (1ull << wbits) - 1;
+#pragma omp parallel for schedule(static) if (groups > (1 << 14))
+    for (int64_t g = 0; g < groups; ++g) {
+        uint32_t* w = out + g * stride;
+        uint64_t acc = 0;   // bits not yet written, lowest first
+        int have = 0;
+        const int64_t lo = g * 32, hi = std::min(m, lo + 32);
+        for (int64_t j = lo; j < lo + 32; ++j) {
+            acc |= (uint64_t)(j < hi ? (uint32_t)idx[j] & mask : 0) << have;
+            have += (int)bits;
+            if (have >= 32) { *w++ = (uint32_t)acc; acc >>= 32; have -= 32; }
+            acc |= (uint64_t)(j < hi ? (uint64_t)wt[j] & wmask : 0) << have;
+            have += (int)wbits;
+            if (have >= 32) { *w++ = (uint32_t)acc; acc >>= 32; have -= 32; }
+        }
+    }
+}
+
+GF_EXPORT void gf_pack_edges(const int32_t* idx, const void* wt, int64_t weight_bytes, int64_t m, int64_t bits,
+                             int64_t wbits, uint32_t* out) {
+    if (weight_bytes == 1) gf_pack_edges_t(idx, (const uint8_t*)wt, m, bits, wbits, out);
+    else gf_pack_edges_t(idx, (const uint16_t*)wt, m, bits, wbits, out);
+}
+
 // ------------------------------------------------- vertex-state primitives
 // The runtime's reduce, select and result conversion over n-sized state: one
 // parallel pass each (numpy's are serial and, for select, build two n-sized

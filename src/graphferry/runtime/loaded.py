@@ -63,6 +63,8 @@ from ..errors import DeviceMemoryError
 from ..graph import Graph
 from ..partition import DEFAULT_PARTITION_BYTES
 from ..phase_clock import phase
+from .host_copies import ONE_CALL_PACK_PASSES, HostCopies  # noqa: F401 - (the constant: read from here too)
+
 if TYPE_CHECKING:  # the scheduler is imported where a graph first runs the hybrid (a one-shot run of
     # another engine never does)
     from ..scheduler.executors import Executor
@@ -72,9 +74,6 @@ log = logging.getLogger(__name__)
 
 #: Copies and reads into pinned memory run in slices of this many bytes, several threads at once.
 COPY_SLICE_BYTES = 64 << 20
-#: A handle for one call (``kept=False``) packs ids only for runs expected to read the edges more
-#: often than this (runtime.startup's passes: BFS a quarter pass, WCC 3, PageRank 20).
-ONE_CALL_PACK_PASSES = 2
 #: Leave this fraction of the host's available memory free when choosing pinned copies.
 HOST_HEADROOM = 0.2
 #: On a device, engines whose edges are all readable at once (in device memory, or mapped
@@ -91,7 +90,7 @@ class LoadedGraphClosedError(RuntimeError):
 def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto", budget: int | None = None,
          partition_bytes: int | None = None, pinned: bool | None = None,
          narrow_weights: bool = True, pack_ids: bool = True, work_passes: float | None = None,
-         kept: bool = True) -> "LoadedGraph":
+         kept: bool = True, fuse_edges: bool = True) -> "LoadedGraph":
     """Load ``graph`` (a :class:`Graph` or a graph store's path) once for ``backend``.
 
     ``budget``: bytes of device memory for edge data (default: 80% of the GPU's
@@ -107,6 +106,9 @@ def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto",
     edges again and again (filter, zerocopy, hybrid) read the vertex ids packed in
     ``ceil(log2 n)``-bit fields (made on first use, pinned on a device; 25 bits instead of 32
     for 2^25 vertices, on the bus and in device memory); same results, same partitions.
+    ``fuse_edges``: where ids are packed and weights narrowed, engines that read weighted rows in
+    place (zerocopy, hybrid) read a third copy with each edge's id and weight in one field
+    (:meth:`LoadedGraph.side_fused`), so a short row costs one request instead of two.
     ``backend="auto"``: the GPU where one is usable, unless the start-up model
     (:mod:`graphferry.runtime.startup`) expects the CPU to finish first; ``work_passes``
     tells it how many times the run will read the edges (default: a few). ``kept=False``: the
@@ -135,10 +137,10 @@ def load(graph: "Graph | str | os.PathLike", *, backend: str | Backend = "auto",
         graph = open_store(Path(graph))
     return LoadedGraph(graph, backend=backend, budget=budget, partition_bytes=partition_bytes,
                        pinned=True if pinned is None else pinned, narrow_weights=narrow_weights,
-                       pack_ids=pack_ids, work_passes=work_passes, kept=kept, _t0=t0)
+                       pack_ids=pack_ids, work_passes=work_passes, kept=kept, fuse_edges=fuse_edges, _t0=t0)
 
 
-class LoadedGraph:
+class LoadedGraph(HostCopies):
     """A graph placed for one backend; engines, buffers, degrees and programs kept across calls.
 
     Reads like the :class:`Graph` it holds (``n``, ``m``, ``indices``,
@@ -154,7 +156,8 @@ class LoadedGraph:
     def __init__(self, graph: Graph, *, backend: str | Backend = "auto", budget: int | None = None,
                  partition_bytes: int | None = None, pinned: bool = True,
                  temporary: bool = False, narrow_weights: bool = True, pack_ids: bool = True,
-                 work_passes: float | None = None, kept: bool = True, _t0: float | None = None):
+                 work_passes: float | None = None, kept: bool = True, fuse_edges: bool = True,
+                 _t0: float | None = None):
         t0 = time.perf_counter() if _t0 is None else _t0
         self.kept = bool(kept)
         self.work_passes = work_passes  # the edges' reads the caller expects (None: not said)
@@ -172,6 +175,7 @@ class LoadedGraph:
         self.temporary = temporary
         self.narrow_weights = bool(narrow_weights)
         self.pack_ids = bool(pack_ids)
+        self.fuse_edges = bool(fuse_edges)
         self.closed = False
         self.placement: dict[str, str] = {}
         # On a device the pinned copy waits for an engine that reads host memory again and again:
@@ -190,6 +194,7 @@ class LoadedGraph:
         self._sides: dict[tuple, EdgeSide] = {}
         self._narrowed: dict[str, np.ndarray | None] = {}  # per CSR: its weights narrowed, or None
         self._packed_ids: dict[str, tuple[np.ndarray, int]] = {}  # per CSR: its ids packed, and their bits
+        self._fused: dict[str, tuple[np.ndarray, int]] = {}  # per CSR: its edges fused, and the weights' bits
         self._transpose: Graph | None = None
         self._whole: dict[tuple, Any] = {}
         self._degrees: dict[str, Any] = {}
@@ -265,6 +270,9 @@ class LoadedGraph:
         for key, (words, bits) in list(self._packed_ids.items()):  # the same for ids packed meanwhile
             if words.size and self.kept and not self.backend.is_pinned(words):
                 self._packed_ids[key] = (_read_copy(words, self._new_host_buffer(words.size, words.dtype)), bits)
+        for key, (words, bits) in list(self._fused.items()):  # and edges fused meanwhile
+            if words.size and self.kept and not self.backend.is_pinned(words):
+                self._fused[key] = (_read_copy(words, self._new_host_buffer(words.size, words.dtype)), bits)
         self._sides.clear()  # built over the arrays in place; engines built on them keep theirs
         log.info("edges placed for engines that read host memory in %.3f s (%s)", time.perf_counter() - t,
                  ", ".join(f"{k}: {v}" for k, v in self.placement.items()))
@@ -396,7 +404,8 @@ class LoadedGraph:
             pbytes = DEFAULT_PARTITION_BYTES if cls.splits_partitions else 1 << 62
         narrow = use_weights and self.narrows(engine)
         pack = self.packs(engine)
-        skey = (csr, use_weights, pbytes, narrow, pack)
+        fuse = narrow and pack and self.fuses(engine)
+        skey = (csr, use_weights, pbytes, narrow, pack, fuse)
         side = self._sides.get(skey)
         if side is None:
             g = self.graph if csr == "out" else self.transpose()
@@ -404,58 +413,12 @@ class LoadedGraph:
             side = EdgeSide.of(g, pbytes, use_weights, w, self.side_packed(csr) if pack else None)
             if not side.packing_pays():  # partitions of a few dozen edges: packed buffers are larger
                 side = dataclasses.replace(side, packed=None, index_bits=0)
+            elif fuse and side.weights is not None and side.weights.dtype != np.float32:
+                words, wbits = self.side_fused(csr)
+                side = dataclasses.replace(side, fused=words, fused_weight_bits=wbits)
             self._sides[skey] = side
             self.stats["sides_built"] += 1
         return skey, side
-
-    def narrows(self, engine: str) -> bool:
-        """Whether ``engine``'s weighted sides read narrowed weights. A kept graph: always (each
-        later call moves, or reads, fewer bytes). A graph loaded for one call: only for engines
-        that move edges again and again (a pass over every weight pays back only then; the host
-        engine moves nothing, resident moves them once). Several ranks: never (their edge maps
-        read the graph's own weights, and each rank would copy all of them)."""
-        if not self.narrow_weights or self.distribution is not None:
-            return False
-        return not self.temporary or engine_class(engine).moves not in ("nothing", "side")
-
-    def packs(self, engine: str) -> bool:
-        """Whether ``engine``'s sides read packed ids (:meth:`side_packed`): engines that copy or map
-        ranges of edges again and again (``reads_packed``: filter, zerocopy, hybrid),
-        on a graph of int32 ids; never for several ranks (their maps read the graph's own ids),
-        nor for one call (``kept=False``) that reads the edges at most :data:`ONE_CALL_PACK_PASSES`
-        times: packing reads every id and writes 78% of them again (2^25 vertices: 25 of 32 bits),
-        which pays only when the packed ids cross the bus more often than that."""
-        if not self.pack_ids or self.distribution is not None or self.graph.indices.dtype != np.int32:
-            return False
-        if not self.kept and self.work_passes is not None and self.work_passes <= ONE_CALL_PACK_PASSES:
-            return False
-        return engine_class(engine).reads_packed
-
-    def side_packed(self, csr: str) -> tuple[np.ndarray, int]:
-        """The ids of CSR ``csr`` ("out" or "in") packed in ``ceil(log2 n)``-bit fields
-        (:func:`~graphferry.host_ops.pack_indices`), and that width: made once, in
-        pinned memory on a device where the host allows (kernels read it across the bus).
-
-        Example:
-            >>> import graphferry as gf
-            >>> g = gf.Graph.from_edges([0, 1, 2], [1, 2, 0], n=3)
-            >>> with gf.load(g, backend="cpu") as lg:
-            ...     words, bits = lg.side_packed("out")
-            >>> bits, len(words)   # 3 ids of 2 bits: one group of 32 fields, 2 words
-            (2, 2)
-        """
-        g, key = self._csr(csr)
-        if key not in self._packed_ids:
-            from ..host_ops import id_bits, pack_indices
-
-            t = time.perf_counter()
-            bits = id_bits(g.n)
-            with phase("pack"):
-                words = pack_indices(g.indices, bits, self._new_host_buffer)
-            self._packed_ids[key] = (words, bits)
-            self.placement[f"{key} ids"] = f"packed in {bits} bits"
-            log.info("%s-edge ids packed in %d bits in %.3f s", key, bits, time.perf_counter() - t)
-        return self._packed_ids[key]
 
     def _csr(self, csr: str) -> tuple[Graph, str]:
         """CSR ``csr`` ("out" or "in") as a graph, and the key of its copies ("in" is "out" for an
@@ -481,36 +444,6 @@ class LoadedGraph:
             except Exception as e:  # noqa: BLE001 - refused: plain memory, registered by the engines
                 log.info("pinned allocation of %d %s refused (%s)", count, np.dtype(dtype).name, e)
         return np.empty(count, dtype)
-
-    def side_weights(self, csr: str) -> np.ndarray | None:
-        """The weights of CSR ``csr`` ("out" or "in") as kernels read them: a uint8 or uint16 copy
-        where every weight is an integer that fits (made once, placed like the graph's edges:
-        pinned on a device), else the graph's own float32 weights; None for an unweighted graph.
-
-        Example:
-            >>> import graphferry as gf
-            >>> g = gf.Graph.from_edges([0, 1], [1, 2], n=3, weights=[3, 200])
-            >>> with gf.load(g, backend="cpu") as lg:
-            ...     w = lg.side_weights("out")
-            >>> w.dtype.name, w.tolist()
-            ('uint8', [3, 200])
-        """
-        g, key = self._csr(csr)
-        if g.weights is None:
-            return None
-        if not self.narrow_weights:
-            return g.weights
-        if key not in self._narrowed:
-            from ..host_ops import narrow_weights
-
-            t = time.perf_counter()
-            with phase("pack"):
-                w = self._narrowed[key] = narrow_weights(g.weights, self._new_host_buffer)
-            if w is not None:
-                self.placement[f"{key} weights"] = f"narrowed to {w.dtype.name}"
-                log.info("%s-edge weights narrowed to %s in %.3f s", key, w.dtype.name, time.perf_counter() - t)
-        w = self._narrowed[key]
-        return g.weights if w is None else w
 
     @property
     def pool(self) -> BufferPool:
@@ -662,10 +595,12 @@ class LoadedGraph:
         self._check_open()
         self._ensure_placed()
         other = LoadedGraph(self.graph, backend=self.backend, budget=budget, partition_bytes=self.partition_bytes,
-                            pinned=False, narrow_weights=self.narrow_weights, pack_ids=self.pack_ids)
+                            pinned=False, narrow_weights=self.narrow_weights, pack_ids=self.pack_ids,
+                            fuse_edges=self.fuse_edges)
         other.placement["host copies"] = "shared with the handle it was made from (with_budget)"
         other._narrowed.update(self._narrowed)
         other._packed_ids.update(self._packed_ids)
+        other._fused.update(self._fused)
         other._transpose = self._transpose
         other._cal = self._cal
         return other
@@ -682,6 +617,7 @@ class LoadedGraph:
         self._sides.clear()
         self._narrowed.clear()
         self._packed_ids.clear()
+        self._fused.clear()
         self._whole.clear()
         self._degrees.clear()
         self._programs.clear()

@@ -189,6 +189,8 @@ class HybridEngine(NeighborMaps, Residency, Engine):
             backend.register_host(side.packed)
         if side.weights is not None:
             backend.register_host(side.weights)
+        if side.fused is not None:
+            backend.register_host(side.fused)
 
     # ------------------------------------------------------------ device buffers
     def _slot_shape(self, k: int):
@@ -520,7 +522,12 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         if self._host_view is None:
             s = self.side
             range_view = self._mapped_range()
-            self._host_view = range_view if s.packed is None else (self.backend.host_view(s.indices), range_view[1])
+            if s.packed is None:
+                self._host_view = range_view
+            else:  # plain ids, and the weights (fused edges map none of their own)
+                self._host_view = (self.backend.host_view(s.indices),
+                                   range_view[1] if s.fused is None or s.weights is None
+                                   else self.backend.host_view(s.weights))
         return self._host_view
 
     def _mapped_range(self):

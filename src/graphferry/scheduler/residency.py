@@ -57,6 +57,9 @@ class Residency:
                 e0 = parts[first].edge_lo
                 view = s.range_view(offs[lo : hi + 1], lo, hi - lo, blk.indices, blk.weights, e0,
                                     parts[stop - 1].edge_hi, s.range_base(e0))
+            elif s.fused is not None:  # fused edges: the pieces' own words
+                view = s.in_place_view(offs[lo : hi + 1], lo, hi - lo, hidx, hw, parts[first].edge_lo,
+                                       parts[stop - 1].edge_hi)
             else:
                 view = PartitionView(offs[lo : hi + 1], hidx, hw, None, lo, hi - lo, 0, s.view_bits)
             self._launch(kernel, tables, view, rows, self._bits_for(direction, rows, in_bits), out, it)

@@ -80,8 +80,8 @@ def dense_stats(side, backend=None) -> PartitionStats:
 
 def _line_sizes(side) -> tuple[int, ...]:
     """Bits an entry of the arrays a row's reads cover: the ids as edge maps read them (packed or
-    plain), and weights where the side has them."""
-    return (side.range_index_bits,) + ((8 * side.weight_bytes,) if side.weights is not None else ())
+    plain), and weights where the side has them; or one fused edge (``EdgeSide.read_bits``)."""
+    return side.read_bits
 
 
 def _device_bounds(side, backend):

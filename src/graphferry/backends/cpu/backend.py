@@ -53,9 +53,10 @@ class CpuProgram(CompiledProgram):
     def _edge(self, kind, tables, view: PartitionView, row_list, in_bits, out_bits):
         A, F, I = tables
         nlist = 0 if row_list is None else len(row_list)
+        index_code, weights, weight_code = view.kernel_codes()
         self._fn(kind, _EDGE_ARGTYPES)(
             _ptr(A), _ptr(F), _ptr(I),
-            _ptr(view.offsets), _ptr(view.indices), view.index_bits, _ptr(view.weights), weight_bytes(view.weights),
+            _ptr(view.offsets), _ptr(view.indices), index_code, _ptr(weights), weight_code,
             _ptr(view.vertex_ids),
             view.lo, view.rows, view.edge_base,
             _ptr(row_list), nlist, _ptr(in_bits), _ptr(out_bits),

@@ -66,7 +66,7 @@ static inline int64_t gf_chunk(int64_t count) {
         const State S = gf_state(A, F, I);                                                         \
         const GfWeights weights{weight_data, weight_bytes};                                        \
         if (index_bits)                                                                            \
-            RUN(S, offsets, GfPackedIds{(const uint32_t*)indices, index_bits}, weights, vertex_ids,\
+            RUN(S, offsets, gf_packed_ids(indices, index_bits), weights, vertex_ids,              \
                 lo, rows, edge_base, row_list, nlist, in_bits, out_bits);                          \
         else                                                                                       \
             RUN(S, offsets, (const vid_t*)indices, weights, vertex_ids, lo, rows, edge_base,       \

@@ -196,8 +196,9 @@ class CudaProgram(CompiledProgram):
         huge = coop and nedges >= HUGE_MIN
         # work items: at most one partial chunk per heavy row beyond nedges / CHUNK full ones
         hl, hc = b.huge_queue(nedges // CHUNK + nedges // HUGE_MIN + 2) if huge else (None, None)
-        args = (_p(A), _p(F), _p(I), _p(view.offsets), _p(view.indices), _I64(view.index_bits), _p(view.weights),
-                _I64(weight_bytes(view.weights)), _p(view.vertex_ids), _I64(view.lo), _I64(view.rows), _I64(view.edge_base),
+        index_code, weights, weight_code = view.kernel_codes()  # fused edges: weights in the id fields
+        args = (_p(A), _p(F), _p(I), _p(view.offsets), _p(view.indices), _I64(index_code), _p(weights),
+                _I64(weight_code), _p(view.vertex_ids), _I64(view.lo), _I64(view.rows), _I64(view.edge_base),
                 _p(row_list), _I64(0 if row_list is None else count), _p(in_bits), _p(out_bits),
                 _p(hl), _p(hc))
         stream = b.compute_stream()

@@ -95,7 +95,7 @@ template <> __device__ __forceinline__ const vid_t* gf_ids<const vid_t*>(const v
     return (const vid_t*)p;
 }
 template <> __device__ __forceinline__ GfPackedIds gf_ids<GfPackedIds>(const void* p, int64_t bits) {
-    return GfPackedIds{(const uint32_t*)p, bits};
+    return gf_packed_ids(p, bits);   // the ids' and any fused weights' widths
 }
 
 template <class Ids>

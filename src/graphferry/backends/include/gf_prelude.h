@@ -260,11 +260,20 @@ GF_FN void gf_link(vid_t* parent, vid_t u, vid_t v) {
 // Edge kernels are compiled for these and for plain `const vid_t*` ids, both read as
 // ids[j]; a packed range handed to a kernel starts at an edge that is a multiple of 32
 // (which starts a word), so the kernel's edge_base is one too.
+//
+// Fused edges (host_ops.pack_edges): each field holds an edge's id in its low `bits` bits and
+// its weight (an unsigned integer of `stride - bits` bits) above them, so fields are `stride`
+// bits apart and a short row's ids and weights share its 128-byte lines (one zero-copy request
+// where separate arrays take two: EMOGI's cost is the requests, HyTGraph (3) counts them as
+// sum_v ceil(D_o(v) * d / 128) + am(v), with d = bits + weight bits for a fused edge). The
+// kernels' argument carries both widths, `bits | (weight bits << 8)` (gf_packed_ids); GfWeights reads the
+// weight from the same field.
 struct GfPackedIds {
     const uint32_t* p;
-    int64_t bits;
+    int32_t bits;     // an id's bits
+    int32_t stride;   // a field's bits: `bits`, or `bits` + the weight's in fused edges
     GF_MEMBER vid_t operator[](int64_t j) const {
-        const uint64_t pos = (uint64_t)j * (uint64_t)bits;
+        const uint64_t pos = (uint64_t)j * (uint64_t)stride;
         const uint32_t* w = p + (pos >> 5);
         const unsigned s = (unsigned)(pos & 31);
         uint64_t v = (uint64_t)(w[0] >> s);
@@ -273,24 +282,39 @@ struct GfPackedIds {
     }
 };
 
+// The ids of a kernel argument `code` (bits | fused weight bits << 8) over the words at p.
+GF_FN GfPackedIds gf_packed_ids(const void* p, int64_t code) {
+    const int32_t bits = (int32_t)(code & 255);
+    return GfPackedIds{(const uint32_t*)p, bits, bits + (int32_t)(code >> 8)};
+}
+
 // ------------------------------------------------------- edge weights
 // A side's weights are float32, or, where every weight is an integer that fits, uint8 or
 // uint16 (the loaded graph narrows them once: a weighted edge then crosses the bus in 5
 // bytes instead of 8 with int32 ids). Kernels read them through this view, which reads
 // like the pointer it replaces: `w ? w[j] : 1.0f`. The width is one value per launch, so
-// the branch in operator[] goes the same way for every thread.
+// the branch in operator[] goes the same way for every thread. A negative width,
+// -(id bits | weight bits << 8), reads fused edges (GfPackedIds): p is their stream.
 struct GfWeights {
     const void* p;
-    int64_t bytes;   // 4: float32, 2: uint16, 1: uint8
+    int64_t bytes;   // 4: float32, 2: uint16, 1: uint8; < 0: fused edges
     GF_MEMBER explicit operator bool() const { return p != nullptr; }
     GF_MEMBER float operator[](int64_t j) const {
         if (bytes == 1) return (float)((const uint8_t*)p)[j];
         if (bytes == 2) return (float)((const uint16_t*)p)[j];
-        return ((const float*)p)[j];
+        if (bytes > 0) return ((const float*)p)[j];
+        const uint64_t code = (uint64_t)(-bytes);
+        const unsigned ib = (unsigned)(code & 255), wb = (unsigned)(code >> 8);
+        const uint64_t pos = (uint64_t)j * (uint64_t)(ib + wb) + ib;   // the weight's first bit
+        const uint32_t* w = (const uint32_t*)p + (pos >> 5);
+        const unsigned s = (unsigned)(pos & 31);
+        uint64_t v = (uint64_t)(w[0] >> s);
+        if (s + wb > 32u) v |= (uint64_t)w[1] << (32u - s);
+        return (float)(v & ((1ull << wb) - 1ull));
     }
-    // the address of weight j (prefetching)
+    // the address of weight j (prefetching; plain weights only)
     GF_MEMBER const void* at(int64_t j) const { return (const char*)p + j * bytes; }
-    // the same weights indexed from `base` on: shifted[j] is this[j - base]
+    // the same weights indexed from `base` on: shifted[j] is this[j - base] (plain weights only)
     GF_MEMBER GfWeights shifted(int64_t base) const {
         GfWeights w{p ? (const char*)p - base * bytes : nullptr, bytes};
         return w;
