@@ -35,7 +35,8 @@ What the sweep skips, and why (the file says it, per run, in ``same_as``):
   engine and algorithm took more than ``--slow-s`` at an earlier budget gets ``--slow-reps`` calls
   after the first (``calls`` and ``fewer_calls_because``).
 
-Loads: the graph is loaded once (``graphferry.load``: pinned edges, narrowed weights, packed ids);
+Loads: the graph is loaded once (``graphferry.load``: pinned edges, narrowed weights, packed ids, edges
+fused for reads in place unless ``--no-fuse-edges``);
 each budget is :meth:`LoadedGraph.with_budget` over those host copies (new arena, engines and hybrid
 pool; nothing pinned, narrowed or packed again). ``phase_seconds`` in the file says where the
 call's time went (generation, copies, each section).
@@ -287,10 +288,14 @@ class Sweep:
         t = time.perf_counter()
         pbytes = args.partition_bytes or (max(1024, self.wbytes // 64) if args.small else None)
         self.doc["partition_bytes"] = pbytes or "the library's default (32 MiB)"
-        base = gf.load(g, backend="cuda" if gpu else "cpu", budget=self.wbytes, partition_bytes=pbytes)
+        self.doc["fuse_edges"] = args.fuse_edges
+        base = gf.load(g, backend="cuda" if gpu else "cpu", budget=self.wbytes, partition_bytes=pbytes,
+                       fuse_edges=args.fuse_edges)
         for csr in ("out", "in") if g.directed else ("out",):
             base.side_packed(csr)
-            base.side_weights(csr)
+            w = base.side_weights(csr)
+            if args.fuse_edges and w is not None and w.dtype != np.float32:
+                base.side_fused(csr)   # what zerocopy's and the hybrid's reads in place read
         self.phase("load_and_host_copies", t)
         self.log(f" loaded, host copies made in {time.perf_counter() - t:.1f} s: {base.placement}")
         return base
@@ -428,6 +433,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="bench/results")
     ap.add_argument("--tag", default="")
     ap.add_argument("--note", default="", help="a sentence added to the file's notes (why this call ran as it did)")
+    ap.add_argument("--no-fuse-edges", dest="fuse_edges", action="store_false",
+                    help="reads in place read ids and weights as two arrays (gf.load(fuse_edges=False)), not fused")
     ap.add_argument("--cpu-only", action="store_true")
     ap.add_argument("--deadline-s", type=float, default=1e9, help="start no graphferry run after this")
     ap.add_argument("--peers-deadline-s", type=float, default=1e9, help="start no peer after this, end none later")

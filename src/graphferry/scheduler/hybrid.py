@@ -184,13 +184,9 @@ class HybridEngine(NeighborMaps, Residency, Engine):
             return
         self._host_registered = True
         side, backend = self.side, self.backend
-        backend.register_host(side.indices)  # explicit copies at the bus's pinned speed
-        if side.packed is not None:
-            backend.register_host(side.packed)
-        if side.weights is not None:
-            backend.register_host(side.weights)
-        if side.fused is not None:
-            backend.register_host(side.fused)
+        for arr in (side.indices, side.packed, side.weights, side.fused):  # copies at the bus's pinned speed
+            if arr is not None:
+                backend.register_host(arr)
 
     # ------------------------------------------------------------ device buffers
     def _slot_shape(self, k: int):
@@ -520,14 +516,9 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         """The side's plain indices and weights as the device reads them in place (made once):
         what neighbourhood functions read (the zero-copy engine's views where ids are not packed)."""
         if self._host_view is None:
-            s = self.side
-            range_view = self._mapped_range()
-            if s.packed is None:
-                self._host_view = range_view
-            else:  # plain ids, and the weights (fused edges map none of their own)
-                self._host_view = (self.backend.host_view(s.indices),
-                                   range_view[1] if s.fused is None or s.weights is None
-                                   else self.backend.host_view(s.weights))
+            s, view = self.side, self._mapped_range()
+            w = view[1] if s.fused is None else self.backend.host_view(s.weights)  # fused: no weights mapped
+            self._host_view = view if s.packed is None else (self.backend.host_view(s.indices), w)
         return self._host_view
 
     def _mapped_range(self):
