@@ -79,7 +79,7 @@ def test_dense_rounds_that_see_the_same_are_placed_without_pricing_again(monkeyp
     partitions a round, host work the filter engine alone does not have). The placements are the
     ones pricing every round gives, and the ranks networkx's."""
     from graphferry.algorithms import pagerank_ldbc, verify_pagerank
-    from graphferry.scheduler.hybrid import HybridEngine
+    from graphferry.scheduler.policy import DensePlacements
 
     g = kronecker_graph(13, seed=2)
     partition_bytes = g.m * 4 // 124
@@ -94,7 +94,7 @@ def test_dense_rounds_that_see_the_same_are_placed_without_pricing_again(monkeyp
     placements = {}
     for cached in (True, False):
         if not cached:   # every round priced: what the placements must equal
-            monkeypatch.setattr(HybridEngine, "_dense_placement", lambda self, ctx, policy, model:
+            monkeypatch.setattr(DensePlacements, "place", lambda self, ctx, policy, model:
                                 policy.decide(ctx, model))
         with gf.load(g, backend="cpu", budget=int(0.01 * g.m * 8), partition_bytes=partition_bytes) as lg:
             policy = Policy(calibration=h200(partition_bytes))

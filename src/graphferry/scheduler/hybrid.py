@@ -82,7 +82,7 @@ from ..engines.base import Engine, PartitionCounts
 from ..engines.registry import engine_class
 from .executors import ExecutorState, owned_ranges
 from .hybrid_neighbors import NeighborMaps
-from .policy import Decision, ExchangeEstimate, ExchangeSpeed, Policy, device_engines, smoothed
+from .policy import Decision, DensePlacements, ExchangeEstimate, ExchangeSpeed, Policy, device_engines, smoothed
 from .residency import Residency
 from .stats import partition_stats
 
@@ -166,7 +166,7 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         #: (program, direction) -> {executor: edges/s its CPU runs reached}, across calls
         self._host_rate: dict[tuple[str, str], dict[int, float]] = {}
         self._composed: dict[str, Engine] = {}   # the engines it runs (lent the pool's memory), by name
-        self._last_dense: tuple | None = None     # the last dense round's inputs and placement (_dense_placement)
+        self._dense = DensePlacements()           # the last dense round's inputs and placement
         self._host_registered = False
         if place is None:
             self._host_ready()
@@ -262,31 +262,9 @@ class HybridEngine(NeighborMaps, Residency, Engine):
                        host_rates=self._host_rate.get((st.program.name, direction), {}),
                        copy_slots=shape is not None)
         model = None if policy.mix is not None else policy.model(self.calibration_for)
-        placed = self._dense_placement(ctx, policy, model) if dense else policy.decide(ctx, model)
+        placed = self._dense.place(ctx, policy, model) if dense else policy.decide(ctx, model)
         self.iterations += 1
         return _Round(stats, dense, shape, k, resident_before, resident, state_bytes, model, placed)
-
-    def _dense_placement(self, ctx: Decision, policy: Policy, model) -> dict:
-        """The policy's placement of a dense round (every row counts: a pull, or all vertices), which
-        depends only on what it saw: the side's statistics of a dense round are the same every
-        round (one cached table), so a round that sees the same resident partitions, slots,
-        state, exchange forecasts and CPU rates as the last dense one, priced by the same figures
-        and rules, is placed as that one was, without pricing its partitions again. PageRank at
-        1% of Kronecker 24 priced 124 partitions every round, the host's work a round the filter
-        engine alone does not have."""
-        if model is None:  # a forced mix: placed by iteration
-            return policy.decide(ctx, model)
-        key = (ctx.direction, ctx.combine, frozenset(ctx.resident), ctx.copy_slots, ctx.state_bytes,
-               tuple(sorted(ctx.exchange_bytes.items())), tuple(sorted(ctx.host_rates.items())),
-               id(model.calibration), policy.mode, policy.alpha, policy.beta, policy.gamma, policy.combine_k,
-               policy.use_cpu, policy.single_engine_plans)
-        last = self._last_dense
-        if last is not None and last[0] is ctx.stats and last[1] is model.calibration and last[2] == key:
-            return dict(last[3])
-        placed = policy.decide(ctx, model)
-        # (the calibration is kept with the key: its id is in the key, and is not reused while held)
-        self._last_dense = (ctx.stats, model.calibration, key, dict(placed))
-        return placed
 
     def edge_map(self, st, frontier, direction: str, it, policy: Policy):
         self._host_ready()
