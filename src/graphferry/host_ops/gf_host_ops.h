@@ -562,27 +562,6 @@ GF_EXPORT void gf_narrow_weights(const float* w, int64_t m, int64_t bytes, void*
     }
 }
 
-// Vertex ids idx[0..m) (each below 2^bits, 1 <= bits <= 31) packed in `bits`-bit fields: id j
-// takes bits [j * bits, (j + 1) * bits) of the little-endian word stream out, which holds
-// ceil(m / 32) * bits words. 32 ids fill `bits` words exactly, so a thread packing ids
-// 32g .. 32g + 31 writes only its own words: no two threads share one.
-GF_EXPORT void gf_pack_indices(const int32_t* idx, int64_t m, int64_t bits, uint32_t* out) {
-    const int64_t groups = (m + 31) / 32;
-    const uint64_t mask = (1ull << bits) - 1;
-#pragma omp parallel for schedule(static) if (groups > (1 << 14))
-    for (int64_t g = 0; g < groups; ++g) {
-        uint32_t* w = out + g * bits;
-        uint64_t acc = 0;   // bits not yet written, lowest first
-        int have = 0;
-        const int64_t lo = g * 32, hi = std::min(m, lo + 32);
-        for (int64_t j = lo; j < lo + 32; ++j) {
-            acc |= (uint64_t)(j < hi ? (uint32_t)idx[j] & mask : 0) << have;
-            have += (int)bits;
-            if (have >= 32) { *w++ = (uint32_t)acc; acc >>= 32; have -= 32; }
-        }
-    }
-}
-
 // Fused edges (GfPackedIds in gf_prelude.h): edge j's field holds its id in the low `bits` bits
 // and its weight (uint8 or uint16, W) in the `wbits` above, fields `bits + wbits` bits apart;
 // 32 fields fill `bits + wbits` words, so a range from a multiple of 32 starts on a word. Each
@@ -602,11 +581,20 @@ static void gf_pack_edges_t(const int32_t* idx, const W* wt, int64_t m, int64_t 
             acc |= (uint64_t)(j < hi ? (uint32_t)idx[j] & mask : 0) << have;
             have += (int)bits;
             if (have >= 32) { *w++ = (uint32_t)acc; acc >>= 32; have -= 32; }
+            if (!wbits) continue;   // plain packed ids (gf_pack_indices)
             acc |= (uint64_t)(j < hi ? (uint64_t)wt[j] & wmask : 0) << have;
             have += (int)wbits;
             if (have >= 32) { *w++ = (uint32_t)acc; acc >>= 32; have -= 32; }
         }
     }
+}
+
+// Vertex ids idx[0..m) (each below 2^bits, 1 <= bits <= 31) packed in `bits`-bit fields: id j
+// takes bits [j * bits, (j + 1) * bits) of the little-endian word stream out, which holds
+// ceil(m / 32) * bits words. 32 ids fill `bits` words exactly, so a thread packing ids
+// 32g .. 32g + 31 writes only its own words: no two threads share one.
+GF_EXPORT void gf_pack_indices(const int32_t* idx, int64_t m, int64_t bits, uint32_t* out) {
+    gf_pack_edges_t<uint8_t>(idx, nullptr, m, bits, 0, out);   // fields of the id alone
 }
 
 GF_EXPORT void gf_pack_edges(const int32_t* idx, const void* wt, int64_t weight_bytes, int64_t m, int64_t bits,
