@@ -259,9 +259,15 @@ def test_result_dicts_built_with_known_hashes_are_pythons(labels, data):
              (floats, {"zero_as_int": True}, [0 if x == 0 else x for x in floats.tolist()]),
              (floats, {"nan_as_none": True}, [None if x != x else x for x in floats.tolist()]),
              (ints, {}, ints.tolist()), (ints // 2**40, {}, (ints // 2**40).tolist())]
+    order = np.array(data.draw(st.permutations(range(n))), dtype=np.int64)[: data.draw(st.integers(0, n))]
     for values, how, want in cases:
         for h in (hashes, None):   # compiled (when hashes were read) and Python's
             got = results.node_dict(nodes, h, values, **how)
             assert list(got) == nodes
             assert [type(x) for x in got.values()] == [type(x) for x in want]
             assert all(a == b or (a != a and b != b) for a, b in zip(got.values(), want))
+            # some vertices, in another order: values[i] for nodes[order[i]]
+            got = results.node_dict(nodes, h, values[: len(order)], order=order, **how)
+            assert list(got) == [nodes[j] for j in order]
+            assert [type(x) for x in got.values()] == [type(x) for x in want[: len(order)]]
+            assert all(a == b or (a != a and b != b) for a, b in zip(got.values(), want[: len(order)]))

@@ -150,7 +150,8 @@ class NxGraph:
         return iter(self.nodes)
 
     def node_dict(self, values: np.ndarray, **how) -> dict:
-        """``{node: value}`` for every node in order, built at C speed (:func:`.results.node_dict`)."""
+        """``{node: value}`` for every node in order (``order=ids``: for those vertices, in that order),
+        built at C speed (:func:`.results.node_dict`)."""
         return node_dict(self.nodes, self.node_hashes, values, **how)
 
     def __repr__(self) -> str:

@@ -47,12 +47,13 @@ typedef void (*decref_fn)(void *);                                // Py_DecRef
 typedef void (*incref_fn)(void *);                                // Py_IncRef
 typedef int (*dict_next_fn)(void *, ssize_t *, void **, void **, ssize_t *);   // _PyDict_Next
 
-// {nodes[i]: value i} for i < n, inserted with hashes[i], into a dict made at its final size.
+// {nodes[j]: value i} for i < n, j = order[i] (order null: j = i), inserted with hashes[j], into a dict
+// made at its final size.
 // kind 0: float values; 1: int values (int64); 2: float, 0.0 as the int 0 (NetworkX's clustering);
 // 3: float, NaN as None. Returns the new dict (a new reference), or null with an error set.
 extern "C" __attribute__((visibility("default")))
 void *gf_nx_node_dict(void *const *api, void *nodes, const int64_t *hashes, const void *values, int kind,
-                      int64_t n, void *none) {
+                      int64_t n, void *none, const int64_t *order) {
     new_presized_fn new_presized = (new_presized_fn)api[0];
     set_known_fn set = (set_known_fn)api[1];
     list_item_fn item = (list_item_fn)api[2];
@@ -65,7 +66,9 @@ void *gf_nx_node_dict(void *const *api, void *nodes, const int64_t *hashes, cons
     const double *f = (const double *)values;
     const int64_t *k = (const int64_t *)values;
     for (int64_t i = 0; i < n; ++i) {
-        if (i + 16 < n) __builtin_prefetch(item(nodes, i + 16), 1);   // the dict's reference writes to it
+        // the node 16 ahead prefetched: the reference the dict takes writes to it
+        if (i + 16 < n) __builtin_prefetch(item(nodes, order ? order[i + 16] : i + 16), 1);
+        const int64_t j = order ? order[i] : i;
         void *v;
         if (kind == 1) {
             v = from_ll(k[i]);
@@ -78,7 +81,7 @@ void *gf_nx_node_dict(void *const *api, void *nodes, const int64_t *hashes, cons
             v = from_double(f[i]);
         }
         if (!v) { decref(d); return nullptr; }
-        const int bad = set(d, item(nodes, i), v, (ssize_t)hashes[i]);
+        const int bad = set(d, item(nodes, j), v, (ssize_t)hashes[j]);
         decref(v);
         if (bad) { decref(d); return nullptr; }
     }
@@ -124,7 +127,7 @@ def _library():
         return None
     lib.gf_nx_node_dict.restype = ctypes.py_object
     lib.gf_nx_node_dict.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p,
-                                    ctypes.c_int, ctypes.c_int64, ctypes.py_object]
+                                    ctypes.c_int, ctypes.c_int64, ctypes.py_object, ctypes.c_void_p]
     lib.gf_nx_node_hashes.restype = ctypes.c_int64
     lib.gf_nx_node_hashes.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.c_int64, ctypes.c_void_p]
     return lib, table, next_fn
@@ -140,8 +143,10 @@ def node_hashes(adj: dict) -> np.ndarray | None:
     return out if lib.gf_nx_node_hashes(next_fn, adj, len(adj), out.ctypes.data) == len(adj) else None
 
 
-def _python(nodes: list, values: np.ndarray, kind: str) -> dict:
+def _python(nodes: list, values: np.ndarray, kind: str, order: np.ndarray | None) -> dict:
     as_list = values.tolist()
+    if order is not None:
+        nodes = list(map(nodes.__getitem__, order.tolist()))
     if kind == "zero_as_int":
         as_list = [0 if x == 0 else x for x in as_list]
     elif kind == "nan_as_none":
@@ -149,25 +154,30 @@ def _python(nodes: list, values: np.ndarray, kind: str) -> dict:
     return dict(zip(nodes, as_list))
 
 
-def node_dict(nodes: list, hashes: np.ndarray | None, values: np.ndarray, *, zero_as_int: bool = False,
-              nan_as_none: bool = False) -> dict:
-    """``{nodes[i]: values[i]}`` in order (``hashes[i]``: ``hash(nodes[i])``, None when not known).
+def node_dict(nodes: list, hashes: np.ndarray | None, values: np.ndarray, *, order: np.ndarray | None = None,
+              zero_as_int: bool = False, nan_as_none: bool = False) -> dict:
+    """``{nodes[i]: values[i]}`` in order (``hashes[i]``: ``hash(nodes[i])``, None when not known); with
+    ``order`` (vertex ids, each at most once), ``{nodes[order[i]]: values[i]}`` in that order.
 
     ``values`` floats (Python floats; ``zero_as_int``: 0.0 as the int 0; ``nan_as_none``: NaN as None)
     or integers (Python ints); any other array is converted by ``tolist``.
     """
     values = np.asarray(values)
+    if order is not None:
+        order = np.ascontiguousarray(order, dtype=np.int64)
     if values.dtype.kind not in "iuf":   # bools, objects: Python's own conversion
-        return _python(nodes, values, "float")
+        return _python(nodes, values, "float", order)
     integral = values.dtype.kind in "iu"
     kind = "int" if integral else "zero_as_int" if zero_as_int else "nan_as_none" if nan_as_none else "float"
-    got = _library() if hashes is not None and type(nodes) is list and len(hashes) == len(nodes) == len(values) \
+    fits = len(values) == (len(nodes) if order is None else len(order)) and (
+        order is None or len(order) == 0 or (int(order.min()) >= 0 and int(order.max()) < len(nodes)))
+    got = _library() if hashes is not None and type(nodes) is list and len(hashes) == len(nodes) and fits \
         else None
     if got is None:
-        return _python(nodes, values, kind)
+        return _python(nodes, values, kind, order)
     lib, table, _ = got
     values = np.ascontiguousarray(values, dtype=np.int64 if integral else np.float64)
     hashes = np.ascontiguousarray(hashes, dtype=np.int64)
     return lib.gf_nx_node_dict(ctypes.addressof(table), nodes, hashes.ctypes.data, values.ctypes.data,
-                               _KINDS[kind], len(nodes), None)
+                               _KINDS[kind], len(values), None, None if order is None else order.ctypes.data)
 

@@ -37,7 +37,7 @@ def single_source_shortest_path_length(G, source, cutoff=None):
         return {}
     order = np.concatenate(layers)
     depth = np.repeat(np.arange(len(layers)), [len(x) for x in layers])
-    return dict(zip(G.labels(order), depth.tolist()))   # one dict built at C speed
+    return G.node_dict(depth, order=order)   # one dict built at C speed
 
 
 # ------------------------------------------------------------ weighted: Dijkstra's family
@@ -81,8 +81,7 @@ def _dijkstra(G, sources: list, weight, cutoff):
 
 def _lengths(G, dist, order, integral, sources: list) -> dict:
     """``{node: distance}`` in ``order``: ints when every weight is an int; a source's distance is NetworkX's int 0."""
-    values = dist[order].astype(np.int64).tolist() if integral else dist[order].tolist()
-    out = dict(zip(G.labels(order), values))
+    out = G.node_dict(dist[order].astype(np.int64) if integral else dist[order], order=order)
     for s in sources:
         out[s] = 0
     return out
