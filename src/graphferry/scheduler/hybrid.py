@@ -394,11 +394,16 @@ class HybridEngine(NeighborMaps, Residency, Engine):
             keep = []
             refused = np.inf  # the fewest edges a refused partition had: any later one as large is refused too
             order = np.asarray(dev["filter"], dtype=np.int64)
-            for i in order[np.argsort(-self.value[order], kind="stable")].tolist():
+            order = order[np.argsort(-self.value[order], kind="stable")]
+            # no partition's block can get more room than the most valuable one could (asking the
+            # pool for each of 124 partitions a round that none fits was host work of its own)
+            room = self._admission_room(float(self.value[order[0]])) / s.range_bytes_per_edge
+            edges = s.partition_edges.tolist()
+            for i in order.tolist():
                 # (later partitions are worth no more, so they could displace no more blocks)
-                block = self._admit(i) if s.partition_edges[i] < refused else None
+                block = self._admit(i) if edges[i] < refused and edges[i] <= room else None
                 if block is None:
-                    refused = min(refused, s.partition_edges[i])
+                    refused = min(refused, edges[i])
                 if block is not None:
                     dev["resident"].append((i, block))  # admitted: copied in below
                 else:
@@ -510,11 +515,11 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         """True when one zero-copy launch over the side (three with a ``span``) beats the
         per-partition plan (module doc). Where every placed partition is resident, only when
         they all lie in the span (read in one launch there, not one launch each)."""
-        if not placed or any(ex for ex, _ in placed.values()):
+        pairs = set(placed.values())  # (executor, engine): a few, not one a partition
+        if not placed or any(ex for ex, _ in pairs):
             return False  # nothing to do, or a CPU executor takes part
-        engines = {e for _, e in placed.values()}
-        in_span = span is not None and all(span[0] <= i < span[1] for i, (_, e) in placed.items() if e == "resident")
-        if engines == {"resident"} and not in_span:
+        engines = {e for _, e in pairs}
+        if engines == {"resident"} and not (span is not None and span[0] <= min(placed) and max(placed) < span[1]):
             return False
         if direction == "pull":
             return program.pull_stops_early
@@ -623,7 +628,7 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         """Copy the partitions ``idx`` into slots (up to ``k`` consecutive ones a copy) and run
         each group's kernel; ``fill(group, group_before)`` is called before each group's copy
         and kernel (``group_before`` None for the first) to put other kernels on the compute
-        stream while that copy runs."""
+        stream while that copy runs, until it says nothing waits."""
         if not idx:
             return
         b, s = self.backend, self.side
@@ -639,8 +644,8 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         filt = self._engine("filter")
         slot_args = self._slot_args(shape)
         for j, g in enumerate(groups):
-            if fill is not None:
-                fill(g, groups[j - 1] if j else None)
+            if fill is not None and not fill(g, groups[j - 1] if j else None):
+                fill = None  # nothing resident waits any more
             slot = self.pool.slot(*slot_args[0], **slot_args[1])
             if slot is None:  # no room for a copy after all: read these in place
                 self._run_zerocopy(g, stats, launch, in_bits, direction, dense, it)
@@ -682,9 +687,9 @@ class HybridEngine(NeighborMaps, Residency, Engine):
                loaded=loaded.whole_rows)
         it.compact_seconds += loaded.compact_seconds
         it.copy_seconds += loaded.copy_seconds
+        name, device, rows = record_as or loaded.engine, self.executors[0].name, stats.active_vertices
         for i, moved in zip(idx, loaded.per_partition()):
-            it.add_partition(i, record_as or loaded.engine, int(moved), self._rows(stats, i, dense),
-                             device=self.executors[0].name)
+            it.add_partition(i, name, int(moved), int(rows[i]), device=device)
 
     def _run_compaction(self, idx, stats, host_ids, launch, direction, it, shape) -> None:
         if not idx:

@@ -136,6 +136,18 @@ class Residency:
             log.debug("hybrid: side %s held whole gave its room to another side", self.key)
         self.pool.wholes.pop(self.key, None)
 
+    def _admission_room(self, value: float) -> float:
+        """The most bytes :meth:`BufferPool.admit` could give a block worth ``value`` now: the room
+        no slot is promised, blocks worth less and not being read, the loaded graph's other
+        engines and the sides held whole that this call does not read (an upper bound)."""
+        pool, arena = self.pool, self.arena
+        pool_bytes = sum(b.nbytes for b in pool.blocks.values()) + sum(
+            _slot_bytes(x) for slots in pool.slots.values() for x in slots)
+        wholes = sum(h.whole_bytes for h in pool.wholes.values())
+        cheaper = sum(b.nbytes for k, b in pool.blocks.items() if b.value < value and k not in pool.busy)
+        return (pool.room_for_blocks() + cheaper + max(0, arena.used_bytes - pool_bytes - wholes)
+                + pool.idle_whole_bytes(self.key))
+
     def _room_for_whole(self, need: int) -> bool:
         """Free ``need`` bytes of the arena for this side's whole copy if everything that may give
         room (see :meth:`whole_side_engine`) holds that much; False, and nothing given back, else."""
@@ -224,16 +236,17 @@ class Residency:
         # PageRank at 1% of Kronecker 24), and numpy's per-call costs there were the host's
         # share of a round the filter engine alone does not pay
         active = stats.active_edges.tolist()
-        copy_seconds = [e * self.side.range_bytes_per_edge / model.calibration.copy_bandwidth
-                        for e in self.side.partition_edges.tolist()]
+        per_edge = self.side.range_bytes_per_edge / model.calibration.copy_bandwidth
+        copy_seconds = [e * per_edge for e in self.side.partition_edges.tolist()]
 
         def kernel_estimate(idx) -> float:
             return sum(active[i] for i in idx) / rate
 
-        def fill(next_group, group_done) -> None:
-            """Resident kernels for the time the next group's copy takes beyond the last group's kernel."""
+        def fill(next_group, group_done) -> bool:
+            """Resident kernels for the time the next group's copy takes beyond the last group's
+            kernel; whether any still wait (none: the caller stops asking)."""
             if not waiting:
-                return
+                return False
             seconds = (sum(copy_seconds[i] for i in next_group)
                        - (0.0 if group_done is None else kernel_estimate(group_done)))
             while waiting:  # the partitions that fit, one by one as priced, each run's in one launch
@@ -247,6 +260,7 @@ class Residency:
                     waiting[0] = run[k:]
                     break
                 waiting.popleft()
+            return bool(waiting)
         return fill
 
     # ------------------------------------------------------------ the span
