@@ -67,3 +67,29 @@ def test_errors_and_verifier():
         verify_k_truss(g, 3, np.append(r.edges["source"], 2), np.append(r.edges["target"], 3))
     with pytest.raises(AssertionError, match="missing"):
         verify_k_truss(g, 3, r.edges["source"][1:], r.edges["target"][1:])
+
+
+@settings(max_examples=15, deadline=None)
+@given(edges=edge_lists(max_n=25, max_m=80))
+def test_arc_mirrors_by_search_and_by_sort_agree(edges):
+    from graphferry import host_ops
+    from graphferry.algorithms.k_truss import _mirrors
+    from graphferry.errors import CompilerError
+    from graphferry.transforms import simple_graph
+
+    n, src, dst, directed = edges
+    simple = simple_graph(Graph.from_edges(src, dst, n=n, directed=directed), undirected=True)
+    a, b = simple.edges()
+    searched = _mirrors(simple, a, b)
+
+    def no_compiler(*_):
+        raise CompilerError("no compiler")
+
+    real = host_ops.find_arcs
+    host_ops.find_arcs = no_compiler
+    try:
+        sorted_ = _mirrors(simple, a, b)
+    finally:
+        host_ops.find_arcs = real
+    assert searched.tolist() == sorted_.tolist()
+    assert np.array_equal(a[searched], b) and np.array_equal(b[searched], a)   # each arc's mirror is its reverse

@@ -44,6 +44,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import host_ops
+from ..errors import CompilerError
 from ..graph import Graph
 from ..runtime import Program, RunOptions
 from ..transforms import on_handle, simple_graph
@@ -102,6 +104,23 @@ GF_FN bool advance(const State& S, vid_t v) { S.dirty[v] = S.touched[v]; S.touch
 )
 
 
+def _mirrors(simple: Graph, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The position of each arc's mirror: arc (u, v)'s is (v, u)'s, in a symmetric CSR with sorted rows.
+
+    One binary search per arc within row v, in parallel (host library): 2x faster than numpy's one sort
+    of the arcs by (head, tail) on 2 cores, and it scales with them (the sort does not). Without a
+    C++ compiler, that sort: the order sorting the arcs by (head, tail) lists, at position i, the
+    mirror of arc i.
+    """
+    try:
+        return host_ops.find_arcs(simple.offsets, simple.indices, dst, src)
+    except CompilerError:
+        by_head = np.argsort(dst.astype(np.int64) * simple.n + src)
+        mirror = np.empty(simple.m, np.int64)
+        mirror[by_head] = np.arange(simple.m)
+        return mirror
+
+
 def k_truss(graph: Graph, k: int = 3, *, options: RunOptions | None = None, **kwargs) -> EdgeResult:
     """The k-truss's edges (edge columns ``source``, ``target``, each edge once with ``source < target``).
 
@@ -117,12 +136,7 @@ def k_truss(graph: Graph, k: int = 3, *, options: RunOptions | None = None, **kw
     with runtime_for(on_handle(graph, simple), "k_truss", options, kwargs) as rt:
         alive = np.ones(m, np.int8)
         if m and k > 2:
-            # the mirror of arc (u, v) is (v, u): the arcs are symmetric and sorted by (tail, head), so
-            # the order sorting them by (head, tail) lists, at position i, the mirror of arc i (one sort:
-            # a binary search per arc was 10x slower, a cache miss a step)
-            by_head = np.argsort(dst.astype(np.int64) * n + src)
-            mirror = np.empty(m, np.int64)
-            mirror[by_head] = np.arange(m)
+            mirror = _mirrors(simple, src, dst)
             per_vertex = max(1, -(-m // n))
 
             def laid_out(values: np.ndarray) -> np.ndarray:
