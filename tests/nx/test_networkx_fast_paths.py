@@ -271,3 +271,22 @@ def test_result_dicts_built_with_known_hashes_are_pythons(labels, data):
             assert list(got) == [nodes[j] for j in order]
             assert [type(x) for x in got.values()] == [type(x) for x in want[: len(order)]]
             assert all(a == b or (a != a and b != b) for a, b in zip(got.values(), want[: len(order)]))
+
+
+@pytest.mark.parametrize("labels", ["ints", "strings"])
+def test_the_compiled_conversion_reads_rows_in_parallel_as_networkx_lists_them(labels):
+    # over 2**16 arcs: the rows are read by several OpenMP threads, each into its own ranges
+    G = nx.gnm_random_graph(20_000, 45_000, seed=7)
+    G.add_edges_from((v, v) for v in range(0, 20_000, 97))
+    if labels == "strings":
+        G = nx.relabel_nodes(G, {v: f"n{(v * 7919) % 20_000}" for v in G})
+    late = list(G.edges())[-3:]   # edge data first seen far into the rows
+    G.add_edges_from(late, weight=2.5)
+    g = from_networkx(G, {"weight": 1})
+    index = {v: i for i, v in enumerate(G)}
+    want = [index[u] for nbrs in G._adj.values() for u in nbrs]
+    assert g.nodes == list(G) and g.csr.indices.tolist() == want
+    assert g.weights["weight"].values.tolist() == [d.get("weight", 1) for nbrs in G._adj.values()
+                                                   for d in nbrs.values()]
+    assert g.csr.offsets.tolist() == np.concatenate([[0], np.cumsum([len(r) for r in G._adj.values()])]).tolist()
+    assert g.identity == (labels == "ints")

@@ -68,6 +68,11 @@ typedef ssize_t (*dict_size_fn)(void *);
 // `other_nodes[0]` counts the nodes that are not the exact int of their position (node i is the int i:
 // `int_type` is the address of PyLong_Type, `as_ll_fn` PyLong_AsLongLongAndOverflow's).
 typedef long long (*int_value_fn)(void *, int *);
+// First every row's address and the nodes' hashes (the outer dict's entries, in order) and whether node
+// i is the int i; then the rows, in parallel (OpenMP): each thread walks whole rows into their own
+// ranges of the output (offsets from `degree`). The walk only reads: `_PyDict_Next` hands out borrowed
+// references and touches no reference count, and the caller holds the interpreter lock throughout, so
+// no Python code runs and nothing changes the dicts meanwhile.
 extern "C" __attribute__((visibility("default")))
 int64_t gf_nx_read_adjacency(void *next_fn, void *adj, int64_t n, const int64_t *degree, int64_t m,
                              int64_t *node_hash, int64_t *neighbor_hash, void **edge_data,
@@ -76,11 +81,16 @@ int64_t gf_nx_read_adjacency(void *next_fn, void *adj, int64_t n, const int64_t 
     int_value_fn int_value = (int_value_fn)as_ll_fn;
     ssize_t pos = 0, hash = 0;
     void *key = nullptr, *row = nullptr;
-    int64_t i = 0, k = 0;
+    int64_t i = 0;
     other_nodes[0] = 0;
+    void **rows = new void *[n > 0 ? n : 1];
+    int64_t *start = new int64_t[n + 1];
+    start[0] = 0;
     while (next(adj, &pos, &key, &row, &hash)) {
-        if (i >= n) return -1;
+        if (i >= n) { delete[] rows; delete[] start; return -1; }
         node_hash[i] = hash;
+        rows[i] = row;
+        start[i + 1] = start[i] + degree[i];
         // PyObject's header is {ob_refcnt, ob_type} (a non-free-threaded build; checked in Python)
         if (((const void *const *)key)[1] != int_type) {
             ++other_nodes[0];
@@ -88,20 +98,27 @@ int64_t gf_nx_read_adjacency(void *next_fn, void *adj, int64_t n, const int64_t 
             int overflow = 0;
             if (int_value(key, &overflow) != i || overflow) ++other_nodes[0];
         }
+        ++i;
+    }
+    if (i != n || start[n] != m) { delete[] rows; delete[] start; return -1; }
+    int64_t bad = 0;
+#pragma omp parallel for schedule(dynamic, 512) reduction(+ : bad) if (m > (1 << 16))
+    for (int64_t r = 0; r < n; ++r) {
         ssize_t row_pos = 0, h = 0;
         void *neighbor = nullptr, *data = nullptr;
-        int64_t end = k + degree[i];
-        if (end > m) return -1;
-        while (next(row, &row_pos, &neighbor, &data, &h)) {
-            if (k >= end) return -1;
+        int64_t k = start[r];
+        const int64_t end = start[r + 1];
+        while (next(rows[r], &row_pos, &neighbor, &data, &h)) {
+            if (k >= end) { ++bad; break; }
             neighbor_hash[k] = h;
             if (edge_data) edge_data[k] = data;
             ++k;
         }
-        if (k != end) return -1;
-        ++i;
+        if (k != end) ++bad;
     }
-    return (i == n && k == m) ? k : -1;
+    delete[] rows;
+    delete[] start;
+    return bad == 0 ? m : -1;
 }
 
 // The first edge whose attribute dict is not empty (-1: none; -2: one is not an exact dict,
