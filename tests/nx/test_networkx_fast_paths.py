@@ -106,10 +106,11 @@ def test_reciprocity_of_many_nodes_is_networkx(n, p, seed):
     # ints only (nodes 0..n-1 read as arrays), repeated nodes, a node not in G (skipped)
     H = G.copy()
     H.remove_node("isolated")
-    for some in (list(H)[::-1], [0, 0, n - 1], [n + 5, 0], [0, "absent"]):
+    # ... and every node as floats (equal to the ints, so of equal hashes: keyed by the floats, as NetworkX does)
+    for some in (list(H)[::-1], [0, 0, n - 1], [n + 5, 0], [0, "absent"], [float(v) for v in H]):
         want = nx.reciprocity(H, some)
         got = nx.reciprocity(H, some, backend="graphferry")
-        assert got == want and list(got) == list(want)
+        assert got == want and list(got) == list(want) and list(map(type, got)) == list(map(type, want))
     if G.number_of_edges():
         assert nx.overall_reciprocity(G, backend="graphferry") == nx.overall_reciprocity(G)
 

@@ -33,6 +33,7 @@ from .checks import always
 from .graph import DeferredNxGraph, NxGraph
 from .policy import large_graph
 from .registration import networkx_algorithm
+from .results import node_dict
 from .running import bfs_levels, nbunch, run
 
 
@@ -260,8 +261,9 @@ def reciprocity(G, nodes=None):
     which, ids = _node_ids(G, nodes)
     t = total[ids]
     ratio = 2 * overlap[ids] / np.maximum(t, 1)
-    if len(ids) == len(G) and bool(np.array_equal(ids, np.arange(len(G)))):   # every node, in G's order
-        return G.node_dict(np.where(t == 0, np.nan, ratio), nan_as_none=True)
+    if len(ids) == len(G) and bool(np.array_equal(ids, np.arange(len(G)))):
+        # every node in G's order: keyed by the nodes as given (equal to G's, so of equal hashes)
+        return node_dict(which, G.node_hashes, np.where(t == 0, np.nan, ratio), nan_as_none=True)
     values = ratio.tolist()
     for k in np.flatnonzero(t == 0).tolist():
         values[k] = None   # an isolated node: NetworkX's None
