@@ -205,6 +205,10 @@ def dispatched(name: str) -> bool:
     return name.split("(")[0] in FUNCTIONS
 
 
+#: NetworkX's own implementation, whatever backend priority the process has (a forked worker must not run
+#: graphferry's compiled code: OpenMP's threads do not survive a fork)
+NETWORKX = {"backend": "networkx"}
+
 #: the graphs a NetworkX worker process reads (``--nx-workers``: set before the workers fork)
 _WORKER_GRAPHS: dict = {}
 
@@ -212,7 +216,7 @@ _WORKER_GRAPHS: dict = {}
 def _networkx_in_worker(name: str, which: str, repeat: int) -> tuple[float, list[float], Any]:
     """NetworkX's calls of one function, in a worker forked after the graphs were built."""
     _, call, _, _ = CASES[name]
-    return timed(lambda: call(_WORKER_GRAPHS[which]), repeat)
+    return timed(lambda: call(_WORKER_GRAPHS[which], **NETWORKX), repeat)
 
 
 def start_networkx_workers(names: list[str], graphs: dict, published: dict, args) -> dict:
@@ -239,7 +243,7 @@ def networkx_result(name: str, call, graph, args, pending: dict | None, deadline
     :data:`SMALLER_FOR_NETWORKX`)."""
     if pending is None:
         graph.__networkx_cache__.clear()
-        return timed(lambda: call(graph), args.nx_repeat)
+        return timed(lambda: call(graph, **NETWORKX), args.nx_repeat)
     return pending[name].get(timeout=max(deadline_left, 0.0) if deadline_left < float("inf") else None)
 
 

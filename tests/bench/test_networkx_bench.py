@@ -23,7 +23,9 @@ def run(tmp_path: Path, *extra: str) -> dict:
 
 def test_networkx_in_workers_gives_the_rows_networkx_here_gives(tmp_path):
     here = run(tmp_path)
-    workers = run(tmp_path, "--nx-workers", "2")
+    # a deadline bounds the wait for the workers' answers: a worker that dies leaves its task pending
+    # forever in multiprocessing's pool (one run hung under xdist), and the test must fail, not hang
+    workers = run(tmp_path, "--nx-workers", "2", "--deadline-s", "600")
     assert workers["machine"]["networkx_workers"] == 2 and "networkx_workers_how" in workers["machine"]
     for doc in (here, workers):
         assert [r["algorithm"] for r in doc["runs"]] == FUNCTIONS
