@@ -233,7 +233,7 @@ MUTANTS = [
            ("tests/algorithms/test_sssp.py",)),
     Mutant("buckets-held-back-not-remembered", "a deferring pop forgets what it held back (so never judges)",
            "src/graphferry/runtime/buckets.py",
-           "                self._held_back = (rest, values[rest])  # a copy: what they were when held back",
+           "                self._held_back = (held, b.gather(values, held))  # a copy: what they were when held back",
            "                pass", ("tests/algorithms/test_sssp.py",)),
     Mutant("buckets-defer-never", "the dense layout never defers (Bellman-Ford's order again)",
            "src/graphferry/runtime/buckets.py",
