@@ -322,8 +322,8 @@ MUTANTS = [
            "src/graphferry/engines/base.py", "min(((e1 + 31) >> 5) * bits - start, len(idx))",
            "min(((e1 + 31) >> 5) * bits - start - bits, len(idx))", ("tests/runtime/test_packed_ids.py",)),
     Mutant("packing-drops-the-top-bit", "the pack pass keeps one bit fewer than an id needs",
-           "src/graphferry/host_ops/gf_host_ops.h", "    const uint64_t mask = (1ull << bits) - 1;",
-           "    const uint64_t mask = (1ull << (bits - 1)) - 1;", ("tests/runtime/test_packed_ids.py",)),
+           "src/graphferry/host_ops/gf_host_ops.h", "    const uint64_t mask = (1ull << bits) - 1, wmask",
+           "    const uint64_t mask = (1ull << (bits - 1)) - 1, wmask", ("tests/runtime/test_packed_ids.py",)),
     # ------------------------------------------------------------------ direction
     Mutant("summing-pull-share-ignored", "a summing program pulls only where every edge is active, as others",
            "src/graphferry/backends/base.py", "            return self.full_pull_fraction_sum\n",
