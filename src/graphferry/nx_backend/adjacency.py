@@ -270,6 +270,20 @@ int64_t gf_nx_row_lengths(void *next_fn, void *size_fn, void *get_known_fn, void
 
 
 @lru_cache(maxsize=1)
+def _library() -> ctypes.PyDLL:
+    """The compiled readers of :data:`SOURCE` (``PyDLL``: the interpreter lock stays held while they read
+    the dicts). Raises where no compiler or build is available."""
+    from ..host_ops.compiler import compile_library
+
+    return ctypes.PyDLL(compile_library(SOURCE, label="nx_adjacency")._name)
+
+
+def _addresses(*names: str) -> tuple:
+    """The addresses of CPython's C functions ``names``, for the compiled readers to call."""
+    return tuple(ctypes.cast(getattr(ctypes.pythonapi, f), ctypes.c_void_p).value for f in names)
+
+
+@lru_cache(maxsize=1)
 def row_length_reader() -> Callable[[dict, bool], np.ndarray | None] | None:
     """The compiled ``read(adj, self_loops) -> lengths | None``: each row's size (plus 1 where
     ``self_loops`` and the node is its own neighbour), rows in dict order; None where Python must
@@ -283,19 +297,14 @@ def row_length_reader() -> Callable[[dict, bool], np.ndarray | None] | None:
         return None
     import sys
 
-    from ..host_ops.compiler import compile_library
-
-    lib = ctypes.PyDLL(compile_library(SOURCE, label="nx_adjacency")._name)
-    fn = lib.gf_nx_row_lengths
+    fn = _library().gf_nx_row_lengths
     fn.restype = ctypes.c_int64
     fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.py_object, ctypes.c_int64, ctypes.c_int, ctypes.c_int64,
                                            ctypes.c_void_p]
-    api = ctypes.pythonapi
-    next_fn, size_fn, contains_fn = (ctypes.cast(getattr(api, f), ctypes.c_void_p).value
-                                     for f in ("_PyDict_Next", "PyDict_Size", "PyDict_Contains"))
+    next_fn, size_fn, contains_fn = _addresses("_PyDict_Next", "PyDict_Size", "PyDict_Contains")
     # a lookup by the hash the outer dict stores (CPython's private API, present in 3.8-3.13)
-    known = getattr(api, "_PyDict_GetItem_KnownHash", None)
-    get_known_fn = ctypes.cast(known, ctypes.c_void_p).value if known is not None else None
+    get_known_fn = (_addresses("_PyDict_GetItem_KnownHash")[0]
+                    if hasattr(ctypes.pythonapi, "_PyDict_GetItem_KnownHash") else None)
     # PyDictObject's ma_keys, the key table a lookup reads, is its 5th word on 64-bit CPython 3.8-3.14
     keys_at = 4 if (3, 8) <= sys.version_info[:2] <= (3, 14) and ctypes.sizeof(ctypes.c_void_p) == 8 else -1
 
@@ -320,10 +329,7 @@ def attribute_reader() -> Callable[..., tuple[np.ndarray, np.ndarray] | None] | 
     """
     if reader() is None:
         return None
-    from ..host_ops.compiler import compile_library
-
-    lib = ctypes.PyDLL(compile_library(SOURCE, label="nx_adjacency")._name)
-    fn = lib.gf_nx_read_attribute
+    fn = _library().gf_nx_read_attribute
     fn.restype = ctypes.c_int64
     fn.argtypes = [ctypes.c_void_p] * 4 + [ctypes.py_object, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                            ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p]
@@ -331,9 +337,7 @@ def attribute_reader() -> Callable[..., tuple[np.ndarray, np.ndarray] | None] | 
 
     if sys.version_info < (3, 8) or ctypes.sizeof(ctypes.c_void_p) != 8:
         return None   # the prefetch reads PyDictObject's ma_keys at its 3.8-3.14 offset (64-bit)
-    api = ctypes.pythonapi
-    next_fn, get_fn, as_ll_fn = (ctypes.cast(getattr(api, f), ctypes.c_void_p).value
-                                 for f in ("_PyDict_Next", "PyDict_GetItem", "PyLong_AsLongLongAndOverflow"))
+    next_fn, get_fn, as_ll_fn = _addresses("_PyDict_Next", "PyDict_GetItem", "PyLong_AsLongLongAndOverflow")
     types = (ctypes.c_void_p * 3)(id(dict), id(int), id(float))   # CPython: an object's id is its address
 
     def read(adj: dict, degree: np.ndarray, key) -> tuple[np.ndarray, np.ndarray] | None:
@@ -373,11 +377,8 @@ def reader() -> Callable[..., Rows | None] | None:
     if sysconfig.get_config_var("Py_GIL_DISABLED"):
         return None  # another object header layout
     try:
-        from ..host_ops.compiler import compile_library
-
-        next_fn = ctypes.cast(ctypes.pythonapi._PyDict_Next, ctypes.c_void_p).value
-        size_fn = ctypes.cast(ctypes.pythonapi.PyDict_Size, ctypes.c_void_p).value
-        lib = ctypes.PyDLL(compile_library(SOURCE, label="nx_adjacency")._name)  # PyDLL: keeps the lock held
+        next_fn, size_fn = _addresses("_PyDict_Next", "PyDict_Size")
+        lib = _library()
     except Exception as exc:  # no compiler, no symbol, a failed build: Python reads the dicts instead
         log.info("reading NetworkX graphs from Python (compiled reader unavailable: %s)", exc)
         return None
@@ -390,7 +391,7 @@ def reader() -> Callable[..., Rows | None] | None:
     first_with_data.restype = ctypes.c_int64
     first_with_data.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
     dict_type = id(dict)  # CPython: an object's id is its address
-    int_value_fn = ctypes.cast(ctypes.pythonapi.PyLong_AsLongLongAndOverflow, ctypes.c_void_p).value
+    (int_value_fn,) = _addresses("PyLong_AsLongLongAndOverflow")
 
     def read(adj: dict, degree: np.ndarray, want_edge_data: bool = False) -> Rows | None:
         degree = np.ascontiguousarray(degree, dtype=np.int64)
