@@ -8,6 +8,7 @@ whole is not looked up again for it every map."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from scipy.sparse.csgraph import dijkstra
 
 import graphferry as gf
@@ -28,18 +29,24 @@ def h200(partition_bytes: int) -> Calibration:
                        rates, {k: 2e9 for k in rates}, 2.98e-4 * partition_bytes / PARTITIONS_AT_K25, 1.72e9)
 
 
-def test_a_round_prices_its_partitions_once(monkeypatch):
-    """BFS and SSSP at Kronecker 13, 17% of m x 8, 160 partitions: every round's placement is one
-    pass of the cost model over its active partitions (the whole plans priced from the same table;
-    they priced them again, up to three times more a round), and the answers are networkx's/scipy's."""
-    priced = []
+@pytest.fixture
+def priced(monkeypatch) -> list:
+    """The sizes of the partition arrays the cost model prices, one entry per ``transfer_costs`` call."""
+    sizes = []
     transfer_costs = CostModel.transfer_costs
 
     def counted(self, **stats):
-        priced.append(np.size(stats["part_edges"]))
+        sizes.append(np.size(stats["part_edges"]))
         return transfer_costs(self, **stats)
 
     monkeypatch.setattr(CostModel, "transfer_costs", counted)
+    return sizes
+
+
+def test_a_round_prices_its_partitions_once(priced):
+    """BFS and SSSP at Kronecker 13, 17% of m x 8, 160 partitions: every round's placement is one
+    pass of the cost model over its active partitions (the whole plans priced from the same table;
+    they priced them again, up to three times more a round), and the answers are networkx's/scipy's."""
     g = kronecker_graph(13, seed=3, weighted=True)
     wbytes = g.m * 8
     policy = Policy(calibration=h200(wbytes // 160))
@@ -72,7 +79,7 @@ def test_a_side_the_budget_cannot_hold_is_not_looked_up_every_map():
     assert np.array_equal(r.levels, bfs(g, source, backend="cpu").levels)
 
 
-def test_dense_rounds_that_see_the_same_are_placed_without_pricing_again(monkeypatch):
+def test_dense_rounds_that_see_the_same_are_placed_without_pricing_again(priced, monkeypatch):
     """PageRank at 1% of m x 8 (Kronecker 13, 124 partitions): every round is dense and sees the same
     side, residency and slots, so the policy prices its partitions in the first round and the later
     rounds (of this call, and of the next with the same policy) take that placement (PageRank at 1% of Kronecker 24 on an H200 priced 124
@@ -83,14 +90,6 @@ def test_dense_rounds_that_see_the_same_are_placed_without_pricing_again(monkeyp
 
     g = kronecker_graph(13, seed=2)
     partition_bytes = g.m * 4 // 124
-    priced = []
-    transfer_costs = CostModel.transfer_costs
-
-    def counted(self, **stats):
-        priced.append(np.size(stats["part_edges"]))
-        return transfer_costs(self, **stats)
-
-    monkeypatch.setattr(CostModel, "transfer_costs", counted)
     placements = {}
     for cached in (True, False):
         if not cached:   # every round priced: what the placements must equal
