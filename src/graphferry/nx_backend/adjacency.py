@@ -278,8 +278,9 @@ def _library() -> ctypes.PyDLL:
     return ctypes.PyDLL(compile_library(SOURCE, label="nx_adjacency")._name)
 
 
-def _addresses(*names: str) -> tuple:
-    """The addresses of CPython's C functions ``names``, for the compiled readers to call."""
+def cpython_addresses(*names: str) -> tuple:
+    """The addresses of CPython's C functions ``names``, for compiled code that calls them (the readers
+    here, :mod:`.results`' dict builder)."""
     return tuple(ctypes.cast(getattr(ctypes.pythonapi, f), ctypes.c_void_p).value for f in names)
 
 
@@ -301,9 +302,9 @@ def row_length_reader() -> Callable[[dict, bool], np.ndarray | None] | None:
     fn.restype = ctypes.c_int64
     fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.py_object, ctypes.c_int64, ctypes.c_int, ctypes.c_int64,
                                            ctypes.c_void_p]
-    next_fn, size_fn, contains_fn = _addresses("_PyDict_Next", "PyDict_Size", "PyDict_Contains")
+    next_fn, size_fn, contains_fn = cpython_addresses("_PyDict_Next", "PyDict_Size", "PyDict_Contains")
     # a lookup by the hash the outer dict stores (CPython's private API, present in 3.8-3.13)
-    get_known_fn = (_addresses("_PyDict_GetItem_KnownHash")[0]
+    get_known_fn = (cpython_addresses("_PyDict_GetItem_KnownHash")[0]
                     if hasattr(ctypes.pythonapi, "_PyDict_GetItem_KnownHash") else None)
     # PyDictObject's ma_keys, the key table a lookup reads, is its 5th word on 64-bit CPython 3.8-3.14
     keys_at = 4 if (3, 8) <= sys.version_info[:2] <= (3, 14) and ctypes.sizeof(ctypes.c_void_p) == 8 else -1
@@ -337,7 +338,7 @@ def attribute_reader() -> Callable[..., tuple[np.ndarray, np.ndarray] | None] | 
 
     if sys.version_info < (3, 8) or ctypes.sizeof(ctypes.c_void_p) != 8:
         return None   # the prefetch reads PyDictObject's ma_keys at its 3.8-3.14 offset (64-bit)
-    next_fn, get_fn, as_ll_fn = _addresses("_PyDict_Next", "PyDict_GetItem", "PyLong_AsLongLongAndOverflow")
+    next_fn, get_fn, as_ll_fn = cpython_addresses("_PyDict_Next", "PyDict_GetItem", "PyLong_AsLongLongAndOverflow")
     types = (ctypes.c_void_p * 3)(id(dict), id(int), id(float))   # CPython: an object's id is its address
 
     def read(adj: dict, degree: np.ndarray, key) -> tuple[np.ndarray, np.ndarray] | None:
@@ -377,7 +378,7 @@ def reader() -> Callable[..., Rows | None] | None:
     if sysconfig.get_config_var("Py_GIL_DISABLED"):
         return None  # another object header layout
     try:
-        next_fn, size_fn = _addresses("_PyDict_Next", "PyDict_Size")
+        next_fn, size_fn = cpython_addresses("_PyDict_Next", "PyDict_Size")
         lib = _library()
     except Exception as exc:  # no compiler, no symbol, a failed build: Python reads the dicts instead
         log.info("reading NetworkX graphs from Python (compiled reader unavailable: %s)", exc)
@@ -391,7 +392,7 @@ def reader() -> Callable[..., Rows | None] | None:
     first_with_data.restype = ctypes.c_int64
     first_with_data.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
     dict_type = id(dict)  # CPython: an object's id is its address
-    (int_value_fn,) = _addresses("PyLong_AsLongLongAndOverflow")
+    (int_value_fn,) = cpython_addresses("PyLong_AsLongLongAndOverflow")
 
     def read(adj: dict, degree: np.ndarray, want_edge_data: bool = False) -> Rows | None:
         degree = np.ascontiguousarray(degree, dtype=np.int64)

@@ -114,13 +114,12 @@ def _library():
         return None   # another object layout
     try:
         from ..host_ops.compiler import compile_library
+        from .adjacency import cpython_addresses
 
-        api = ctypes.pythonapi
         names = ("_PyDict_NewPresized", "_PyDict_SetItem_KnownHash", "PyList_GetItem", "PyFloat_FromDouble",
                  "PyLong_FromLongLong", "Py_DecRef", "Py_IncRef")
-        table = (ctypes.c_void_p * len(names))(*(ctypes.cast(getattr(api, f), ctypes.c_void_p).value
-                                                 for f in names))
-        next_fn = ctypes.cast(api._PyDict_Next, ctypes.c_void_p).value
+        table = (ctypes.c_void_p * len(names))(*cpython_addresses(*names))
+        (next_fn,) = cpython_addresses("_PyDict_Next")
         lib = ctypes.PyDLL(compile_library(SOURCE, label="nx_results")._name)   # PyDLL: the lock stays held
     except Exception as exc:  # no compiler, a missing symbol: Python builds the dicts
         log.info("building NetworkX result dicts from Python (compiled builder unavailable: %s)", exc)
