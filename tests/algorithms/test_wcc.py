@@ -100,6 +100,24 @@ def test_reverse_edge_map_reads_in_edges_on_every_engine():
         assert wcc(g2, direction=direction, backend="cpu").labels.tolist() == [0, 0]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 40), st.integers(-(1 << 40), 1 << 40)), max_size=40))
+def test_same_partition_is_the_classes_as_sets(pairs):
+    """Against the definition: the same set of classes (each a set of positions), whatever the labels
+    (negative, sparse, dense)."""
+    a = np.array([x for x, _ in pairs], dtype=np.int64)
+    b = np.array([y for _, y in pairs], dtype=np.int64)
+
+    def classes(labels):
+        out = {}
+        for i, x in enumerate(labels.tolist()):
+            out.setdefault(x, set()).add(i)
+        return {frozenset(c) for c in out.values()}
+
+    assert same_partition(a, b) == (classes(a) == classes(b))
+    assert same_partition(a, a.max(initial=0) - a)  # relabelled: the same classes
+
+
 def test_union_find_and_partition_helpers():
     assert union_find_components(5, np.array([4, 1]), np.array([1, 3])).tolist() == [0, 1, 2, 1, 1]
     assert same_partition(np.array([7, 7, 3]), np.array([0, 0, 1]))

@@ -154,15 +154,40 @@ def union_find_components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarra
     return np.array([find(v) for v in range(n)], dtype=np.int64)
 
 
+def _dense_labels(x: np.ndarray) -> np.ndarray:
+    """``x`` as non-negative labels below about ``2 len(x)`` (the same classes), to index a table by label."""
+    x = np.asarray(x).astype(np.int64, copy=False)
+    if len(x) and (int(x.min()) < 0 or int(x.max()) >= 2 * len(x) + 1024):
+        return np.unique(x, return_inverse=True)[1].ravel()  # sparse labels: one sort, only then
+    return x
+
+
 def same_partition(a: np.ndarray, b: np.ndarray) -> bool:
-    """True when labellings ``a`` and ``b`` induce the same partition (a bijection maps one onto the other)."""
+    """True when labellings ``a`` and ``b`` induce the same partition (a bijection maps one onto the other).
+
+    Each class of ``a`` must carry one label in ``b`` and each class of ``b`` one in ``a``: two scatters
+    and two gathers, O(n). (A sort of the label pairs, ``np.unique(axis=0)``, took about a minute for
+    Kronecker 25's 33.5 M vertices.)
+
+    Example:
+        >>> same_partition(np.array([0, 0, 5, 5]), np.array([7, 7, 1, 1]))
+        True
+        >>> same_partition(np.array([0, 0, 5, 5]), np.array([7, 7, 7, 1]))
+        False
+    """
     a, b = np.asarray(a), np.asarray(b)
     if a.shape != b.shape:
         return False
     if len(a) == 0:
         return True
-    pairs = np.unique(np.stack([a, b], axis=1), axis=0)
-    return len(pairs) == len(np.unique(a)) == len(np.unique(b))
+    a, b = _dense_labels(a), _dense_labels(b)
+    one_b = np.empty(int(a.max()) + 1, dtype=np.int64)
+    one_b[a] = b  # some b of each a-class: every member of the class must carry it
+    if not np.array_equal(one_b[a], b):
+        return False
+    one_a = np.empty(int(b.max()) + 1, dtype=np.int64)
+    one_a[b] = a
+    return bool(np.array_equal(one_a[b], a))
 
 
 def verify_wcc(graph: Graph, labels: np.ndarray) -> None:
