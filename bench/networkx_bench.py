@@ -199,6 +199,24 @@ def timed(fn, repeat: int, before=None) -> tuple[float, list[float], Any]:
     return statistics.median(times), [round(t, 5) for t in times], out
 
 
+def warm_profile(fn, count: int = 25) -> list[dict]:
+    """One more warm call under cProfile: its ``count`` functions of most cumulative time (where a warm
+    call's time goes on the GPU machine, which this machine cannot show)."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.runcall(fn)
+    stats = pstats.Stats(prof)
+    stats.sort_stats("cumulative")
+    rows = []
+    for func in stats.fcn_list[:count]:
+        _, calls, own, cumulative, _ = stats.stats[func]
+        rows.append({"function": f"{'/'.join(Path(func[0]).parts[-2:])}:{func[1]}({func[2]})", "calls": calls,
+                     "own_seconds": round(own, 5), "cumulative_seconds": round(cumulative, 5)})
+    return rows
+
+
 def dispatched(name: str) -> bool:
     from _graphferry_nx.functions import FUNCTIONS
 
@@ -258,6 +276,7 @@ def measure(name: str, graph, small, theirs: dict | None, args, pending: dict | 
     warmup_s = time.perf_counter() - t0
     cold_s, cold_all, got = timed(lambda: call(graph, **gf), args.repeat, before=graph.__networkx_cache__.clear)
     warm_s, warm_all, _ = timed(lambda: call(graph, **gf), args.repeat)
+    profile = warm_profile(lambda: call(graph, **gf)) if name in args.profile_warm else None
     graph.__networkx_cache__.clear()
     if smaller is not None:
         return measure_on_smaller(name, graph, smaller, got, theirs, args, pending, deadline_left, {
@@ -275,7 +294,8 @@ def measure(name: str, graph, small, theirs: dict | None, args, pending: dict | 
            "speedup_cold": round(nx_s / cold_s, 2), "speedup_warm": round(nx_s / warm_s, 2),
            "nx_cugraph_published": ({"dataset": "amazon0302", **theirs} if theirs else None),
            "all_seconds": {"networkx": nx_all, "graphferry_cold": cold_all, "graphferry_warm": warm_all},
-           "verified": bool(ok), "verified_how": f"against NetworkX's answer in the same run: {how}"}
+           "verified": bool(ok), "verified_how": f"against NetworkX's answer in the same run: {how}",
+           **({"profile_warm": profile} if profile else {})}
     print(f"{name}: networkx {nx_s:.3f} s, graphferry cold {cold_s:.4f} s ({row['speedup_cold']}x), warm "
           f"{warm_s:.4f} s ({row['speedup_warm']}x); nx-cugraph published "
           f"{theirs['speedup'] if theirs else '--'}x; {how}", flush=True)
@@ -372,6 +392,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                              "(0: one after another in this process); each NetworkX call is single-threaded")
     parser.add_argument("--nx-smaller-nodes", type=int, default=10_000,
                         help="nodes of the smaller graph (the same mean degree) that NetworkX's Louvain runs on")
+    parser.add_argument("--profile-warm", nargs="*", default=[], metavar="FUNCTION",
+                        help="also profile one warm call of these functions (cProfile: the row's profile_warm)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path)
     return parser.parse_args(argv)

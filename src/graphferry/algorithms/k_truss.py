@@ -48,7 +48,7 @@ from .. import host_ops
 from ..errors import CompilerError
 from ..graph import Graph
 from ..runtime import Program, RunOptions
-from ..transforms import on_handle, simple_graph
+from ..transforms import cached, on_handle, simple_graph
 from ._common import EdgeResult, runtime_for
 
 PROGRAM = Program(
@@ -136,7 +136,8 @@ def k_truss(graph: Graph, k: int = 3, *, options: RunOptions | None = None, **kw
     with runtime_for(on_handle(graph, simple), "k_truss", options, kwargs) as rt:
         alive = np.ones(m, np.int8)
         if m and k > 2:
-            mirror = _mirrors(simple, src, dst)
+            # the graph's, not the call's: kept on the simple view for the next call on it
+            mirror = cached(simple, ("arc_mirrors",), lambda: _mirrors(simple, src, dst))
             per_vertex = max(1, -(-m // n))
 
             def laid_out(values: np.ndarray) -> np.ndarray:

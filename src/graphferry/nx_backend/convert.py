@@ -26,7 +26,7 @@ import networkx as nx
 
 from .graph import DeferredNxGraph, NxGraph, from_networkx
 
-__all__ = ["converted", "cached_size", "convert_from_nx", "convert_to_nx", "edge_weights"]
+__all__ = ["converted", "cached_conversion", "cached_size", "convert_from_nx", "convert_to_nx", "edge_weights"]
 
 
 def _conversion_cache(G) -> dict | None:
@@ -59,19 +59,26 @@ def _arcs(g) -> int | None:
     return g.csr.m if isinstance(g, NxGraph) else None
 
 
-def cached_size(G) -> int | None:
-    """Arcs of ``G``'s cached conversion (any one of them), None when there is none: O(1)."""
+def cached_conversion(G) -> NxGraph | None:
+    """``G``'s cached conversion whose CSR has been read (any one of them; ``G`` itself when it is one),
+    None when there is none: O(1), for ``can_run`` checks that a CSR answers faster than ``G``'s dicts."""
     if isinstance(G, NxGraph):
-        return _arcs(G)
+        return G if _arcs(G) is not None else None
     cache = getattr(G, "__networkx_cache__", None)
     if not cache:
         return None
     mine = cache.get("graphferry") or {}
     theirs = cache.get("backends", {}).get("graphferry") or {}  # NetworkX's own cache of our conversions
     for g in (*mine.values(), *theirs.values()):
-        if (m := _arcs(g)) is not None:
-            return m
+        if _arcs(g) is not None:
+            return g
     return None
+
+
+def cached_size(G) -> int | None:
+    """Arcs of ``G``'s cached conversion (any one of them), None when there is none: O(1)."""
+    g = cached_conversion(G)
+    return None if g is None else _arcs(g)
 
 
 #: functions that need only each node's neighbour count: their conversion reads no edge until another

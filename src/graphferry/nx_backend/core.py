@@ -19,6 +19,8 @@ from numbers import Integral
 import networkx as nx
 import numpy as np
 
+from ..transforms import cached
+from .convert import cached_conversion
 from .graph import NxGraph
 from .policy import large_graph
 from .registration import networkx_algorithm
@@ -26,11 +28,19 @@ from .running import run
 
 
 def has_self_loops(G) -> bool:
-    """Whether ``G`` (a NetworkX graph: a dict lookup per node; or a converted one) has a self-loop."""
-    if isinstance(G, NxGraph):
-        csr = G.csr
-        rows = np.repeat(np.arange(csr.n, dtype=csr.indices.dtype), csr.out_degree)
-        return bool(np.any(rows == csr.indices))
+    """Whether ``G`` (a NetworkX graph: a dict lookup per node; or a converted one) has a self-loop.
+
+    A NetworkX graph with a cached conversion is answered by that conversion's CSR, once (kept on the
+    CSR): a warm call's check then costs no pass over the nodes (90 ms for 262,000 nodes on 2 cores,
+    more than the rest of a warm k_truss's host work)."""
+    conversion = cached_conversion(G)
+    if conversion is not None:
+        csr = conversion.csr
+
+        def loops() -> bool:
+            rows = np.repeat(np.arange(csr.n, dtype=csr.indices.dtype), csr.out_degree)
+            return bool(np.any(rows == csr.indices))
+        return cached(csr, ("has_self_loops",), loops)
     adj = G._adj
     if type(adj) is dict:   # C-level: about 30 ns a node
         return any(map(dict.__contains__, adj.values(), adj))
@@ -86,13 +96,15 @@ def k_truss(G, k):
     u = list(map(nodes.__getitem__, r.edges["source"].tolist()))
     v = list(map(nodes.__getitem__, r.edges["target"].tolist()))
     kept = set(zip(u, v)) | set(zip(v, u))
-    ends = set(u) | set(v)
     # what NetworkX's H = G.copy() less the dropped edges and the isolated nodes is, built from the
     # kept part only: the nodes in G's order with copies of their attributes, then the kept edges in
     # the order copy() adds them (each node's adjacency, in G's order), attributes copied
     H = source.__class__()
     H.graph.update(source.graph)
-    H.add_nodes_from((x, d.copy()) for x, d in source._node.items() if x in ends)
+    # the ends in G's order: their indices sorted (no pass over G's other nodes)
+    order = np.unique(np.concatenate([r.edges["source"], r.edges["target"]]))
+    node_data = source._node
+    H.add_nodes_from((x, node_data[x].copy()) for x in map(nodes.__getitem__, order.tolist()))
     adj = source._adj
     H.add_edges_from((x, y, d) for x in H for y, d in adj[x].items() if (x, y) in kept)
     return H
