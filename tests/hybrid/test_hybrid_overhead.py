@@ -281,3 +281,51 @@ def test_a_budget_that_holds_one_partition_buffer_still_copies(algorithm, calls)
     else:
         assert np.allclose(np.asarray(got, dtype=np.float64), dijkstra(g.to_scipy(), indices=0), rtol=1e-6)
     np.testing.assert_allclose(np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64), rtol=1e-6)
+
+
+class _DeviceBuckets(CpuBackend):
+    """The CPU backend as a device with a GPU's bucket layout: the pending vertices one bitmap, the
+    lowest buckets up to n/32 of them a round while deferring the rest saves more relaxations than
+    a round costs, a round priced apart where edges cross the bus (the CUDA backend's rule)."""
+
+    is_device = True
+    dense_buckets = True
+    bucket_fill = 1 << 62
+    bucket_share = 1 / 32
+    round_price_resident = 2000.0
+    round_price_bus = 200.0
+
+
+def test_at_a_budget_that_holds_the_weighted_side_the_hybrids_sssp_rounds_are_priced_as_residents(monkeypatch):
+    # a uniform random graph defers rounds on a GPU (no hubs); the hybrid holding the weighted side
+    # whole runs the resident engine's maps, so its rounds cost what the resident engine's cost and
+    # its deferral weighs them alike (before: priced as rounds across the bus, it deferred rounds
+    # the resident engine did not: uniform 25 on an H200, 247 against 219 ms); where it reads the
+    # edges across the bus (5%), the bus's price; the distances are scipy's either way
+    from graphferry.generators import uniform_graph
+    from graphferry.runtime import buckets as buckets_module
+
+    prices: list[float] = []
+    pop = buckets_module.PriorityBuckets._pop_dense
+
+    def priced_pop(self):
+        if self.deferring:
+            prices.append(self.round_price)
+        return pop(self)
+
+    monkeypatch.setattr(buckets_module.PriorityBuckets, "_pop_dense", priced_pop)
+    g = uniform_graph(11, seed=3, weighted=True)
+    want = dijkstra(g.to_scipy(), indices=0)
+    seen = {}
+    for engine, fraction in (("resident", 1.0), ("hybrid", 1.0), ("hybrid", 0.05)):
+        with gf.load(g, backend=_DeviceBuckets(), budget=_budget(g, fraction), partition_bytes=g.m // 4) as lg:
+            for _ in range(2):  # the first call copies the edges, the second reads them
+                prices.clear()
+                r = sssp(lg, 0, engine=engine)
+                assert np.allclose(r.distances, want)
+            placed = {p.engine for s in r.record.edge_steps for p in s.partitions}
+        seen[engine, fraction] = set(prices), placed
+    assert seen["resident", 1.0][0] == {_DeviceBuckets.round_price_resident}
+    assert seen["hybrid", 1.0][0] == {_DeviceBuckets.round_price_resident}
+    assert seen["hybrid", 0.05][0] == {_DeviceBuckets.round_price_bus}
+    assert seen["hybrid", 1.0][1] == {"resident"} != seen["hybrid", 0.05][1]   # held whole / read across

@@ -129,14 +129,23 @@ class PriorityBuckets:
         self.deferring = share > 0 and not math.isinf(self.delta) and rt.loaded.memo(
             "buckets.hub_share", lambda: hub_share(rt.graph)) < self.HUB_SHARE  # once per loaded graph
         self.defer_fill = max(1, int(share * self.n))
-        resident = rt.engine_name == "resident" or not self.backend.is_device
-        self.round_price = float(self.backend.round_price_resident if resident else self.backend.round_price_bus)
+        self._uses_weights = bool(state.program.uses_weights)
         self.mean_degree = rt.graph.m / max(1, self.n)
         self._held_back = None  # (ids, their values) left pending by the last deferring pop
         self.deferred_rounds = 0
         self._pending: Frontier | None = None   # dense layout
         self._entries: dict[int, list] = {}     # sparse layout: bucket -> id arrays
         self._heap: list[int] = []
+
+    @property
+    def round_price(self) -> float:
+        """A round's fixed price in relaxations: the resident one where this call's maps move no
+        edges a round (``Runtime.maps_move_edges``: the resident engine, the host, or the hybrid
+        holding the side whole, asked at each pop: it holds it from its first map on), else the
+        bus's. The hybrid at 100% of the edges thus defers exactly as the resident engine does."""
+        b = self.backend
+        moves = self.state.rt.maps_move_edges(self._uses_weights)
+        return float(b.round_price_bus if moves else b.round_price_resident)
 
     def add(self, frontier: Frontier) -> None:
         """Put the vertices of ``frontier`` into the buckets of their current values."""
@@ -205,6 +214,7 @@ class PriorityBuckets:
         b, n = self.backend, self.n
         values = self.state.arrays[self.name]
         pending_count = len(pending)
+        price = self.round_price if self.deferring else 0.0
         if self.deferring and self._held_back is not None:
             held, then = self._held_back
             dropped_share = b.count_below(held, values, then) / len(held)
@@ -212,12 +222,12 @@ class PriorityBuckets:
             # pop would hold back the pending vertices beyond the fill, which drop at that rate:
             # deferring goes on while the relaxations it would save outweigh a round's price
             saving = dropped_share * max(0, pending_count - self.defer_fill) * self.mean_degree
-            if saving < self.round_price:
+            if saving < price:
                 self.deferring = False
         self._held_back = None
         # defer where it could pay: even if every vertex held back dropped, a smaller pending
         # set saves less than a round costs (this pop takes them all; later pops may defer)
-        defer = self.deferring and (pending_count - self.defer_fill) * self.mean_degree >= self.round_price
+        defer = self.deferring and (pending_count - self.defer_fill) * self.mean_degree >= price
         fill = self.defer_fill if defer else self.fill
         if math.isinf(self.delta) or pending_count <= fill:   # one round takes them all
             self._pending = None

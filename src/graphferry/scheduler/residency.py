@@ -123,6 +123,12 @@ class Residency:
         return self._whole
 
     @property
+    def holds_whole(self) -> bool:
+        """Whether the resident engine holds this whole side now (its maps are that engine's, moving
+        no edges a round), as :meth:`whole_side_engine` left it; asks nothing and builds nothing."""
+        return self._whole is not None
+
+    @property
     def whole_bytes(self) -> int:
         """Arena bytes this side's whole copy takes (0: none held)."""
         return int(self._whole_bytes or 0) if self._whole is not None else 0
