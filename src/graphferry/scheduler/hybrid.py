@@ -201,9 +201,11 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         buffer 39.6."""
         s = self.side
         cap = max(1, s.max_partition_edges())
+        # other sides' slots take their room, but for idle sides' (another call read them: the
+        # pool gives theirs back, :meth:`BufferPool.slot`)
         budget = self.arena.budget_bytes - sum(
             sum(int(x.indices.nbytes) + (int(x.weights.nbytes) if x.weights is not None else 0) for x in v)
-            for shape, v in self.pool.slots.items() if shape[0] != self.key)
+            for shape, v in self.pool.slots.items() if shape[0] != self.key and not self.pool.idle_side(shape[0]))
         # a slot's buffers as allocated (packed: whole groups, one more at the ends)
         while k > 1 and 2 * s.range_buffer_bytes(k * cap) > budget // 2:
             k -= 1

@@ -101,7 +101,8 @@ class Residency:
         weights) half the budget, and SSSP at 100% ran as the hybrid at 50% while the resident
         engine alone, which evicts the idle engine, read every edge from device memory."""
         if reader is not None:
-            self.reader = self.pool.reader = weakref.ref(reader)
+            self.reader = weakref.ref(reader)
+            self.pool.read_by(self.key, self.reader)
         if self._whole is not None or self.side_for is None:
             return self._whole
         if not policy.residency or policy.mix is not None or policy.mode == "paper":
@@ -151,8 +152,8 @@ class Residency:
             _slot_bytes(x) for slots in pool.slots.values() for x in slots)
         wholes = sum(h.whole_bytes for h in pool.wholes.values())
         cheaper = sum(b.nbytes for k, b in pool.blocks.items() if b.value < value and k not in pool.busy)
-        return (pool.room_for_blocks() + cheaper + max(0, arena.used_bytes - pool_bytes - wholes)
-                + pool.idle_whole_bytes(self.key))
+        return (pool.room_for_blocks(self._idle_shape) + cheaper + max(0, arena.used_bytes - pool_bytes - wholes)
+                + pool.idle_whole_bytes(self.key) + self._idle_slot_bytes())
 
     def _room_for_whole(self, need: int) -> bool:
         """Free ``need`` bytes of the arena for this side's whole copy if everything that may give
@@ -341,7 +342,8 @@ class Residency:
         own = [k for k in self.pool.blocks if k[0] == self.key and k[1] != SPAN and k not in self.pool.busy]
         held = sum(self.pool.blocks[k].nbytes for k in idle + own) + (span[2].nbytes if span is not None else 0)
         held += self.pool.idle_whole_bytes(self.key)  # sides held whole that this call does not read
-        room_edges = int((self.pool.room_for_blocks() + held) / per_edge)
+        held += self._idle_slot_bytes()  # and idle sides' slots
+        room_edges = int((self.pool.room_for_blocks(self._idle_shape) + held) / per_edge)
         room_edges -= 64 if s.packed is not None else 0  # a packed copy's groups at both ends
         if room_edges < max(1, int(edges.min())):
             return
@@ -363,7 +365,7 @@ class Residency:
         for k in own:  # the window's own blocks hold its edges twice
             if a <= k[1] < z:
                 self.pool.drop(k)
-        need = s.range_bytes(e0, e1) - self.pool.room_for_blocks()
+        need = s.range_bytes(e0, e1) - self.pool.room_for_blocks(self._idle_shape)
         if need > 0:  # idle sides' and this side's own blocks make the room, least valuable first
             self.pool.drop_blocks(need, among=idle + [k for k in own if k in self.pool.blocks])
         block = self._admit_range((self.key, SPAN), e0, e1, float(self.value[a:z].mean()))
@@ -407,7 +409,17 @@ class Residency:
         s = self.side
         _, h_idx, _ = s.host_range(e0, e1)
         return self.pool.admit(key, e1 - s.range_base(e0), s.indices.dtype, s.weight_dtype, value,
-                               index_count=len(h_idx))
+                               index_count=len(h_idx), idle=self._idle_shape)
+
+    def _idle_shape(self, shape: tuple) -> bool:
+        """A slot shape of another side that the call now reading does not read: its room (held or
+        promised) is this side's to take, as the resident engine alone would evict an idle engine
+        (SSSP's weighted slots kept PageRank's blocks out at 1% of Kronecker 25)."""
+        return shape[0] != self.key and self.pool.idle_side(shape[0])
+
+    def _idle_slot_bytes(self) -> int:
+        return sum(_slot_bytes(x) for shape, slots in self.pool.slots.items() if self._idle_shape(shape)
+                   for x in slots)
 
 
 def _slot_bytes(slot) -> int:
