@@ -1464,3 +1464,26 @@ def test_an_idle_sides_slots_give_their_room_to_the_side_being_read():
             after = pr(lg, policy)
             assert after == alone[name], name
     assert "filter" in alone["filter"][0] and "zerocopy" not in alone["filter"][0]   # copied, not read in place
+
+
+def test_wcc_after_its_warm_up_call_copies_what_every_later_call_does():
+    """Issue 37, Kronecker 25 at 25% on an H200: WCC's calls after the warm-up took 58, 54 and then
+    13 ms: its edge map's span took the room of the row-prefix copy its first map had made in the
+    same call, the next call copied the prefixes again and shrank the span. What a call copies to
+    keep, it keeps through the call: the call after the warm-up moves what every later one does
+    (the steady state), and the answers are scipy's components."""
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(14, seed=1, weighted=True)
+    budget = g.m * 8 // 4
+    policy = Policy(use_cpu=False)
+    _, scipy_labels = csgraph.connected_components(g.to_scipy(), directed=True, connection="weak")
+    with gf.load(g, backend="cpu", budget=budget, partition_bytes=g.m * 8 // 125) as lg:
+        pagerank_ldbc(lg, damping=0.85, iterations=3, engine="hybrid", policy=policy)  # leaves its span
+        calls = [wcc(lg, engine="hybrid", policy=policy) for _ in range(4)]
+        assert lg.arena.used_bytes <= budget
+        assert any(k[1] == "prefix" for k in lg.pool.blocks)
+    moved = [c.record.bytes_h2d for c in calls]
+    assert moved[1] == moved[2] == moved[3], moved
+    for c in calls:
+        assert same_partition(c.labels, scipy_labels)

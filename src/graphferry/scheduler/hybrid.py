@@ -239,7 +239,8 @@ class HybridEngine(NeighborMaps, Residency, Engine):
     def _decide(self, st, frontier, direction: str, policy: Policy) -> "_Round":
         """The round's statistics, slots and residency, and the policy's placement of every active partition."""
         b, s = self.backend, self.side
-        self.pool.busy = set()  # a new iteration: what the last one read (any side's) may go now
+        # a new iteration: what the last one read (any side's) may go now, but what this call keeps
+        self.pool.busy = self.pool.call_blocks()
         dense = direction == "pull" or frontier.is_all
         stats = partition_stats(s, b, frontier, dense=dense)
         parts = s.partitions
@@ -255,7 +256,7 @@ class HybridEngine(NeighborMaps, Residency, Engine):
             self._admit_span(min_reads=0.0 if dense else self.SPAN_AFTER_READS)
         resident = self._resident_set()
         # nothing read this iteration is dropped during it
-        self.pool.busy = {key for key in self.pool.blocks if key[0] == self.key}
+        self.pool.busy = {key for key in self.pool.blocks if key[0] == self.key} | self.pool.call_blocks()
         state_bytes = sum(int(a.nbytes) for a in st.arrays.values())
         ctx = Decision(stats, parts, resident, self.executors, direction, st.program.combine,
                        s.bytes_per_edge, s.indices.itemsize, state_bytes, self.iterations,

@@ -196,6 +196,7 @@ class NeighborMaps:
             indices = self._mapped()[0]
             b.row_prefixes(s.device_offsets(b), indices, k, block.offsets, block.indices)
             moved = count * s.indices.itemsize
+        self.pool.keep_for_call(key)   # this call's later maps (WCC's edge map) read around it
         self.pool.busy = {key}
         self.iterations += 1
         out = b.new_bitmap(n)
