@@ -56,6 +56,9 @@ def test_small_sweep_writes_verified_runs_at_every_budget(tmp_path):
             res = [r for r in runs if r["engine"] == "resident"]
             assert {r["budget_fraction"] for r in res} == {1.0}
             assert all(0 < r["fits_from_budget_fraction"] <= 1.0 for r in res)
+            # each algorithm's own side: SSSP's holds weights too (one handle for all said the last side's)
+            fits = {r["algorithm"]: r["fits_from_budget_fraction"] for r in res}
+            assert fits["sssp"] > fits["bfs"], fits
             continue
         for algorithm in ("bfs", "sssp"):
             seen = {r["budget_fraction"] for r in rows if r["engine"] == engine and r["algorithm"] == algorithm
