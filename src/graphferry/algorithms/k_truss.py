@@ -131,29 +131,37 @@ def k_truss(graph: Graph, k: int = 3, *, options: RunOptions | None = None, **kw
         raise ValueError(f"k_truss: argument 'k' must be an integer, got {k!r}")
     simple = simple_graph(graph, undirected=True)
     n, m = graph.n, simple.m
-    src, dst = simple.edges()
     rounds = 0
+    per_vertex = max(1, -(-m // n)) if n else 1
+
+    def laid_out(values: np.ndarray) -> np.ndarray:
+        out = np.zeros(n * per_vertex, dtype=values.dtype)
+        out[:m] = values
+        return out.reshape(n, per_vertex)
+
+    def mirrors() -> np.ndarray:
+        src, dst = simple.edges()
+        return laid_out(_mirrors(simple, src, dst))
+
     with runtime_for(on_handle(graph, simple), "k_truss", options, kwargs) as rt:
         alive = np.ones(m, np.int8)
         if m and k > 2:
             # the graph's, not the call's: kept on the simple view for the next call on it
-            mirror = cached(simple, ("arc_mirrors",), lambda: _mirrors(simple, src, dst))
-            per_vertex = max(1, -(-m // n))
-
-            def laid_out(values: np.ndarray) -> np.ndarray:
-                out = np.zeros(n * per_vertex, dtype=values.dtype)
-                out[:m] = values
-                return out.reshape(n, per_vertex)
+            mirror = cached(simple, ("arc_mirrors", per_vertex), mirrors)
             st = rt.start(PROGRAM, arrays={"alive": laid_out(alive), "drop": np.zeros((n, per_vertex), np.int8),
-                                           "mirror": laid_out(mirror), "dirty": 1, "touched": 0},
+                                           "mirror": mirror, "dirty": 1, "touched": 0},
                           scalars={"need": int(k) - 2})
             while st.neighbor_map("mark_drops", in_edges=False):
                 rounds += 1
                 st.neighbor_map("apply_drops", in_edges=False)
                 st.vertex_map("advance")
             alive = st.host("alive").reshape(-1)[:m]
-    keep = (alive != 0) & (src < dst)
-    u, v = src[keep].astype(np.int64), dst[keep].astype(np.int64)
+    # the live arcs' ends, found from their positions (no pass writing every arc's tail)
+    arcs = np.flatnonzero(alive)
+    tails = np.searchsorted(np.asarray(simple.offsets), arcs, side="right") - 1
+    heads = np.asarray(simple.indices)[arcs]
+    keep = tails < heads
+    u, v = tails[keep].astype(np.int64), heads[keep].astype(np.int64)
     vertices = int(np.count_nonzero(np.bincount(np.concatenate([u, v]), minlength=n))) if len(u) else 0
     return EdgeResult(graph, {}, rt.record, {"num_edges": len(u), "num_vertices": vertices, "rounds": rounds},
                       edges={"source": u, "target": v})

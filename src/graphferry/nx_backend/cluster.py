@@ -68,7 +68,10 @@ def clustering(G, nodes=None, weight=None):
     can_run=_check_clustering, should_run=large_graph)
 def average_clustering(G, nodes=None, weight=None, count_zeros=True):
     """Mean local clustering, summed in NetworkX's order (so the same float)."""
-    c = clustering(G, nodes, weight=weight).values()
+    if nodes is None:   # G's order is the vertices': no {node: value} dict to build and read back
+        c = (run("lcc", G.csr).lcc if len(G) else np.zeros(0)).tolist()
+    else:
+        c = clustering(G, nodes, weight=weight).values()
     if not count_zeros:
         c = [v for v in c if abs(v) > 0]
     return sum(c) / len(c)
