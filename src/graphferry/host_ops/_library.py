@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import os
 from functools import lru_cache
 
 import numpy as np
@@ -12,9 +13,19 @@ from .compiler import compile_library
 _P = ctypes.c_void_p
 
 
+#: ``gf_host_ops.h``'s regions (``GF_REGION`` 0..9): the host library builds as one unit per core, up
+#: to one per region, at once (:func:`.compiler.compile_library`'s ``shards``)
+HOST_REGIONS = 10
+
+
+def host_shards() -> int:
+    """Units the host library builds as here: one per core, at most :data:`HOST_REGIONS`."""
+    return max(1, min(HOST_REGIONS, os.cpu_count() or 1))
+
+
 @lru_cache(maxsize=1)
 def _lib():
-    lib = compile_library('#include "gf_host_ops.h"\n', label="host_ops")
+    lib = compile_library('#include "gf_host_ops.h"\n', label="host_ops", shards=host_shards())
     for name in ("gf_gather_i32", "gf_gather_i64"):
         f = getattr(lib, name)
         f.argtypes = [_P, _P, _P, ctypes.c_int64, _P, ctypes.c_int64, _P, _P, _P]

@@ -9,10 +9,17 @@
 #include <vector>
 #include <omp.h>
 #define GF_EXPORT extern "C" __attribute__((visibility("default")))
+// The library builds as GF_HOST_SHARDS translation units at once (host_ops/compiler.py), one per core
+// up to ten: unit k defines the exports of the regions GF_REGION r with r % GF_HOST_SHARDS == k
+// (gf_host_shard.h); the others' exports are static inline and never emitted, so each unit optimises
+// a part of the code. As one unit it took 4.3 s with -O3 (2 cores), 89% of it optimising, and a fresh
+// machine's first run waited for it. Without GF_HOST_SHARD every export is defined (one unit).
 
 // Gather the edges of rows ids[0..k) into out_indices/out_weights; out_offsets
 // (k+1 entries) must already hold the exclusive prefix sum of their degrees.
 // Weights are wb bytes each (float32, or integers narrowed to uint8 / uint16).
+#define GF_REGION 0
+#include "gf_host_shard.h"
 template <typename V>
 static void gf_gather_impl(const int64_t* offsets, const V* indices, const void* weights, int64_t wb,
                            const int64_t* ids, int64_t k, const int64_t* out_offsets,
@@ -36,6 +43,8 @@ GF_EXPORT void gf_gather_i64(const int64_t* offsets, const int64_t* indices, con
     gf_gather_impl(offsets, indices, weights, wb, ids, k, out_offsets, out_indices, out_weights);
 }
 
+#define GF_REGION 0
+#include "gf_host_shard.h"
 // ------------------------------------------------------------------ frontiers
 // Bitmaps: bit v of word v / 32. Every helper is one parallel pass; below
 // GF_SERIAL_WORDS words (or ids) it runs on one thread: waking a team costs
@@ -117,6 +126,8 @@ GF_EXPORT int64_t gf_degree_sum(const int64_t* offsets, const uint32_t* bits, in
     return s;
 }
 
+#define GF_REGION 1
+#include "gf_host_shard.h"
 // ------------------------------------------------------- degree-ordered DAG
 // The undirected simple view of a graph (rows of G, and of its transpose GT for a
 // directed graph, merged; self-loops and repeats dropped), relabelled by
@@ -201,6 +212,8 @@ GF_DAG_EXPORT(i64, int64_t)
 // undirected view) as (neighbour, weight) pairs sorted by neighbour then weight, each
 // neighbour once with its least weight, u itself dropped. phase 0: count[u] = the row's
 // length; phase 1: the row written at out_off[u]. Parallel over rows, a thread-local buffer.
+#define GF_REGION 2
+#include "gf_host_shard.h"
 template <typename V>
 static void gf_simple_weighted_pass(int phase, int64_t n, const int64_t* o1, const V* i1, const float* w1,
                                     const int64_t* o2, const V* i2, const float* w2, int64_t* count,
@@ -238,6 +251,8 @@ static void gf_simple_weighted_pass(int phase, int64_t n, const int64_t* o1, con
     }
 GF_SIMPLE_WEIGHTED_EXPORT(i32, int32_t)
 GF_SIMPLE_WEIGHTED_EXPORT(i64, int64_t)
+#define GF_REGION 2
+#include "gf_host_shard.h"
 
 // out[0] = 0, out[i + 1] = in[0] + ... + in[i] (n + 1 entries; out may not alias in):
 // each thread sums a contiguous block, a serial scan over the block sums, then each
@@ -336,6 +351,8 @@ GF_EXPORT void gf_degree_order(int64_t n, const int64_t* degree, int64_t* order,
 
 // The transpose's indices: pos (n entries) starts as the transpose's row offsets
 // and is consumed; rows come out in no particular order (the DAG passes sort them).
+#define GF_REGION 0
+#include "gf_host_shard.h"
 template <typename V>
 static void gf_transpose_fill(int64_t n, const int64_t* offsets, const V* indices, int64_t* pos, V* t_indices) {
 #pragma omp parallel for schedule(dynamic, 256)
@@ -368,6 +385,8 @@ static int64_t gf_rows_simple(int64_t n, const int64_t* offsets, const V* indice
 GF_EXPORT int64_t gf_rows_simple_i32(int64_t n, const int64_t* o, const int32_t* i) { return gf_rows_simple(n, o, i); }
 GF_EXPORT int64_t gf_rows_simple_i64(int64_t n, const int64_t* o, const int64_t* i) { return gf_rows_simple(n, o, i); }
 
+#define GF_REGION 0
+#include "gf_host_shard.h"
 // ------------------------------------------------------------- vertex state
 // Fills and copies of n-sized arrays in parallel (first touch on every core),
 // below 1M elements on one thread.
@@ -415,6 +434,8 @@ GF_EXPORT void gf_copy_bytes(uint8_t* dst, const uint8_t* src, int64_t bytes) {
     }
 }
 
+#define GF_REGION 3
+#include "gf_host_shard.h"
 // --------------------------------------------------------- priority buckets
 // Stable counting sort of ids[0..k) by key = floor(values[ids[i]] / delta) - low,
 // keys in [0, span]: out_ids grouped by key (ids in their order within a key),
@@ -500,6 +521,8 @@ GF_BUCKET_EXPORTS(f64, double)
 // weight is an integer of at most 2^24 (sums of such weights below 2^24 are exact in
 // float32). Blocks of 4096 are tested branch-free (vectorised); only a block holding a
 // bad weight is searched for its first one.
+#define GF_REGION 0
+#include "gf_host_shard.h"
 GF_EXPORT void gf_check_weights(const float* w, int64_t m, int64_t* out) {
     const int64_t block = 4096, blocks = (m + block - 1) / block;
     int64_t first = m;
@@ -566,6 +589,8 @@ GF_EXPORT void gf_narrow_weights(const float* w, int64_t m, int64_t bytes, void*
 // and its weight (uint8 or uint16, W) in the `wbits` above, fields `bits + wbits` bits apart;
 // 32 fields fill `bits + wbits` words, so a range from a multiple of 32 starts on a word. Each
 // part is appended on its own (at most 31 and 16 bits onto fewer than 32 pending): no overflow.
+#define GF_REGION 3
+#include "gf_host_shard.h"
 template <typename W>
 static void gf_pack_edges_t(const int32_t* idx, const W* wt, int64_t m, int64_t bits, int64_t wbits,
                             uint32_t* out) {
@@ -603,6 +628,8 @@ GF_EXPORT void gf_pack_edges(const int32_t* idx, const void* wt, int64_t weight_
     else gf_pack_edges_t(idx, (const uint16_t*)wt, m, bits, wbits, out);
 }
 
+#define GF_REGION 4
+#include "gf_host_shard.h"
 // ------------------------------------------------- vertex-state primitives
 // The runtime's reduce, select and result conversion over n-sized state: one
 // parallel pass each (numpy's are serial and, for select, build two n-sized
@@ -660,8 +687,12 @@ static int64_t gf_select(const T* arr, const int64_t* ids, int64_t k, double lo,
     GF_EXPORT void gf_convert_##SUFFIX##_f64(const T* s, double* d, int64_t c) { gf_convert(s, d, c); }
 GF_STATE_EXPORTS(i32, int32_t)
 GF_STATE_EXPORTS(i64, int64_t)
+#define GF_REGION 5
+#include "gf_host_shard.h"
 GF_STATE_EXPORTS(f32, float)
 GF_STATE_EXPORTS(f64, double)
+#define GF_REGION 4
+#include "gf_host_shard.h"
 
 // Bit v of bits (words of them) set when lo <= arr[v] < hi, for v < n: each thread owns whole
 // words, so no atomics and no list of ids (a select over every vertex gives a dense frontier).
@@ -684,6 +715,8 @@ GF_EXPORT void gf_select_bits_i64(const int64_t* a, int64_t n, double lo, double
 GF_EXPORT void gf_select_bits_f32(const float* a, int64_t n, double lo, double hi, uint32_t* b) { gf_select_bits(a, n, lo, hi, b); }
 GF_EXPORT void gf_select_bits_f64(const double* a, int64_t n, double lo, double hi, uint32_t* b) { gf_select_bits(a, n, lo, hi, b); }
 
+#define GF_REGION 6
+#include "gf_host_shard.h"
 // ------------------------------------------------- subgraphs and contraction
 // HyPar's partGraph/mergeParts (graphferry/hypar/, graphferry.transforms) over a CSR
 // without an edge list: each is one or two parallel passes over the rows (or arcs)
@@ -841,12 +874,16 @@ static void gf_top_label(int64_t k, const int64_t* rows, const int64_t* offsets,
         gf_top_label<V>(k, rows, o, i, label, most);                                                    \
     }
 GF_GRAPH_OPS(i32, int32_t)
+#define GF_REGION 7
+#include "gf_host_shard.h"
 GF_GRAPH_OPS(i64, int64_t)
 
 // Reciprocated arcs per vertex (NetworkX's reciprocity "overlap"): out[u] = |succ(u) ∩ pred(u)|
 // for a CSR without repeated arcs and its transpose (rows in any order): u's successors are
 // stamped with u, then u's predecessors that carry the stamp are counted. A self-loop is its own
 // reverse (counted once). One pass over each CSR; every thread keeps its own n stamps.
+#define GF_REGION 3
+#include "gf_host_shard.h"
 template <typename V>
 static void gf_reciprocal_counts(int64_t n, const int64_t* o, const V* i, const int64_t* to, const V* ti,
                                  int64_t* out) {
@@ -891,6 +928,8 @@ struct GfQuotientArc {
 // whole row, or, with bounds (nb + 1 vertex-range edges inside which every arc joins one group:
 // HyPar's blocks after a part's components), the arcs leaving u's range, found by binary search
 // in the sorted row.
+#define GF_REGION 8
+#include "gf_host_shard.h"
 template <typename V>
 static inline void gf_cross_ranges(int64_t u, const int64_t* offsets, const V* indices, const int64_t* bounds,
                                    int64_t nb, int64_t r[4]) {
@@ -1100,12 +1139,16 @@ GF_EXPORT int64_t gf_contract_arc_bytes() { return (int64_t)sizeof(GfQuotientArc
         gf_contract_out<V>(k, bucket_off, (const GfQuotientArc*)arcs, q_off, q_idx, rep);               \
     }
 GF_CONTRACT_EXPORT(i32, int32_t)
+#define GF_REGION 9
+#include "gf_host_shard.h"
 GF_CONTRACT_EXPORT(i64, int64_t)
 
 // For each vertex u of the block [b0, b1) (a range of a symmetric CSR): its lightest arc leaving
 // the block, as Boruvka's 64-bit key (the weight's order-preserving bits above the edge's lower
 // end: msf_weight_bits of algorithms/mst.py's program) and the edge's higher end; the least key, then the least
 // higher end. No such arc: key 2^64 - 1, higher end 2^63 - 1. Weights null: every arc weighs 1.
+#define GF_REGION 0
+#include "gf_host_shard.h"
 template <typename V>
 static void gf_cut_min_keys(int64_t b0, int64_t b1, const int64_t* offsets, const V* indices, const float* weights,
                             uint64_t* out_key, int64_t* out_hi) {
