@@ -59,7 +59,9 @@ def table(path: Path, doc: dict) -> str:
         f"{pub['their_machine']['networkx']}; {pub['source'].split(' ')[0]}), not measured here. "
         "Speed-up: NetworkX's time over graphferry's, each on its own machine; `cold`: the call converts "
         "the graph, `warm`: the conversion cached on the graph; `ahead`: graphferry's speed-up (cold / warm) "
-        "above nx-cugraph's published one (whose page does not say whether its timings convert the graph).",
+        "above nx-cugraph's published one. nx-cugraph's timings are of graphs converted beforehand (its "
+        "benchmark script, rapidsai/cugraph's benchmarks/nx-cugraph/pytest-based/run-main-benchmarks.sh, runs "
+        "the backend `cugraph-preconverted`), so `warm` is the column to compare with them.",
         "",
         "| function | NetworkX | graphferry cold | graphferry warm | speed-up cold / warm | nx-cugraph published | ahead cold / warm |",
         "|---|---:|---:|---:|---:|---:|:---:|",
