@@ -40,9 +40,12 @@ log = logging.getLogger(__name__)
 
 #: Passes over the edges an algorithm makes, for the choice (direction-optimised traversals
 #: skip most edges: BFS at Kronecker 25 took 0.097 s on 16 cores where a pass over its 1.05 G
-#: edges at the traversal rate takes 0.52 s, a quarter pass; label propagation and PageRank
-#: iterate; neighbourhood intersections read rows many times over).
-EDGE_PASSES = {"bfs": 0.25, "sssp": 4, "wcc": 3, "pagerank": 20, "pagerank_ldbc": 20, "cdlp": 10, "lcc": 30,
+#: edges at the traversal rate takes 0.52 s, a quarter pass; WCC links sampled neighbours first
+#: and then reads only the rows outside the largest component: 0.20-0.23 s on 16 cores at
+#: Kronecker 25, under half a pass (bench/results/oneshot-gpu-kron25-h200-wcc-fresh.json: with 3
+#: passes auto took the GPU, 2.37 s, where the CPU backend's process took 1.16 s); label
+#: propagation and PageRank iterate; neighbourhood intersections read rows many times over).
+EDGE_PASSES = {"bfs": 0.25, "sssp": 4, "wcc": 0.5, "pagerank": 20, "pagerank_ldbc": 20, "cdlp": 10, "lcc": 30,
                "triangle_count": 30, "betweenness": 8, "coloring": 10, "mst": 8, "communities": 10, "cf": 20}
 #: Passes for an algorithm missing from EDGE_PASSES.
 DEFAULT_PASSES = 10
