@@ -66,3 +66,23 @@ def test_readme_figures_outside_the_generated_sections_match_their_files():
     ]
     missing = [e for e in expected if e not in text]
     assert not missing, missing
+
+
+def test_readme_one_shot_figures_match_their_files():
+    """The one-shot paragraph's seconds, each recomputed from the results file it names."""
+    text = " ".join((ROOT / "README.md").read_text().split())
+    wcc = _results("oneshot-gpu-kron25-h200-wcc-fresh.json")
+    pr = _results("oneshot-gpu-kron25-h200-wcc-pr.json")
+    bfs = _results("oneshot-gpu-kron25-h200.json")
+
+    def row(doc, engine, algorithm, option=None):
+        return next(r["seconds"] for r in doc["runs"] if r["engine"] == engine and r["algorithm"] == algorithm
+                    and r.get("engine_option") == option)
+    want = (f"WCC {row(wcc, 'cli-gpu', 'wcc'):.2f} s against {row(wcc, 'peer:gapbs-process', 'wcc'):.2f} s, and "
+            f"{row(wcc, 'cli-gpu-fresh', 'wcc'):.2f} s on a fresh machine (empty program caches; "
+            f"{row(wcc, 'cli-gpu-fresh', 'wcc', 'hybrid'):.2f} s with `--engine hybrid`)",
+            f"{row(pr, 'cli-gpu', 'pagerank'):.2f} s against {row(pr, 'peer:gapbs-process', 'pagerank'):.2f} s",
+            f"BFS {row(bfs, 'cli-gpu', 'bfs'):.2f} s against {row(bfs, 'peer:gapbs-process', 'bfs'):.2f} s, "
+            f"{row(bfs, 'cli-gpu-fresh', 'bfs'):.2f} s on a fresh machine")
+    for phrase in want:
+        assert phrase in text, phrase
