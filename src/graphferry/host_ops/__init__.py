@@ -1,6 +1,7 @@
 """Host-side helpers shared by every layer (engines on every backend, the scheduler, transforms,
 algorithms, HyPar): one C++ + OpenMP library compiled at first use (``gf_host_ops.h``, by
-:mod:`graphferry.host_ops.compiler`, which also compiles the CPU backend's programs).
+:mod:`graphferry.host_ops.compiler`, which also compiles the CPU backend's programs), as one unit
+per core up to ten, built at once and loaded as one (``gf_host_shard.h``).
 
 Not CPU-backend code: a GPU run gathers its partitions' rows and packs their ids here too. The
 helpers are grouped by what they work on: :mod:`~graphferry.host_ops.rows` (a CSR's rows and
