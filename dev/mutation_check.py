@@ -229,7 +229,7 @@ MUTANTS = [
            "        idle = []", ("tests/hybrid/test_hybrid.py",)),
     Mutant("buckets-deferral-never-stops", "deferring goes on whatever the held-back vertices did",
            "src/graphferry/runtime/buckets.py",
-           "            if saving < self.round_price:\n                self.deferring = False\n", "",
+           "            if saving < price:\n                self.deferring = False\n", "",
            ("tests/algorithms/test_sssp.py",)),
     Mutant("buckets-held-back-not-remembered", "a deferring pop forgets what it held back (so never judges)",
            "src/graphferry/runtime/buckets.py",
