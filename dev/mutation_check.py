@@ -342,6 +342,13 @@ MUTANTS = [
     Mutant("relabel-rows-unsorted", "a renumbered graph's rows keep their old order",
            "src/graphferry/transforms.py", "    for lo, hi in row_blocks(offsets, 1 << 24):",
            "    for lo, hi in row_blocks(offsets, 1 << 24) if False else ():", ("tests/io/test_hub_sort.py",)),
+    Mutant("host-shards-export-everywhere", "every unit of the sharded host library defines every export",
+           "src/graphferry/host_ops/gf_host_shard.h",
+           "#if !defined(GF_HOST_SHARD) || GF_REGION % GF_HOST_SHARDS == GF_HOST_SHARD\n", "#if 1\n",
+           ("tests/runtime/test_host_shards.py",)),
+    Mutant("same-partition-one-way", "same_partition checks only that each class of a has one label in b",
+           f"{ALG}/wcc.py", "    return bool(np.array_equal(one_a[b], a))\n", "    return True\n",
+           ("tests/algorithms/test_wcc.py",)),
 ]
 
 
