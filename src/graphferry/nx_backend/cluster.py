@@ -41,6 +41,11 @@ def triangles(G, nodes=None):
     return G.node_dict(counts)
 
 
+def _lcc(G) -> np.ndarray:
+    """Each vertex's local clustering coefficient (graphferry's LCC), in G's order."""
+    return run("lcc", G.csr).lcc if len(G) else np.zeros(0)
+
+
 @networkx_algorithm(
     note=("graphferry's LCC on undirected graphs; weighted and directed clustering are left to NetworkX "
           "(graphferry's directed LCC is LDBC's definition, not NetworkX's)."),
@@ -50,7 +55,7 @@ def clustering(G, nodes=None, weight=None):
 
     Like NetworkX, a node in no triangle gets the int 0.
     """
-    values = run("lcc", G.csr).lcc if len(G) else np.zeros(0)
+    values = _lcc(G)
     if nodes is None:   # NetworkX's int 0 for a node in no triangle
         return G.node_dict(values, zero_as_int=True)
     # an object array takes the int zeros in one masked store (twice as fast as a test per value)
@@ -69,7 +74,7 @@ def clustering(G, nodes=None, weight=None):
 def average_clustering(G, nodes=None, weight=None, count_zeros=True):
     """Mean local clustering, summed in NetworkX's order (so the same float)."""
     if nodes is None:   # G's order is the vertices': no {node: value} dict to build and read back
-        c = (run("lcc", G.csr).lcc if len(G) else np.zeros(0)).tolist()
+        c = _lcc(G).tolist()
     else:
         c = clustering(G, nodes, weight=weight).values()
     if not count_zeros:
@@ -85,8 +90,7 @@ def transitivity(G):
         return 0
     csr = G.csr
     triangles_through = run("triangle_count", csr).triangles
-    rows = np.repeat(np.arange(csr.n), csr.out_degree)
-    degree = csr.out_degree - np.bincount(rows[csr.indices == rows], minlength=csr.n)  # self-loops aside
+    degree = csr.out_degree - G.self_loops  # self-loops aside
     twice_triangles = 2 * int(triangles_through.sum())
     triples = int((degree * (degree - 1)).sum())
     return 0 if twice_triangles == 0 else twice_triangles / triples

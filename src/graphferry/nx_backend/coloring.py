@@ -62,8 +62,7 @@ def visiting_order(G, strategy: str) -> np.ndarray:
         order = list(range(csr.n))
         random.shuffle(order)   # NetworkX: seed.shuffle(list(G)) with seed the random module's instance
         return np.asarray(order, dtype=np.int64)
-    rows = np.repeat(np.arange(csr.n, dtype=csr.indices.dtype), csr.out_degree)
-    degree = csr.out_degree + np.bincount(rows[rows == csr.indices], minlength=csr.n)   # a self-loop: twice
+    degree = csr.out_degree + G.self_loops   # a self-loop: twice
     # sorted(G, key=G.degree, reverse=True) keeps ties in G order: a stable sort by -degree
     top = int(degree.max(initial=0))
     return stable_order(top - degree, top + 1)

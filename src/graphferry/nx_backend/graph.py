@@ -134,6 +134,14 @@ class NxGraph:
         return n == 0 or (type(nodes[0]) is int and nodes[0] == 0 and nodes[-1] == n - 1
                           and set(map(type, nodes)) == {int} and nodes == list(range(n)))
 
+    @cached_property
+    def self_loops(self) -> np.ndarray:
+        """Each vertex's self-loops (its CSR arcs ``i -> i``), counted once and kept with the conversion,
+        which NetworkX drops when ``G`` changes: can_run's checks, degrees and loop counts read them."""
+        csr = self.csr
+        rows = np.repeat(np.arange(csr.n, dtype=csr.indices.dtype), csr.out_degree)
+        return np.bincount(rows[rows == csr.indices], minlength=csr.n)
+
     def labels(self, ids: np.ndarray) -> list:
         """The nodes of vertex ids ``ids``, as a list (C-speed when the nodes are 0..n-1)."""
         if self.identity:

@@ -214,9 +214,7 @@ def _overlap(G: NxGraph) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _loop_count(G: NxGraph) -> int:
-    csr = G.csr
-    return cached(csr, ("self_loops",),
-                  lambda: int(np.count_nonzero(csr.indices == np.repeat(np.arange(csr.n), csr.out_degree))))
+    return int(G.self_loops.sum())
 
 
 @networkx_algorithm(note="Arc pairs matched on the CSR (directed simple graphs, as NetworkX requires).",
