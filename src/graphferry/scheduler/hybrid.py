@@ -83,7 +83,7 @@ from ..engines.registry import engine_class
 from .executors import ExecutorState, owned_ranges
 from .hybrid_neighbors import NeighborMaps
 from .policy import Decision, DensePlacements, ExchangeEstimate, ExchangeSpeed, Policy, device_engines, smoothed
-from .residency import Residency
+from .residency import Residency, _slot_bytes
 from .stats import partition_stats
 
 log = logging.getLogger(__name__)
@@ -204,8 +204,8 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         # other sides' slots take their room, but for idle sides' (another call read them: the
         # pool gives theirs back, :meth:`BufferPool.slot`)
         budget = self.arena.budget_bytes - sum(
-            sum(int(x.indices.nbytes) + (int(x.weights.nbytes) if x.weights is not None else 0) for x in v)
-            for shape, v in self.pool.slots.items() if shape[0] != self.key and not self.pool.idle_side(shape[0]))
+            _slot_bytes(x) for shape, slots in self.pool.slots.items()
+            if shape[0] != self.key and not self._idle_shape(shape) for x in slots)
         # a slot's buffers as allocated (packed: whole groups, one more at the ends)
         while k > 1 and 2 * s.range_buffer_bytes(k * cap) > budget // 2:
             k -= 1

@@ -153,9 +153,13 @@ class BufferPool:
         """``reader`` (a weak reference to a call's runtime) reads ``side`` now."""
         self.reader = self.side_readers[side] = reader
 
+    def reading_now(self):
+        """The call reading now (its runtime), or None where none is known or it has ended."""
+        return self.reader() if self.reader is not None else None
+
     def idle_side(self, side: tuple) -> bool:
         """True when a call is reading now and ``side`` is not what it reads (False when no call is known)."""
-        now = self.reader() if self.reader is not None else None
+        now = self.reading_now()
         last = self.side_readers.get(side)
         return now is not None and (last is None or last() is not now)
 
@@ -168,7 +172,7 @@ class BufferPool:
         WCC's row-prefix copy, made by its first map, was taken by its edge map's span in the same
         call and copied again by the next call, which then shrank the span: every call after the
         warm-up copied (Kronecker 25 at 25% on an H200: 58, 54, then 13 ms)."""
-        now = self.reader() if self.reader is not None else None
+        now = self.reading_now()
         if now is None:
             return set()
         return {k for k, b in self.blocks.items()
@@ -177,7 +181,7 @@ class BufferPool:
     # ------------------------------------------------------------ sides held whole
     def idle_wholes(self, keep: tuple) -> list:
         """The hybrids holding a side whole that the call now reading does not read (but ``keep``)."""
-        now = self.reader() if self.reader is not None else None
+        now = self.reading_now()
         out = []
         for key, holder in self.wholes.items():
             if key == keep:
