@@ -203,9 +203,11 @@ def seconds_compiling() -> float:
     return _compile_seconds
 
 
-def _entry(cxx: str, source: str, label: str) -> tuple[str, Path]:
-    """``(key, path)`` of ``source``'s cache entry: a hash of the unit, the headers and the command."""
-    key = hashlib.sha256("\0".join([source, _headers_digest(), cxx, *_FLAGS]).encode()).hexdigest()[:24]
+def _entry(cxx: str, source: str, label: str, headers: str | None = None) -> tuple[str, Path]:
+    """``(key, path)`` of ``source``'s cache entry: a hash of the unit, the headers (``headers``: their
+    digest, read here when None) and the command."""
+    headers = _headers_digest() if headers is None else headers
+    key = hashlib.sha256("\0".join([source, headers, cxx, *_FLAGS]).encode()).hexdigest()[:24]
     return key, cache_dir() / f"{label}-{key}.so"
 
 
@@ -234,7 +236,8 @@ def compile_library(source: str, label: str = "program", shards: int = 1):
     cxx = find_compiler()
     units = [source] if shards == 1 else [f"#define GF_HOST_SHARD {k}\n#define GF_HOST_SHARDS {shards}\n{source}"
                                           for k in range(shards)]
-    entries = [_entry(cxx, unit, label) for unit in units]
+    headers = _headers_digest()  # once: every unit includes the same headers
+    entries = [_entry(cxx, unit, label, headers) for unit in units]
     whole = "+".join(key for key, _ in entries)
     if whole in _loaded:  # (a dict read: no lock, and no phase for a library at hand)
         return _loaded[whole]
