@@ -106,10 +106,11 @@ _compile_pool = None
 _compile_pool_lock = threading.Lock()
 
 
-#: The most threads compiling at once. A program has up to 13 kernel groups (BFS's and WCC's for the
-#: hybrid, SSSP's 12) and each NVRTC unit takes about 2 s on the H200's host, compiled independently
-#: per thread: 8 threads took two waves, 5.6 s for WCC's hybrid and 4.4 s for SSSP on a fresh
-#: machine, where 4-5 groups (one wave) took 2.0 s. An NVRTC instance holds a few hundred MB.
+#: The most threads compiling at once: a program's kernel groups (up to 13: BFS's and WCC's for the
+#: hybrid) and the backend's module all start together. NVRTC compiles them in parallel threads
+#: (dev/nvrtc_probe.py on the H200's host: WCC's 13 groups in 0.88 s in threads through CuPy, 3.98 s
+#: one after another); a fresh machine's longer wait was the host library's C++ build, now split
+#: (host_ops.compiler's shards). An NVRTC instance holds a few hundred MB.
 COMPILE_THREADS = 16
 
 
