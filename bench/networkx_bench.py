@@ -41,6 +41,7 @@ checked to be a partition of the nodes (its modularity recorded).
 from __future__ import annotations
 
 import argparse
+import cProfile
 import datetime as dt
 import json
 import multiprocessing
@@ -58,6 +59,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 import provenance  # noqa: E402  (commit, dirty, diff hash, command: issue 35)
+from profiles import top_functions  # noqa: E402
 
 import networkx as nx  # noqa: E402
 import numpy as np  # noqa: E402
@@ -202,19 +204,9 @@ def timed(fn, repeat: int, before=None) -> tuple[float, list[float], Any]:
 def warm_profile(fn, count: int = 25) -> list[dict]:
     """One more warm call under cProfile: its ``count`` functions of most cumulative time (where a warm
     call's time goes on the GPU machine, which this machine cannot show)."""
-    import cProfile
-    import pstats
-
     prof = cProfile.Profile()
     prof.runcall(fn)
-    stats = pstats.Stats(prof)
-    stats.sort_stats("cumulative")
-    rows = []
-    for func in stats.fcn_list[:count]:
-        _, calls, own, cumulative, _ = stats.stats[func]
-        rows.append({"function": f"{'/'.join(Path(func[0]).parts[-2:])}:{func[1]}({func[2]})", "calls": calls,
-                     "own_seconds": round(own, 5), "cumulative_seconds": round(cumulative, 5)})
-    return rows
+    return top_functions(prof, count, labels=("cumulative",), digits=5)["cumulative"]
 
 
 def dispatched(name: str) -> bool:

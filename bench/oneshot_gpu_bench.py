@@ -55,10 +55,8 @@ from __future__ import annotations
 import argparse
 import cProfile  # noqa: F401  (the profiled process runs it: checked importable here)
 import datetime as dt
-import io
 import json
 import os
-import pstats
 import shutil
 import statistics
 import subprocess
@@ -74,6 +72,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "src"))
 
 import provenance  # noqa: E402
+from profiles import top_functions  # noqa: E402
 from oneshot_bench import (GAPBS_BINARY, GAPBS_OPTIONS, OUR_ALGORITHM, OUR_OPTIONS, _answer, _same_answer,  # noqa: E402
                            gpu_usable, machine)
 
@@ -118,24 +117,6 @@ def write_sg(g, path: Path) -> Path:
         for a in range(0, g.m, step):
             f.write(np.ascontiguousarray(g.indices[a:a + step], dtype=np.int32).tobytes())
     return path
-
-
-def top_functions(profile: Path, count: int = 45) -> dict:
-    """The ``count`` functions with the most cumulative and the most own time in a cProfile dump, and
-    graphferry's and CuPy's own functions by cumulative time (below the imports and the CLI's frames)."""
-    out = {}
-    for key, label, keep in (("cumulative", "cumulative", None), ("tottime", "tottime", None),
-                             ("cumulative", "ours_cumulative", ("graphferry", "cupy"))):
-        stats = pstats.Stats(str(profile), stream=io.StringIO())
-        stats.sort_stats(key)
-        funcs = [f for f in stats.fcn_list if keep is None or any(k in f[0] for k in keep)]
-        rows = []
-        for func in funcs[:count]:
-            cc, nc, tt, ct, _ = stats.stats[func]
-            name = f"{'/'.join(Path(func[0]).parts[-2:])}:{func[1]}({func[2]})"
-            rows.append({"function": name, "calls": nc, "own_seconds": round(tt, 4), "cumulative_seconds": round(ct, 4)})
-        out[label] = rows
-    return out
 
 
 def compiled_modules(cache: Path) -> list[dict]:
