@@ -31,7 +31,12 @@ What the sweep skips, and why (the file says it, per run, in ``same_as``):
   weighted side from a larger budget than the unweighted side).
 * ``unified`` (managed pages, least recently used evicted past the budget) and the hybrid
   (residency) depend on the budget: measured at each. unified is slow (Kronecker 25: seconds a
-  call): its budgets run last. The hybrid runs first at every budget (the sweep's subject), then
+  call): its budgets run last. The hybrid runs first at every budget (the sweep's subject), with
+  resident's runs: every budget's handle and resident's are open at once and their timed calls
+  interleaved, one round of calls over the handles after another (``--no-interleave``: one handle
+  after another). On the H200 a call's host time outside the kernels held one of two levels for
+  seconds at a time, whatever the engine or budget (BFS at Kronecker 25: 6.5 or 8.3 ms a call,
+  ``dev/handle_probe.py``), so runs timed apart compared states of the host, not budgets. Then
   the single engines; every engine's budgets run in an order that spreads what a deadline leaves (``--order``: 100%, 1%, then the middles of the largest gaps), and a run whose
   engine and algorithm took more than ``--slow-s`` at an earlier budget gets ``--slow-reps`` calls
   after the first (``calls`` and ``fewer_calls_because``).
@@ -169,9 +174,7 @@ class Sweep:
                 self.runs.append(out[-1])
                 continue
             est = self.slow.get((engine, name))
-            reps = self.args.reps
-            if est is not None and est > self.args.slow_s:
-                reps = self.args.slow_reps
+            reps = self.reps_for(engine, name)
             try:
                 # the label names the budget in a run record's file name (--records): hybrid-b0.25-sssp.json
                 run = pb.time_ours(name, lg, self.source, engine, reps, self.checker, self.pinned_gbps, self.log,
@@ -210,20 +213,24 @@ class Sweep:
         g = self.start(gpu)
         engines = self.doc["engines"]
         self.base = self.load(g, gpu)
-        if "resident" in engines:
-            self.resident()
         budgets = self.doc["budget_fractions"]
         order = spread_order(budgets) if self.args.order == "spread" else budgets
-        # the hybrid first, at every budget (the sweep's subject); then the engines that keep nothing
-        # between iterations, once per footprint; a deadline cuts the later sections first
-        for fraction in order if args.hybrid else []:
-            if self.left() < 0:
-                break
-            t = time.perf_counter()
-            lg, budget = self.handle(fraction)
-            self.time_runs(lg, "hybrid", fraction, budget)
-            lg.close()
-            self.phase("hybrid", t)
+        # the hybrid first, at every budget (the sweep's subject), with resident beside it; then the
+        # engines that keep nothing between iterations, once per footprint; a deadline cuts the
+        # later sections first
+        if args.interleave and args.hybrid:
+            self.hybrid_and_resident_interleaved(order, "resident" in engines)
+        else:
+            if "resident" in engines:
+                self.resident()
+            for fraction in order if args.hybrid else []:
+                if self.left() < 0:
+                    break
+                t = time.perf_counter()
+                lg, budget = self.handle(fraction)
+                self.time_runs(lg, "hybrid", fraction, budget)
+                lg.close()
+                self.phase("hybrid", t)
         stateless = [e for e in engines if e != "resident" and registry.engine_class(e).moves in STATELESS_MOVES]
         measured: dict[str, list[tuple[int, dict[str, dict]]]] = {e: [] for e in stateless}
         for fraction in order:
@@ -331,6 +338,64 @@ class Sweep:
         self.phase("resident", t)
         self.save()
 
+    def hybrid_and_resident_interleaved(self, order: list[float], resident: bool) -> None:
+        """The hybrid at every budget and resident (at 1.0, each algorithm on a handle of its own, as
+        :meth:`resident`), every handle open at once and their timed calls interleaved
+        (``peers_bench.time_ours_interleaved``): the targets that compare these runs (the hybrid at
+        100% against resident, a larger budget against a smaller) then compare calls made in the
+        same stretch of time. Each hybrid handle runs the algorithms in the sweep's order, as
+        :meth:`time_runs` does. Where the deadline passes, the algorithms left are skipped."""
+        t = time.perf_counter()
+        handles = [(fraction, *self.handle(fraction)) for fraction in order]
+        for name in self.names():
+            if self.left() < 0:
+                self.log(f"  deadline: hybrid and resident {name} skipped")
+                for fraction, _, _ in handles:
+                    self.runs.append({"algorithm": name, "engine": "hybrid", "budget_fraction": fraction,
+                                      "skipped": "the call's deadline", "verified": False})
+                continue
+            entries = [(lg, self.source, "hybrid", self.reps_for("hybrid", name), f"hybrid-b{fraction:g}")
+                       for fraction, lg, _ in handles]
+            own = self.handle(1.0) if resident else None
+            if own is not None:
+                entries.append((own[0], self.source, "resident", self.reps_for("resident", name), "resident-b1"))
+            try:
+                runs = pb.time_ours_interleaved(name, entries, self.checker, self.pinned_gbps, self.log)
+            except Exception as e:  # noqa: BLE001 - one failing algorithm must not lose the others
+                self.log(f"  hybrid and resident {name}: FAILED {type(e).__name__}: {e}")
+                self.runs.append({"algorithm": name, "engine": "hybrid", "error": f"{type(e).__name__}: {e}",
+                                  "verified": False})
+                runs = []
+            budgets = [(f, b) for f, _, b in handles] + ([(1.0, own[1])] if own is not None else [])
+            for run, (fraction, budget), entry in zip(runs, budgets, entries):
+                engine = entry[2]
+                run["engine"] = engine
+                run["budget_fraction"] = fraction
+                run["budget_bytes"] = budget
+                run["interleaved_with"] = len(entries)
+                if entry[3] != self.args.reps:
+                    run["fewer_calls_because"] = (f"{engine} {name} took {self.slow[(engine, name)]:.2f} s a call "
+                                                  f"at an earlier budget (> --slow-s {self.args.slow_s:g}): "
+                                                  f"{entry[3]} call(s) after the first")
+                if engine == "resident":
+                    fits = own[0].arena.used_bytes / self.wbytes
+                    run["fits_from_budget_fraction"] = math.ceil(fits * 1e4) / 1e4
+                    run["fits_how"] = ("arena bytes the resident engine held after this algorithm's runs, alone "
+                                       "on its handle / weighted edge bytes")
+                self.slow[(engine, name)] = max(run["seconds"], self.slow.get((engine, name), 0.0))
+                self.runs.append(run)
+            if own is not None:
+                own[0].close()
+            self.save()
+        for _, lg, _ in handles:
+            lg.close()
+        self.phase("hybrid", t)
+
+    def reps_for(self, engine: str, name: str) -> int:
+        """``--reps``, or ``--slow-reps`` where this engine and algorithm took longer than ``--slow-s``."""
+        est = self.slow.get((engine, name))
+        return self.args.slow_reps if est is not None and est > self.args.slow_s else self.args.reps
+
     def stateless(self, engine: str, fraction: float, measured: list, weighted: bool) -> None:
         """``engine`` at ``fraction``, unless it holds there the device buffers it held at a budget
         measured already (then that measurement stands for this budget too)."""
@@ -434,6 +499,10 @@ def main(argv=None) -> int:
     ap.add_argument("--slow-s", type=float, default=2.0,
                     help="a run whose engine and algorithm took longer than this at an earlier budget ...")
     ap.add_argument("--slow-reps", type=int, default=1, help="... gets this many calls after the first")
+    ap.add_argument("--no-interleave", dest="interleave", action="store_false",
+                    help="time the hybrid one budget after another and resident before it, each handle's calls "
+                         "together (default: every budget's handle and resident's open at once, their calls "
+                         "interleaved, so that runs compared with each other share the host's state)")
     ap.add_argument("--order", choices=["spread", "ascending"], default="spread",
                     help="the budgets' order: spread (100%%, 1%%, then the middles of the largest gaps: a call cut "
                          "by its deadline keeps a sweep) or ascending")

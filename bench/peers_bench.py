@@ -612,20 +612,27 @@ def _timed_calls(name, lg, source, engine, reps):
     call(name, lg, source, engine)  # warm-up: compiles, builds sides and engines, resident upload
     warmup = time.perf_counter() - t
     walls, results = [], []
+    r = None
     for _ in range(reps):
         r = None  # a user's loop drops the last result before the next call: so do we
-        t = time.perf_counter()
-        r = call(name, lg, source, engine)  # on a GPU the results stay there: the call is the peers' time
-        t1 = time.perf_counter()
-        r.to_host()                         # then the device-to-host transfer of every value, apart
-        t2 = time.perf_counter()
-        walls.append(t1 - t)
-        steps = r.record.steps
-        # from the first step's start to the last step's end: the iterations (with their
-        # frontier bookkeeping); before it set-up and initialisation, after it result conversion
-        span = (steps[-1]._t0 + steps[-1].seconds - steps[0]._t0) if steps else 0.0
-        results.append((r.record, span, t2 - t1))
+        wall, result, r = _timed_call(name, lg, source, engine)
+        walls.append(wall)
+        results.append(result)
     return warmup, walls, results, r
+
+
+def _timed_call(name, lg, source, engine):
+    """One timed call: ``(wall, (record, seconds in the iterations, to-host seconds), result)``."""
+    t = time.perf_counter()
+    r = call(name, lg, source, engine)  # on a GPU the results stay there: the call is the peers' time
+    t1 = time.perf_counter()
+    r.to_host()                         # then the device-to-host transfer of every value, apart
+    t2 = time.perf_counter()
+    steps = r.record.steps
+    # from the first step's start to the last step's end: the iterations (with their
+    # frontier bookkeeping); before it set-up and initialisation, after it result conversion
+    span = (steps[-1]._t0 + steps[-1].seconds - steps[0]._t0) if steps else 0.0
+    return t1 - t, (r.record, span, t2 - t1), r
 
 
 def _run_details(run: dict, rec, name: str, engine: str, how: str, vals: dict, results: list) -> None:
@@ -655,7 +662,42 @@ def _run_details(run: dict, rec, name: str, engine: str, how: str, vals: dict, r
 
 
 def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=None) -> dict:
+    """``reps`` calls of ``name`` after a warm-up call, one after another, summarised as a run."""
     warmup, walls, results, r = _timed_calls(name, lg, source, engine, reps)
+    return _summarise(name, lg, engine, reps, checker, pinned_gbps, log, label, warmup, walls, results, r)
+
+
+def time_ours_interleaved(name, entries, checker, pinned_gbps, log) -> list[dict]:
+    """``time_ours`` for several handles at once, their calls interleaved: each ``(lg, source, engine,
+    reps, label)`` of ``entries`` gets its warm-up call, then the timed calls go round the entries
+    (the round's order turned by one each time) until each has had its ``reps``. Runs to be compared
+    with each other (the hybrid at two budgets, the hybrid against resident) then see the same
+    states of the host: on the H200 a BFS call's host time outside the kernels sat at 0.35 or 0.6
+    ms a step for seconds at a time, whatever the engine or budget (dev/handle_probe.py), so runs
+    timed one after another differed by 1.3x where the work was the same."""
+    state = []
+    for lg, source, engine, reps, _ in entries:
+        t = time.perf_counter()
+        call(name, lg, source, engine)  # warm-up: compiles, builds sides and engines, resident upload
+        state.append({"warmup": time.perf_counter() - t, "walls": [], "results": [], "r": None})
+    k = len(entries)
+    for turn in range(max((e[3] for e in entries), default=0)):
+        for j in [(turn + i) % k for i in range(k)]:
+            lg, source, engine, reps, _ = entries[j]
+            s = state[j]
+            if len(s["walls"]) >= reps:
+                continue
+            s["r"] = None  # a user's loop drops the last result before the next call
+            wall, result, s["r"] = _timed_call(name, lg, source, engine)
+            s["walls"].append(wall)
+            s["results"].append(result)
+    return [_summarise(name, lg, engine, reps, checker, pinned_gbps, log, label, s["warmup"], s["walls"],
+                       s["results"], s["r"])
+            for (lg, _, engine, reps, label), s in zip(entries, state)]
+
+
+def _summarise(name, lg, engine, reps, checker, pinned_gbps, log, label, warmup, walls, results, r) -> dict:
+    """The run of ``time_ours``: the median call's figures and record, the last call's values checked."""
     k = int(np.argsort(walls)[len(walls) // 2])
     rec, inside, to_host = results[k]  # the median call's record; the last call's values are checked
     wall = walls[k]

@@ -69,6 +69,8 @@ def test_small_sweep_writes_verified_runs_at_every_budget(tmp_path):
     assert len(zc) == 2 and all(r["holds_for_budget_fractions"] == budgets for r in zc)
     hybrid = {(r["algorithm"], r["budget_fraction"]) for r in runs if r["engine"] == "hybrid"}
     assert hybrid == {(a, b) for a in ("bfs", "sssp") for b in budgets}
+    # the hybrid's budgets and resident timed together: every such run says with how many handles
+    assert {r["interleaved_with"] for r in runs if r["engine"] in ("hybrid", "resident")} == {len(budgets) + 1}
     assert "| sssp | hybrid |" in budget_sweep.report(doc)
     # graphferry plot draws it; a file with nothing to draw is one error line naming it
     from typer.testing import CliRunner
@@ -106,3 +108,49 @@ def test_with_budget_shares_host_copies_and_gives_the_same_answers():
         # the first handle's copies outlive the handles made from it
         assert lg.side_weights("out") is narrowed
         np.testing.assert_allclose(sssp(lg, 0, engine="filter").values["distances"], ref)
+
+
+def test_interleaved_calls_go_round_the_handles_after_each_ones_warm_up(monkeypatch):
+    """time_ours_interleaved: each handle's warm-up first, then the timed calls round the handles,
+    the round's order turned each time, a handle with fewer reps left out once it has had them;
+    each run's figures are its own handle's calls (not its neighbours')."""
+    import peers_bench as pb
+
+    calls = []
+
+    class Record:
+        steps, iterations, bytes_h2d, bytes_h2d_modelled, bytes_h2d_how, setup_seconds = [], 1, 0, 0, "", 0.0
+        edge_steps = []
+
+        def to_dict(self):
+            return {}
+
+    class Result:
+        def __init__(self, lg):
+            self.record, self.values = Record(), {"distances": np.zeros(2)}
+
+        def to_host(self):
+            pass
+
+    class Handle:
+        def __init__(self, name):
+            self.name, self.load_seconds = name, 0.0
+            self.backend = type("B", (), {"name": "cpu", "is_device": False})()
+            self.n = 2
+
+    def fake_call(name, lg, source, engine):
+        calls.append(lg.name)
+        return Result(lg)
+
+    class Checker:
+        def check(self, name, vals, bound_factor=1.0):
+            return True, "fake"
+
+    monkeypatch.setattr(pb, "call", fake_call)
+    monkeypatch.setattr(pb, "RECORDS", None)
+    entries = [(Handle("a"), 0, "hybrid", 3, "a"), (Handle("b"), 0, "hybrid", 3, "b"),
+               (Handle("c"), 0, "resident", 1, "c")]
+    runs = pb.time_ours_interleaved("sssp", entries, Checker(), 50.0, lambda msg: None)
+    assert calls[:3] == ["a", "b", "c"]                       # the warm-ups
+    assert calls[3:] == ["a", "b", "c", "b", "a", "a", "b"]   # turns a b c, b c a, c a b (c done)
+    assert [r["calls"] for r in runs] == [3, 3, 1] and [len(r["all_seconds"]) for r in runs] == [3, 3, 1]
