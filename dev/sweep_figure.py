@@ -33,12 +33,22 @@ import readme_sections  # noqa: E402  (README's generated sections: --check, --w
 from graphferry.sweep_plot import PANELS, best_single, milliseconds, panel_of, sweep_points  # noqa: E402
 
 
+ISSUE_BUDGETS = (0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0)  # issue 37's
+
+
 def newest() -> Path | None:
-    """The largest graph's newest sweep in bench/results (None when there is none)."""
+    """The sweep README shows: of bench/results' sweeps, a whole one first (every budget of the
+    issue, at least three single engines: not a call's subset such as one budget's SSSP), then a
+    Kronecker graph's (the issue's figure; a uniform graph of the same scale has a few more edges),
+    then the largest graph's, then the newest (None when there is none)."""
     found = []
     for path in RESULTS.glob("budget-sweep-*.json"):
         doc = json.loads(path.read_text())
-        found.append((int(doc.get("graph", {}).get("m", 0)), str(doc.get("date", "")), path.name, path))
+        graph = doc.get("graph", {})
+        whole = (set(ISSUE_BUDGETS) <= set(doc.get("budget_fractions", []))
+                 and len(doc.get("engines", [])) >= 3)
+        found.append((whole, str(graph.get("name", "")).startswith("kron"), int(graph.get("m", 0)),
+                      str(doc.get("date", "")), path.name, path))
     return max(found)[-1] if found else None
 
 
