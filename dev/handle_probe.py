@@ -10,6 +10,7 @@ outside the kernels a step, and the same handle again with Python's collector of
 
     PYTHONPATH=src python dev/handle_probe.py --small
     PYTHONPATH=src python dev/handle_probe.py --scale 25 --out $OUT/handle-probe.json   # on the GPU
+    PYTHONPATH=src python dev/handle_probe.py --small --interleave hybrid:0.01 zerocopy:1 --algorithms bfs sssp
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import engines_bench as eb  # noqa: E402
 import peers_bench as pb  # noqa: E402
+import provenance  # noqa: E402
 
 
 def timed(name, lg, source, engine, reps):
@@ -51,6 +53,9 @@ def main(argv=None) -> int:
     ap.add_argument("--algorithms", nargs="+", default=["bfs", "wcc"])
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--interleave", nargs="+", default=None, metavar="ENGINE:FRACTION",
+                    help="instead: these handles (e.g. hybrid:0.01 zerocopy:1) all open at once, their timed calls "
+                         "interleaved (peers_bench.time_ours_interleaved), each algorithm in turn")
     args = ap.parse_args(argv)
     import graphferry as gf
 
@@ -80,11 +85,34 @@ def main(argv=None) -> int:
         lg.close()
 
     t0 = time.perf_counter()
-    handle_rows("resident", 1.0)
-    for f in args.fractions:
+    if args.interleave:
+        handles = []
+        for item in args.interleave:
+            engine, fraction = item.split(":")
+            handles.append((engine, float(fraction), base.with_budget(max(1, int(float(fraction) * wbytes)))))
+        checker = pb.Checker(g, source)
+        for name in args.algorithms:
+            entries = [(lg, source, engine, args.reps, f"{engine}-b{fraction:g}") for engine, fraction, lg in handles]
+            runs = pb.time_ours_interleaved(name, entries, checker, 50.0, lambda msg: None)
+            for (engine, fraction, _), run in zip(handles, runs):
+                rows.append({"engine": engine, "fraction": fraction, "algorithm": name, "ms": run["seconds"] * 1e3,
+                             "all_ms": [x * 1e3 for x in run["all_seconds"]], "verified": run["verified"],
+                             "bytes_h2d": run["bytes_h2d"], "at_s": time.perf_counter() - t0})
+                print(json.dumps(rows[-1]), flush=True)
+        for _, _, lg in handles:
+            lg.close()
+        fractions = []
+    else:
+        handle_rows("resident", 1.0)
+        fractions = args.fractions
+    for f in fractions:
         handle_rows("hybrid", f)
-    handle_rows("resident", 1.0)
-    doc = {"scale": scale, "backend": "cuda" if gpu else "cpu", "reps": args.reps,
+    if not args.interleave:
+        handle_rows("resident", 1.0)
+    doc = {**provenance.stamp({}, None if argv is None else ["dev/handle_probe.py", *argv]),
+           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "machine": {"device": "none (CPU backend)" if not gpu else "cuda", "host_cores": os.cpu_count()},
+           "scale": scale, "backend": "cuda" if gpu else "cpu", "reps": args.reps,
            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": rows}
     if args.out:
         Path(args.out).write_text(json.dumps(doc, indent=1))
