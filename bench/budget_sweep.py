@@ -360,7 +360,8 @@ class Sweep:
             if own is not None:
                 entries.append((own[0], self.source, "resident", self.reps_for("resident", name), "resident-b1"))
             try:
-                runs = pb.time_ours_interleaved(name, entries, self.checker, self.pinned_gbps, self.log)
+                runs = pb.time_ours_interleaved(name, entries, self.checker, self.pinned_gbps, self.log,
+                                                fast=(self.args.fast_s, self.args.fast_reps))
             except Exception as e:  # noqa: BLE001 - one failing algorithm must not lose the others
                 self.log(f"  hybrid and resident {name}: FAILED {type(e).__name__}: {e}")
                 self.runs.append({"algorithm": name, "engine": "hybrid", "error": f"{type(e).__name__}: {e}",
@@ -373,7 +374,10 @@ class Sweep:
                 run["budget_fraction"] = fraction
                 run["budget_bytes"] = budget
                 run["interleaved_with"] = len(entries)
-                if entry[3] != self.args.reps:
+                if run["calls"] > entry[3]:
+                    run["more_calls_because"] = (f"its first call took under --fast-s {self.args.fast_s:g} s: "
+                                                 f"{run['calls']} calls after it (--fast-reps)")
+                elif entry[3] != self.args.reps:
                     run["fewer_calls_because"] = (f"{engine} {name} took {self.slow[(engine, name)]:.2f} s a call "
                                                   f"at an earlier budget (> --slow-s {self.args.slow_s:g}): "
                                                   f"{entry[3]} call(s) after the first")
@@ -503,6 +507,10 @@ def main(argv=None) -> int:
                     help="time the hybrid one budget after another and resident before it, each handle's calls "
                          "together (default: every budget's handle and resident's open at once, their calls "
                          "interleaved, so that runs compared with each other share the host's state)")
+    ap.add_argument("--fast-s", type=float, default=0.05,
+                    help="interleaved runs whose first call took less than this get --fast-reps calls after it")
+    ap.add_argument("--fast-reps", type=int, default=9,
+                    help="... at least this many: a run of a few milliseconds varies by 10%% from call to call")
     ap.add_argument("--order", choices=["spread", "ascending"], default="spread",
                     help="the budgets' order: spread (100%%, 1%%, then the middles of the largest gaps: a call cut "
                          "by its deadline keeps a sweep) or ascending")
@@ -533,6 +541,7 @@ def main(argv=None) -> int:
         args.cpu_only = True
         args.scale = min(args.scale, 10)
         args.reps = min(args.reps, 2)
+        args.fast_reps = min(args.fast_reps, args.reps)
     if args.engines is None:
         args.engines = sweep_engines()
     pb.PR_ITERATIONS = args.pr_iterations

@@ -667,10 +667,12 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=N
     return _summarise(name, lg, engine, reps, checker, pinned_gbps, log, label, warmup, walls, results, r)
 
 
-def time_ours_interleaved(name, entries, checker, pinned_gbps, log) -> list[dict]:
+def time_ours_interleaved(name, entries, checker, pinned_gbps, log, fast=None) -> list[dict]:
     """``time_ours`` for several handles at once, their calls interleaved: each ``(lg, source, engine,
     reps, label)`` of ``entries`` gets its warm-up call, then the timed calls go round the entries
-    (the round's order turned by one each time) until each has had its ``reps``. Runs to be compared
+    (the round's order turned by one each time) until each has had its ``reps``. ``fast``
+    (``(seconds, reps)``): an entry whose warm-up call took less than ``seconds`` gets at least
+    ``reps`` calls (a few milliseconds' run varies by 10% from call to call: WCC's atomics). Runs to be compared
     with each other (the hybrid at two budgets, the hybrid against resident) then see the same
     states of the host: on the H200 a BFS call's host time outside the kernels sat at 0.35 or 0.6
     ms a step for seconds at a time, whatever the engine or budget (dev/handle_probe.py), so runs
@@ -679,21 +681,24 @@ def time_ours_interleaved(name, entries, checker, pinned_gbps, log) -> list[dict
     for lg, source, engine, reps, _ in entries:
         t = time.perf_counter()
         call(name, lg, source, engine)  # warm-up: compiles, builds sides and engines, resident upload
-        state.append({"warmup": time.perf_counter() - t, "walls": [], "results": [], "r": None})
+        warmup = time.perf_counter() - t
+        if fast is not None and warmup < fast[0]:
+            reps = max(reps, fast[1])
+        state.append({"warmup": warmup, "reps": reps, "walls": [], "results": [], "r": None})
     k = len(entries)
-    for turn in range(max((e[3] for e in entries), default=0)):
+    for turn in range(max((s["reps"] for s in state), default=0)):
         for j in [(turn + i) % k for i in range(k)]:
-            lg, source, engine, reps, _ = entries[j]
+            lg, source, engine, _, _ = entries[j]
             s = state[j]
-            if len(s["walls"]) >= reps:
+            if len(s["walls"]) >= s["reps"]:
                 continue
             s["r"] = None  # a user's loop drops the last result before the next call
             wall, result, s["r"] = _timed_call(name, lg, source, engine)
             s["walls"].append(wall)
             s["results"].append(result)
-    return [_summarise(name, lg, engine, reps, checker, pinned_gbps, log, label, s["warmup"], s["walls"],
+    return [_summarise(name, lg, engine, s["reps"], checker, pinned_gbps, log, label, s["warmup"], s["walls"],
                        s["results"], s["r"])
-            for (lg, _, engine, reps, label), s in zip(entries, state)]
+            for (lg, _, engine, _, label), s in zip(entries, state)]
 
 
 def _summarise(name, lg, engine, reps, checker, pinned_gbps, log, label, warmup, walls, results, r) -> dict:

@@ -154,3 +154,9 @@ def test_interleaved_calls_go_round_the_handles_after_each_ones_warm_up(monkeypa
     assert calls[:3] == ["a", "b", "c"]                       # the warm-ups
     assert calls[3:] == ["a", "b", "c", "b", "a", "a", "b"]   # turns a b c, b c a, c a b (c done)
     assert [r["calls"] for r in runs] == [3, 3, 1] and [len(r["all_seconds"]) for r in runs] == [3, 3, 1]
+    # a run whose warm-up call was fast gets at least the fast reps (here every warm-up is fast)
+    calls.clear()
+    runs = pb.time_ours_interleaved("sssp", entries, Checker(), 50.0, lambda msg: None, fast=(60.0, 4))
+    assert [r["calls"] for r in runs] == [4, 4, 4] and len(calls) == 3 + 12
+    runs = pb.time_ours_interleaved("sssp", entries, Checker(), 50.0, lambda msg: None, fast=(0.0, 4))
+    assert [r["calls"] for r in runs] == [3, 3, 1]
