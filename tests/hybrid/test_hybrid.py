@@ -584,6 +584,40 @@ def test_cpu_executor_is_priced_at_the_rate_its_runs_reached(monkeypatch):
     assert not any(p.device == "cpu" for s in first[1:] + second for p in s.partitions)
 
 
+def _cpu_partitions(step) -> int:
+    return sum(p.device == "cpu" for p in step.partitions)
+
+
+def test_a_cpu_executors_first_round_of_a_program_takes_one_partition(monkeypatch):
+    """The calibration times the CPU alone; beside the device's reads it ran far slower (Kronecker
+    25 SSSP on the H200: the first call after the warm-up gave the CPU 71-75 partition-rounds and
+    took twice the later calls). So the first round a program runs on a CPU executor gives it one
+    partition, whatever the split would: a slow CPU then costs one partition once (and none
+    after), a fast one gets its share from the next round on."""
+    from graphferry.scheduler.hybrid import HybridEngine
+
+    g, cal = _cpu_pays_machine(state_bandwidth=1e15)  # exchanges free: only the CPU's rate decides
+    options = dict(backend="cpu", engine="hybrid", budget=g.m * 2, partition_bytes=g.m // 8)
+    want = _propagate_labels(g, backend="cpu", engine="host")[0]
+    labels, rec = _propagate_labels(g, policy=Policy(calibration=cal), **options)
+    assert np.array_equal(labels, want)
+    steps = rec.edge_steps
+    assert len(steps) >= 3 and _cpu_partitions(steps[0]) == 1
+    assert max(_cpu_partitions(s) for s in steps[1:]) > 1      # a fast CPU: its share after the first round
+
+    run_other = HybridEngine._run_other
+
+    def slow_cpu(self, es, *a, **k):  # the CPU's edges at 1e3/s: a thousandth of the device's
+        run_other(self, es, *a, **k)
+        es.seconds += g.m / 1e3
+
+    monkeypatch.setattr(HybridEngine, "_run_other", slow_cpu)
+    labels, rec = _propagate_labels(g, policy=Policy(calibration=cal), **options)
+    assert np.array_equal(labels, want)
+    steps = rec.edge_steps
+    assert _cpu_partitions(steps[0]) == 1 and not any(_cpu_partitions(s) for s in steps[1:])
+
+
 # ---------------------------------------------------------------- neighbourhood functions
 NEIGHBOR_POLICIES = {**{f"mix-{k}": (lambda v=v: Policy(mix=v)) for k, v in MIXES.items()},
                      "cost-calibrated": lambda: Policy(calibration=NOMINAL),

@@ -165,6 +165,8 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         self._kernel_rate: dict[tuple[str, str], float] = {}  # (program, direction) -> device edges/s seen
         #: (program, direction) -> {executor: edges/s its CPU runs reached}, across calls
         self._host_rate: dict[tuple[str, str], dict[int, float]] = {}
+        # (program, direction, executor) that have run a round on that CPU executor (its first gets one partition)
+        self._host_tried: set[tuple[str, str, int]] = set()
         self._composed: dict[str, Engine] = {}   # the engines it runs (lent the pool's memory), by name
         self._dense = DensePlacements()           # the last dense round's inputs and placement
         self._host_registered = False
@@ -263,6 +265,8 @@ class HybridEngine(NeighborMaps, Residency, Engine):
                        self._exchange_forecast(st, state_bytes), partition_edges=s.partition_edges,
                        range_bytes_per_edge=s.range_bytes_per_edge,
                        host_rates=self._host_rate.get((st.program.name, direction), {}),
+                       host_untried=frozenset(k for k, ex in enumerate(self.executors) if not ex.device_side
+                                              and (st.program.name, direction, k) not in self._host_tried),
                        copy_slots=shape is not None)
         model = None if policy.mix is not None else policy.model(self.calibration_for)
         placed = self._dense.place(ctx, policy, model) if dense else policy.decide(ctx, model)
@@ -367,6 +371,7 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         for f in futures:
             f.result()
         for ex, idx in by_exec.items():
+            self._host_tried.add((st.program.name, direction, ex))
             self._observe_host_rate(st.program.name, direction, ex, self._edges(stats, idx, False),
                                     refreshed.states[ex].seconds)
         written = {k: st.arrays[k] for k in st.program.written_arrays}  # the rest is as it was

@@ -84,6 +84,9 @@ class Decision:
     #: executor index -> edges/s its CPU runs of this program reached in earlier rounds (the
     #: hybrid's ``_host_rate``); an executor missing here is priced at the calibrated rate
     host_rates: dict = field(default_factory=dict, kw_only=True)
+    #: executor indices this program has not run on yet in this direction: such an executor takes
+    #: one partition, whatever the split would give it (:meth:`Policy._first_cpu_round`)
+    host_untried: frozenset = field(default=frozenset(), kw_only=True)
     #: False where the budget holds no copy slots this round (the hybrid reads every partition it
     #: does not hold in place, whatever the placement says)
     copy_slots: bool = field(default=True, kw_only=True)
@@ -182,9 +185,36 @@ class Policy:
         # keeps its copy and moves only what changed (ExecutorState), so the hybrid predicts
         # this iteration's bytes from what the previous exchanges moved (ExchangeEstimate)
         sync = ctx.exchange_bytes.get(host_k, 2 * ctx.state_bytes) / model.calibration.state_bandwidth
-        for j in split_to_host(dev_cost, host_cost, sync):
+        moved = split_to_host(dev_cost, host_cost, sync)
+        if host_k in ctx.host_untried:
+            moved = self._first_cpu_round(moved, host_cost)
+        for j in moved:
             out[int(active[j])] = (host_k, "host")
         return out
+
+    #: the CPU run a first round aims at: long enough to time (the hybrid learns no rate from a run
+    #: under a millisecond: ``HybridEngine.HOST_RATE_MIN_SECONDS``)
+    FIRST_CPU_SECONDS = 2e-3
+
+    @classmethod
+    def _first_cpu_round(cls, moved: list[int], host_cost) -> list[int]:
+        """Of the items ``split_to_host`` moved to a CPU executor that has not run this program
+        yet, the one it runs first: the cheapest whose calibrated time reaches
+        :attr:`FIRST_CPU_SECONDS`, else the dearest. The calibration times the CPU alone, and
+        beside the device's reads of host memory it ran far slower: Kronecker 25 SSSP on the
+        H200, the first call after the warm-up gave the CPU 71-75 partition-rounds and took
+        309-401 ms against 152-226 ms for every later call, which had learned the rate and gave
+        it none. One partition shows the rate at the cost of one.
+
+        Example:
+            >>> Policy._first_cpu_round([0, 1, 2], [1e-3, 5e-3, 3e-3]), Policy._first_cpu_round([4], [0, 0, 0, 0, 1.0])
+            ([2], [4])
+        """
+        if len(moved) <= 1:
+            return moved
+        costs = sorted((float(host_cost[j]), j) for j in moved)
+        long_enough = [j for c, j in costs if c >= cls.FIRST_CPU_SECONDS]
+        return [long_enough[0] if long_enough else costs[-1][1]]
 
     # ------------------------------------------------------------ whole plans
     #: the single engines whose plan over every non-resident partition :meth:`_single_engine_plan`
@@ -369,8 +399,8 @@ class DensePlacements:
     reused while a round sees the same.
 
     A dense round's statistics are one cached table per side (``scheduler.stats.dense_stats``), so
-    a round that sees the same table, resident partitions, slots, state, exchange forecasts and
-    CPU rates as the last dense one, priced by the same figures and rules, is placed as that one
+    a round that sees the same table, resident partitions, slots, state, exchange forecasts,
+    CPU rates and untried CPU executors as the last dense one, priced by the same figures and rules, is placed as that one
     was, without pricing its partitions again. PageRank at 1% of Kronecker 24 priced 124
     partitions every round, the host's work a round the filter engine alone does not have.
 
@@ -378,7 +408,7 @@ class DensePlacements:
         >>> dense = DensePlacements()
         >>> class Seen:  # a stand-in for Decision (what place() reads)
         ...     stats, direction, combine, resident, copy_slots, state_bytes = "table", "pull", "sum", {1}, True, 8
-        ...     exchange_bytes, host_rates = {}, {}
+        ...     exchange_bytes, host_rates, host_untried = {}, {}, frozenset()
         >>> class Pricing:
         ...     calibration, calls = Calibration.nominal(), 0
         >>> class Counting(Policy):
@@ -397,7 +427,7 @@ class DensePlacements:
         if model is None:  # a forced mix: placed by iteration
             return policy.decide(ctx, model)
         key = (ctx.direction, ctx.combine, frozenset(ctx.resident), ctx.copy_slots, ctx.state_bytes,
-               tuple(sorted(ctx.exchange_bytes.items())), tuple(sorted(ctx.host_rates.items())),
+               tuple(sorted(ctx.exchange_bytes.items())), tuple(sorted(ctx.host_rates.items())), ctx.host_untried,
                id(model.calibration), policy.mode, policy.alpha, policy.beta, policy.gamma, policy.combine_k,
                policy.use_cpu, policy.single_engine_plans)
         last = self._last
