@@ -31,15 +31,19 @@ What the sweep skips, and why (the file says it, per run, in ``same_as``):
   weighted side from a larger budget than the unweighted side).
 * ``unified`` (managed pages, least recently used evicted past the budget) and the hybrid
   (residency) depend on the budget: measured at each. unified is slow (Kronecker 25: seconds a
-  call): its budgets run last. The hybrid runs first at every budget (the sweep's subject), with
-  resident's runs: every budget's handle and resident's are open at once and their timed calls
-  interleaved, one round of calls over the handles after another (``--no-interleave``: one handle
-  after another). On the H200 a call's host time outside the kernels held one of two levels for
-  seconds at a time, whatever the engine or budget (BFS at Kronecker 25: 6.5 or 8.3 ms a call,
-  ``dev/handle_probe.py``), so runs timed apart compared states of the host, not budgets. Then
-  the single engines; every engine's budgets run in an order that spreads what a deadline leaves (``--order``: 100%, 1%, then the middles of the largest gaps), and a run whose
-  engine and algorithm took more than ``--slow-s`` at an earlier budget gets ``--slow-reps`` calls
-  after the first (``calls`` and ``fewer_calls_because``).
+  call): its budgets run last. The hybrid at every budget, resident and the engines that keep
+  nothing between iterations (a handle per footprint) run first, every handle open at once and
+  their timed calls interleaved, one round of calls over the handles after another
+  (``--no-interleave``: the hybrid one budget after another, resident before it and those engines
+  after it). On the H200 a call's host time outside the kernels held one of two levels for seconds
+  at a time, whatever the engine or budget (BFS at Kronecker 25: 6.5 or 8.3 ms a call,
+  ``dev/handle_probe.py``), so runs timed apart compared states of the host, not budgets or
+  engines (the hybrid's BFS at 1% against zerocopy alone: 1.24x apart, 1.09x interleaved). Then
+  unified; every engine's budgets run in an order that spreads what a deadline leaves
+  (``--order``: 100%, 1%, then the middles of the largest gaps). A run whose first timed call (or,
+  apart, whose engine and algorithm at an earlier budget) took more than ``--slow-s`` gets
+  ``--slow-reps`` calls after the first (``calls`` and ``fewer_calls_because``); an interleaved one
+  whose first call took under ``--fast-s`` gets ``--fast-reps`` (``more_calls_because``).
 
 Loads: the graph is loaded once (``graphferry.load``: pinned edges, narrowed weights, packed ids, edges
 fused for reads in place unless ``--no-fuse-edges``);
@@ -218,8 +222,11 @@ class Sweep:
         # the hybrid first, at every budget (the sweep's subject), with resident beside it; then the
         # engines that keep nothing between iterations, once per footprint; a deadline cuts the
         # later sections first
+        stateless = [e for e in engines if e != "resident" and registry.engine_class(e).moves in STATELESS_MOVES]
+        separately = stateless   # the stateless engines measured in a section of their own
         if args.interleave and args.hybrid:
-            self.hybrid_and_resident_interleaved(order, "resident" in engines)
+            self.interleaved(order, "resident" in engines, stateless, g.weights is not None)
+            separately = []      # measured with the hybrid
         else:
             if "resident" in engines:
                 self.resident()
@@ -231,10 +238,9 @@ class Sweep:
                 self.time_runs(lg, "hybrid", fraction, budget)
                 lg.close()
                 self.phase("hybrid", t)
-        stateless = [e for e in engines if e != "resident" and registry.engine_class(e).moves in STATELESS_MOVES]
-        measured: dict[str, list[tuple[int, dict[str, dict]]]] = {e: [] for e in stateless}
-        for fraction in order:
-            for engine in stateless:
+        measured: dict[str, list[tuple[int, dict[str, dict]]]] = {e: [] for e in separately}
+        for fraction in order if separately else []:
+            for engine in separately:
                 self.stateless(engine, fraction, measured[engine], g.weights is not None)
             self.save()
         # engines whose runs depend on the budget beyond their buffers (unified): last, spread
@@ -338,62 +344,84 @@ class Sweep:
         self.phase("resident", t)
         self.save()
 
-    def hybrid_and_resident_interleaved(self, order: list[float], resident: bool) -> None:
-        """The hybrid at every budget and resident (at 1.0, each algorithm on a handle of its own, as
-        :meth:`resident`), every handle open at once and their timed calls interleaved
-        (``peers_bench.time_ours_interleaved``): the targets that compare these runs (the hybrid at
-        100% against resident, a larger budget against a smaller) then compare calls made in the
-        same stretch of time. Each hybrid handle runs the algorithms in the sweep's order, as
-        :meth:`time_runs` does. Where the deadline passes, the algorithms left are skipped."""
+    def interleaved(self, order: list[float], resident: bool, stateless: list[str], weighted: bool) -> None:
+        """The hybrid at every budget, resident (at 1.0, each algorithm on a handle of its own, as
+        :meth:`resident`) and the engines that keep nothing between iterations (one handle per
+        device footprint, as :meth:`stateless` measures them), every handle open at once and their
+        timed calls interleaved (``peers_bench.time_ours_interleaved``): the targets that compare
+        these runs (the hybrid at 100% against resident, a larger budget against a smaller, the
+        hybrid against the fastest single engine at a budget) then compare calls made in the same
+        stretch of time. Each handle runs the algorithms in the sweep's order, as :meth:`time_runs`
+        does. A run whose first timed call took over ``--slow-s`` gets ``--slow-reps`` calls; one
+        whose warm-up took under ``--fast-s``, ``--fast-reps``. Where the deadline passes, the
+        algorithms left are skipped."""
         t = time.perf_counter()
-        handles = [(fraction, *self.handle(fraction)) for fraction in order]
+        handles = [("hybrid", fraction, *self.handle(fraction), {}) for fraction in order]
+        for engine in stateless:
+            by_footprint: dict[int, list] = {}
+            for fraction in order:
+                lg, budget = self.handle(fraction)
+                try:
+                    held = footprint(lg, engine, weighted)
+                except Exception as e:  # noqa: BLE001 - e.g. no buffer fits this budget
+                    self.log(f"  {engine} at {fraction:g}: cannot build ({type(e).__name__}: {e})")
+                    self.runs.append({"algorithm": "*", "engine": engine, "budget_fraction": fraction,
+                                      "skipped": f"no buffer fits the budget: {type(e).__name__}: {e}",
+                                      "verified": False})
+                    lg.close()
+                    continue
+                if held in by_footprint:  # the same buffers as at a budget kept: the same runs
+                    by_footprint[held][-1]["holds_for_budget_fractions"].append(fraction)
+                    lg.close()
+                    continue
+                extra = {"device_buffer_bytes": held, "holds_for_budget_fractions": [fraction]}
+                by_footprint[held] = [engine, fraction, lg, budget, extra]
+                handles.append(tuple(by_footprint[held]))
         for name in self.names():
             if self.left() < 0:
-                self.log(f"  deadline: hybrid and resident {name} skipped")
-                for fraction, _, _ in handles:
-                    self.runs.append({"algorithm": name, "engine": "hybrid", "budget_fraction": fraction,
+                self.log(f"  deadline: {name} skipped")
+                for engine, fraction, _, _, _ in handles:
+                    self.runs.append({"algorithm": name, "engine": engine, "budget_fraction": fraction,
                                       "skipped": "the call's deadline", "verified": False})
                 continue
-            entries = [(lg, self.source, "hybrid", self.reps_for("hybrid", name), f"hybrid-b{fraction:g}")
-                       for fraction, lg, _ in handles]
-            own = self.handle(1.0) if resident else None
-            if own is not None:
-                entries.append((own[0], self.source, "resident", self.reps_for("resident", name), "resident-b1"))
+            own = [("resident", 1.0, *self.handle(1.0), {})] if resident else []
+            group = handles + own
+            entries = [(lg, self.source, engine, self.args.reps, f"{engine}-b{fraction:g}")
+                       for engine, fraction, lg, _, _ in group]
             try:
                 runs = pb.time_ours_interleaved(name, entries, self.checker, self.pinned_gbps, self.log,
-                                                fast=(self.args.fast_s, self.args.fast_reps))
+                                                fast=(self.args.fast_s, self.args.fast_reps),
+                                                slow=(self.args.slow_s, self.args.slow_reps))
             except Exception as e:  # noqa: BLE001 - one failing algorithm must not lose the others
-                self.log(f"  hybrid and resident {name}: FAILED {type(e).__name__}: {e}")
+                self.log(f"  {name}: FAILED {type(e).__name__}: {e}")
                 self.runs.append({"algorithm": name, "engine": "hybrid", "error": f"{type(e).__name__}: {e}",
                                   "verified": False})
                 runs = []
-            budgets = [(f, b) for f, _, b in handles] + ([(1.0, own[1])] if own is not None else [])
-            for run, (fraction, budget), entry in zip(runs, budgets, entries):
-                engine = entry[2]
-                run["engine"] = engine
-                run["budget_fraction"] = fraction
-                run["budget_bytes"] = budget
-                run["interleaved_with"] = len(entries)
-                if run["calls"] > entry[3]:
+            for run, (engine, fraction, lg, budget, extra) in zip(runs, group):
+                run.update({"engine": engine, "budget_fraction": fraction, "budget_bytes": budget,
+                            "interleaved_with": len(entries)})
+                run.update({k: (sorted(v) if isinstance(v, list) else v) for k, v in extra.items()})
+                if len(run.get("holds_for_budget_fractions", [])) == 1:
+                    del run["holds_for_budget_fractions"]  # (a budget of its own: as stateless() writes it)
+                if run["calls"] > self.args.reps:
                     run["more_calls_because"] = (f"its first call took under --fast-s {self.args.fast_s:g} s: "
                                                  f"{run['calls']} calls after it (--fast-reps)")
-                elif entry[3] != self.args.reps:
-                    run["fewer_calls_because"] = (f"{engine} {name} took {self.slow[(engine, name)]:.2f} s a call "
-                                                  f"at an earlier budget (> --slow-s {self.args.slow_s:g}): "
-                                                  f"{entry[3]} call(s) after the first")
+                elif run["calls"] < self.args.reps:
+                    run["fewer_calls_because"] = (f"its first timed call took over --slow-s {self.args.slow_s:g} s: "
+                                                  f"{run['calls']} call(s) after the first")
                 if engine == "resident":
-                    fits = own[0].arena.used_bytes / self.wbytes
+                    fits = lg.arena.used_bytes / self.wbytes
                     run["fits_from_budget_fraction"] = math.ceil(fits * 1e4) / 1e4
                     run["fits_how"] = ("arena bytes the resident engine held after this algorithm's runs, alone "
                                        "on its handle / weighted edge bytes")
                 self.slow[(engine, name)] = max(run["seconds"], self.slow.get((engine, name), 0.0))
                 self.runs.append(run)
-            if own is not None:
-                own[0].close()
+            for _, _, lg, _, _ in own:
+                lg.close()
             self.save()
-        for _, lg, _ in handles:
+        for _, _, lg, _, _ in handles:
             lg.close()
-        self.phase("hybrid", t)
+        self.phase("interleaved", t)
 
     def reps_for(self, engine: str, name: str) -> int:
         """``--reps``, or ``--slow-reps`` where this engine and algorithm took longer than ``--slow-s``."""

@@ -667,12 +667,14 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=N
     return _summarise(name, lg, engine, reps, checker, pinned_gbps, log, label, warmup, walls, results, r)
 
 
-def time_ours_interleaved(name, entries, checker, pinned_gbps, log, fast=None) -> list[dict]:
+def time_ours_interleaved(name, entries, checker, pinned_gbps, log, fast=None, slow=None) -> list[dict]:
     """``time_ours`` for several handles at once, their calls interleaved: each ``(lg, source, engine,
     reps, label)`` of ``entries`` gets its warm-up call, then the timed calls go round the entries
     (the round's order turned by one each time) until each has had its ``reps``. ``fast``
     (``(seconds, reps)``): an entry whose warm-up call took less than ``seconds`` gets at least
-    ``reps`` calls (a few milliseconds' run varies by 10% from call to call: WCC's atomics). Runs to be compared
+    ``reps`` calls (a few milliseconds' run varies by 10% from call to call: WCC's atomics); ``slow``
+    (``(seconds, reps)``): an entry whose first timed call took longer gets at most ``reps`` (the
+    warm-up call compiles and builds, so it cannot say). Runs to be compared
     with each other (the hybrid at two budgets, the hybrid against resident) then see the same
     states of the host: on the H200 a BFS call's host time outside the kernels sat at 0.35 or 0.6
     ms a step for seconds at a time, whatever the engine or budget (dev/handle_probe.py), so runs
@@ -696,6 +698,8 @@ def time_ours_interleaved(name, entries, checker, pinned_gbps, log, fast=None) -
             wall, result, s["r"] = _timed_call(name, lg, source, engine)
             s["walls"].append(wall)
             s["results"].append(result)
+            if slow is not None and len(s["walls"]) == 1 and wall > slow[0]:
+                s["reps"] = min(s["reps"], max(1, slow[1]))
     return [_summarise(name, lg, engine, s["reps"], checker, pinned_gbps, log, label, s["warmup"], s["walls"],
                        s["results"], s["r"])
             for (lg, _, engine, _, label), s in zip(entries, state)]

@@ -69,8 +69,11 @@ def test_small_sweep_writes_verified_runs_at_every_budget(tmp_path):
     assert len(zc) == 2 and all(r["holds_for_budget_fractions"] == budgets for r in zc)
     hybrid = {(r["algorithm"], r["budget_fraction"]) for r in runs if r["engine"] == "hybrid"}
     assert hybrid == {(a, b) for a in ("bfs", "sssp") for b in budgets}
-    # the hybrid's budgets and resident timed together: every such run says with how many handles
-    assert {r["interleaved_with"] for r in runs if r["engine"] in ("hybrid", "resident")} == {len(budgets) + 1}
+    # the hybrid's budgets, resident and the engines that keep nothing between iterations (a handle
+    # per footprint) timed together: every such run says with how many handles; unified runs apart
+    together = {r["interleaved_with"] for r in runs if r["engine"] != "unified"}
+    assert len(together) == 1 and together.pop() >= len(budgets) + 2
+    assert all("interleaved_with" not in r for r in runs if r["engine"] == "unified")
     assert "| sssp | hybrid |" in budget_sweep.report(doc)
     # graphferry plot draws it; a file with nothing to draw is one error line naming it
     from typer.testing import CliRunner
@@ -160,3 +163,6 @@ def test_interleaved_calls_go_round_the_handles_after_each_ones_warm_up(monkeypa
     assert [r["calls"] for r in runs] == [4, 4, 4] and len(calls) == 3 + 12
     runs = pb.time_ours_interleaved("sssp", entries, Checker(), 50.0, lambda msg: None, fast=(0.0, 4))
     assert [r["calls"] for r in runs] == [3, 3, 1]
+    # a run whose first timed call was slow gets at most the slow reps (here every call is slow)
+    runs = pb.time_ours_interleaved("sssp", entries, Checker(), 50.0, lambda msg: None, slow=(0.0, 1))
+    assert [r["calls"] for r in runs] == [1, 1, 1]
