@@ -219,9 +219,9 @@ class Sweep:
         self.base = self.load(g, gpu)
         budgets = self.doc["budget_fractions"]
         order = spread_order(budgets) if self.args.order == "spread" else budgets
-        # the hybrid first, at every budget (the sweep's subject), with resident beside it; then the
-        # engines that keep nothing between iterations, once per footprint; a deadline cuts the
-        # later sections first
+        # the hybrid first, at every budget (the sweep's subject), with resident and the engines that
+        # keep nothing between iterations (once per footprint) interleaved with it, or after it with
+        # --no-interleave; unified last; a deadline cuts the later sections first
         stateless = [e for e in engines if e != "resident" and registry.engine_class(e).moves in STATELESS_MOVES]
         separately = stateless   # the stateless engines measured in a section of their own
         if args.interleave and args.hybrid:
@@ -356,27 +356,20 @@ class Sweep:
         whose warm-up took under ``--fast-s``, ``--fast-reps``. Where the deadline passes, the
         algorithms left are skipped."""
         t = time.perf_counter()
+        # (engine, fraction, handle, budget, extra): extra holds a stateless engine's footprint and
+        # the budgets that share it (the same buffers: the same runs by construction)
         handles = [("hybrid", fraction, *self.handle(fraction), {}) for fraction in order]
         for engine in stateless:
-            by_footprint: dict[int, list] = {}
+            by_footprint: dict[int, dict] = {}
             for fraction in order:
-                lg, budget = self.handle(fraction)
-                try:
-                    held = footprint(lg, engine, weighted)
-                except Exception as e:  # noqa: BLE001 - e.g. no buffer fits this budget
-                    self.log(f"  {engine} at {fraction:g}: cannot build ({type(e).__name__}: {e})")
-                    self.runs.append({"algorithm": "*", "engine": engine, "budget_fraction": fraction,
-                                      "skipped": f"no buffer fits the budget: {type(e).__name__}: {e}",
-                                      "verified": False})
+                lg, budget, held = self.built(engine, fraction, weighted)
+                if held in by_footprint or held is None:
+                    if held is not None:
+                        by_footprint[held]["holds_for_budget_fractions"].append(fraction)
                     lg.close()
                     continue
-                if held in by_footprint:  # the same buffers as at a budget kept: the same runs
-                    by_footprint[held][-1]["holds_for_budget_fractions"].append(fraction)
-                    lg.close()
-                    continue
-                extra = {"device_buffer_bytes": held, "holds_for_budget_fractions": [fraction]}
-                by_footprint[held] = [engine, fraction, lg, budget, extra]
-                handles.append(tuple(by_footprint[held]))
+                by_footprint[held] = {"device_buffer_bytes": held, "holds_for_budget_fractions": [fraction]}
+                handles.append((engine, fraction, lg, budget, by_footprint[held]))
         for name in self.names():
             if self.left() < 0:
                 self.log(f"  deadline: {name} skipped")
@@ -400,9 +393,10 @@ class Sweep:
             for run, (engine, fraction, lg, budget, extra) in zip(runs, group):
                 run.update({"engine": engine, "budget_fraction": fraction, "budget_bytes": budget,
                             "interleaved_with": len(entries)})
-                run.update({k: (sorted(v) if isinstance(v, list) else v) for k, v in extra.items()})
-                if len(run.get("holds_for_budget_fractions", [])) == 1:
-                    del run["holds_for_budget_fractions"]  # (a budget of its own: as stateless() writes it)
+                if extra:
+                    run["device_buffer_bytes"] = extra["device_buffer_bytes"]
+                    if len(extra["holds_for_budget_fractions"]) > 1:  # (alone: as stateless() writes it)
+                        run["holds_for_budget_fractions"] = sorted(extra["holds_for_budget_fractions"])
                 if run["calls"] > self.args.reps:
                     run["more_calls_because"] = (f"its first call took under --fast-s {self.args.fast_s:g} s: "
                                                  f"{run['calls']} calls after it (--fast-reps)")
@@ -436,14 +430,7 @@ class Sweep:
                               "skipped": "the call's deadline", "verified": False})
             return
         t = time.perf_counter()
-        lg, budget = self.handle(fraction)
-        try:
-            held = footprint(lg, engine, weighted)
-        except Exception as e:  # noqa: BLE001 - e.g. no buffer fits this budget
-            held = None
-            self.log(f"  {engine} at {fraction:g}: cannot build ({type(e).__name__}: {e})")
-            self.runs.append({"algorithm": "*", "engine": engine, "budget_fraction": fraction,
-                              "skipped": f"no buffer fits the budget: {type(e).__name__}: {e}", "verified": False})
+        lg, budget, held = self.built(engine, fraction, weighted)
         same = next((m for h, m in measured if h == held), None) if held is not None else None
         if same:
             for r in same.values():
@@ -459,6 +446,18 @@ class Sweep:
                 measured.append((held, done))
         lg.close()
         self.phase(engine, t)
+
+    def built(self, engine: str, fraction: float, weighted: bool):
+        """``(handle, budget, footprint)``: a handle at ``fraction`` with ``engine`` built on it, and the
+        arena bytes it holds; footprint None (the skip recorded) where no buffer fits the budget."""
+        lg, budget = self.handle(fraction)
+        try:
+            return lg, budget, footprint(lg, engine, weighted)
+        except Exception as e:  # noqa: BLE001 - e.g. no buffer fits this budget
+            self.log(f"  {engine} at {fraction:g}: cannot build ({type(e).__name__}: {e})")
+            self.runs.append({"algorithm": "*", "engine": engine, "budget_fraction": fraction,
+                              "skipped": f"no buffer fits the budget: {type(e).__name__}: {e}", "verified": False})
+            return lg, budget, None
 
     def budget_dependent(self, engine: str, order: list[float]) -> None:
         """``engine`` at every budget, in ``order``, until the deadline."""

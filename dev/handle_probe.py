@@ -31,17 +31,11 @@ import provenance  # noqa: E402
 
 
 def timed(name, lg, source, engine, reps):
-    """Median wall of ``reps`` calls after a warm-up, and the median call's host seconds a step
-    outside the kernels (the step's seconds less its kernel seconds)."""
-    pb.call(name, lg, source, engine)
-    walls, hosts = [], []
-    for _ in range(reps):
-        t = time.perf_counter()
-        r = pb.call(name, lg, source, engine)
-        walls.append(time.perf_counter() - t)
-        steps = r.record.steps
-        hosts.append(sum(s.seconds - s.kernel_seconds for s in steps) / max(1, len(steps)))
-        del r
+    """Median wall of ``reps`` calls after a warm-up (``peers_bench``'s timing), and the median
+    call's host seconds a step outside the kernels (the step's seconds less its kernel seconds)."""
+    _, walls, results, _ = pb._timed_calls(name, lg, source, engine, reps)
+    hosts = [sum(s.seconds - s.kernel_seconds for s in rec.steps) / max(1, len(rec.steps))
+             for rec, _, _ in results]
     return statistics.median(walls), statistics.median(hosts)
 
 
