@@ -398,7 +398,7 @@ class Sweep:
                     if len(extra["holds_for_budget_fractions"]) > 1:  # (alone: as stateless() writes it)
                         run["holds_for_budget_fractions"] = sorted(extra["holds_for_budget_fractions"])
                 if run["calls"] > self.args.reps:
-                    run["more_calls_because"] = (f"its first call took under --fast-s {self.args.fast_s:g} s: "
+                    run["more_calls_because"] = (f"its first call or first timed call took under --fast-s {self.args.fast_s:g} s: "
                                                  f"{run['calls']} calls after it (--fast-reps)")
                 elif run["calls"] < self.args.reps:
                     run["fewer_calls_because"] = (f"its first timed call took over --slow-s {self.args.slow_s:g} s: "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -166,3 +167,16 @@ def test_interleaved_calls_go_round_the_handles_after_each_ones_warm_up(monkeypa
     # a run whose first timed call was slow gets at most the slow reps (here every call is slow)
     runs = pb.time_ours_interleaved("sssp", entries, Checker(), 50.0, lambda msg: None, slow=(0.0, 1))
     assert [r["calls"] for r in runs] == [1, 1, 1]
+    # a slow warm-up (the hybrid builds its copies) but fast timed calls: the fast reps too
+    warmed = set()
+
+    def slow_warmup(name, lg, source, engine):
+        if lg.name not in warmed:
+            warmed.add(lg.name)
+            time.sleep(0.02)
+        return fake_call(name, lg, source, engine)
+
+    monkeypatch.setattr(pb, "call", slow_warmup)
+    runs = pb.time_ours_interleaved("sssp", entries, Checker(), 50.0, lambda msg: None, fast=(0.01, 5))
+    assert [r["calls"] for r in runs] == [5, 5, 5]
+    assert all(r["first_seconds"] >= 0.02 for r in runs)
