@@ -1228,6 +1228,39 @@ def test_wcc_sampling_reads_a_kept_copy_of_the_row_prefixes():
         assert not any(k[1] == "prefix" for k in lg.pool.blocks)
 
 
+def test_wcc_with_room_for_some_prefixes_copies_the_first_partitions_and_reads_the_rest_in_place():
+    """Where the budget holds the prefix copy of only the first partitions' rows, those rows are
+    read from the copy and the rest in place (before, every row was read in place: at 1% of
+    Kronecker 25 the sampling took 59 ms, the zerocopy engine alone 55.8, on an H200)."""
+    from graphferry.generators import kronecker_graph
+
+    g = kronecker_graph(13, seed=5)
+    ref = wcc(g, backend="cpu").labels
+    _, scipy_labels = csgraph.connected_components(g.to_scipy(), directed=True, connection="weak")
+    deg = np.minimum(np.diff(g.offsets), 2)
+    whole = int(deg.sum()) * 4 + 8 * (g.n + 1)
+    budget = whole // 2
+    with gf.load(g, backend="cpu", budget=budget, partition_bytes=g.m * 4 // 16) as lg:
+        first, second = wcc(lg, engine="hybrid"), wcc(lg, engine="hybrid")
+        prefixes = [b for k, b in lg.pool.blocks.items() if k[1] == "prefix"]
+        assert len(prefixes) == 1 and lg.arena.used_bytes <= budget
+        rows = prefixes[0].extra["rows"]
+        assert 0 < rows < g.n
+        np.testing.assert_array_equal(prefixes[0].offsets[1:], np.cumsum(deg[:rows]))
+        assert len(prefixes[0].indices) == deg[:rows].sum()
+        assert prefixes[0].nbytes <= budget
+    for r in (first, second):
+        np.testing.assert_array_equal(r.labels, ref)
+        assert same_partition(r.labels, scipy_labels)
+    sampling = [s for s in second.record.steps if s.op == "neighbor_map"][0]
+    engines = [p.engine for p in sampling.partitions]
+    his = np.cumsum([p.rows for p in sampling.partitions])   # every vertex's partition, in order
+    assert his[-1] == g.n and rows in set(his.tolist())          # whole partitions
+    assert engines == ["resident" if hi <= rows else "zerocopy" for hi in his]
+    # the second call gathers nothing: it reads only the rows past the copy in place
+    assert second.record.bytes_h2d <= first.record.bytes_h2d - int(deg[:rows].sum()) * 4
+
+
 def test_wcc_without_room_for_the_prefixes_reads_rows_in_place():
     from graphferry.generators import kronecker_graph
 

@@ -159,7 +159,7 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         self._exchange: dict[int, ExchangeEstimate] = {}  # per other executor: bytes its exchanges move
         self._exchange_speed: dict[int, ExchangeSpeed] = {}  # per other executor: measured / calibrated time
         self._host_view = None
-        self._prefix_edges: dict[int, int] = {}  # k -> sum of min(D(u), k): a prefix copy's edges
+        self._prefix_edges: dict[int, np.ndarray] = {}  # k -> each partition's sum of min(D(u), k)
         self._span: tuple[int, int] | None = None  # partitions a..b-1 held as one block (the span)
         self._span_moved: dict[int, int] = {}      # span partitions copied this round: bytes, for the record
         self._kernel_rate: dict[tuple[str, str], float] = {}  # (program, direction) -> device edges/s seen

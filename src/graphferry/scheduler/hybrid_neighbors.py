@@ -164,8 +164,10 @@ class NeighborMaps:
 
     def _neighbors_from_prefixes(self, st, fn: str, k: int, it, g_dev, gt_dev):
         """Run a function that reads at most its row's first ``k`` edges (``Program.neighbor_prefix``)
-        over every vertex in one device launch, from a copy of those prefixes kept in the pool;
-        None where the budget cannot hold the copy (the caller then places rows as usual).
+        over every vertex from a copy of those prefixes kept in the pool, in one device launch,
+        or in two where the budget holds the copy of only the first partitions' rows (the rest
+        read in place); None where it holds not even one partition's (the caller then places
+        rows as usual).
 
         Read in place, each row costs a request across the bus however few of its edges the
         function reads (Afforest's sampling reads 2 of a row: on a uniform graph of degree 32
@@ -173,32 +175,44 @@ class NeighborMaps:
         is ``min(D(u), k)`` edges a row and its offsets, gathered once from the mapped rows;
         it is worth more than the partitions it displaces while this function runs (it serves
         every row, they serve some), and as another side's idle block it is the first a later
-        edge map's span or slot displaces.
+        edge map's span or slot displaces. Where the whole copy does not fit, the rows it can
+        hold are still read from the device: at 1% of Kronecker 25's edges (84 MB; the copy
+        takes 402 MB) the sampling read every row in place, 59 ms a call where the zerocopy
+        engine alone took 55.8 (H200).
         """
         b, s = self.backend, self.side
         n, parts = s.n, s.partitions
         key = (("neighbors",) + tuple(self.key), "prefix", int(k))
         block = self.pool.blocks.get(key)
+        per_part = self._prefix_counts(k)   # each partition's sum of min(D(u), k)
         moved, t = 0, time.perf_counter()
         if block is None:
-            count = self._prefix_edges.get(k)
-            if count is None:
-                count = self._prefix_edges[k] = int(np.minimum(np.diff(s.offsets), k).sum())
             # any block not being read gives way (it serves some rows, the copy serves all), and
             # every slot gives its room back (made again when used): none is being read during a
             # neighbourhood map, this side's included. This side's slots kept their room before,
             # and after PageRank (the same unweighted side) WCC's sampling at 5% of Kronecker 25
             # found no room and read every row in place: 52 ms, where the copy takes 10 (H200)
-            block = self.pool.admit(key, max(1, count), s.indices.dtype, None, float("inf"), offsets=n + 1,
-                                    idle=lambda shape: True)
+            idle = lambda shape: True  # noqa: E731
+            covered = self._prefix_partitions(per_part, self.pool.largest_block(idle), s.indices.itemsize)
+            if covered == 0:
+                log.debug("hybrid: no room for one partition's row prefixes: rows read in place")
+                return None
+            rows, count = int(parts[covered - 1].hi), int(per_part[:covered].sum())
+            block = self.pool.admit(key, max(1, count), s.indices.dtype, None, float("inf"), offsets=rows + 1,
+                                    idle=idle)
             if block is None:
                 log.debug("hybrid: no room for the row prefixes (%d edges): rows read in place", count)
                 return None
+            block.extra["rows"] = rows
+            if covered < len(parts):
+                log.debug("hybrid: the row prefixes of %d of %d partitions fit: the rest read in place",
+                          covered, len(parts))
             # kept at a value above every block's now; it fades while other maps run
             block.value = 1.0 + max((blk.value for k2, blk in self.pool.blocks.items() if k2 != key), default=0.0)
             indices = self._mapped()[0]
-            b.row_prefixes(s.device_offsets(b), indices, k, block.offsets, block.indices)
+            b.row_prefixes(s.device_offsets(b)[: rows + 1], indices, k, block.offsets, block.indices)
             moved = count * s.indices.itemsize
+        rows = block.extra["rows"]
         self.pool.keep_for_call(key)   # this call's later maps (WCC's edge map) read around it
         self.pool.busy = {key}
         self.iterations += 1
@@ -206,14 +220,47 @@ class NeighborMaps:
         # the runtime's bundle of arrays, pointing at the prefixes' CSR (its own offsets and edges)
         g = dataclasses.replace(g_dev, offsets=block.offsets, indices=block.indices, weights=None, edge_base=0)
         handle = st.kernel_handle()
-        handle.kernels.neighbor_map(fn, handle.tables, g, gt_dev, 0, n, out)
+        handle.kernels.neighbor_map(fn, handle.tables, g, gt_dev, 0, rows, out)
+        if rows < n:  # the rows the copy does not hold, in place
+            handle.kernels.neighbor_map(fn, handle.tables, g_dev, gt_dev, rows, n, out)
         self._device_time(it, t)
         name0 = self.executors[0].name
         for p in parts:  # the gather's bytes, once, on the first partition
-            it.add_partition(p.index, "resident", moved, p.num_vertices, device=name0)
-            moved = 0
+            if p.hi <= rows:
+                it.add_partition(p.index, "resident", moved, p.num_vertices, device=name0)
+                moved = 0
+            else:  # the edges it reads across the bus (a line holds several)
+                it.add_partition(p.index, "zerocopy", int(per_part[p.index]) * s.indices.itemsize,
+                                 p.num_vertices, device=name0)
         self.pool.busy = set()
         return out
+
+    def _prefix_counts(self, k: int) -> np.ndarray:
+        """Each partition's edges in its rows' first ``k``: the sum of ``min(D(u), k)`` (kept)."""
+        counts = self._prefix_edges.get(k)
+        if counts is None:
+            s = self.side
+            per_row = np.minimum(np.diff(s.offsets), k)
+            counts = np.array([int(per_row[p.lo:p.hi].sum()) for p in s.partitions], dtype=np.int64)
+            self._prefix_edges[k] = counts
+        return counts
+
+    def _prefix_partitions(self, per_part: np.ndarray, room: int, itemsize: int) -> int:
+        """How many partitions, from the first, a prefix copy of ``room`` bytes holds: their
+        prefixes' edges and the int64 offsets of their rows (one more than the rows).
+
+        Example:
+            >>> from types import SimpleNamespace as NS
+            >>> import numpy as np
+            >>> parts = [NS(hi=10), NS(hi=20), NS(hi=30)]
+            >>> eng = NS(side=NS(partitions=parts))
+            >>> f = lambda room: NeighborMaps._prefix_partitions(eng, np.array([20, 20, 20]), room, 4)
+            >>> f(80 + 88), f(160 + 168 - 1), f(10**6), f(10)
+            (1, 1, 3, 0)
+        """
+        his = np.array([p.hi for p in self.side.partitions], dtype=np.int64)
+        need = np.cumsum(per_part) * itemsize + 8 * (his + 1)
+        return int(np.searchsorted(need, room, side="right"))
 
     def _device_time(self, it, t0: float) -> None:
         """Wait for the device; the iteration's kernel time is the wall time since ``t0``, or the

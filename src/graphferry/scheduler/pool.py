@@ -120,6 +120,15 @@ class BufferPool:
         """Free bytes a block may take: the slots' promised room excluded (but for ``exempt`` shapes)."""
         return self.arena.free_bytes - self._unallocated(exempt)
 
+    def largest_block(self, idle) -> int:
+        """The most bytes :meth:`admit` can give a block valued above every other, ``idle`` as
+        there: the free room, the slots of the shapes ``idle`` names and every block not being
+        read. (Not counted: the loaded graph's other engines and sides held whole, which it may
+        free too.)"""
+        slots = sum(_slot_bytes(s) for shape, have in self.slots.items() if idle(shape) for s in have)
+        blocks = sum(b.nbytes for k, b in self.blocks.items() if k not in self.busy)
+        return self.room_for_blocks(idle) + slots + blocks
+
     def release_slots(self, which) -> int:
         """Give back the device buffers of the slots of every shape ``which(shape)`` names (idle
         sides'); their pinned host staging is kept for the shape's next slots. Returns the bytes."""
