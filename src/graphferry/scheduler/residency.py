@@ -67,14 +67,15 @@ class Residency:
         device_times = b.take_device_times()
         if device_times is not None:
             it.copy_seconds, it.kernel_seconds = device_times
-        on_span = range(span[0], span[1]) if span is not None else range(0)
+        a, z = (span[0], span[1]) if span is not None else (0, 0)
+        # (a host loop over every partition each round: plain lists, not numpy scalars)
+        rows, lines, name0, add = stats.active_vertices.tolist(), stats.lines.tolist(), self.executors[0].name, \
+            it.add_partition
         for i in sorted(placed):
-            if i in on_span:
-                it.add_partition(i, "resident", self._span_moved.pop(i, 0), self._rows(stats, i, dense),
-                                 device=self.executors[0].name)
+            if a <= i < z:
+                add(i, "resident", self._span_moved.pop(i, 0), rows[i], name0)
             else:
-                it.add_partition(i, "zerocopy", int(stats.lines[i]) * LINE_BYTES, self._rows(stats, i, dense),
-                                 device=self.executors[0].name)
+                add(i, "zerocopy", lines[i] * LINE_BYTES, rows[i], name0)
         # the floor as for any plan: the active bytes of partitions not resident when it began
         it.floor_bytes = self._floor_bytes(stats, [i for i in placed if i not in resident], dense)
         self.pool.busy = set()  # as every other plan's end: nothing is being read now
