@@ -17,7 +17,10 @@ iteration for PageRank, a single engine's run standing for every budget its
     python bench/sweep_targets.py bench/results/budget-sweep-kron25-h200.json [--strict]
 
 Prints one line per check (``ok`` or ``MISS`` with the figures) and a summary; ``--strict`` exits
-1 when any is missed. Checks with nothing to compare (a run the call's deadline cut) say so.
+1 when any is missed. Checks with nothing to compare (a run the call's deadline cut, a peer's run
+left unchecked) say so. A missed comparison of two of our runs also says how far the ratio moves
+over their calls (:func:`spread`): WCC's calls vary by 20% on an H200 (its atomics), so a 1.08x
+between medians of nine calls can be the calls' order, not the engines'.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
@@ -49,6 +54,39 @@ def _pair_ms(a: dict, b: dict) -> tuple[float, float, str]:
     return milliseconds(a), milliseconds(b), "ms"
 
 
+def spread(a: dict, b: dict, resamples: int = 2000) -> tuple[float, float] | None:
+    """The 5th and 95th percentiles of ``a``'s median over ``b``'s when each run's timed calls
+    (``all_seconds``, per iteration where the run says its iterations) are resampled with
+    replacement (a fixed seed: the same file gives the same figures); None where either run has
+    fewer than three calls.
+
+    Example:
+        >>> lo, hi = spread({"all_seconds": [1.0, 1.2, 1.1, 1.3, 0.9]}, {"all_seconds": [1.0, 1.1, 1.2, 1.0, 1.3]})
+        >>> lo < 1.0 < hi
+        True
+    """
+    def calls(r):
+        x = np.asarray(r.get("all_seconds") or [], dtype=np.float64)
+        return x / r["iterations"] if r.get("seconds_per_iteration") and r.get("iterations") else x
+
+    x, y = calls(a), calls(b)
+    if len(x) < 3 or len(y) < 3:
+        return None
+    rng = np.random.default_rng(0)
+    ratios = (np.median(rng.choice(x, (resamples, len(x))), axis=1)
+              / np.median(rng.choice(y, (resamples, len(y))), axis=1))
+    return float(np.percentile(ratios, 5)), float(np.percentile(ratios, 95))
+
+
+def _ratio_check(name: str, a: dict, b: dict, slack: float, figures: str) -> tuple[str, bool, str]:
+    """``a`` (the hybrid) against ``b`` at ``slack``; a miss says whether the calls' spread reaches it."""
+    ratio = milliseconds(a) / milliseconds(b)
+    if ratio > slack and (sp := spread(a, b)) is not None:
+        figures += f" (resampled calls: {sp[0]:.2f}-{sp[1]:.2f}x" + (", within the calls' spread)" if sp[0] <= slack
+                                                                    else ")")
+    return name, ratio <= slack, figures
+
+
 def checks(doc: dict, slack: float = SLACK) -> list[tuple[str, bool | None, str]]:
     """``(name, held, figures)`` per check; ``held`` None where there is nothing to compare."""
     points = sweep_points(doc["runs"])
@@ -65,21 +103,22 @@ def checks(doc: dict, slack: float = SLACK) -> list[tuple[str, bool | None, str]
                 out.append((f"best single {panel} {f:.0%}", None, "no hybrid run" if h is None else "no single engine"))
                 continue
             ratio = milliseconds(h) / milliseconds(b)
-            out.append((f"best single {panel} {f:.0%}", ratio <= slack,
-                        f"hybrid {milliseconds(h):.1f} / {b['engine']} {milliseconds(b):.1f} = {ratio:.2f}x"))
+            out.append(_ratio_check(f"best single {panel} {f:.0%}", h, b, slack,
+                                    f"hybrid {milliseconds(h):.1f} / {b['engine']} {milliseconds(b):.1f} = {ratio:.2f}x"))
         res = next((r for r in points if r["engine"] == "resident" and panel_of(r) == panel), None)
         if 1.0 in hybrid and res is not None:
             ratio = milliseconds(hybrid[1.0]) / milliseconds(res)
-            out.append((f"resident {panel} 100%", ratio <= slack,
-                        f"hybrid {milliseconds(hybrid[1.0]):.1f} / resident {milliseconds(res):.1f} = {ratio:.2f}x"))
+            out.append(_ratio_check(f"resident {panel} 100%", hybrid[1.0], res, slack,
+                                    f"hybrid {milliseconds(hybrid[1.0]):.1f} / resident {milliseconds(res):.1f} = "
+                                    f"{ratio:.2f}x"))
         ran = sorted(hybrid)
         worst = max(((milliseconds(hybrid[hi]) / milliseconds(hybrid[lo]), lo, hi)
                      for i, lo in enumerate(ran) for hi in ran[i + 1:]), default=None)
         if worst is not None:
             ratio, lo, hi = worst
-            out.append((f"monotone {panel}", ratio <= slack,
-                         f"worst: {hi:.0%} {milliseconds(hybrid[hi]):.1f} against {lo:.0%} "
-                         f"{milliseconds(hybrid[lo]):.1f} = {ratio:.2f}x"))
+            out.append(_ratio_check(f"monotone {panel}", hybrid[hi], hybrid[lo], slack,
+                                    f"worst: {hi:.0%} {milliseconds(hybrid[hi]):.1f} against {lo:.0%} "
+                                    f"{milliseconds(hybrid[lo]):.1f} = {ratio:.2f}x"))
     out += _peer_checks(points)
     return out
 
@@ -89,6 +128,9 @@ def _peer_checks(points: list[dict]) -> list[tuple[str, bool | None, str]]:
     hybrid_at = {(panel_of(r), r["budget_fraction"]): r for r in points if r["engine"] == "hybrid"}
     peers = {(r["engine"], panel_of(r)): r for r in points if str(r["engine"]).startswith("peer:")
              and r.get("verified") is not False}
+    # a peer's run left unchecked (its verifier cut by the call's deadline): no figure, and said so
+    unchecked = {(r["engine"], panel_of(r)): r for r in points if str(r["engine"]).startswith("peer:")
+                 and r.get("verified") is False}
     h, emogi = hybrid_at.get(("sssp", 0.25)), peers.get(("peer:emogi-gpu", "sssp"))
     if h is not None and emogi is not None:
         ratio = milliseconds(h) / milliseconds(emogi)
@@ -98,6 +140,9 @@ def _peer_checks(points: list[dict]) -> list[tuple[str, bool | None, str]]:
     for peer in ("peer:gapbs", "peer:emogi-zerocopy"):
         for panel in PANELS:
             h, p = hybrid_at.get((panel, 0.05)), peers.get((peer, panel))
+            if h is not None and p is None and (peer, panel) in unchecked:
+                out.append((f"5% {panel} against {peer.removeprefix('peer:')}", None,
+                            f"its run was not checked ({unchecked[(peer, panel)].get('verified_how', '')})"))
             if h is None or p is None:
                 continue
             hm, pm, unit = _pair_ms(h, p)
@@ -126,8 +171,10 @@ def main(argv=None) -> int:
     for name, held, figures in results:
         print(f"{'-' if held is None else 'ok' if held else 'MISS':>4}  {name}: {figures}")
     missed = [name for name, held, _ in results if held is False]
-    print(f"{args.results.name}: {sum(h is True for _, h, _ in results)} held, {len(missed)} missed, "
-          f"{sum(h is None for _, h, _ in results)} without figures")
+    noise = sum(held is False and "within the calls' spread" in figures for _, held, figures in results)
+    print(f"{args.results.name}: {sum(h is True for _, h, _ in results)} held, {len(missed)} missed"
+          + (f" ({noise} within the calls' spread)" if noise else "")
+          + f", {sum(h is None for _, h, _ in results)} without figures")
     return 1 if args.strict and missed else 0
 
 

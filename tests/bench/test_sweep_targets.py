@@ -62,3 +62,30 @@ def test_the_command_reports_and_strict_fails_on_a_miss(tmp_path, capsys):
     (tmp_path / "other.json").write_text(json.dumps({"runs": []}))
     assert sweep_targets.main([str(tmp_path / "other.json")]) == 2
     assert "error: " in capsys.readouterr().err
+
+
+def test_a_miss_says_whether_the_calls_spread_reaches_the_target_and_unchecked_peers_have_no_figure():
+    """A miss between two of our runs says how far the ratio of medians moves when each run's calls
+    are resampled (WCC's calls vary by 20% on an H200), and whether that reaches the target; a peer's
+    run its verifier did not check gives no figure, and the check says so."""
+    import sweep_targets
+
+    noisy = [0.012, 0.019, 0.013, 0.016, 0.012, 0.018, 0.014, 0.013, 0.017]
+    steady = [0.0150, 0.0151, 0.0152, 0.0150, 0.0151, 0.0150, 0.0152, 0.0151, 0.0150]
+    doc = {"budget_fractions": [0.05, 1.0], "runs": [
+        run("hybrid", "wcc", 1.0, 0.0150, all_seconds=[0.0150] * 3 + [0.0149, 0.0151] * 3),
+        run("resident", "wcc", 1.0, 0.0140, all_seconds=noisy, fits_from_budget_fraction=0.5),
+        run("hybrid", "bfs", 1.0, 0.0180, all_seconds=[x * 1.2 for x in steady]),
+        run("resident", "bfs", 1.0, 0.0150, all_seconds=steady, fits_from_budget_fraction=0.5),
+        run("hybrid", "sssp", 0.05, 0.100),
+        run("peer:gapbs", "sssp", None, 1.4, verified=False, verified_how="unchecked: its verifier printed no verdict"),
+    ]}
+    got = {name: (held, figures) for name, held, figures in sweep_targets.checks(doc)}
+    held, figures = got["resident wcc 100%"]
+    assert held is False and "within the calls' spread" in figures      # 1.07x, the calls reach 1.0x
+    held, figures = got["resident bfs 100%"]
+    assert held is False and "resampled calls: 1.19-1.21x)" in figures  # every call 1.2x: a real miss
+    assert got["5% sssp against gapbs"] == (None, "its run was not checked (unchecked: its verifier printed no verdict)")
+    lo, hi = sweep_targets.spread(doc["runs"][1], doc["runs"][1])
+    assert lo < 1.0 < hi
+    assert sweep_targets.spread(run("a", "bfs", 1.0, 1.0, all_seconds=[1.0, 1.0]), doc["runs"][1]) is None
