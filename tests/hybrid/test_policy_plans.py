@@ -163,3 +163,77 @@ def test_the_span_window_is_the_most_valuable_run_that_fits(parts, room):
         return
     assert edges[a:z].sum() <= room and z > a
     assert worth[a:z].sum() >= max(r[0] for r in runs) * (1 - 1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_where_the_bounds_say_only_in_place_pricing_copies_nothing_whole_and_moves_nothing_to_the_cpu(data):
+    """``Policy.only_in_place`` answers from bounds (each partition's lines at the dearest price a line
+    has, its whole copy, the exchange a CPU executor would need) whether pricing every partition would
+    place any to be copied whole (filter, or the filter plan) or on a CPU executor. Wherever it says
+    True, ``decide`` reads every partition the device does not hold in place or gathers it (the
+    hybrid then runs its whole-side plan unpriced); over random rounds, H200-like and nominal rates."""
+    from graphferry.scheduler.executors import Executor
+
+    n = data.draw(st.integers(1, 24))
+    part_edges = np.array(data.draw(st.lists(st.integers(1, 10**7), min_size=n, max_size=n)), dtype=np.int64)
+    active_edges = np.array([data.draw(st.integers(0, int(e))) for e in part_edges], dtype=np.int64)
+    active_vertices = np.where(active_edges > 0, np.maximum(1, active_edges // 8), 0)
+    lines = np.array([data.draw(st.integers(int(e > 0), max(1, int(e) // 4))) if e else 0 for e in active_edges],
+                     dtype=np.int64)
+    held = set(data.draw(st.lists(st.integers(0, n - 1), max_size=n, unique=True)))
+    cpu = data.draw(st.booleans())
+    executors = [Executor("gpu0", None, True)] + ([Executor("cpu", None, False)] if cpu else [])
+    state_bytes = data.draw(st.integers(0, 10**9))
+    exchange = {1: float(data.draw(st.integers(0, 10**9)))} if cpu and data.draw(st.booleans()) else {}
+    cal = data.draw(st.sampled_from([Calibration.nominal(), h200_calibration(1.0, data.draw(st.integers(2**16, 2**26)))]))
+    stats = PartitionStats(active_vertices, active_edges, lines, None)
+    ctx = Decision(stats, [None] * n, held, executors, data.draw(st.sampled_from(["push", "pull"])), "min", 8, 4,
+                   state_bytes, 3, exchange, partition_edges=part_edges, range_bytes_per_edge=data.draw(st.sampled_from([None, 4.125])),
+                   copy_slots=data.draw(st.booleans()))
+    policy, model = Policy(), CostModel(cal)
+    if not policy.only_in_place(ctx, model):
+        return
+    placed = policy.decide(ctx, model)
+    assert set(placed) == set(stats.active().tolist())
+    for i, (ex, engine) in placed.items():
+        assert ex == 0, (i, ex, engine)
+        assert engine in ({"resident"} if i in held else {"zerocopy", "compaction"}), (i, engine)
+
+
+def test_the_hybrids_sparse_rounds_the_bounds_answer_are_the_ones_pricing_reads_in_place(monkeypatch):
+    """The hybrid takes the bounds' answer instead of pricing a sparse round where they say every
+    partition it does not hold is read in place or gathered (its whole-side plan runs for either).
+    In the calls (SSSP and BFS, a CPU executor beside the simulated device), every round they
+    answered was priced too: none placed a partition on the CPU or copied one whole; the answers
+    are scipy's."""
+    from scipy.sparse.csgraph import shortest_path
+
+    from graphferry.algorithms.bfs import bfs
+
+    only = Policy.only_in_place
+    seen = {"bounded": 0, "wrong": []}
+
+    def checked(self, ctx, model):
+        answer = only(self, ctx, model)
+        if answer:
+            seen["bounded"] += 1
+            held = set(ctx.resident)
+            seen["wrong"] += [(i, ex, engine) for i, (ex, engine) in self.decide(ctx, model).items()
+                              if ex != 0 or engine not in ({"resident"} if i in held else {"zerocopy", "compaction"})]
+        return answer
+
+    monkeypatch.setattr(Policy, "only_in_place", checked)
+    for weighted in (True, False):
+        g = kronecker_graph(14, seed=3, weighted=weighted)
+        source = int(np.argmax(np.diff(g.offsets)))
+        with gf.load(g, backend="cpu", budget=g.m * 8 // 4, partition_bytes=g.m * 8 // 16) as lg:
+            for _ in range(3):
+                if weighted:
+                    np.testing.assert_allclose(sssp(lg, source, engine="hybrid").distances,
+                                               dijkstra(g.to_scipy(), indices=source), rtol=1e-5)
+                else:
+                    levels = bfs(lg, source, engine="hybrid").levels
+                    hops = shortest_path(g.to_scipy(), unweighted=True, indices=source)
+                    np.testing.assert_array_equal(levels, np.where(np.isinf(hops), -1, hops).astype(levels.dtype))
+    assert seen["bounded"] > 0 and not seen["wrong"], seen

@@ -46,7 +46,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..engines.registry import names_where
-from .cost import CLASS_OF_COMBINE, Calibration, CostModel
+from .cost import CLASS_OF_COMBINE, LINE_BYTES, TRANSFER_ENGINES, Calibration, CostModel
 
 
 def device_engines() -> tuple[str, ...]:
@@ -142,6 +142,66 @@ class Policy:
         if self.mix is not None:
             return {int(i): self._place_forced(ctx, int(i), split) for i in active}
         return self._cost_driven(ctx, active, model, split)
+
+    def only_in_place(self, ctx: Decision, model: CostModel | None) -> bool:
+        """True when :meth:`decide` surely places every active partition the device does not hold
+        to be read in place or gathered (zerocopy or compaction): none copied whole (filter, alone
+        or as the filter plan), none on a CPU executor, none on an engine registered beside
+        HyTGraph's three. Bounds, not prices, so a sparse round's answer costs a few sums where
+        pricing every partition costs hundreds of host operations (on the H200 the hybrid's BFS at
+        1% of Kronecker 25 spent 1.3-1.4 ms more host time than the zerocopy engine alone on each of
+        its two last rounds, 6,253 and 19 active edges, the same plan; a sparse round's kernels
+        take a tenth of that). False where a bound cannot say (dense rounds, forced mixes, the
+        paper's mode, every active partition held).
+
+        The bounds: a partition's in-place read costs at most its lines at the dearest price a
+        line has (:func:`line_seconds`), and the rule's price of it is at most that. Where each
+        is below that partition's whole copy, the rule copies none, and the filter plan (every
+        one copied, at least one launch) costs more than the zerocopy plan (every one read in
+        place, one launch), which :meth:`_single_engine_plan` weighs before it. The device's
+        share is at most the reads and its kernels; where a CPU executor's state exchange alone
+        takes longer, :func:`split_to_host` moves nothing.
+
+        Example (a partition held and two read in place, 16 and 8 lines of 10**6-edge partitions):
+            >>> from graphferry.scheduler.stats import PartitionStats
+            >>> st = PartitionStats(np.array([2, 1, 3]), np.array([50, 20, 90]), np.array([16, 8, 30]), None)
+            >>> ctx = Decision(st, [None] * 3, {2}, [], "push", "min", 8, 8, 0, 0,
+            ...                partition_edges=np.array([10**6] * 3))
+            >>> Policy().only_in_place(ctx, CostModel(Calibration.nominal()))
+            True
+            >>> st.lines[:] = [10**6, 8, 30]                         # reading it costs more than its copy
+            >>> Policy().only_in_place(ctx, CostModel(Calibration.nominal()))
+            False
+        """
+        s = ctx.stats
+        if model is None or self.mix is not None or self.mode == "paper" or s.dense or model.mode != "calibrated":
+            return False
+        if set(names_where(hybrid_picks=True)) - set(TRANSFER_ENGINES):
+            return False   # an engine beside HyTGraph's three is priced, not bounded
+        active = s.active()
+        held = np.fromiter(ctx.resident, dtype=np.int64, count=len(ctx.resident))
+        away = active[~np.isin(active, held)] if len(held) else active
+        if not len(away):
+            return False
+        c = model.calibration
+        reads = s.lines[away].astype(np.float64) * line_seconds(c)    # each at least its price in place
+        range_bytes = ctx.bytes_per_edge if ctx.range_bytes_per_edge is None else ctx.range_bytes_per_edge
+        copies = ctx.partition_edges[away].astype(np.float64) * range_bytes / c.copy_bandwidth   # filter's
+        in_place = float(reads.sum())
+        # the rule copies a partition whole only where that costs no more than reading it in place;
+        # the filter plan (every one copied, a launch or more) then costs more than the zerocopy
+        # plan (every one read in place, one launch), which the policy weighs first
+        if not (reads < copies).all():
+            return False
+        host_k = next((k for k, e in enumerate(ctx.executors) if not e.device_side), None)
+        if ctx.combine is not None and len(ctx.executors) > 1 and self.use_cpu and host_k is not None:
+            klass = CLASS_OF_COMBINE.get(ctx.combine, "traversal")
+            kernels = (float(s.active_edges[active].sum()) / c.edge_rate("device", klass, ctx.direction)
+                       + len(active) * c.launch_seconds)
+            sync = ctx.exchange_bytes.get(host_k, 2 * ctx.state_bytes) / c.state_bandwidth
+            if sync < in_place + kernels:
+                return False
+        return True
 
     def _place_forced(self, ctx: Decision, i: int, split: bool) -> tuple[int, str]:
         where, engine = self.forced(i, ctx.iteration)
@@ -455,6 +515,22 @@ class NeighborDecision:
     iteration: int = 0
     exchange_bytes: dict = field(default_factory=dict)
     held: frozenset = frozenset()  # partitions whose edges edge maps keep on the device (span, own blocks)
+
+
+def line_seconds(calibration: Calibration) -> float:
+    """The most a zero-copy line costs at ``calibration``'s rates (:meth:`CostModel.price`: a line
+    whose rows use ``r`` of its bytes costs ``r / rate(r)``, ``r`` between the smallest request
+    measured and a whole line). Between two measured sizes the rate is linear in ``log r``, so
+    ``r / rate(r)`` has no maximum inside: the largest is at a measured size or an end.
+
+    Example:
+        >>> cal = Calibration.nominal()
+        >>> line_seconds(cal) == max(32 / cal.zerocopy_rate(32), 128 / cal.zerocopy_rate(128))
+        True
+    """
+    sizes = sorted(calibration.zerocopy_bandwidth)
+    ends = [float(r) for r in sizes if sizes[0] <= r <= LINE_BYTES] + [float(min(sizes[0], LINE_BYTES)), float(LINE_BYTES)]
+    return max(r / calibration.zerocopy_rate(r) for r in ends)
 
 
 def split_to_host(dev_cost, host_cost, sync: float) -> list[int]:
