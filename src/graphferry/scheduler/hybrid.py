@@ -269,14 +269,7 @@ class HybridEngine(NeighborMaps, Residency, Engine):
                                               and (st.program.name, direction, k) not in self._host_tried),
                        copy_slots=shape is not None)
         model = None if policy.mix is not None else policy.model(self.calibration_for)
-        if dense:
-            placed = self._dense.place(ctx, policy, model)
-        elif policy.whole_side and policy.only_in_place(ctx, model):
-            # pricing would read every partition not held in place or gather it, and the
-            # whole-side plan runs for either (_whole_side_pays): its placements, unpriced
-            placed = {i: (0, "resident" if i in resident else "zerocopy") for i in stats.active().tolist()}
-        else:
-            placed = policy.decide(ctx, model)
+        placed = self._dense.place(ctx, policy, model) if dense else policy.decide_sparse(ctx, model)
         self.iterations += 1
         return _Round(stats, dense, shape, k, resident_before, resident, state_bytes, model, placed)
 

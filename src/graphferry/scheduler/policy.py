@@ -143,6 +143,15 @@ class Policy:
             return {int(i): self._place_forced(ctx, int(i), split) for i in active}
         return self._cost_driven(ctx, active, model, split)
 
+    def decide_sparse(self, ctx: Decision, model: CostModel | None) -> dict[int, tuple[int, str]]:
+        """:meth:`decide` for the hybrid's sparse round, unpriced where :meth:`only_in_place` says
+        pricing would read every partition the device does not hold in place or gather it: the
+        hybrid's whole-side plan runs for either (``HybridEngine._whole_side_pays``), and these
+        are its placements (resident where held, else zerocopy)."""
+        if self.whole_side and self.only_in_place(ctx, model):
+            return {i: (0, "resident" if i in ctx.resident else "zerocopy") for i in ctx.stats.active().tolist()}
+        return self.decide(ctx, model)
+
     def only_in_place(self, ctx: Decision, model: CostModel | None) -> bool:
         """True when :meth:`decide` surely places every active partition the device does not hold
         to be read in place or gathered (zerocopy or compaction): none copied whole (filter, alone
