@@ -384,7 +384,8 @@ class Sweep:
             try:
                 runs = pb.time_ours_interleaved(name, entries, self.checker, self.pinned_gbps, self.log,
                                                 fast=(self.args.fast_s, self.args.fast_reps),
-                                                slow=(self.args.slow_s, self.args.slow_reps))
+                                                slow=(self.args.slow_s, self.args.slow_reps),
+                                                spread=(self.args.spread_iqr, self.args.spread_reps))
             except Exception as e:  # noqa: BLE001 - one failing algorithm must not lose the others
                 self.log(f"  {name}: FAILED {type(e).__name__}: {e}")
                 self.runs.append({"algorithm": name, "engine": "hybrid", "error": f"{type(e).__name__}: {e}",
@@ -397,7 +398,7 @@ class Sweep:
                     run["device_buffer_bytes"] = extra["device_buffer_bytes"]
                     if len(extra["holds_for_budget_fractions"]) > 1:  # (alone: as stateless() writes it)
                         run["holds_for_budget_fractions"] = sorted(extra["holds_for_budget_fractions"])
-                if run["calls"] > self.args.reps:
+                if run["calls"] > self.args.reps and "more_calls_because" not in run:
                     run["more_calls_because"] = (f"its first call or first timed call took under --fast-s {self.args.fast_s:g} s: "
                                                  f"{run['calls']} calls after it (--fast-reps)")
                 elif run["calls"] < self.args.reps:
@@ -538,6 +539,9 @@ def main(argv=None) -> int:
                     help="interleaved runs whose first call took less than this get --fast-reps calls after it")
     ap.add_argument("--fast-reps", type=int, default=9,
                     help="... at least this many: a run of a few milliseconds varies by 10%% from call to call")
+    ap.add_argument("--spread-iqr", type=float, default=0.1,
+                    help="a run whose calls' interquartile range exceeds this share of their median ...")
+    ap.add_argument("--spread-reps", type=int, default=25, help="... gets this many calls (interleaved runs)")
     ap.add_argument("--order", choices=["spread", "ascending"], default="spread",
                     help="the budgets' order: spread (100%%, 1%%, then the middles of the largest gaps: a call cut "
                          "by its deadline keeps a sweep) or ascending")
@@ -569,6 +573,7 @@ def main(argv=None) -> int:
         args.scale = min(args.scale, 10)
         args.reps = min(args.reps, 2)
         args.fast_reps = min(args.fast_reps, args.reps)
+        args.spread_reps = min(args.spread_reps, args.reps)
     if args.engines is None:
         args.engines = sweep_engines()
     pb.PR_ITERATIONS = args.pr_iterations

@@ -667,7 +667,8 @@ def time_ours(name, lg, source, engine, reps, checker, pinned_gbps, log, label=N
     return _summarise(name, lg, engine, reps, checker, pinned_gbps, log, label, warmup, walls, results, r)
 
 
-def time_ours_interleaved(name, entries, checker, pinned_gbps, log, fast=None, slow=None) -> list[dict]:
+def time_ours_interleaved(name, entries, checker, pinned_gbps, log, fast=None, slow=None,
+                          spread=None) -> list[dict]:
     """``time_ours`` for several handles at once, their calls interleaved: each ``(lg, source, engine,
     reps, label)`` of ``entries`` gets its warm-up call, then the timed calls go round the entries
     (the round's order turned by one each time) until each has had its ``reps``. ``fast``
@@ -676,7 +677,11 @@ def time_ours_interleaved(name, entries, checker, pinned_gbps, log, fast=None, s
     atomics; the hybrid's warm-up builds its copies, so WCC's took 250 ms and a 15 ms run got 3
     calls, whose median put 10% of the edges 1.08x behind 5% on the H200); ``slow``
     (``(seconds, reps)``): an entry whose first timed call took longer gets at most ``reps`` (the
-    warm-up call compiles and builds, so it cannot say). Runs to be compared
+    warm-up call compiles and builds, so it cannot say). ``spread`` (``(fraction, reps)``): after
+    those turns, entries whose calls' interquartile range exceeds ``fraction`` of their median get
+    at least ``reps`` calls, in turns among themselves (WCC's calls at Kronecker 25 on an H200 ran
+    12-19 ms for the same work, and nine calls' medians put the hybrid at 100%, which runs the
+    resident engine's own maps, 1.08x behind resident). Runs to be compared
     with each other (the hybrid at two budgets, the hybrid against resident) then see the same
     states of the host: on the H200 a BFS call's host time outside the kernels sat at 0.35 or 0.6
     ms a step for seconds at a time, whatever the engine or budget (dev/handle_probe.py), so runs
@@ -689,24 +694,39 @@ def time_ours_interleaved(name, entries, checker, pinned_gbps, log, fast=None, s
         if fast is not None and warmup < fast[0]:
             reps = max(reps, fast[1])
         state.append({"warmup": warmup, "reps": reps, "walls": [], "results": [], "r": None})
-    k = len(entries)
-    for turn in range(max((s["reps"] for s in state), default=0)):
-        for j in [(turn + i) % k for i in range(k)]:
-            lg, source, engine, _, _ = entries[j]
-            s = state[j]
-            if len(s["walls"]) >= s["reps"]:
-                continue
-            s["r"] = None  # a user's loop drops the last result before the next call
-            wall, result, s["r"] = _timed_call(name, lg, source, engine)
-            s["walls"].append(wall)
-            s["results"].append(result)
-            if fast is not None and len(s["walls"]) == 1 and wall < fast[0]:
-                s["reps"] = max(s["reps"], fast[1])
-            if slow is not None and len(s["walls"]) == 1 and wall > slow[0]:
-                s["reps"] = min(s["reps"], max(1, slow[1]))
-    return [_summarise(name, lg, engine, s["reps"], checker, pinned_gbps, log, label, s["warmup"], s["walls"],
+    def turns():
+        k = len(entries)
+        for turn in range(max((s["reps"] for s in state), default=0)):
+            for j in [(turn + i) % k for i in range(k)]:
+                lg, source, engine, _, _ = entries[j]
+                s = state[j]
+                if len(s["walls"]) >= s["reps"]:
+                    continue
+                s["r"] = None  # a user's loop drops the last result before the next call
+                wall, result, s["r"] = _timed_call(name, lg, source, engine)
+                s["walls"].append(wall)
+                s["results"].append(result)
+                if fast is not None and len(s["walls"]) == 1 and wall < fast[0]:
+                    s["reps"] = max(s["reps"], fast[1])
+                if slow is not None and len(s["walls"]) == 1 and wall > slow[0]:
+                    s["reps"] = min(s["reps"], max(1, slow[1]))
+
+    turns()
+    if spread is not None:
+        for s in state:
+            walls = np.asarray(s["walls"])
+            if len(walls) >= 4 and np.subtract(*np.percentile(walls, [75, 25])) > spread[0] * np.median(walls):
+                s["reps"] = max(s["reps"], spread[1])
+                s["spread_after"] = len(walls)
+        turns()
+    runs = [_summarise(name, lg, engine, s["reps"], checker, pinned_gbps, log, label, s["warmup"], s["walls"],
                        s["results"], s["r"])
             for (lg, _, engine, _, label), s in zip(entries, state)]
+    for run, s in zip(runs, state):
+        if "spread_after" in s:
+            run["more_calls_because"] = (f"the interquartile range of its first {s['spread_after']} calls exceeded "
+                                         f"{spread[0]:g} of their median: {len(s['walls'])} calls")
+    return runs
 
 
 def _summarise(name, lg, engine, reps, checker, pinned_gbps, log, label, warmup, walls, results, r) -> dict:

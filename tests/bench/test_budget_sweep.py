@@ -180,3 +180,22 @@ def test_interleaved_calls_go_round_the_handles_after_each_ones_warm_up(monkeypa
     runs = pb.time_ours_interleaved("sssp", entries, Checker(), 50.0, lambda msg: None, fast=(0.01, 5))
     assert [r["calls"] for r in runs] == [5, 5, 5]
     assert all(r["first_seconds"] >= 0.02 for r in runs)
+    # calls whose spread is wide (here b's: 2 ms, then 20 ms, in turn) get the spread's reps, in turns
+    # among themselves; steady ones (a's and c's, 10 ms each) keep theirs
+    slow_calls = {"b": 0}
+
+    def noisy(name, lg, source, engine):
+        if lg.name == "b":
+            slow_calls["b"] += 1
+            time.sleep(0.020 if slow_calls["b"] % 2 else 0.002)
+        else:
+            time.sleep(0.010)
+        return fake_call(name, lg, source, engine)
+
+    monkeypatch.setattr(pb, "call", noisy)
+    calls.clear()
+    runs = pb.time_ours_interleaved("sssp", entries, Checker(), 50.0, lambda msg: None, fast=(1.0, 4),
+                                    spread=(0.3, 8))
+    assert [r["calls"] for r in runs] == [4, 8, 4]
+    assert "interquartile range" in runs[1]["more_calls_because"] and "more_calls_because" not in runs[0]
+    assert calls[3 + 12:] == ["b"] * 4
