@@ -83,7 +83,7 @@ from ..engines.registry import engine_class
 from .executors import ExecutorState, owned_ranges
 from .hybrid_neighbors import NeighborMaps
 from .policy import Decision, DensePlacements, ExchangeEstimate, ExchangeSpeed, Policy, device_engines, smoothed
-from .residency import Residency, _slot_bytes
+from .residency import Residency
 from .stats import partition_stats
 
 log = logging.getLogger(__name__)
@@ -205,9 +205,8 @@ class HybridEngine(NeighborMaps, Residency, Engine):
         cap = max(1, s.max_partition_edges())
         # other sides' slots take their room, but for idle sides' (another call read them: the
         # pool gives theirs back, :meth:`BufferPool.slot`)
-        budget = self.arena.budget_bytes - sum(
-            _slot_bytes(x) for shape, slots in self.pool.slots.items()
-            if shape[0] != self.key and not self._idle_shape(shape) for x in slots)
+        budget = self.arena.budget_bytes - self.pool.slot_bytes(
+            lambda shape: shape[0] != self.key and not self._idle_shape(shape))
         # a slot's buffers as allocated (packed: whole groups, one more at the ends)
         while k > 1 and 2 * s.range_buffer_bytes(k * cap) > budget // 2:
             k -= 1

@@ -120,14 +120,22 @@ class BufferPool:
         """Free bytes a block may take: the slots' promised room excluded (but for ``exempt`` shapes)."""
         return self.arena.free_bytes - self._unallocated(exempt)
 
+    def slot_bytes(self, which=None) -> int:
+        """Device bytes the slots hold, of the shapes ``which(shape)`` names (None: every shape)."""
+        return sum(_slot_bytes(s) for shape, have in self.slots.items() if which is None or which(shape)
+                   for s in have)
+
+    def pool_bytes(self) -> int:
+        """Device bytes the pool holds: its blocks and its slots."""
+        return sum(b.nbytes for b in self.blocks.values()) + self.slot_bytes()
+
     def largest_block(self, idle) -> int:
         """The most bytes :meth:`admit` can give a block valued above every other, ``idle`` as
         there: the free room, the slots of the shapes ``idle`` names and every block not being
         read. (Not counted: the loaded graph's other engines and sides held whole, which it may
         free too.)"""
-        slots = sum(_slot_bytes(s) for shape, have in self.slots.items() if idle(shape) for s in have)
         blocks = sum(b.nbytes for k, b in self.blocks.items() if k not in self.busy)
-        return self.room_for_blocks(idle) + slots + blocks
+        return self.room_for_blocks(idle) + self.slot_bytes(idle) + blocks
 
     def release_slots(self, which) -> int:
         """Give back the device buffers of the slots of every shape ``which(shape)`` names (idle

@@ -149,8 +149,7 @@ class Residency:
         no slot is promised, blocks worth less and not being read, the loaded graph's other
         engines and the sides held whole that this call does not read (an upper bound)."""
         pool, arena = self.pool, self.arena
-        pool_bytes = sum(b.nbytes for b in pool.blocks.values()) + sum(
-            _slot_bytes(x) for slots in pool.slots.values() for x in slots)
+        pool_bytes = pool.pool_bytes()
         wholes = sum(h.whole_bytes for h in pool.wholes.values())
         cheaper = sum(b.nbytes for k, b in pool.blocks.items() if b.value < value and k not in pool.busy)
         return (pool.room_for_blocks(self._idle_shape) + cheaper + max(0, arena.used_bytes - pool_bytes - wholes)
@@ -160,8 +159,7 @@ class Residency:
         """Free ``need`` bytes of the arena for this side's whole copy if everything that may give
         room (see :meth:`whole_side_engine`) holds that much; False, and nothing given back, else."""
         pool, arena = self.pool, self.arena
-        pool_bytes = sum(b.nbytes for b in pool.blocks.values()) + sum(
-            _slot_bytes(x) for slots in pool.slots.values() for x in slots)
+        pool_bytes = pool.pool_bytes()
         wholes = sum(h.whole_bytes for h in pool.wholes.values())
         busy = sum(h.whole_bytes for h in pool.wholes.values()) - pool.idle_whole_bytes(self.key)
         others = arena.used_bytes - pool_bytes - wholes   # the loaded graph's other engines
@@ -419,12 +417,7 @@ class Residency:
         return shape[0] != self.key and self.pool.idle_side(shape[0])
 
     def _idle_slot_bytes(self) -> int:
-        return sum(_slot_bytes(x) for shape, slots in self.pool.slots.items() if self._idle_shape(shape)
-                   for x in slots)
-
-
-def _slot_bytes(slot) -> int:
-    return int(slot.indices.nbytes) + (0 if slot.weights is None else int(slot.weights.nbytes))
+        return self.pool.slot_bytes(self._idle_shape)
 
 
 def _best_window(worth: np.ndarray, edges: np.ndarray, room_edges: int) -> tuple[int, int]:
