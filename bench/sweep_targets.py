@@ -79,8 +79,10 @@ def spread(a: dict, b: dict, resamples: int = 2000) -> tuple[float, float] | Non
 
 
 def _ratio_check(name: str, a: dict, b: dict, slack: float, figures: str) -> tuple[str, bool, str]:
-    """``a`` (the hybrid) against ``b`` at ``slack``; a miss says whether the calls' spread reaches it."""
+    """``a`` (the hybrid) against ``b`` at ``slack``, ``figures`` followed by their ratio; a miss says
+    whether the calls' spread reaches it."""
     ratio = milliseconds(a) / milliseconds(b)
+    figures += f" = {ratio:.2f}x"
     if ratio > slack and (sp := spread(a, b)) is not None:
         figures += f" (resampled calls: {sp[0]:.2f}-{sp[1]:.2f}x" + (", within the calls' spread)" if sp[0] <= slack
                                                                     else ")")
@@ -102,23 +104,20 @@ def checks(doc: dict, slack: float = SLACK) -> list[tuple[str, bool | None, str]
             if h is None or b is None:
                 out.append((f"best single {panel} {f:.0%}", None, "no hybrid run" if h is None else "no single engine"))
                 continue
-            ratio = milliseconds(h) / milliseconds(b)
             out.append(_ratio_check(f"best single {panel} {f:.0%}", h, b, slack,
-                                    f"hybrid {milliseconds(h):.1f} / {b['engine']} {milliseconds(b):.1f} = {ratio:.2f}x"))
+                                    f"hybrid {milliseconds(h):.1f} / {b['engine']} {milliseconds(b):.1f}"))
         res = next((r for r in points if r["engine"] == "resident" and panel_of(r) == panel), None)
         if 1.0 in hybrid and res is not None:
-            ratio = milliseconds(hybrid[1.0]) / milliseconds(res)
             out.append(_ratio_check(f"resident {panel} 100%", hybrid[1.0], res, slack,
-                                    f"hybrid {milliseconds(hybrid[1.0]):.1f} / resident {milliseconds(res):.1f} = "
-                                    f"{ratio:.2f}x"))
+                                    f"hybrid {milliseconds(hybrid[1.0]):.1f} / resident {milliseconds(res):.1f}"))
         ran = sorted(hybrid)
         worst = max(((milliseconds(hybrid[hi]) / milliseconds(hybrid[lo]), lo, hi)
                      for i, lo in enumerate(ran) for hi in ran[i + 1:]), default=None)
         if worst is not None:
-            ratio, lo, hi = worst
+            _, lo, hi = worst
             out.append(_ratio_check(f"monotone {panel}", hybrid[hi], hybrid[lo], slack,
                                     f"worst: {hi:.0%} {milliseconds(hybrid[hi]):.1f} against {lo:.0%} "
-                                    f"{milliseconds(hybrid[lo]):.1f} = {ratio:.2f}x"))
+                                    f"{milliseconds(hybrid[lo]):.1f}"))
     out += _peer_checks(points)
     return out
 
