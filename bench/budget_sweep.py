@@ -43,7 +43,9 @@ What the sweep skips, and why (the file says it, per run, in ``same_as``):
   (``--order``: 100%, 1%, then the middles of the largest gaps). A run whose first timed call (or,
   apart, whose engine and algorithm at an earlier budget) took more than ``--slow-s`` gets
   ``--slow-reps`` calls after the first (``calls`` and ``fewer_calls_because``); an interleaved one
-  whose first call took under ``--fast-s`` gets ``--fast-reps`` (``more_calls_because``).
+  whose first call or first timed call took under ``--fast-s`` gets ``--fast-reps``, and one whose
+  calls' interquartile range exceeds ``--spread-iqr`` of their median ``--spread-reps``
+  (``more_calls_because``).
 
 Loads: the graph is loaded once (``graphferry.load``: pinned edges, narrowed weights, packed ids, edges
 fused for reads in place unless ``--no-fuse-edges``);
@@ -353,7 +355,8 @@ class Sweep:
         hybrid against the fastest single engine at a budget) then compare calls made in the same
         stretch of time. Each handle runs the algorithms in the sweep's order, as :meth:`time_runs`
         does. A run whose first timed call took over ``--slow-s`` gets ``--slow-reps`` calls; one
-        whose warm-up took under ``--fast-s``, ``--fast-reps``. Where the deadline passes, the
+        whose warm-up or first timed call took under ``--fast-s``, ``--fast-reps``; one whose calls
+        spread wider than ``--spread-iqr``, ``--spread-reps``. Where the deadline passes, the
         algorithms left are skipped."""
         t = time.perf_counter()
         # (engine, fraction, handle, budget, extra): extra holds a stateless engine's footprint and

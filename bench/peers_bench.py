@@ -608,9 +608,7 @@ def _copy_kernel_seconds(rec) -> list[float]:
 def _timed_calls(name, lg, source, engine, reps):
     """A warm-up call, then ``reps`` timed ones: ``(warm-up seconds, walls, [(record, seconds in the
     iterations, to-host seconds)] a call, the last call's result)``."""
-    t = time.perf_counter()
-    call(name, lg, source, engine)  # warm-up: compiles, builds sides and engines, resident upload
-    warmup = time.perf_counter() - t
+    warmup = _warm_up(name, lg, source, engine)
     walls, results = [], []
     r = None
     for _ in range(reps):
@@ -619,6 +617,14 @@ def _timed_calls(name, lg, source, engine, reps):
         walls.append(wall)
         results.append(result)
     return warmup, walls, results, r
+
+
+def _warm_up(name, lg, source, engine) -> float:
+    """The call before the timed ones (it compiles, builds sides and engines, uploads what stays
+    resident): its seconds."""
+    t = time.perf_counter()
+    call(name, lg, source, engine)
+    return time.perf_counter() - t
 
 
 def _timed_call(name, lg, source, engine):
@@ -688,12 +694,11 @@ def time_ours_interleaved(name, entries, checker, pinned_gbps, log, fast=None, s
     timed one after another differed by 1.3x where the work was the same."""
     state = []
     for lg, source, engine, reps, _ in entries:
-        t = time.perf_counter()
-        call(name, lg, source, engine)  # warm-up: compiles, builds sides and engines, resident upload
-        warmup = time.perf_counter() - t
+        warmup = _warm_up(name, lg, source, engine)
         if fast is not None and warmup < fast[0]:
             reps = max(reps, fast[1])
         state.append({"warmup": warmup, "reps": reps, "walls": [], "results": [], "r": None})
+
     def turns():
         k = len(entries)
         for turn in range(max((s["reps"] for s in state), default=0)):
