@@ -66,7 +66,8 @@ class LaunchLog:
                 fn(grid, block, args)
                 b.record(s)
                 log.launches.append((name, int(grid[0]), time.perf_counter(), a, b))
-            launch.ptr = fn.ptr  # the occupancy query reads it
+            if hasattr(fn, "ptr"):  # the occupancy query reads it
+                launch.ptr = fn.ptr
             return launch
 
         CudaProgram._fn = timed_fn
