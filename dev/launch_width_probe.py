@@ -8,11 +8,11 @@ first round's 640 K rows have about 1,000 edges each, so a group's launch has ab
 each block takes its rows of 256-2047 edges one after another with the whole block
 (``gf_edge_twc``), while the rest of the device idles. This times every launch of the row kernel
 and of the grid-wide kernel (CUDA events around each), attributes each to its step, and can move
-the grid-wide kernel's threshold (``--huge-min``: rows at least this heavy are cut into chunks
-that every block of a full grid takes), so one process per threshold compares them.
+the grid-wide kernel's thresholds (``--huge-min``, ``--narrow-min``: rows at least this heavy are cut
+into chunks that every block of a full grid takes), so one process per threshold compares them.
 
     PYTHONPATH=src python dev/launch_width_probe.py --small
-    PYTHONPATH=src python dev/launch_width_probe.py --scale 25 --huge-min 256 --out $OUT/width-256.json
+    PYTHONPATH=src python dev/launch_width_probe.py --scale 25 --narrow-min 2048 --out $OUT/width-old.json
 """
 
 from __future__ import annotations
@@ -31,13 +31,14 @@ import engines_bench as eb  # noqa: E402
 import provenance  # noqa: E402
 
 
-def set_huge_min(rows: int) -> None:
-    """Rows of at least ``rows`` edges go to the grid-wide kernel (GF_HUGE_MIN, and the queue's size)."""
+def set_huge_min(rows: int, narrow_rows: int | None) -> None:
+    """Rows of at least ``rows`` edges go to the grid-wide kernel, ``narrow_rows`` in a narrow launch
+    over a copy (None: the built-in rule). The threshold travels in the queue (``huge_queue``)."""
     from graphferry.backends.cuda import backend as cb
 
     cb.HUGE_MIN = rows
-    device, options = cb._compile_module.__defaults__
-    cb._compile_module.__defaults__ = (device, tuple(options) + (f"-DGF_HUGE_MIN={rows}",))
+    if narrow_rows is not None:
+        cb.BLOCK_MIN = narrow_rows  # only _edge's rule reads it; the kernels' GF_BLOCK_MIN stays
 
 
 class LaunchLog:
@@ -84,8 +85,11 @@ class LaunchLog:
             step = next((i for lo, hi, i in starts if lo <= at <= hi), -1)
             kind = "huge" if "_huge" in name else ("vmap" if "vmap" in name or "nmap" in name else "rows")
             d = out.setdefault(step, {"step": step, "rows_launches": 0, "rows_ms": 0.0, "huge_launches": 0,
-                                      "huge_ms": 0.0, "other_ms": 0.0, "rows_blocks": [], "rows_max_ms": 0.0})
+                                      "huge_ms": 0.0, "other_ms": 0.0, "rows_blocks": [], "rows_max_ms": 0.0,
+                                      "by_kernel": {}})
             ms = cupy.cuda.get_elapsed_time(a, b)
+            k = d["by_kernel"].setdefault(name, [0, 0.0, 0])  # launches, ms, blocks
+            k[0], k[1], k[2] = k[0] + 1, round(k[1] + ms, 3), k[2] + grid
             if kind == "rows":
                 d["rows_launches"] += 1
                 d["rows_ms"] += ms
@@ -111,7 +115,9 @@ def main(argv=None) -> int:
     ap.add_argument("--scale", type=int, default=25)
     ap.add_argument("--small", action="store_true", help="scale 16, two engines: a smoke run")
     ap.add_argument("--fraction", type=float, default=0.25, help="the hybrid's budget, of m x 8 bytes")
-    ap.add_argument("--huge-min", type=int, default=None, help="GF_HUGE_MIN for this process (default: the built-in)")
+    ap.add_argument("--huge-min", type=int, default=None, help="the grid-wide threshold (default: the built-in)")
+    ap.add_argument("--narrow-min", type=int, default=None,
+                    help="the threshold of narrow launches over copies (default: the built-in; 2048: the old rule)")
     ap.add_argument("--algorithms", nargs="+", default=["sssp", "bfs"], choices=["sssp", "bfs", "wcc", "pagerank"])
     ap.add_argument("--engines", nargs="+", default=["resident", "filter", "compaction", "zerocopy", "hybrid"])
     ap.add_argument("--reps", type=int, default=3)
@@ -119,8 +125,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.small:
         args.scale, args.engines = 16, ["resident", "filter"]
-    if args.huge_min is not None:
-        set_huge_min(args.huge_min)
+    if args.huge_min is not None or args.narrow_min is not None:
+        set_huge_min(args.huge_min or 2048, args.narrow_min)
     from graphferry.backends.cuda import backend as cb
 
     import graphferry as gf
@@ -128,7 +134,7 @@ def main(argv=None) -> int:
 
     log = LaunchLog()
     log.install()
-    g, info = eb.kronecker(args.scale, seed=0, weighted=True)
+    g, _ = eb.kronecker(args.scale, seed=0, weighted=True)
     source = int(np.argmax(g.out_degree))
     full = gf.load(g, backend="cuda")
     lg = gf.load(full.graph, backend="cuda", budget=max(1 << 20, int(args.fraction * g.m * 8)), pinned=False)
@@ -137,7 +143,7 @@ def main(argv=None) -> int:
              "pagerank": lambda h, e: pagerank(h, engine=e, max_iterations=5, tol=1e-30)}
     keys = {"sssp": "distances", "bfs": "levels", "wcc": "labels", "pagerank": None}
     doc = {**provenance.stamp({}), "graph": {"name": f"kron{args.scale}", "n": g.n, "m": g.m, "source": source},
-           "huge_min": cb.HUGE_MIN, "fraction": args.fraction, "machine": eb.probe(lg.backend), "runs": []}
+           "huge_min": cb.HUGE_MIN, "narrow_min": cb.BLOCK_MIN, "fraction": args.fraction, "machine": eb.probe(lg.backend), "runs": []}
     for algorithm in args.algorithms:
         reference = None
         for engine in args.engines:
@@ -173,7 +179,7 @@ def main(argv=None) -> int:
                      "all_ms": [round(w * 1e3, 2) for w in walls], "equals_first_engine": verified, "steps": steps}
             doc["runs"].append(entry)
             heavy = max(steps, key=lambda r: r["rows_ms"] + r["huge_ms"]) if steps else {}
-            print(f"huge_min {cb.HUGE_MIN} {algorithm:8s} {engine:10s} {entry['median_ms']:8.1f} ms  "
+            print(f"huge_min {cb.HUGE_MIN}/{cb.BLOCK_MIN} {algorithm:8s} {engine:10s} {entry['median_ms']:8.1f} ms  "
                   f"dearest step {heavy.get('step')}: rows {heavy.get('rows_ms')} ms in {heavy.get('rows_launches')} "
                   f"launches (median {heavy.get('rows_blocks_median')} blocks), huge {heavy.get('huge_ms')} ms  "
                   f"same as first: {verified}", flush=True)

@@ -56,7 +56,8 @@ log = logging.getLogger(__name__)
 CUDA_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = CUDA_DIR.parent / "include"   # gf_prelude.h (same as runtime.program.INCLUDE_DIR)
 BLOCK = 256                 # must match GF_BLOCK in gf_cuda_kernels.cuh
-HUGE_MIN = 2048             # must match GF_HUGE_MIN: rows this heavy go to the grid-wide kernel
+HUGE_MIN = 2048             # GF_HUGE_MIN: rows this heavy go to the grid-wide kernel
+BLOCK_MIN = 256             # must match GF_BLOCK_MIN: rows this heavy are read by a whole block
 CHUNK = 4 * BLOCK           # GF_CHUNK: edges per grid-wide work item
 # The grid-wide kernel's grid. Its blocks walk the work queue with a stride of the grid. Push
 # reads every edge of its items: on an H200, SSSP's top-hub round at Kronecker 26 (816 K items,
@@ -202,9 +203,25 @@ class CudaProgram(CompiledProgram):
         A, F, I = tables
         nedges = view.edge_capacity
         coop = op == "push" or self.program.has_push
-        huge = coop and nedges >= HUGE_MIN
-        # work items: at most one partial chunk per heavy row beyond nedges / CHUNK full ones
-        hl, hc = b.huge_queue(nedges // CHUNK + nedges // HUGE_MIN + 2) if huge else (None, None)
+        mapped = b.is_mapped(view.indices)
+        blocks = (count + BLOCK - 1) // BLOCK
+        # Which rows the grid-wide kernel takes. A block takes its rows of BLOCK_MIN edges or more
+        # one after another; in a launch of several waves other blocks hide that, but a narrow one
+        # (a copied group's active rows) waits for its slowest block while most of the device
+        # idles. SSSP's first round at Kronecker 25 (H200, dev/launch_width_probe.py): the filter
+        # engine's 157 launches of 16 blocks each spent 141.8 ms in row kernels, 20.3 ms when
+        # rows from BLOCK_MIN went to the grid-wide kernel (resident's one launch: 13 ms for all).
+        # Views read in place keep HUGE_MIN: there the grid-wide kernel read those rows slower
+        # (the zerocopy engine's first round 66.6 ms, 94.2 with BLOCK_MIN), and wide launches
+        # moved by no more than the calls' spread either way.
+        narrow = blocks < b.num_sms * (2048 // BLOCK)  # under one wave of the device's blocks
+        huge_min = BLOCK_MIN if narrow and not mapped else HUGE_MIN
+        huge = coop and nedges >= huge_min
+        # work items: nedges / CHUNK full chunks at most, and two partial ones per heavy row (its
+        # first, from the line that holds its first edge, and its last); heavy rows are at most
+        # the launch's rows and nedges / huge_min
+        capacity = nedges // CHUNK + 2 * min(count, nedges // huge_min) + 2
+        hl, hc = b.huge_queue(capacity, huge_min) if huge else (None, None)
         index_code, weights, weight_code = view.kernel_codes()  # fused edges: weights in the id fields
         args = (_p(A), _p(F), _p(I), _p(view.offsets), _p(view.indices), _I64(index_code), _p(weights),
                 _I64(weight_code), _p(view.vertex_ids), _I64(view.lo), _I64(view.rows), _I64(view.edge_base),
@@ -212,9 +229,9 @@ class CudaProgram(CompiledProgram):
                 _p(hl), _p(hc))
         stream = b.compute_stream()
         form = "_packed" if view.index_bits else ""  # each kernel is compiled for both forms of ids
-        name = (f"gf_{op}_zc" if b.is_mapped(view.indices) else f"gf_{op}") + form
+        name = (f"gf_{op}_zc" if mapped else f"gf_{op}") + form
         mark = b.kernel_begin(stream)
-        self._fn(name)(((count + BLOCK - 1) // BLOCK,), (BLOCK,), args)  # current stream
+        self._fn(name)((blocks,), (BLOCK,), args)  # current stream
         if huge:
             fn = f"gf_{op}_huge{form}"
             grid = b.huge_grid or (PUSH_HUGE_WAVES * self._resident_blocks(fn) if op == "push"
@@ -416,16 +433,18 @@ class CudaBackend(VertexStateOps, Backend):
         self._copy_stream.synchronize()
         self.compute_stream().synchronize()
 
-    def huge_queue(self, capacity: int):
-        """The grid-wide kernel's work queue: (row, chunk) pairs and [count, blocks done]; one per
-        stream, so that kernels of two lanes running at once never share one."""
+    def huge_queue(self, capacity: int, huge_min: int = HUGE_MIN):
+        """The grid-wide kernel's work queue: (row, chunk) pairs and [count, blocks done, the
+        launch's threshold ``huge_min``: rows of at least that many edges go to the queue]; one
+        per stream, so that kernels of two lanes running at once never share one."""
         key = self.compute_stream().ptr
-        queue, count = self._huge.get(key, (None, None))
+        queue, counts = self._huge.get(key, (None, {}))
+        count = counts.get(huge_min)
         if count is None:
-            count = cupy.zeros(2, dtype=cupy.uint64)
+            count = counts[huge_min] = cupy.asarray(np.array([0, 0, huge_min], dtype=np.uint64))
         if queue is None or queue.size < 2 * capacity:
             queue = cupy.empty(2 * max(capacity, 1024), dtype=cupy.int64)
-        self._huge[key] = (queue, count)
+        self._huge[key] = (queue, counts)
         return queue, count
 
     # ------------------------------------------------------------ memory

@@ -11,7 +11,9 @@
 // second, grid-wide launch.
 //
 // Load balancing (Merrill et al.'s thread/warp/CTA gathering; Lux, HyPar): each
-// thread first owns one row. Rows of at least GF_HUGE_MIN edges are cut into
+// thread first owns one row. Rows of at least the launch's threshold (huge_count[2]:
+// GF_HUGE_MIN, or GF_BLOCK_MIN for a launch too narrow to hide a block's rows, which it
+// takes one after another: see CudaProgram._edge) are cut into
 // chunks of GF_CHUNK edges queued for a grid-wide kernel (every block takes
 // chunks), rows of at least GF_BLOCK_MIN are processed by the whole block, rows
 // of at least WARP_MIN by a warp, the rest by their own thread. Every thread
@@ -339,7 +341,7 @@ struct GfPull : GfCoopGroups<GfPull> {  // the summing and the serial pulls defi
 #endif
 
 // One launch over the active rows: thread k owns row k first (every thread
-// reaches every barrier). Rows of at least GF_HUGE_MIN edges are cut into
+// reaches every barrier). Rows of at least huge_count[2] edges are cut into
 // GF_CHUNK-edge work items for the grid-wide kernel (when huge_count is given).
 template <class Op, int WARP_MIN, class Args>
 __device__ __forceinline__ void gf_edge_twc(void* const* A, const double* F, const int64_t* I,
@@ -352,7 +354,7 @@ __device__ __forceinline__ void gf_edge_twc(void* const* A, const double* F, con
     bool have = Op::row(S, a, k, v, b, e);
     const eid_t deg = have ? e - b : 0;
     if constexpr (Op::kCoop) {
-        if (have && huge_count && deg >= GF_HUGE_MIN) {  // to the grid-wide launch
+        if (have && huge_count && deg >= GF_BLOCK_MIN && deg >= (eid_t)huge_count[2]) {  // to the grid-wide launch
             const eid_t nch = (e - gf_aligned_start(a.indices, b) + GF_CHUNK - 1) / GF_CHUNK;
             const unsigned long long slot = atomicAdd(huge_count, (unsigned long long)nch);
             for (eid_t c = 0; c < nch; ++c) {
@@ -397,12 +399,19 @@ __device__ __forceinline__ void gf_edge_twc(void* const* A, const double* F, con
 // The queued work items (row, chunk) of the heavy rows, spread over every block
 // of the grid: GF_CHUNK edges each, from the 128-byte line holding the row's
 // first edge. The last block to finish resets the queue for the next launch.
+// Blocks past the items leave at once, without the count: a launch whose rows had few
+// heavy ones or none (the copy engines' groups on sparse rounds) cost 50 us a launch
+// when each of its 8,448 blocks (8 waves on an H200) added itself to one counter.
+// Only the blocks below min(grid, items) count; the last of them resets the queue, so
+// a block that starts after the reset reads no items and leaves as well.
 template <class Op, class Args>
 __device__ __forceinline__ void gf_edge_huge(void* const* A, const double* F, const int64_t* I,
                                              const Args& a, const int64_t* huge_list,
                                              unsigned long long* huge_count) {
     const State S = gf_state(A, F, I);
     const unsigned long long total = *(volatile unsigned long long*)huge_count;
+    const unsigned long long workers = total < gridDim.x ? total : gridDim.x;
+    if (blockIdx.x >= workers) return;  // the whole block: no barrier below is half-reached
     for (unsigned long long c = blockIdx.x; c < total; c += gridDim.x) {
         const int64_t k = huge_list[2 * c], ci = huge_list[2 * c + 1];
         vid_t v;
@@ -415,7 +424,7 @@ __device__ __forceinline__ void gf_edge_huge(void* const* A, const double* F, co
     if (threadIdx.x == 0) {
         __threadfence();
         const unsigned long long done = atomicAdd(&huge_count[1], 1ull);
-        if (done == gridDim.x - 1) {
+        if (done == workers - 1) {
             huge_count[0] = 0;
             huge_count[1] = 0;
         }
