@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -110,7 +111,31 @@ class LaunchLog:
         return rows
 
 
-def main(argv=None) -> int:
+def timed_run(log: LaunchLog, run, handle, engine: str, reps: int):
+    """A warm-up, ``reps`` timed calls, then one call with every launch timed: (walls, result, steps)."""
+    run(handle, engine)
+    handle.backend.synchronize()
+    walls = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        run(handle, engine)
+        handle.backend.synchronize()
+        walls.append(time.perf_counter() - t)
+    log.on = True
+    result = run(handle, engine)
+    handle.backend.synchronize()
+    log.on = False
+    steps = log.by_step(result.record)
+    for row in steps:
+        i = row["step"]
+        if 0 <= i < len(result.record.steps):
+            st = result.record.steps[i]
+            row.update(direction=st.direction, active_edges=int(st.active_edges),
+                       step_ms=round(st.seconds * 1e3, 3), copy_ms=round((st.copy_seconds or 0) * 1e3, 3))
+    return walls, result, steps
+
+
+def parse(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scale", type=int, default=25)
     ap.add_argument("--small", action="store_true", help="scale 16, two engines: a smoke run")
@@ -118,6 +143,8 @@ def main(argv=None) -> int:
     ap.add_argument("--huge-min", type=int, default=None, help="the grid-wide threshold (default: the built-in)")
     ap.add_argument("--narrow-min", type=int, default=None,
                     help="the threshold of narrow launches over copies (default: the built-in; 2048: the old rule)")
+    ap.add_argument("--no-split", action="store_true",
+                    help="views read in place: the grid-wide kernel after the row kernel (GRAPHFERRY_CUDA_NO_SPLIT)")
     ap.add_argument("--algorithms", nargs="+", default=["sssp", "bfs"], choices=["sssp", "bfs", "wcc", "pagerank"])
     ap.add_argument("--engines", nargs="+", default=["resident", "filter", "compaction", "zerocopy", "hybrid"])
     ap.add_argument("--reps", type=int, default=3)
@@ -125,6 +152,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.small:
         args.scale, args.engines = 16, ["resident", "filter"]
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse(argv)
+    if args.no_split:
+        os.environ["GRAPHFERRY_CUDA_NO_SPLIT"] = "1"  # read when the backend starts
     if args.huge_min is not None or args.narrow_min is not None:
         set_huge_min(args.huge_min or 2048, args.narrow_min)
     from graphferry.backends.cuda import backend as cb
@@ -142,32 +176,15 @@ def main(argv=None) -> int:
              "wcc": lambda h, e: wcc(h, engine=e),
              "pagerank": lambda h, e: pagerank(h, engine=e, max_iterations=5, tol=1e-30)}
     keys = {"sssp": "distances", "bfs": "levels", "wcc": "labels", "pagerank": None}
+    rule = f"huge_min {cb.HUGE_MIN}/{cb.BLOCK_MIN} split {lg.backend.split_heavy}"
     doc = {**provenance.stamp({}), "graph": {"name": f"kron{args.scale}", "n": g.n, "m": g.m, "source": source},
-           "huge_min": cb.HUGE_MIN, "narrow_min": cb.BLOCK_MIN, "fraction": args.fraction, "machine": eb.probe(lg.backend), "runs": []}
+           "huge_min": cb.HUGE_MIN, "narrow_min": cb.BLOCK_MIN, "split": lg.backend.split_heavy,
+           "fraction": args.fraction, "machine": eb.probe(lg.backend), "runs": []}
     for algorithm in args.algorithms:
         reference = None
         for engine in args.engines:
-            handle = full if engine == "resident" else lg
-            run = calls[algorithm]
-            run(handle, engine)
-            handle.backend.synchronize()
-            walls = []
-            for _ in range(args.reps):
-                t = time.perf_counter()
-                run(handle, engine)
-                handle.backend.synchronize()
-                walls.append(time.perf_counter() - t)
-            log.on = True
-            result = run(handle, engine)
-            handle.backend.synchronize()
-            log.on = False
-            steps = log.by_step(result.record)
-            for row in steps:
-                i = row["step"]
-                if 0 <= i < len(result.record.steps):
-                    st = result.record.steps[i]
-                    row.update(direction=st.direction, active_edges=int(st.active_edges),
-                               step_ms=round(st.seconds * 1e3, 3), copy_ms=round((st.copy_seconds or 0) * 1e3, 3))
+            walls, result, steps = timed_run(log, calls[algorithm], full if engine == "resident" else lg, engine,
+                                             args.reps)
             verified = None
             if keys[algorithm]:
                 result.to_host()
@@ -179,7 +196,7 @@ def main(argv=None) -> int:
                      "all_ms": [round(w * 1e3, 2) for w in walls], "equals_first_engine": verified, "steps": steps}
             doc["runs"].append(entry)
             heavy = max(steps, key=lambda r: r["rows_ms"] + r["huge_ms"]) if steps else {}
-            print(f"huge_min {cb.HUGE_MIN}/{cb.BLOCK_MIN} {algorithm:8s} {engine:10s} {entry['median_ms']:8.1f} ms  "
+            print(f"{rule} {algorithm:8s} {engine:10s} {entry['median_ms']:8.1f} ms  "
                   f"dearest step {heavy.get('step')}: rows {heavy.get('rows_ms')} ms in {heavy.get('rows_launches')} "
                   f"launches (median {heavy.get('rows_blocks_median')} blocks), huge {heavy.get('huge_ms')} ms  "
                   f"same as first: {verified}", flush=True)
