@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -143,8 +142,6 @@ def parse(argv):
     ap.add_argument("--huge-min", type=int, default=None, help="the grid-wide threshold (default: the built-in)")
     ap.add_argument("--narrow-min", type=int, default=None,
                     help="the threshold of narrow launches over copies (default: the built-in; 2048: the old rule)")
-    ap.add_argument("--no-split", action="store_true",
-                    help="views read in place: the grid-wide kernel after the row kernel (GRAPHFERRY_CUDA_NO_SPLIT)")
     ap.add_argument("--algorithms", nargs="+", default=["sssp", "bfs"], choices=["sssp", "bfs", "wcc", "pagerank"])
     ap.add_argument("--engines", nargs="+", default=["resident", "filter", "compaction", "zerocopy", "hybrid"])
     ap.add_argument("--reps", type=int, default=3)
@@ -157,8 +154,6 @@ def parse(argv):
 
 def main(argv=None) -> int:
     args = parse(argv)
-    if args.no_split:
-        os.environ["GRAPHFERRY_CUDA_NO_SPLIT"] = "1"  # read when the backend starts
     if args.huge_min is not None or args.narrow_min is not None:
         set_huge_min(args.huge_min or 2048, args.narrow_min)
     from graphferry.backends.cuda import backend as cb
@@ -176,9 +171,9 @@ def main(argv=None) -> int:
              "wcc": lambda h, e: wcc(h, engine=e),
              "pagerank": lambda h, e: pagerank(h, engine=e, max_iterations=5, tol=1e-30)}
     keys = {"sssp": "distances", "bfs": "levels", "wcc": "labels", "pagerank": None}
-    rule = f"huge_min {cb.HUGE_MIN}/{cb.BLOCK_MIN} split {lg.backend.split_heavy}"
+    rule = f"huge_min {cb.HUGE_MIN}/{cb.BLOCK_MIN}"
     doc = {**provenance.stamp({}), "graph": {"name": f"kron{args.scale}", "n": g.n, "m": g.m, "source": source},
-           "huge_min": cb.HUGE_MIN, "narrow_min": cb.BLOCK_MIN, "split": lg.backend.split_heavy,
+           "huge_min": cb.HUGE_MIN, "narrow_min": cb.BLOCK_MIN,
            "fraction": args.fraction, "machine": eb.probe(lg.backend), "runs": []}
     for algorithm in args.algorithms:
         reference = None

@@ -192,18 +192,13 @@ def test_hub_graph_matches_cpu(name, engine, directed):
 
 
 @gpu
-@pytest.mark.parametrize("split", [True, False])
 @pytest.mark.parametrize("name", ["bfs", "sssp", "pagerank", "wcc"])
-def test_heavy_rows_beside_or_after_the_row_kernel(name, split, monkeypatch):
-    """Rows read in place: the grid-wide kernel on a second stream beside the row kernel (split:
-    a first launch only queues the heavy rows, the last reads only the others) or after it; the
-    copy engines' narrow launches send the block rows (300-1500 edges) to it as well."""
-    from graphferry.backends import get_backend
-
-    monkeypatch.setattr(get_backend("cuda"), "split_heavy", split)
+def test_block_rows_of_narrow_launches(name):
+    """The copy engines' and the hybrid's launches over a few active rows are narrow: their rows of
+    300-1500 edges go to the grid-wide kernel (CudaProgram._edge), beside the heavier ones."""
     g = hub_graph(seed=11, directed=False)
     ref = cpu_reference(name, "hub11", g, 0)
-    for engine in ("zerocopy", "hybrid", "filter"):
+    for engine in ("filter", "compaction", "hybrid"):
         got = call(name, g, 0, **cuda_options(engine, budget=1 << 20, partition_bytes=16 << 10))
         assert_same(name, ref, got)
         verify(name, g, 0, got)

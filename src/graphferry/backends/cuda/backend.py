@@ -70,8 +70,6 @@ CHUNK = 4 * BLOCK           # GF_CHUNK: edges per grid-wide work item
 # blocks; pull, never measured better for it, keeps its 4 blocks per SM.
 PUSH_HUGE_WAVES = 8
 PULL_HUGE_BLOCKS_PER_SM = 4
-# what a row-kernel launch does with heavy rows (huge_count[3]; GF_QUEUE_AND_READ ... in the kernels)
-QUEUE_AND_READ, QUEUE_ONLY, LIGHT_ONLY = 0, 1, 2
 # smaller arrays are copied into pinned memory instead of registered. cudaHostRegister pins whole
 # pages, and a heap array's first and last pages hold other allocations: a later copy from such a
 # neighbour that starts inside the pinned pages and ends past them fails with cudaErrorInvalidValue
@@ -223,13 +221,7 @@ class CudaProgram(CompiledProgram):
         # first, from the line that holds its first edge, and its last); heavy rows are at most
         # the launch's rows and nedges / huge_min
         capacity = nedges // CHUNK + 2 * min(count, nedges // huge_min) + 2
-        # In place, the grid-wide kernel reads the heavy rows beside the row kernel instead of after
-        # it: a first launch of the row kernel only queues them, the grid-wide kernel starts on a
-        # second stream, and the row kernel reads the rest. SSSP's first round at 25% of Kronecker
-        # 25 (H200): the hybrid's in-place row kernels took 13.9 ms of narrow launches (758 blocks
-        # each, one block taking its rows one after another) and only then the heavy rows' 32.3 ms.
-        split = huge and mapped and b.split_heavy
-        hl, hc = b.huge_queue(capacity, huge_min, QUEUE_ONLY if split else QUEUE_AND_READ) if huge else (None, None)
+        hl, hc = b.huge_queue(capacity, huge_min) if huge else (None, None)
         index_code, weights, weight_code = view.kernel_codes()  # fused edges: weights in the id fields
         args = (_p(A), _p(F), _p(I), _p(view.offsets), _p(view.indices), _I64(index_code), _p(weights),
                 _I64(weight_code), _p(view.vertex_ids), _I64(view.lo), _I64(view.rows), _I64(view.edge_base),
@@ -237,25 +229,14 @@ class CudaProgram(CompiledProgram):
                 _p(hl), _p(hc))
         stream = b.compute_stream()
         form = "_packed" if view.index_bits else ""  # each kernel is compiled for both forms of ids
-        rows_fn = self._fn((f"gf_{op}_zc" if mapped else f"gf_{op}") + form)
+        name = (f"gf_{op}_zc" if mapped else f"gf_{op}") + form
         mark = b.kernel_begin(stream)
-        rows_fn((blocks,), (BLOCK,), args)  # current stream: every row, or (split) the heavy ones queued
+        self._fn(name)((blocks,), (BLOCK,), args)  # current stream
         if huge:
             fn = f"gf_{op}_huge{form}"
             grid = b.huge_grid or (PUSH_HUGE_WAVES * self._resident_blocks(fn) if op == "push"
                                    else PULL_HUGE_BLOCKS_PER_SM * b.num_sms)
-            if split:
-                lane = b.heavy_lane()
-                lane.wait_event(b.record())
-                with lane:
-                    self._fn(fn)((grid,), (BLOCK,), args)
-                light = b.huge_queue(capacity, huge_min, LIGHT_ONLY)[1]
-                rows_fn((blocks,), (BLOCK,), args[:-1] + (_p(light),))
-                done = cupy.cuda.Event(disable_timing=True)
-                done.record(lane)
-                stream.wait_event(done)
-            else:
-                self._fn(fn)((grid,), (BLOCK,), args)
+            self._fn(fn)((grid,), (BLOCK,), args)
         b.kernel_end(mark, stream)
 
     def _resident_blocks(self, name: str) -> int:
@@ -354,9 +335,6 @@ class CudaBackend(VertexStateOps, Backend):
         self._compiling = threading.RLock()  # CudaProgram.submit takes it inside compile()
         self._transfers_lock = threading.Lock()
         self._huge: dict[int, tuple] = {}  # stream -> the huge-row queue of kernels on it
-        #: views read in place: the grid-wide kernel beside the row kernel, on a second stream
-        self.split_heavy = not env_flag("GRAPHFERRY_CUDA_NO_SPLIT")
-        self._heavy_lane = None
         self._lanes: list = []
         self._bitmap_module = None
         self.timing = True
@@ -455,22 +433,15 @@ class CudaBackend(VertexStateOps, Backend):
         self._copy_stream.synchronize()
         self.compute_stream().synchronize()
 
-    def heavy_lane(self):
-        """The stream the grid-wide kernel of a split launch runs on (CudaProgram._edge)."""
-        if self._heavy_lane is None:
-            self._heavy_lane = cupy.cuda.Stream(non_blocking=True)
-        return self._heavy_lane
-
-    def huge_queue(self, capacity: int, huge_min: int = HUGE_MIN, mode: int = QUEUE_AND_READ):
+    def huge_queue(self, capacity: int, huge_min: int = HUGE_MIN):
         """The grid-wide kernel's work queue: (row, chunk) pairs and [count, blocks done, the
-        launch's threshold ``huge_min`` (rows of at least that many edges go to the queue), what
-        the row kernel does with them (``mode``)]; one per stream, so that kernels of two lanes
-        running at once never share one."""
+        launch's threshold ``huge_min``: rows of at least that many edges go to the queue]; one
+        per stream, so that kernels of two lanes running at once never share one."""
         key = self.compute_stream().ptr
         queue, counts = self._huge.get(key, (None, {}))
-        count = counts.get((huge_min, mode))
+        count = counts.get(huge_min)
         if count is None:
-            count = counts[huge_min, mode] = cupy.asarray(np.array([0, 0, huge_min, mode], dtype=np.uint64))
+            count = counts[huge_min] = cupy.asarray(np.array([0, 0, huge_min], dtype=np.uint64))
         if queue is None or queue.size < 2 * capacity:
             queue = cupy.empty(2 * max(capacity, 1024), dtype=cupy.int64)
         self._huge[key] = (queue, counts)

@@ -343,12 +343,6 @@ struct GfPull : GfCoopGroups<GfPull> {  // the summing and the serial pulls defi
 // One launch over the active rows: thread k owns row k first (every thread
 // reaches every barrier). Rows of at least huge_count[2] edges are cut into
 // GF_CHUNK-edge work items for the grid-wide kernel (when huge_count is given).
-// huge_count[3] splits the launch so that the grid-wide kernel need not wait for the
-// lighter rows (CudaProgram._edge, views read in place): GF_QUEUE_ONLY queues the heavy
-// rows and reads nothing, GF_LIGHT_ONLY reads the others and queues nothing.
-#define GF_QUEUE_AND_READ 0ull
-#define GF_QUEUE_ONLY 1ull
-#define GF_LIGHT_ONLY 2ull
 template <class Op, int WARP_MIN, class Args>
 __device__ __forceinline__ void gf_edge_twc(void* const* A, const double* F, const int64_t* I,
                                             const Args& a, int64_t* huge_list,
@@ -360,18 +354,14 @@ __device__ __forceinline__ void gf_edge_twc(void* const* A, const double* F, con
     bool have = Op::row(S, a, k, v, b, e);
     const eid_t deg = have ? e - b : 0;
     if constexpr (Op::kCoop) {
-        if (have && huge_count) {
-            const unsigned long long mode = huge_count[3];
-            const bool heavy = deg >= GF_BLOCK_MIN && deg >= (eid_t)huge_count[2];
-            if (heavy && mode != GF_LIGHT_ONLY) {  // to the grid-wide launch
-                const eid_t nch = (e - gf_aligned_start(a.indices, b) + GF_CHUNK - 1) / GF_CHUNK;
-                const unsigned long long slot = atomicAdd(huge_count, (unsigned long long)nch);
-                for (eid_t c = 0; c < nch; ++c) {
-                    huge_list[2 * (slot + c)] = k;
-                    huge_list[2 * (slot + c) + 1] = c;
-                }
+        if (have && huge_count && deg >= GF_BLOCK_MIN && deg >= (eid_t)huge_count[2]) {  // to the grid-wide launch
+            const eid_t nch = (e - gf_aligned_start(a.indices, b) + GF_CHUNK - 1) / GF_CHUNK;
+            const unsigned long long slot = atomicAdd(huge_count, (unsigned long long)nch);
+            for (eid_t c = 0; c < nch; ++c) {
+                huge_list[2 * (slot + c)] = k;
+                huge_list[2 * (slot + c) + 1] = c;
             }
-            if (heavy || mode == GF_QUEUE_ONLY) have = false;
+            have = false;
         }
         __shared__ int sh_owner;
         __shared__ vid_t sh_v;
