@@ -5,8 +5,8 @@ Why: rows of 2048 edges or more are cut into 1024-edge work items that every blo
 grid-wide launch walks one at a time (``gf_cuda_kernels.cuh``). With 4 blocks per SM, SSSP's
 first round from the top hub of Kronecker 26 (816 K items, 1.23 G edges) read host memory at
 12 GB/s; at Kronecker 25 the same launch ran at the bus's 55 GB/s. ``CudaBackend.huge_grid`` fixes
-the grid (blocks) for both directions; None is the default rule (push: ``PUSH_HUGE_WAVES`` times
-the blocks the device holds at once; pull: ``PULL_HUGE_BLOCKS_PER_SM`` per SM).
+the grid (blocks) for both directions; None is the default rule (push: ``PUSH_HUGE_BLOCKS_PER_SM``,
+pull: ``PULL_HUGE_BLOCKS_PER_SM`` per SM).
 
 For a Kronecker graph (``engines_bench.kronecker``, weights 1..255), a budget of 25% of the
 weighted edge bytes, each ``--grids`` entry (``default``, or blocks per SM) is timed on SSSP from

@@ -66,9 +66,11 @@ CHUNK = 4 * BLOCK           # GF_CHUNK: edges per grid-wide work item
 # at Kronecker 25, 67 ms with any of them. Whole SSSP calls at Kronecker 26, zero-copy / hybrid
 # (bench/huge_grid_bench.py, huge-grid-kron26-h200.json): 4 per SM 1330 / 861 ms, 4 waves of
 # resident blocks for push 779 / 565, 64 blocks per SM (8 waves) in both directions 734 / 549;
-# BFS, WCC and PageRank moved by under 3% either way. So push launches 8 waves of resident
-# blocks; pull, never measured better for it, keeps its 4 blocks per SM.
-PUSH_HUGE_WAVES = 8
+# BFS, WCC and PageRank moved by under 3% either way. So push launches 64 blocks per SM; pull,
+# never measured better for it, keeps its 4 blocks per SM. (Push's grid was meant as 8 waves of
+# the blocks an occupancy query found resident at once, but the query read a ``ptr`` CuPy's
+# RawKernel lacks and always fell back to 8 per SM: every figure above is of 64 per SM.)
+PUSH_HUGE_BLOCKS_PER_SM = 64
 PULL_HUGE_BLOCKS_PER_SM = 4
 # smaller arrays are copied into pinned memory instead of registered. cudaHostRegister pins whole
 # pages, and a heap array's first and last pages hold other allocations: a later copy from such a
@@ -157,7 +159,6 @@ class CudaProgram(CompiledProgram):
             self._pending = {g: group_source(src, g) for g in groups_needed(program)}
             self.submit(groups)
         self._fns: dict[str, object] = {}
-        self._grids: dict[str, int] = {}  # grid-wide kernels: blocks resident at once
 
     def submit(self, groups: list[str] | None = None) -> None:
         """Submit the compilation of ``groups`` (None: every group not submitted yet) to the compile
@@ -234,25 +235,9 @@ class CudaProgram(CompiledProgram):
         self._fn(name)((blocks,), (BLOCK,), args)  # current stream
         if huge:
             fn = f"gf_{op}_huge{form}"
-            grid = b.huge_grid or (PUSH_HUGE_WAVES * self._resident_blocks(fn) if op == "push"
-                                   else PULL_HUGE_BLOCKS_PER_SM * b.num_sms)
+            grid = b.huge_grid or (PUSH_HUGE_BLOCKS_PER_SM if op == "push" else PULL_HUGE_BLOCKS_PER_SM) * b.num_sms
             self._fn(fn)((grid,), (BLOCK,), args)
         b.kernel_end(mark, stream)
-
-    def _resident_blocks(self, name: str) -> int:
-        """Blocks of kernel ``name`` the device holds at once (occupancy times SMs)."""
-        grid = self._grids.get(name)
-        if grid is None:
-            b = self.backend
-            try:
-                from cupy_backends.cuda.api import driver
-
-                per_sm = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(self._fn(name).ptr, BLOCK, 0))
-            except Exception as e:  # noqa: BLE001 - an older CuPy or driver: the usual figure
-                log.debug("occupancy query for %s failed (%s); %d blocks per SM", name, e, 2048 // BLOCK)
-                per_sm = 2048 // BLOCK
-            grid = self._grids[name] = max(1, per_sm) * b.num_sms
-        return grid
 
     def push(self, tables, view, row_list, in_bits, out_bits):
         self._edge("push", tables, view, row_list, in_bits, out_bits)
