@@ -18,6 +18,7 @@ into chunks that every block of a full grid takes), so one process per threshold
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
 import json
 import statistics
 import sys
@@ -172,9 +173,11 @@ def main(argv=None) -> int:
              "pagerank": lambda h, e: pagerank(h, engine=e, max_iterations=5, tol=1e-30)}
     keys = {"sssp": "distances", "bfs": "levels", "wcc": "labels", "pagerank": None}
     rule = f"huge_min {cb.HUGE_MIN}/{cb.BLOCK_MIN}"
-    doc = {**provenance.stamp({}), "graph": {"name": f"kron{args.scale}", "n": g.n, "m": g.m, "source": source},
+    # "rows", not "runs": each row is a profile of one engine's call, not a timed benchmark run
+    doc = {**provenance.stamp({}), "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "graph": {"name": f"kron{args.scale}", "n": g.n, "m": g.m, "source": source},
            "huge_min": cb.HUGE_MIN, "narrow_min": cb.BLOCK_MIN,
-           "fraction": args.fraction, "machine": eb.probe(lg.backend), "runs": []}
+           "fraction": args.fraction, "machine": eb.probe(lg.backend), "rows": []}
     for algorithm in args.algorithms:
         reference = None
         for engine in args.engines:
@@ -189,7 +192,7 @@ def main(argv=None) -> int:
                 verified = bool(np.array_equal(values, reference))
             entry = {"algorithm": algorithm, "engine": engine, "median_ms": round(statistics.median(walls) * 1e3, 2),
                      "all_ms": [round(w * 1e3, 2) for w in walls], "equals_first_engine": verified, "steps": steps}
-            doc["runs"].append(entry)
+            doc["rows"].append(entry)
             heavy = max(steps, key=lambda r: r["rows_ms"] + r["huge_ms"]) if steps else {}
             print(f"{rule} {algorithm:8s} {engine:10s} {entry['median_ms']:8.1f} ms  "
                   f"dearest step {heavy.get('step')}: rows {heavy.get('rows_ms')} ms in {heavy.get('rows_launches')} "
