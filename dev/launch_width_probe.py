@@ -143,6 +143,10 @@ def parse(argv):
     ap.add_argument("--huge-min", type=int, default=None, help="the grid-wide threshold (default: the built-in)")
     ap.add_argument("--narrow-min", type=int, default=None,
                     help="the threshold of narrow launches over copies (default: the built-in; 2048: the old rule)")
+    ap.add_argument("--no-pack-ids", dest="pack_ids", action="store_false",
+                    help="ranges read or copied hold plain 32-bit ids (gf.load's pack_ids)")
+    ap.add_argument("--no-fuse-edges", dest="fuse_edges", action="store_false",
+                    help="reads in place read ids and weights as two arrays (gf.load's fuse_edges)")
     ap.add_argument("--algorithms", nargs="+", default=["sssp", "bfs"], choices=["sssp", "bfs", "wcc", "pagerank"])
     ap.add_argument("--engines", nargs="+", default=["resident", "filter", "compaction", "zerocopy", "hybrid"])
     ap.add_argument("--reps", type=int, default=3)
@@ -167,7 +171,8 @@ def main(argv=None) -> int:
     g, _ = eb.kronecker(args.scale, seed=0, weighted=True)
     source = int(np.argmax(g.out_degree))
     full = gf.load(g, backend="cuda")
-    lg = gf.load(full.graph, backend="cuda", budget=max(1 << 20, int(args.fraction * g.m * 8)), pinned=False)
+    lg = gf.load(full.graph, backend="cuda", budget=max(1 << 20, int(args.fraction * g.m * 8)), pinned=False,
+                 pack_ids=args.pack_ids, fuse_edges=args.fuse_edges)
     calls = {"sssp": lambda h, e: sssp(h, source, engine=e), "bfs": lambda h, e: bfs(h, source, engine=e),
              "wcc": lambda h, e: wcc(h, engine=e),
              "pagerank": lambda h, e: pagerank(h, engine=e, max_iterations=5, tol=1e-30)}
@@ -177,7 +182,7 @@ def main(argv=None) -> int:
     doc = {**provenance.stamp({}), "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "graph": {"name": f"kron{args.scale}", "n": g.n, "m": g.m, "source": source},
            "huge_min": cb.HUGE_MIN, "narrow_min": cb.BLOCK_MIN,
-           "fraction": args.fraction, "machine": eb.probe(lg.backend), "rows": []}
+           "fraction": args.fraction, "pack_ids": args.pack_ids, "fuse_edges": args.fuse_edges, "machine": eb.probe(lg.backend), "rows": []}
     for algorithm in args.algorithms:
         reference = None
         for engine in args.engines:
