@@ -56,7 +56,7 @@ log = logging.getLogger(__name__)
 CUDA_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = CUDA_DIR.parent / "include"   # gf_prelude.h (same as runtime.program.INCLUDE_DIR)
 BLOCK = 256                 # must match GF_BLOCK in gf_cuda_kernels.cuh
-HUGE_MIN = 2048             # GF_HUGE_MIN: rows this heavy go to the grid-wide kernel
+HUGE_MIN = 2048             # rows this heavy go to the grid-wide kernel (the queue carries it: huge_queue)
 BLOCK_MIN = 256             # must match GF_BLOCK_MIN: rows this heavy are read by a whole block
 CHUNK = 4 * BLOCK           # GF_CHUNK: edges per grid-wide work item
 # The grid-wide kernel's grid. Its blocks walk the work queue with a stride of the grid. Push

@@ -11,9 +11,9 @@
 // second, grid-wide launch.
 //
 // Load balancing (Merrill et al.'s thread/warp/CTA gathering; Lux, HyPar): each
-// thread first owns one row. Rows of at least the launch's threshold (huge_count[2]:
-// GF_HUGE_MIN, or GF_BLOCK_MIN for a launch too narrow to hide a block's rows, which it
-// takes one after another: see CudaProgram._edge) are cut into
+// thread first owns one row. Rows of at least the launch's threshold (huge_count[2]: 2048
+// edges, or GF_BLOCK_MIN for a launch too narrow to hide a block's rows, which it takes one
+// after another: HUGE_MIN and CudaProgram._edge in backend.py) are cut into
 // chunks of GF_CHUNK edges queued for a grid-wide kernel (every block takes
 // chunks), rows of at least GF_BLOCK_MIN are processed by the whole block, rows
 // of at least WARP_MIN by a warp, the rest by their own thread. Every thread
@@ -43,9 +43,6 @@
 #define GF_CHUNK (GF_UNROLL * GF_BLOCK)     // edges per work item of the grid-wide kernel
 #ifndef GF_BLOCK_MIN
 #define GF_BLOCK_MIN 256
-#endif
-#ifndef GF_HUGE_MIN
-#define GF_HUGE_MIN 2048
 #endif
 
 __device__ __forceinline__ void gf_set_bit(uint32_t* bits, int64_t v) {
