@@ -59,6 +59,7 @@ BLOCK = 256                 # must match GF_BLOCK in gf_cuda_kernels.cuh
 HUGE_MIN = 2048             # rows this heavy go to the grid-wide kernel (the queue carries it: huge_queue)
 BLOCK_MIN = 256             # must match GF_BLOCK_MIN: rows this heavy are read by a whole block
 CHUNK = 4 * BLOCK           # GF_CHUNK: edges per grid-wide work item
+SM_THREADS = 2048           # threads a multiprocessor holds at once (sm_80, sm_90): a wave's blocks
 # The grid-wide kernel's grid. Its blocks walk the work queue with a stride of the grid. Push
 # reads every edge of its items: on an H200, SSSP's top-hub round at Kronecker 26 (816 K items,
 # 1.23 G edges, zero-copy) took 818 ms with 4 blocks per SM, 518 with the 8 the device holds at
@@ -215,7 +216,7 @@ class CudaProgram(CompiledProgram):
         # Views read in place keep HUGE_MIN: there the grid-wide kernel read those rows slower
         # (the zerocopy engine's first round 66.6 ms, 94.2 with BLOCK_MIN), and wide launches
         # moved by no more than the calls' spread either way.
-        narrow = blocks < b.num_sms * (2048 // BLOCK)  # under one wave of the device's blocks
+        narrow = blocks < b.num_sms * (SM_THREADS // BLOCK)  # under one wave of the device's blocks
         huge_min = BLOCK_MIN if narrow and not mapped else HUGE_MIN
         huge = coop and nedges >= huge_min
         # work items: nedges / CHUNK full chunks at most, and two partial ones per heavy row (its
